@@ -1,0 +1,123 @@
+// The trace: what running a block program once records. It is tessel's
+// hand-off from the C++ front end (dsl/) to the compiler (lowering/), kept free
+// of MLIR and LLVM so the public headers stay light and a trace can be
+// fingerprinted cheaply for the cache key.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+// Element types of tiles (the C++ types are in types.hpp).
+enum class DType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+
+const char *dtypeName(DType t);     // "i1", "f32", ...
+unsigned dtypeBits(DType t);        // 1, 8, ..., 64
+inline bool isFloat(DType t) { return t >= DType::F16; }
+
+// Where in the user's C++ an op was traced (from std::source_location).
+struct SourceLoc {
+  const char *file = "";
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+
+// Opcodes. Operand conventions are given per op; "tile" means any rank
+// (0 = scalar). Binary elementwise ops see operands of one shape and one
+// dtype: the tracer inserts Splat/Broadcast first.
+enum class TraceOp : uint8_t {
+  Arg,         // i0 = kernel argument index. Scalar or pointer.
+  ConstInt,    // i0 = value; shape may be non-empty (a filled tile)
+  ConstFloat,  // f = value; shape may be non-empty
+  ProgramId,   // i0 = axis (0..2); scalar i32
+  NumPrograms, // i0 = axis; scalar i32
+  Arange,      // i0 = lo, i1 = hi; 1-D i32 of hi - lo elements
+  Splat,       // (scalar) -> tile of `shape`
+  Broadcast,   // (tile) -> `shape`; size-1 dims grow, rank unchanged
+  ExpandDims,  // (tile), i0 = axis; inserts a size-1 dim
+  // Elementwise binary: (a, b), same shape & dtype; result dtype = operand's
+  Add, Sub, Mul,
+  Div,         // ints: truncating (C); floats: IEEE
+  Rem,         // ints: sign of dividend (C); floats: fmod
+  Min, Max,    // floats: NaN-propagating
+  And, Or, Xor,
+  Shl, Shr,    // Shr is arithmetic for signed ints
+  // Comparisons: (a, b) -> i1 of the same shape
+  CmpEq, CmpNe, CmpLt, CmpLe, CmpGt, CmpGe,
+  // Elementwise unary: (a)
+  Neg, Not,    // Not: bitwise for ints, logical for i1
+  Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Abs, Floor, Ceil, Sin, Cos,
+  Fma,         // (a, b, c) -> a * b + c, floats
+  Where,       // (cond i1, a, b) -> a's dtype
+  Cast,        // (a) -> `dtype` (int<->float, widen/narrow, to/from i1)
+  AddPtr,      // (ptr tile, int offset tile) -> ptr tile; offsets in elements
+  Load,        // (ptrs [, mask [, other]]) -> elements; i0 = number of operands
+  Store,       // (ptrs, value [, mask]); no result
+};
+
+const char *traceOpName(TraceOp op);
+
+struct TraceNode {
+  TraceOp op;
+  DType dtype;                   // element type; pointee type when isPtr
+  bool isPtr = false;            // element is a pointer to `dtype`
+  std::vector<int64_t> shape;    // empty: scalar
+  std::vector<int32_t> operands; // indices of earlier nodes
+  int64_t i0 = 0, i1 = 0;
+  double f = 0;
+  SourceLoc loc;
+};
+
+struct TraceArg {
+  enum Kind : uint8_t { Pointer, Int, Float } kind;
+  DType dtype;  // pointee type for Pointer
+};
+
+struct Trace {
+  std::string kernelName;
+  std::vector<TraceArg> args;    // runtime arguments only (constants are folded)
+  std::vector<TraceNode> nodes;  // in program order; Store nodes are effects
+
+  // Stable 64-bit fingerprint of everything above except source locations'
+  // file pointers (the file names' text is hashed).
+  uint64_t fingerprint() const;
+};
+
+// What a call's arguments let the compiler assume (DESIGN: specialization).
+// One entry per Trace::args entry; all false is always correct.
+struct ArgSpecialization {
+  bool equalsOne = false;     // Int: the value is exactly 1 (becomes a constant)
+  bool divisibleBy16 = false; // Int: value % 16 == 0
+  bool aligned16 = false;     // Pointer: address % 16 == 0
+  bool operator==(const ArgSpecialization &) const = default;
+};
+struct Specialization {
+  std::vector<ArgSpecialization> args;
+  bool operator==(const Specialization &) const = default;
+};
+
+// Where each runtime argument sits in the kernarg segment (AMDGPU ABI:
+// natural alignment, in order; pointers are 8 bytes, scalars their width,
+// i1 one byte). Every Trace::args entry is present, specialized or not.
+struct KernargLayout {
+  std::vector<uint32_t> offsets;
+  std::vector<uint32_t> sizes;
+  uint32_t totalBytes = 0;
+};
+KernargLayout kernargLayout(const std::vector<TraceArg> &args);
+
+// Thrown for every user-facing error (trace-time shape errors, compile errors,
+// resource limits, runtime failures). `what()` names the C++ file:line.
+class Error : public std::exception {
+public:
+  explicit Error(std::string message) : message_(std::move(message)) {}
+  const char *what() const noexcept override { return message_.c_str(); }
+
+private:
+  std::string message_;
+};
+
+} // namespace tessel

@@ -1,0 +1,117 @@
+#include "tessel/trace.hpp"
+
+#include <cstring>
+
+namespace tessel {
+
+const char *dtypeName(DType t) {
+  switch (t) {
+  case DType::I1: return "i1";
+  case DType::I8: return "i8";
+  case DType::I16: return "i16";
+  case DType::I32: return "i32";
+  case DType::I64: return "i64";
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::F32: return "f32";
+  case DType::F64: return "f64";
+  }
+  return "?";
+}
+
+unsigned dtypeBits(DType t) {
+  switch (t) {
+  case DType::I1: return 1;
+  case DType::I8: return 8;
+  case DType::I16: case DType::F16: case DType::BF16: return 16;
+  case DType::I32: case DType::F32: return 32;
+  case DType::I64: case DType::F64: return 64;
+  }
+  return 0;
+}
+
+const char *traceOpName(TraceOp op) {
+  switch (op) {
+#define TESSEL_OP_NAME(name) case TraceOp::name: return #name;
+    TESSEL_OP_NAME(Arg) TESSEL_OP_NAME(ConstInt) TESSEL_OP_NAME(ConstFloat)
+    TESSEL_OP_NAME(ProgramId) TESSEL_OP_NAME(NumPrograms) TESSEL_OP_NAME(Arange)
+    TESSEL_OP_NAME(Splat) TESSEL_OP_NAME(Broadcast) TESSEL_OP_NAME(ExpandDims)
+    TESSEL_OP_NAME(Add) TESSEL_OP_NAME(Sub) TESSEL_OP_NAME(Mul) TESSEL_OP_NAME(Div)
+    TESSEL_OP_NAME(Rem) TESSEL_OP_NAME(Min) TESSEL_OP_NAME(Max) TESSEL_OP_NAME(And)
+    TESSEL_OP_NAME(Or) TESSEL_OP_NAME(Xor) TESSEL_OP_NAME(Shl) TESSEL_OP_NAME(Shr)
+    TESSEL_OP_NAME(CmpEq) TESSEL_OP_NAME(CmpNe) TESSEL_OP_NAME(CmpLt) TESSEL_OP_NAME(CmpLe)
+    TESSEL_OP_NAME(CmpGt) TESSEL_OP_NAME(CmpGe) TESSEL_OP_NAME(Neg) TESSEL_OP_NAME(Not)
+    TESSEL_OP_NAME(Exp) TESSEL_OP_NAME(Exp2) TESSEL_OP_NAME(Log) TESSEL_OP_NAME(Log2)
+    TESSEL_OP_NAME(Sqrt) TESSEL_OP_NAME(Rsqrt) TESSEL_OP_NAME(Abs) TESSEL_OP_NAME(Floor)
+    TESSEL_OP_NAME(Ceil) TESSEL_OP_NAME(Sin) TESSEL_OP_NAME(Cos) TESSEL_OP_NAME(Fma)
+    TESSEL_OP_NAME(Where) TESSEL_OP_NAME(Cast) TESSEL_OP_NAME(AddPtr) TESSEL_OP_NAME(Load)
+    TESSEL_OP_NAME(Store)
+#undef TESSEL_OP_NAME
+  }
+  return "?";
+}
+
+namespace {
+// FNV-1a, 64 bit: stable across runs and builds (unlike std::hash).
+struct Fnv {
+  uint64_t h = 1469598103934665603ull;
+  void bytes(const void *p, size_t n) {
+    auto *c = static_cast<const unsigned char *>(p);
+    for (size_t i = 0; i < n; ++i) {
+      h ^= c[i];
+      h *= 1099511628211ull;
+    }
+  }
+  template <class T> void pod(const T &v) { bytes(&v, sizeof(T)); }
+  void str(const char *s) {
+    size_t n = s ? std::strlen(s) : 0;
+    pod(n);
+    bytes(s, n);
+  }
+};
+} // namespace
+
+uint64_t Trace::fingerprint() const {
+  Fnv f;
+  f.str(kernelName.c_str());
+  f.pod(args.size());
+  for (const TraceArg &a : args) {
+    f.pod(a.kind);
+    f.pod(a.dtype);
+  }
+  f.pod(nodes.size());
+  for (const TraceNode &n : nodes) {
+    f.pod(n.op);
+    f.pod(n.dtype);
+    f.pod(n.isPtr);
+    f.pod(n.shape.size());
+    for (int64_t d : n.shape) f.pod(d);
+    f.pod(n.operands.size());
+    for (int32_t o : n.operands) f.pod(o);
+    f.pod(n.i0);
+    f.pod(n.i1);
+    f.pod(n.f);
+    // Locations appear in diagnostics and debug info, so they are part of
+    // what a compiled kernel depends on.
+    f.str(n.loc.file);
+    f.pod(n.loc.line);
+    f.pod(n.loc.column);
+  }
+  return f.h;
+}
+
+KernargLayout kernargLayout(const std::vector<TraceArg> &args) {
+  KernargLayout layout;
+  uint32_t offset = 0;
+  for (const TraceArg &a : args) {
+    uint32_t size = a.kind == TraceArg::Pointer ? 8 : (dtypeBits(a.dtype) + 7) / 8;
+    offset = (offset + size - 1) / size * size;
+    layout.offsets.push_back(offset);
+    layout.sizes.push_back(size);
+    offset += size;
+  }
+  layout.totalBytes = offset;
+  return layout;
+}
+
+} // namespace tessel

@@ -1,0 +1,183 @@
+//===- TesselOps.td - the tessel tile dialect --------------*- tablegen -*-===//
+//
+// The tessel dialect holds a block program at tile level: what one program
+// instance (one workgroup) computes over whole tiles. Tiles are ranked tensors
+// whose elements are scalars or !tessel.ptr values; elementwise arithmetic uses
+// the arith and math dialects on those tensors. Layout encodings on the tensor
+// types say how a tile is spread over the threads of the workgroup once
+// layouts are assigned.
+//
+// Belongs here: ops with no upstream equivalent at tile level (program ids,
+// ranges, pointer arithmetic, masked memory access, shape changes of tiles).
+// Does not: per-thread code (that is LLVM/ROCDL), host-side concepts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_OPS
+#define TESSEL_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinTypes.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Tessel_Dialect : Dialect {
+  let name = "tessel";
+  let cppNamespace = "::mlir::tessel";
+  let summary = "Tile-level block programs for AMD GPUs";
+  let description = [{
+    One program instance of a tessel kernel operates on tiles: statically
+    shaped tensors of scalars or pointers. The dialect provides program ids,
+    integer ranges, pointer arithmetic and masked loads and stores; arith and
+    math ops supply elementwise computation on the same tensors.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class Tessel_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tessel_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def Tessel_PtrType : TypeDef<Tessel_Dialect, "Ptr"> {
+  let mnemonic = "ptr";
+  let summary = "pointer to global memory holding elements of one type";
+  let parameters = (ins "::mlir::Type":$pointeeType);
+  let assemblyFormat = "`<` $pointeeType `>`";
+}
+
+def Tessel_Ptr : Type<CPred<"::llvm::isa<::mlir::tessel::PtrType>($_self)">,
+                      "tessel pointer", "::mlir::tessel::PtrType">;
+def Tessel_PtrTensor : RankedTensorOf<[Tessel_Ptr]>;
+def Tessel_PtrLike : AnyTypeOf<[Tessel_Ptr, Tessel_PtrTensor]>;
+def Tessel_IntLike : AnyTypeOf<[AnySignlessInteger, RankedTensorOf<[AnySignlessInteger]>]>;
+def Tessel_I1Tensor : RankedTensorOf<[I1]>;
+def Tessel_Tile : AnyRankedTensor;
+
+//===----------------------------------------------------------------------===//
+// Layout encodings
+//===----------------------------------------------------------------------===//
+
+def Tessel_BlockedLayoutAttr : AttrDef<Tessel_Dialect, "BlockedLayout"> {
+  let mnemonic = "blocked";
+  let summary = "a tile split into per-thread blocks";
+  let description = [{
+    Each thread holds `sizePerThread` contiguous elements per dimension;
+    `threadsPerWave` threads of a wave and `wavesPerBlock` waves tile the
+    dimensions; the pattern repeats to cover the tile and wraps (replicates)
+    where the tile is smaller. `order` lists dimensions fastest first: a
+    thread's registers and the lanes of a wave run along order[0] first.
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"unsigned">:$sizePerThread,
+    ArrayRefParameter<"unsigned">:$threadsPerWave,
+    ArrayRefParameter<"unsigned">:$wavesPerBlock,
+    ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tessel_SliceLayoutAttr : AttrDef<Tessel_Dialect, "SliceLayout"> {
+  let mnemonic = "slice";
+  let summary = "a parent layout with one dimension removed";
+  let description = [{
+    The layout of a tile that `tessel.expand_dims` turns into a tile of the
+    parent layout: element i of the slice sits where the parent holds the
+    elements whose coordinate along `dim` is dropped.
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+def Tessel_ProgramIdOp : Tessel_Op<"program_id", [Pure]> {
+  let summary = "index of this program instance along a grid axis";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tessel_NumProgramsOp : Tessel_Op<"num_programs", [Pure]> {
+  let summary = "number of program instances along a grid axis";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tessel_MakeRangeOp : Tessel_Op<"make_range", [Pure]> {
+  let summary = "the 1-D tile start, start+1, ..., end-1";
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tessel_SplatOp : Tessel_Op<"splat", [Pure,
+    TypesMatchWith<"result element type matches the scalar",
+                   "result", "src", "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
+  let summary = "a tile filled with one scalar";
+  let arguments = (ins AnyType:$src);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+}
+
+def Tessel_BroadcastOp : Tessel_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "grow size-1 dimensions of a tile";
+  let arguments = (ins Tessel_Tile:$src);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tessel_ExpandDimsOp : Tessel_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "insert a size-1 dimension";
+  let arguments = (ins Tessel_Tile:$src, I32Attr:$axis);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tessel_AddPtrOp : Tessel_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "advance pointers by element offsets";
+  let arguments = (ins Tessel_PtrLike:$ptr, Tessel_IntLike:$offset);
+  let results = (outs Tessel_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)";
+  let hasVerifier = 1;
+}
+
+def Tessel_LoadOp : Tessel_Op<"load", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "masked gather from global memory";
+  let description = [{
+    Loads the element each pointer points to. Where `mask` is false nothing
+    is read and the result holds `other` (undefined when absent).
+  }];
+  let arguments = (ins Tessel_PtrTensor:$ptr, Optional<Tessel_I1Tensor>:$mask,
+                       Optional<Tessel_Tile>:$other);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = [{
+    $ptr (`,` $mask^)? (`,` `other` $other^)? attr-dict `:` type($ptr) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_StoreOp : Tessel_Op<"store", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "masked scatter to global memory";
+  let arguments = (ins Tessel_PtrTensor:$ptr, Tessel_Tile:$value,
+                       Optional<Tessel_I1Tensor>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TESSEL_OPS

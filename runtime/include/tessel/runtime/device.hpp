@@ -1,0 +1,139 @@
+// Devices: where kernels run and where their buffers live. A HIP GPU when one
+// is present, else the emulator, which executes the same kernel module on the
+// host. Public header: no LLVM, no HIP headers.
+#pragma once
+
+#include "tessel/trace.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+struct LaunchOptions {
+  unsigned num_warps = 4;
+};
+
+struct CompiledKernel;
+
+// A kernel loaded on a device, ready to launch.
+class LoadedKernel {
+public:
+  virtual ~LoadedKernel() = default;
+};
+
+// What each kind of device implements. Users hold a Device.
+class DeviceImpl {
+public:
+  virtual ~DeviceImpl() = default;
+  virtual std::string name() const = 0;  // "emulator (gfx942)", "hip: AMD Instinct ..."
+  virtual std::string arch() const = 0;  // the gfx target kernels are compiled for
+  virtual bool isEmulator() const = 0;
+  virtual void *allocate(size_t bytes) = 0;
+  virtual void release(void *devicePtr) = 0;
+  virtual void copyToDevice(void *dst, const void *src, size_t bytes) = 0;
+  virtual void copyToHost(void *dst, const void *src, size_t bytes) = 0;
+  virtual std::unique_ptr<LoadedKernel> load(const CompiledKernel &kernel) = 0;
+  // blockSize threads per workgroup; kernarg laid out as kernargLayout() says.
+  virtual void launch(LoadedKernel &kernel, Dim3 grid, uint32_t blockSize,
+                      const void *kernarg, size_t kernargBytes) = 0;
+  virtual void synchronize() = 0;
+};
+
+template <class T> class Buffer;
+
+class Device {
+public:
+  // TESSEL_DEVICE=emulator|hip|auto (default auto: HIP when a GPU is usable,
+  // else the emulator, after saying why on stderr once).
+  static Device open();
+  // TESSEL_ARCH (default gfx942) when arch is empty.
+  static Device emulator(std::string arch = "");
+  // Throws tessel::Error naming the reason when no HIP GPU is usable.
+  static Device hip(int ordinal = 0);
+
+  std::string name() const { return impl_->name(); }
+  std::string arch() const { return impl_->arch(); }
+  bool isEmulator() const { return impl_->isEmulator(); }
+  void synchronize() { impl_->synchronize(); }
+  DeviceImpl &impl() { return *impl_; }
+  const std::shared_ptr<DeviceImpl> &shared() const { return impl_; }
+
+  template <class T> Buffer<T> alloc(size_t count);
+  template <class T> Buffer<T> upload(std::span<const T> host);
+  template <class T> Buffer<T> upload(const std::vector<T> &host) {
+    return upload<T>(std::span<const T>(host.data(), host.size()));
+  }
+
+  explicit Device(std::shared_ptr<DeviceImpl> impl) : impl_(std::move(impl)) {}
+
+private:
+  std::shared_ptr<DeviceImpl> impl_;
+};
+
+// Device memory holding `size()` elements of T. Move-only; frees on destruction.
+template <class T> class Buffer {
+public:
+  Buffer() = default;
+  Buffer(std::shared_ptr<DeviceImpl> dev, size_t count)
+      : dev_(std::move(dev)), count_(count),
+        ptr_(static_cast<T *>(dev_->allocate(count * sizeof(T) ? count * sizeof(T) : 1))) {}
+  Buffer(Buffer &&o) noexcept { *this = std::move(o); }
+  Buffer &operator=(Buffer &&o) noexcept {
+    if (this != &o) {
+      reset();
+      dev_ = std::move(o.dev_);
+      count_ = o.count_;
+      ptr_ = o.ptr_;
+      o.ptr_ = nullptr;
+      o.count_ = 0;
+    }
+    return *this;
+  }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  ~Buffer() { reset(); }
+
+  size_t size() const { return count_; }
+  size_t bytes() const { return count_ * sizeof(T); }
+  T *devicePtr() const { return ptr_; } // an address on the device
+  void copyFrom(std::span<const T> host) {
+    if (host.size() != count_)
+      throw Error("Buffer::copyFrom: " + std::to_string(host.size()) +
+                  " elements given for a buffer of " + std::to_string(count_));
+    dev_->copyToDevice(ptr_, host.data(), bytes());
+  }
+  void copyFrom(const std::vector<T> &host) { copyFrom(std::span<const T>(host)); }
+  std::vector<T> download() const {
+    std::vector<T> out(count_);
+    dev_->copyToHost(out.data(), ptr_, bytes());
+    return out;
+  }
+
+private:
+  void reset() {
+    if (ptr_ && dev_)
+      dev_->release(ptr_);
+    ptr_ = nullptr;
+  }
+  std::shared_ptr<DeviceImpl> dev_;
+  size_t count_ = 0;
+  T *ptr_ = nullptr;
+};
+
+template <class T> Buffer<T> Device::alloc(size_t count) { return Buffer<T>(impl_, count); }
+template <class T> Buffer<T> Device::upload(std::span<const T> host) {
+  Buffer<T> b(impl_, host.size());
+  b.copyFrom(host);
+  return b;
+}
+
+} // namespace tessel
