@@ -1,0 +1,356 @@
+// LLVM IR kernel module -> optimized AMDGPU object + assembly -> .hsaco (lld in process).
+#include "tessel/lowering/amdgpu_codegen.hpp"
+
+#include "tessel/trace.hpp"
+
+#include <lld/Common/Driver.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FileUtilities.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/IPO/Internalize.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+
+LLD_HAS_DRIVER(elf)
+
+// Only the AMDGPU backend is needed; declared here so no other target is pulled in.
+extern "C" {
+void LLVMInitializeAMDGPUTargetInfo();
+void LLVMInitializeAMDGPUTarget();
+void LLVMInitializeAMDGPUTargetMC();
+void LLVMInitializeAMDGPUAsmPrinter();
+}
+
+namespace tessel {
+namespace {
+
+constexpr const char *kAmdgpuTriple = "amdgcn-amd-amdhsa";
+constexpr const char *kCodeObjectVersionFlag = "amdhsa_code_object_version";
+// Code object v5: what the ROCm runtimes we may meet load (LLVM 22 defaults to v6).
+constexpr unsigned kCodeObjectVersion = 500;
+
+void initializeAmdgpuOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+  });
+}
+
+std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetInfo &target) {
+  initializeAmdgpuOnce();
+  llvm::Triple triple(kAmdgpuTriple);
+  std::string error;
+  const llvm::Target *amdgpu = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!amdgpu)
+    throw Error("the AMDGPU backend is not available in this LLVM build: " + error);
+  std::unique_ptr<llvm::TargetMachine> machine(amdgpu->createTargetMachine(
+      triple, target.arch, target.features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    throw Error(std::string("LLVM cannot create a target machine for ") + target.arch);
+  return machine;
+}
+
+// Computing the data layout needs a TargetMachine; remember it per target.
+std::string dataLayoutFor(const TargetInfo &target) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string, std::less<>> layouts;
+  std::lock_guard lock(mutex);
+  auto found = layouts.find(target.arch);
+  if (found != layouts.end())
+    return found->second;
+  std::string layout = makeTargetMachine(target)->createDataLayout().getStringRepresentation();
+  layouts.emplace(target.arch, layout);
+  return layout;
+}
+
+void setTripleAndDataLayout(llvm::Module &module, const TargetInfo &target) {
+  module.setTargetTriple(llvm::Triple(kAmdgpuTriple));
+  module.setDataLayout(dataLayoutFor(target));
+}
+
+// Collects error diagnostics of the caller's LLVMContext while we generate code
+// (the default handler would exit the process), and restores its handler after.
+class ScopedDiagnostics {
+public:
+  explicit ScopedDiagnostics(llvm::LLVMContext &context)
+      : context_(context), previous_(context.getDiagnosticHandler()) {
+    context_.setDiagnosticHandler(std::make_unique<Collector>(errors_));
+  }
+  ~ScopedDiagnostics() { context_.setDiagnosticHandler(std::move(previous_)); }
+  ScopedDiagnostics(const ScopedDiagnostics &) = delete;
+  ScopedDiagnostics &operator=(const ScopedDiagnostics &) = delete;
+
+  bool hasErrors() const { return !errors_.empty(); }
+  const std::string &errors() const { return errors_; }
+
+private:
+  struct Collector : llvm::DiagnosticHandler {
+    explicit Collector(std::string &errors) : errors(errors) {}
+    bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+      if (info.getSeverity() == llvm::DS_Error) {
+        llvm::raw_string_ostream stream(errors);
+        llvm::DiagnosticPrinterRawOStream printer(stream);
+        info.print(printer);
+        stream << "\n";
+      }
+      return true; // handled: never print or exit
+    }
+    std::string &errors;
+  };
+
+  llvm::LLVMContext &context_;
+  std::unique_ptr<llvm::DiagnosticHandler> previous_;
+  std::string errors_;
+};
+
+const char *kOcmlPath = TESSEL_DEVICE_LIBS_DIR "/ocml.bc";
+
+// Read once; a failed read throws and is retried on the next call.
+const llvm::MemoryBuffer &ocmlBitcode() {
+  static const std::unique_ptr<llvm::MemoryBuffer> buffer = [] {
+    auto file = llvm::MemoryBuffer::getFile(kOcmlPath);
+    if (!file)
+      throw Error(std::string("cannot read the ROCm device library ") + kOcmlPath + ": " +
+                  file.getError().message() + " (install rocm-device-libs)");
+    return std::move(*file);
+  }();
+  return *buffer;
+}
+
+bool callsOcml(const llvm::Module &module) {
+  for (const llvm::Function &function : module)
+    if (function.isDeclaration() && function.getName().starts_with("__ocml_"))
+      return true;
+  return false;
+}
+
+void linkOcml(llvm::Module &module, const ScopedDiagnostics &diagnostics) {
+  auto library = llvm::getLazyBitcodeModule(ocmlBitcode().getMemBufferRef(), module.getContext());
+  if (!library)
+    throw Error(std::string("cannot parse ") + kOcmlPath + ": " +
+                llvm::toString(library.takeError()));
+  // The 5.2 bitcode carries an older layout string; ours is a superset of it.
+  (*library)->setDataLayout(module.getDataLayout());
+  (*library)->setTargetTriple(module.getTargetTriple());
+  if (llvm::Linker::linkModules(module, std::move(*library), llvm::Linker::LinkOnlyNeeded))
+    throw Error(std::string("linking ") + kOcmlPath + " failed: " + diagnostics.errors());
+  for (const llvm::Function &function : module)
+    if (function.isDeclaration() && function.getName().starts_with("__ocml_"))
+      throw Error("the ROCm device library " + std::string(kOcmlPath) + " has no " +
+                  function.getName().str() + "; this is a tessel compiler bug");
+}
+
+// The control constants ocml reads, defined here so no per-ISA oclc_*.bc is needed
+// (rocm-device-libs 5.2 ships none for gfx942, gfx950, gfx1100).
+void defineOclcControls(llvm::Module &module, const TargetInfo &target) {
+  const std::pair<const char *, uint64_t> controls[] = {
+      {"__oclc_ISA_version", target.isaVersion},
+      {"__oclc_wavefrontsize64", target.waveSize == 64 ? 1 : 0},
+      {"__oclc_finite_only_opt", 0},
+      {"__oclc_unsafe_math_opt", 0},
+      {"__oclc_daz_opt", 0},
+      {"__oclc_correctly_rounded_sqrt32", 1},
+      {"__oclc_ABI_version", 500},
+  };
+  for (const auto &[name, value] : controls) {
+    llvm::GlobalVariable *control = module.getGlobalVariable(name, /*AllowInternal=*/true);
+    if (!control || !control->isDeclaration())
+      continue;
+    auto *type = llvm::dyn_cast<llvm::IntegerType>(control->getValueType());
+    if (!type)
+      throw Error(std::string("unexpected type of ") + name + " in the ROCm device library");
+    control->setInitializer(llvm::ConstantInt::get(type, value));
+    control->setConstant(true);
+    control->setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+}
+
+bool isKernel(const llvm::GlobalValue &value) {
+  const auto *function = llvm::dyn_cast<llvm::Function>(&value);
+  return function && function->getCallingConv() == llvm::CallingConv::AMDGPU_KERNEL;
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);
+}
+
+std::string emit(llvm::Module &module, llvm::TargetMachine &machine, llvm::CodeGenFileType type) {
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, stream, nullptr, type))
+    throw Error("the AMDGPU backend cannot emit this file type");
+  passes.run(module);
+  return std::string(buffer.str());
+}
+
+std::string temporaryPath(const char *suffix) {
+  llvm::SmallString<128> path;
+  if (std::error_code error = llvm::sys::fs::createTemporaryFile("tessel-kernel", suffix, path))
+    throw Error("cannot create a temporary file for lld: " + error.message());
+  return std::string(path.str());
+}
+
+// lld keeps global state: one link at a time in this process.
+std::vector<uint8_t> linkHsaco(const std::string &object) {
+  static std::mutex lldMutex;
+  std::string objectPath = temporaryPath("o");
+  llvm::FileRemover removeObject(objectPath);
+  std::string hsacoPath = temporaryPath("hsaco");
+  llvm::FileRemover removeHsaco(hsacoPath);
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream file(objectPath, error);
+    if (error)
+      throw Error("cannot write " + objectPath + ": " + error.message());
+    file << object;
+    file.close();
+    if (file.has_error())
+      throw Error("cannot write " + objectPath + ": " + file.error().message());
+  }
+  const char *arguments[] = {"ld.lld", "-shared", objectPath.c_str(), "-o", hsacoPath.c_str()};
+  std::string messages;
+  llvm::raw_string_ostream out(messages);
+  lld::Result result;
+  {
+    std::lock_guard lock(lldMutex);
+    // After lld crashed its global state is unusable for the rest of the process.
+    static bool lldUsable = true;
+    if (!lldUsable)
+      throw Error("lld crashed earlier in this process and cannot link again; restart it");
+    result = lld::lldMain(arguments, out, out, {{lld::Gnu, &lld::elf::link}});
+    lldUsable = result.canRunAgain;
+  }
+  if (result.retCode != 0)
+    throw Error("lld failed to link the AMDGPU code object: " + messages);
+  auto hsaco = llvm::MemoryBuffer::getFile(hsacoPath, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  if (!hsaco)
+    throw Error("cannot read the linked code object: " + hsaco.getError().message());
+  llvm::StringRef bytes = (*hsaco)->getBuffer();
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+// A kernel may not depend on anything outside its code object (no malloc, no libm).
+void rejectUndefinedSymbols(const std::vector<uint8_t> &hsaco, const TargetInfo &target) {
+  llvm::StringRef bytes(reinterpret_cast<const char *>(hsaco.data()), hsaco.size());
+  auto object = llvm::object::ObjectFile::createELFObjectFile(
+      llvm::MemoryBufferRef(bytes, "kernel.hsaco"));
+  if (!object)
+    throw Error("lld produced an unreadable code object: " +
+                llvm::toString(object.takeError()));
+  std::set<std::string> undefined;
+  auto collect = [&](const llvm::object::SymbolRef &symbol) {
+    llvm::Expected<uint32_t> flags = symbol.getFlags();
+    if (!flags) {
+      llvm::consumeError(flags.takeError());
+      return;
+    }
+    if (!(*flags & llvm::object::SymbolRef::SF_Undefined))
+      return;
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      return;
+    }
+    if (!name->empty())
+      undefined.insert(name->str());
+  };
+  for (const llvm::object::SymbolRef &symbol : (*object)->symbols())
+    collect(symbol);
+  if (auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->get()))
+    for (const llvm::object::SymbolRef &symbol : elf->getDynamicSymbolIterators())
+      collect(symbol);
+  if (undefined.empty())
+    return;
+  std::string names;
+  for (const std::string &name : undefined)
+    names += (names.empty() ? "" : ", ") + name;
+  throw Error(std::string("the ") + target.arch + " code object has undefined symbol(s): " +
+              names +
+              ". A kernel must not call external functions (heap allocation, libm); "
+              "this is a tessel compiler bug");
+}
+
+} // namespace
+
+void configureModuleForTarget(llvm::Module &module, const TargetInfo &target) {
+  setTripleAndDataLayout(module, target);
+  module.setModuleFlag(llvm::Module::Error, kCodeObjectVersionFlag,
+                       llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                           llvm::Type::getInt32Ty(module.getContext()), kCodeObjectVersion)));
+}
+
+AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetInfo &target) {
+  std::unique_ptr<llvm::TargetMachine> machine = makeTargetMachine(target);
+  // The clone lives in the caller's context; keep its diagnostics from exiting the process.
+  ScopedDiagnostics diagnostics(module.getContext());
+  std::unique_ptr<llvm::Module> kernel = llvm::CloneModule(module);
+
+  std::string verifierMessages;
+  llvm::raw_string_ostream verifierStream(verifierMessages);
+  if (llvm::verifyModule(*kernel, &verifierStream))
+    throw Error("invalid kernel module handed to the AMDGPU backend (a tessel compiler bug): " +
+                verifierMessages);
+
+  setTripleAndDataLayout(*kernel, target);
+  // Keep a code object version the caller chose (the HIP device may pick one).
+  if (!kernel->getModuleFlag(kCodeObjectVersionFlag))
+    configureModuleForTarget(*kernel, target);
+
+  if (callsOcml(*kernel))
+    linkOcml(*kernel, diagnostics);
+  defineOclcControls(*kernel, target);
+  llvm::internalizeModule(*kernel, isKernel);
+
+  optimize(*kernel, *machine);
+  std::unique_ptr<llvm::Module> forAssembly = llvm::CloneModule(*kernel);
+  AmdgpuCode code;
+  code.assembly = emit(*forAssembly, *machine, llvm::CodeGenFileType::AssemblyFile);
+  // Checked before the object is emitted, which would report the same errors again.
+  if (diagnostics.hasErrors())
+    throw Error(std::string("AMDGPU code generation for ") + target.arch +
+                " failed: " + diagnostics.errors());
+  std::string object = emit(*kernel, *machine, llvm::CodeGenFileType::ObjectFile);
+  if (diagnostics.hasErrors())
+    throw Error(std::string("AMDGPU object emission for ") + target.arch +
+                " failed: " + diagnostics.errors());
+
+  code.hsaco = linkHsaco(object);
+  rejectUndefinedSymbols(code.hsaco, target);
+  return code;
+}
+
+} // namespace tessel
