@@ -1,6 +1,52 @@
+//===- Passes.td - tessel passes ---------------------------*- tablegen -*-===//
 #ifndef TESSEL_PASSES
 #define TESSEL_PASSES
 
 include "mlir/Pass/PassBase.td"
+
+def TesselSpecialize : Pass<"tessel-specialize", "::mlir::ModuleOp"> {
+  let summary = "Turn specialization facts on kernel arguments into IR";
+  let description = [{
+    A kernel is compiled for what its call's arguments let the compiler
+    assume. Integer arguments marked `tessel.equal_to_one` are replaced by the
+    constant 1 (the argument stays in the signature so the kernarg layout does
+    not depend on the specialization). `tessel.divisibility` on integer and
+    pointer arguments stays as an argument attribute that the axis analysis
+    reads.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Give every tile a layout over the workgroup's threads";
+  let description = [{
+    Groups tiles that must share a layout (operands and results of
+    elementwise ops, memory ops and broadcasts), derives for each group a
+    blocked layout whose per-thread vector width comes from the axis
+    analysis of its loads and stores (contiguity, divisibility, mask
+    constancy; at most 16 bytes), gives operands of `tessel.expand_dims` the
+    slice of their result's layout, and records the vector width on loads and
+    stores. Cheap index computations used along two axes are rematerialized
+    per use. Reads `tessel.num_warps` and `tessel.wave_size` from the module.
+  }];
+}
+
+def TesselTestAxisInfo : Pass<"tessel-test-axis-info", "::mlir::ModuleOp"> {
+  let summary = "Print the axis analysis of every tile as remarks (for tests)";
+}
+
+def TesselConvertToLLVM : Pass<"tessel-convert-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Distribute tiles over threads: per-thread LLVM dialect code";
+  let description = [{
+    Turns each kernel function, whose tiles carry layouts, into an
+    `llvm.func` with the `rocdl.kernel` attribute in which every thread
+    computes the elements its layout gives it. Loads and stores move `vec`
+    elements at a time and are predicated by branches on their mask. Thread
+    and workgroup ids come from ROCDL ops; `num_programs` reads the grid size
+    from the dispatch packet. Math functions without an AMDGPU instruction
+    become calls to the ROCm device library (`__ocml_*`).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::ROCDL::ROCDLDialect"];
+}
 
 #endif // TESSEL_PASSES

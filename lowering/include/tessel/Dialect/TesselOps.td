@@ -57,7 +57,8 @@ def Tessel_PtrTensor : RankedTensorOf<[Tessel_Ptr]>;
 def Tessel_PtrLike : AnyTypeOf<[Tessel_Ptr, Tessel_PtrTensor]>;
 def Tessel_IntLike : AnyTypeOf<[AnySignlessInteger, RankedTensorOf<[AnySignlessInteger]>]>;
 def Tessel_I1Tensor : RankedTensorOf<[I1]>;
-def Tessel_Tile : AnyRankedTensor;
+def Tessel_BoolLike : AnyTypeOf<[I1, Tessel_I1Tensor]>;
+def Tessel_Tile : RankedTensorOf<[AnyType]>;
 
 //===----------------------------------------------------------------------===//
 // Layout encodings
@@ -153,29 +154,31 @@ def Tessel_AddPtrOp : Tessel_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]
   let hasVerifier = 1;
 }
 
-def Tessel_LoadOp : Tessel_Op<"load", [AttrSizedOperandSegments,
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+def Tessel_LoadOp : Tessel_Op<"load", [AttrSizedOperandSegments, MemoryEffects<[MemRead]>]> {
   let summary = "masked gather from global memory";
   let description = [{
     Loads the element each pointer points to. Where `mask` is false nothing
-    is read and the result holds `other` (undefined when absent).
+    is read and the result holds `other` (zero when absent). `vec` is how
+    many contiguous elements one thread moves with one instruction; layout
+    assignment sets it from the axis analysis.
   }];
-  let arguments = (ins Tessel_PtrTensor:$ptr, Optional<Tessel_I1Tensor>:$mask,
-                       Optional<Tessel_Tile>:$other);
-  let results = (outs Tessel_Tile:$result);
+  let arguments = (ins Tessel_PtrLike:$ptr, Optional<Tessel_BoolLike>:$mask,
+                       Optional<AnyType>:$other,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$vec);
+  let results = (outs AnyType:$result);
   let assemblyFormat = [{
-    $ptr (`,` $mask^)? (`,` `other` $other^)? attr-dict `:` type($ptr) `->` type($result)
+    $ptr (`,` $mask^)? (`,` `other` $other^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
 
-def Tessel_StoreOp : Tessel_Op<"store", [AttrSizedOperandSegments,
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+def Tessel_StoreOp : Tessel_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "masked scatter to global memory";
-  let arguments = (ins Tessel_PtrTensor:$ptr, Tessel_Tile:$value,
-                       Optional<Tessel_I1Tensor>:$mask);
+  let arguments = (ins Tessel_PtrLike:$ptr, AnyType:$value,
+                       Optional<Tessel_BoolLike>:$mask,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$vec);
   let assemblyFormat = [{
-    $ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr) `,` type($value)
+    $ptr `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

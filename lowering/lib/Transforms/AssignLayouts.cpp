@@ -1,0 +1,258 @@
+// Layout assignment (see Passes.td). Tiles that must share a layout are
+// grouped with a union-find; each group gets one blocked layout chosen from
+// the axis analysis of its memory ops, or the slice of another group's layout
+// when it feeds tessel.expand_dims.
+#include "tessel/Analysis/AxisInfo.h"
+#include "tessel/Dialect/Layout.h"
+#include "tessel/Dialect/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELASSIGNLAYOUTS
+#include "tessel/Dialect/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+// Ops whose tile results are cheap to compute again where they are used.
+bool isRematerializable(Operation *op) {
+  if (!op || op->getNumResults() != 1 || op->getNumRegions() != 0)
+    return false;
+  if (isa<MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp, arith::ConstantOp>(op))
+    return true;
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return false;
+  for (Value operand : op->getOperands())
+    if (isTile(operand) && !isRematerializable(operand.getDefiningOp()))
+      return false;
+  return true;
+}
+
+// Gives every tessel.expand_dims its own copy of a cheap operand computation,
+// so one index tile used along two axes does not need a layout conversion.
+void rematerializeExpandDimsOperands(func::FuncOp func) {
+  SmallVector<ExpandDimsOp> expands;
+  func.walk([&](ExpandDimsOp op) { expands.push_back(op); });
+  for (ExpandDimsOp expand : expands) {
+    Operation *def = expand.getSrc().getDefiningOp();
+    if (!isRematerializable(def) || expand.getSrc().hasOneUse())
+      continue;
+    OpBuilder builder(expand);
+    IRMapping mapping;
+    std::function<Value(Value)> cloneTree = [&](Value v) -> Value {
+      if (!isTile(v))
+        return v;
+      if (Value mapped = mapping.lookupOrNull(v))
+        return mapped;
+      Operation *op = v.getDefiningOp();
+      for (Value operand : op->getOperands())
+        cloneTree(operand);
+      Operation *copy = builder.clone(*op, mapping);
+      return copy->getResult(0);
+    };
+    expand.getSrcMutable().assign(cloneTree(expand.getSrc()));
+  }
+  // Drop originals nobody uses any more.
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : llvm::reverse(ops))
+    if (op->getNumResults() == 1 && isTile(op->getResult(0)) && op->use_empty() &&
+        isRematerializable(op))
+      op->erase();
+}
+
+struct UnionFind {
+  llvm::DenseMap<Value, unsigned> id;
+  SmallVector<unsigned> parent;
+  SmallVector<Value> values;
+  unsigned get(Value v) {
+    auto [it, inserted] = id.try_emplace(v, parent.size());
+    if (inserted) {
+      parent.push_back(parent.size());
+      values.push_back(v);
+    }
+    return it->second;
+  }
+  unsigned find(unsigned x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void unite(Value a, Value b) { parent[find(get(a))] = find(get(b)); }
+};
+
+struct LayoutGroup {
+  SmallVector<int64_t> shape; // largest extent per dim among members
+  struct Anchor {
+    unsigned dim;
+    int64_t vec;
+  };
+  SmallVector<Anchor> anchors;
+  // Set when the group feeds tessel.expand_dims: its layout is a slice.
+  std::optional<std::pair<unsigned, Value>> sliceOf; // (axis, a value of the parent group)
+  Operation *sliceUser = nullptr;
+  Attribute layout;
+  bool resolving = false;
+};
+
+struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLayoutsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto warpsAttr = module->getAttrOfType<IntegerAttr>("tessel.num_warps");
+    auto waveAttr = module->getAttrOfType<IntegerAttr>("tessel.wave_size");
+    if (!warpsAttr || !waveAttr) {
+      module.emitError("tessel-assign-layouts needs tessel.num_warps and tessel.wave_size "
+                       "on the module");
+      return signalPassFailure();
+    }
+    unsigned numWarps = warpsAttr.getInt(), waveSize = waveAttr.getInt();
+    for (auto func : module.getOps<func::FuncOp>())
+      if (failed(assign(func, numWarps, waveSize)))
+        return signalPassFailure();
+  }
+
+  LogicalResult assign(func::FuncOp func, unsigned numWarps, unsigned waveSize) {
+    rematerializeExpandDimsOperands(func);
+    AxisInfoAnalysis axis(func);
+    UnionFind uf;
+
+    // 1. Which tiles must share a layout.
+    SmallVector<ExpandDimsOp> expands;
+    func.walk([&](Operation *op) {
+      SmallVector<Value> tiles;
+      for (Value v : op->getOperands())
+        if (isTile(v))
+          tiles.push_back(v);
+      for (Value v : op->getResults())
+        if (isTile(v))
+          tiles.push_back(v);
+      for (Value v : tiles)
+        uf.get(v);
+      if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+        expands.push_back(e);
+        return;
+      }
+      if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op))
+        return;
+      for (size_t i = 1; i < tiles.size(); ++i)
+        uf.unite(tiles[0], tiles[i]);
+    });
+
+    llvm::DenseMap<unsigned, LayoutGroup> groups;
+    for (unsigned i = 0; i < uf.values.size(); ++i) {
+      LayoutGroup &g = groups[uf.find(i)];
+      auto shape = cast<RankedTensorType>(uf.values[i].getType()).getShape();
+      if (g.shape.empty())
+        g.shape.assign(shape.begin(), shape.end());
+      for (unsigned d = 0; d < shape.size() && d < g.shape.size(); ++d)
+        g.shape[d] = std::max(g.shape[d], shape[d]);
+    }
+    for (ExpandDimsOp e : expands) {
+      LayoutGroup &g = groups[uf.find(uf.get(e.getSrc()))];
+      if (g.sliceOf) {
+        unsigned other = uf.find(uf.get(g.sliceOf->second));
+        if (g.sliceOf->first != e.getAxis() || other != uf.find(uf.get(e.getResult()))) {
+          InFlightDiagnostic diag =
+              e.emitError("this tile is used along two different axes (or in two differently "
+                          "laid out tiles); tessel does not yet convert layouts through LDS");
+          diag.attachNote(g.sliceUser->getLoc()) << "other use here";
+          return failure();
+        }
+      }
+      g.sliceOf = {e.getAxis(), e.getResult()};
+      g.sliceUser = e;
+    }
+
+    // 2. What the memory ops want.
+    auto addAnchor = [&](Value ptr, Value mask) {
+      unsigned dim = axis.contiguousDim(ptr);
+      groups[uf.find(uf.get(ptr))].anchors.push_back({dim, axis.vectorWidth(ptr, dim, mask)});
+    };
+    func.walk([&](Operation *op) {
+      if (auto load = dyn_cast<LoadOp>(op))
+        addAnchor(load.getPtr(), load.getMask());
+      if (auto store = dyn_cast<StoreOp>(op))
+        addAnchor(store.getPtr(), store.getMask());
+    });
+
+    // 3. Layout per group: blocked, or a slice of the parent group's.
+    MLIRContext *ctx = func.getContext();
+    std::function<Attribute(unsigned)> layoutOf = [&](unsigned root) -> Attribute {
+      LayoutGroup &g = groups[root];
+      if (g.layout)
+        return g.layout;
+      if (g.sliceOf) {
+        unsigned parentRoot = uf.find(uf.get(g.sliceOf->second));
+        if (g.resolving)
+          return {};
+        g.resolving = true;
+        Attribute parent = layoutOf(parentRoot);
+        if (!parent)
+          return {};
+        return g.layout = SliceLayoutAttr::get(ctx, g.sliceOf->first, parent);
+      }
+      unsigned rank = g.shape.size();
+      SmallVector<unsigned> order;
+      int64_t vec = std::numeric_limits<int64_t>::max();
+      if (!g.anchors.empty()) {
+        order.push_back(g.anchors.front().dim);
+        for (auto &a : g.anchors)
+          vec = std::min(vec, a.dim == order[0] ? a.vec : int64_t(1));
+      } else {
+        vec = 1;
+      }
+      for (int d = rank - 1; d >= 0; --d)
+        if (order.empty() || unsigned(d) != order[0])
+          order.push_back(d);
+      return g.layout = makeBlockedLayout(ctx, g.shape, order, vec, numWarps, waveSize);
+    };
+
+    // 4. Rewrite every tile type; record vector widths.
+    auto withLayout = [&](Value v) -> LogicalResult {
+      auto type = cast<RankedTensorType>(v.getType());
+      Attribute layout = layoutOf(uf.find(uf.get(v)));
+      if (!layout)
+        return emitError(v.getLoc(), "cyclic layout constraint");
+      v.setType(RankedTensorType::get(type.getShape(), type.getElementType(), layout));
+      return success();
+    };
+    WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+      for (Value v : op->getResults())
+        if (isTile(v) && failed(withLayout(v)))
+          return WalkResult::interrupt();
+      if (auto c = dyn_cast<arith::ConstantOp>(op))
+        if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()); dense && isTile(c))
+          c.setValueAttr(dense.isSplat()
+                             ? DenseElementsAttr::get(cast<ShapedType>(c.getType()),
+                                                      dense.getSplatValue<Attribute>())
+                             : DenseElementsAttr::getFromRawBuffer(
+                                   cast<ShapedType>(c.getType()), dense.getRawData()));
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+
+    auto vecFor = [&](Value ptr, Value mask) -> int64_t {
+      unsigned dim = axis.contiguousDim(ptr);
+      int64_t want = axis.vectorWidth(ptr, dim, mask);
+      return std::max<int64_t>(
+          1, std::min(want, contiguousPerThread(cast<RankedTensorType>(ptr.getType()), dim)));
+    };
+    func.walk([&](Operation *op) {
+      if (auto load = dyn_cast<LoadOp>(op))
+        load.setVec(vecFor(load.getPtr(), load.getMask()));
+      if (auto store = dyn_cast<StoreOp>(op))
+        store.setVec(vecFor(store.getPtr(), store.getMask()));
+    });
+    return success();
+  }
+};
+
+} // namespace
