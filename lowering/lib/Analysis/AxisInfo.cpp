@@ -114,7 +114,11 @@ void AxisInfoAnalysis::visit(Operation *op) {
         out.contiguity.assign(src.contiguity.begin(), src.contiguity.end());
         out.divisibility.assign(src.divisibility.begin(), src.divisibility.end());
         out.constancy.assign(src.constancy.begin(), src.constancy.end());
-        int64_t minDiv = *std::min_element(src.divisibility.begin(), src.divisibility.end());
+        // Along the new dim every element is its own run: only what divides
+        // every element of the operand holds.
+        int64_t minDiv = AxisInfo::kMaxDivisibility;
+        for (unsigned d = 0; d < src.rank(); ++d)
+          minDiv = std::min(minDiv, src.contiguity[d] > 1 ? 1 : src.divisibility[d]);
         unsigned axis = e.getAxis();
         out.contiguity.insert(out.contiguity.begin() + axis, 1);
         out.divisibility.insert(out.divisibility.begin() + axis, minDiv);
@@ -148,10 +152,13 @@ void AxisInfoAnalysis::visit(Operation *op) {
         for (unsigned d = 0; d < rank; ++d) {
           // Only constant factors are tracked: a contiguous run times a
           // constant is no longer contiguous, but stays divisible.
-          int64_t db = b.divisibility[d];
+          // Divisibility describes the first element of each contiguous run;
+          // once the product breaks runs up, a run's later elements count.
+          int64_t da = a.contiguity[d] > 1 ? 1 : a.divisibility[d];
+          int64_t db = b.contiguity[d] > 1 ? 1 : b.divisibility[d];
           if (shl)
             db = 1; // the shift amount's value is not tracked
-          out.divisibility[d] = std::min(a.divisibility[d] * db, AxisInfo::kMaxDivisibility);
+          out.divisibility[d] = std::min(da * db, AxisInfo::kMaxDivisibility);
           out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
         }
       })

@@ -18,7 +18,26 @@ using namespace mlir::tessel;
 #define GET_OP_CLASSES
 #include "tessel/Dialect/TesselOps.cpp.inc"
 
+namespace {
+// Prints layouts as #blocked, #blocked1, ... aliases, as Triton does.
+struct TesselOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedLayoutAttr>(attr)) {
+      os << "blocked";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<SliceLayoutAttr>(attr)) {
+      os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
 void TesselDialect::initialize() {
+  addInterfaces<TesselOpAsmInterface>();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "tessel/Dialect/TesselTypes.cpp.inc"

@@ -79,7 +79,10 @@ def Tessel_BlockedLayoutAttr : AttrDef<Tessel_Dialect, "BlockedLayout"> {
     ArrayRefParameter<"unsigned">:$threadsPerWave,
     ArrayRefParameter<"unsigned">:$wavesPerBlock,
     ArrayRefParameter<"unsigned">:$order);
-  let assemblyFormat = "`<` struct(params) `>`";
+  let assemblyFormat = [{
+    `<` `sizePerThread` `=` `[` $sizePerThread `]` `,` `threadsPerWave` `=` `[` $threadsPerWave `]`
+    `,` `wavesPerBlock` `=` `[` $wavesPerBlock `]` `,` `order` `=` `[` $order `]` `>`
+  }];
   let genVerifyDecl = 1;
 }
 

@@ -1,0 +1,183 @@
+// compileTrace: the whole compiler as one linear script, in the spirit of
+// Halide's Lower.cpp. Each stage is one call; TESSEL_DUMP=1 prints the IR
+// after each.
+#include "tessel/Dialect/Passes.h"
+#include "tessel/lowering/amdgpu_codegen.hpp"
+#include "tessel/lowering/pipeline.hpp"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+namespace tessel {
+
+std::unique_ptr<mlir::MLIRContext> makeContext() {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::tessel::TesselDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::LLVM::LLVMDialect, mlir::ROCDL::ROCDLDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerROCDLDialectTranslation(registry);
+  auto ctx = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
+
+namespace {
+
+// "file:line: " for a location that came from the user's C++.
+std::string whereOf(mlir::Location loc) {
+  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ": ";
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location inner : fused.getLocations())
+      if (std::string w = whereOf(inner); !w.empty())
+        return w;
+  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc))
+    return whereOf(name.getChildLoc());
+  return "";
+}
+
+// Collects MLIR diagnostics as the text of a tessel::Error.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(mlir::MLIRContext &ctx)
+      : handler_(&ctx, [this](mlir::Diagnostic &d) {
+          if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
+            return mlir::success();
+          if (!message_.empty())
+            message_ += "\n";
+          message_ += whereOf(d.getLocation()) + d.str();
+          for (mlir::Diagnostic &note : d.getNotes())
+            message_ += "\n  " + whereOf(note.getLocation()) + "note: " + note.str();
+          return mlir::success();
+        }) {}
+  [[noreturn]] void fail(const std::string &stage) {
+    throw Error(message_.empty() ? "tessel: " + stage + " failed" : message_);
+  }
+
+private:
+  std::string message_;
+  mlir::ScopedDiagnosticHandler handler_;
+};
+
+bool dumpRequested() {
+  const char *v = std::getenv("TESSEL_DUMP");
+  return v && *v && std::string(v) != "0";
+}
+
+std::string printed(mlir::ModuleOp op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op.print(os);
+  return s;
+}
+std::string printed(const llvm::Module &m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return s;
+}
+
+void runPasses(mlir::ModuleOp module, DiagnosticCollector &diags, const char *stage,
+               llvm::function_ref<void(mlir::PassManager &)> build) {
+  mlir::PassManager pm(module.getContext());
+  build(pm);
+  if (mlir::failed(pm.run(module)))
+    diags.fail(stage);
+  if (dumpRequested())
+    std::fprintf(stderr, "// ----- tessel: after %s -----\n%s\n", stage, printed(module).c_str());
+}
+
+} // namespace
+
+CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
+                            const CompileOptions &options) {
+  const TargetInfo &target = requireTarget(options.arch);
+  if (options.numWarps == 0 || (options.numWarps & (options.numWarps - 1)) ||
+      options.numWarps * target.waveSize > target.maxWorkgroupSize)
+    throw Error("num_warps must be a power of two with num_warps * " +
+                std::to_string(target.waveSize) + " <= " +
+                std::to_string(target.maxWorkgroupSize) + " threads on " + target.arch +
+                "; got " + std::to_string(options.numWarps));
+  if (trace.kernelName.empty())
+    throw Error("a kernel needs a name");
+
+  std::unique_ptr<mlir::MLIRContext> ctx = makeContext();
+  DiagnosticCollector diags(*ctx);
+
+  // 1. The trace as tile-level IR.
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importTrace(*ctx, trace, spec, target, options.numWarps);
+  if (mlir::failed(mlir::verify(*module)))
+    diags.fail("importing the trace");
+
+  // 2. Specialize for this call, simplify, assign layouts.
+  runPasses(*module, diags, "specialization and layout assignment", [](mlir::PassManager &pm) {
+    pm.addPass(mlir::tessel::createTesselSpecialize());
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+    pm.addPass(mlir::tessel::createTesselAssignLayouts());
+  });
+  CompiledKernel out;
+  out.name = trace.kernelName;
+  out.tileIR = printed(module.get());
+
+  // 3. Distribute over threads: per-thread LLVM dialect.
+  runPasses(*module, diags, "distribution to threads", [](mlir::PassManager &pm) {
+    pm.addPass(mlir::tessel::createTesselConvertToLLVM());
+    pm.addPass(mlir::createCanonicalizerPass());
+  });
+
+  // 4. The kernel module both executors start from.
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(*module, llvmContext, trace.kernelName);
+  if (!llvmModule)
+    diags.fail("translation to LLVM IR");
+  configureModuleForTarget(*llvmModule, target);
+  out.llvmIR = printed(*llvmModule);
+
+  // 5. AMDGPU code object.
+  AmdgpuCode code = generateAmdgpuCode(*llvmModule, target);
+  out.hsaco = std::move(code.hsaco);
+  out.assembly = std::move(code.assembly);
+  out.ldsBytes = 0; // no kernel uses LDS yet (reductions bring the LDS plan)
+  out.waveSize = target.waveSize;
+  out.blockSize = options.numWarps * target.waveSize;
+  out.kernargs = kernargLayout(trace.args);
+  return out;
+}
+
+const char *compilerIdentity() {
+  static std::string identity = [] {
+    std::string id = std::string("tessel ") + TESSEL_GIT_REV + " llvm " LLVM_VERSION_STRING;
+    // The binary that holds this compiler: a rebuilt compiler never reuses
+    // an older one's cache entries.
+    Dl_info info;
+    struct stat st;
+    if (dladdr(reinterpret_cast<void *>(&compileTrace), &info) && info.dli_fname &&
+        stat(info.dli_fname, &st) == 0)
+      id += " bin " + std::to_string(st.st_size) + "-" + std::to_string(st.st_mtime);
+    return id;
+  }();
+  return identity.c_str();
+}
+
+} // namespace tessel

@@ -1,0 +1,49 @@
+// RUN: tessel-opt %s --tessel-test-axis-info -verify-diagnostics
+
+func.func @vector_add_offsets(%p: !tessel.ptr<f32> {tessel.divisibility = 16 : i32},
+                              %n: i32 {tessel.divisibility = 16 : i32}, %m: i32) {
+  %pid = tessel.program_id 0 : i32
+  %c = arith.constant 256 : i32
+  %base = arith.muli %pid, %c : i32
+  // expected-remark@below {{contiguity = [256], divisibility = [1073741824], constancy = [1]}}
+  %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [256], constancy = [256]}}
+  %bs = tessel.splat %base : tensor<256xi32>
+  // expected-remark@below {{contiguity = [256], divisibility = [256], constancy = [1]}}
+  %offs = arith.addi %bs, %r : tensor<256xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [16], constancy = [256]}}
+  %ns = tessel.splat %n : tensor<256xi32>
+  // A contiguous run compared with a multiple of 16 flips only at multiples of 16.
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [16]}}
+  %mask = arith.cmpi slt, %offs, %ns : tensor<256xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [256]}}
+  %ms = tessel.splat %m : tensor<256xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %mask2 = arith.cmpi slt, %offs, %ms : tensor<256xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [16], constancy = [256]}}
+  %ps = tessel.splat %p : tensor<256x!tessel.ptr<f32>>
+  // Byte divisibility: gcd(16, 256 * 4).
+  // expected-remark@below {{contiguity = [256], divisibility = [16], constancy = [1]}}
+  %pp = tessel.addptr %ps, %offs : tensor<256x!tessel.ptr<f32>>, tensor<256xi32>
+  // 2-D: rows are a multiple of 64 elements apart, columns contiguous.
+  // expected-remark@below {{contiguity = [1, 1], divisibility = [64, 64], constancy = [16, 1]}}
+  %c64 = arith.constant dense<64> : tensor<16x1xi32>
+  // expected-remark@below {{contiguity = [16], divisibility = [1073741824], constancy = [1]}}
+  %rows = tessel.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  // expected-remark@below {{contiguity = [16, 1], divisibility = [1073741824, 1], constancy = [1, 1]}}
+  %rows2 = tessel.expand_dims %rows {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  // expected-remark@below {{contiguity = [1, 1], divisibility = [64, 64], constancy = [1, 1]}}
+  %rowoff = arith.muli %rows2, %c64 : tensor<16x1xi32>
+  // expected-remark@below {{contiguity = [1, 1], divisibility = [64, 64], constancy = [1, 32]}}
+  %rowb = tessel.broadcast %rowoff : tensor<16x1xi32> -> tensor<16x32xi32>
+  // expected-remark@below {{contiguity = [32], divisibility = [1073741824], constancy = [1]}}
+  %cols = tessel.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  // expected-remark@below {{contiguity = [1, 32], divisibility = [1, 1073741824], constancy = [1, 1]}}
+  %cols2 = tessel.expand_dims %cols {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  // expected-remark@below {{contiguity = [1, 32], divisibility = [1, 1073741824], constancy = [16, 1]}}
+  %colb = tessel.broadcast %cols2 : tensor<1x32xi32> -> tensor<16x32xi32>
+  // Each row is a contiguous run of 32 starting at a multiple of 64.
+  // expected-remark@below {{contiguity = [1, 32], divisibility = [1, 64], constancy = [1, 1]}}
+  %idx = arith.addi %rowb, %colb : tensor<16x32xi32>
+  return
+}

@@ -1,0 +1,54 @@
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics
+
+func.func @range_size(%n: i32) {
+  // expected-error@below {{result has 16 elements but the range [0, 32) has 32}}
+  %r = tessel.make_range {start = 0 : i32, end = 32 : i32} : tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dim(%x: tensor<4x8xf32>) {
+  // expected-error@below {{dimension 0 of size 4 cannot be broadcast to 8}}
+  %b = tessel.broadcast %x : tensor<4x8xf32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @expand_shape(%x: tensor<8xf32>) {
+  // expected-error@below {{result shape must be the operand's with a 1 inserted at axis 1}}
+  %e = tessel.expand_dims %x {axis = 1 : i32} : tensor<8xf32> -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @load_type(%p: tensor<8x!tessel.ptr<f32>>) {
+  // expected-error@below {{result element type must be the pointee type 'f32'}}
+  %v = tessel.load %p : (tensor<8x!tessel.ptr<f32>>) -> tensor<8xf16>
+  return
+}
+
+// -----
+
+func.func @store_mask_shape(%p: tensor<8x!tessel.ptr<f32>>, %v: tensor<8xf32>, %m: tensor<4xi1>) {
+  // expected-error@below {{mask must have the pointer operand's shape}}
+  tessel.store %p, %v, %m : (tensor<8x!tessel.ptr<f32>>, tensor<8xf32>, tensor<4xi1>) -> ()
+  return
+}
+
+// -----
+
+func.func @program_axis() {
+  // expected-error@below {{attribute 'axis' failed to satisfy constraint}}
+  %p = tessel.program_id 3 : i32
+  return
+}
+
+// -----
+
+// expected-error@below {{blocked layout sizes must be powers of two}}
+func.func @bad_layout(%x: tensor<8xf32, #tessel.blocked<sizePerThread = [3], threadsPerWave = [64], wavesPerBlock = [1], order = [0]>>) {
+  return
+}

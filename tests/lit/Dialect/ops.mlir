@@ -1,0 +1,35 @@
+// RUN: tessel-opt %s | tessel-opt | FileCheck %s
+
+#blocked = #tessel.blocked<sizePerThread = [4], threadsPerWave = [64], wavesPerBlock = [4], order = [0]>
+#blocked2 = #tessel.blocked<sizePerThread = [1, 4], threadsPerWave = [8, 8], wavesPerBlock = [4, 1], order = [1, 0]>
+
+// CHECK-LABEL: func.func @round_trip
+func.func @round_trip(%p: !tessel.ptr<f32>, %n: i32) {
+  // CHECK: tessel.program_id 0 : i32
+  %pid = tessel.program_id 0 : i32
+  // CHECK: tessel.num_programs 2 : i32
+  %np = tessel.num_programs 2 : i32
+  // CHECK: tessel.make_range {end = 1032 : i32, start = 8 : i32} : tensor<1024xi32, #blocked>
+  %r = tessel.make_range {start = 8 : i32, end = 1032 : i32} : tensor<1024xi32, #blocked>
+  // CHECK: tessel.splat %{{.*}} : tensor<1024x!tessel.ptr<f32>, #blocked>
+  %ps = tessel.splat %p : tensor<1024x!tessel.ptr<f32>, #blocked>
+  %pp = tessel.addptr %ps, %r : tensor<1024x!tessel.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
+  %ns = tessel.splat %n : tensor<1024xi32, #blocked>
+  %m = arith.cmpi slt, %r, %ns : tensor<1024xi32, #blocked>
+  // CHECK: tessel.load %{{.*}}, %{{.*}} {vec = 4 : i32}
+  %v = tessel.load %pp, %m {vec = 4 : i32} : (tensor<1024x!tessel.ptr<f32>, #blocked>, tensor<1024xi1, #blocked>) -> tensor<1024xf32, #blocked>
+  // CHECK: tessel.store
+  tessel.store %pp, %v, %m : (tensor<1024x!tessel.ptr<f32>, #blocked>, tensor<1024xf32, #blocked>, tensor<1024xi1, #blocked>) -> ()
+  // CHECK: tessel.load %{{.*}} : (!tessel.ptr<f32>) -> f32
+  %s = tessel.load %p : (!tessel.ptr<f32>) -> f32
+  return
+}
+
+// CHECK-LABEL: func.func @shapes
+func.func @shapes(%x: tensor<16xf32, #tessel.slice<dim = 0, parent = #blocked2>>) {
+  // CHECK: tessel.expand_dims %{{.*}} {axis = 0 : i32}
+  %e = tessel.expand_dims %x {axis = 0 : i32} : tensor<16xf32, #tessel.slice<dim = 0, parent = #blocked2>> -> tensor<1x16xf32, #blocked2>
+  // CHECK: tessel.broadcast
+  %b = tessel.broadcast %e : tensor<1x16xf32, #blocked2> -> tensor<32x16xf32, #blocked2>
+  return
+}
