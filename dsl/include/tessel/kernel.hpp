@@ -1,0 +1,325 @@
+// The typed kernel object: jit<fn>() / jit(fn, name) make a Kernel whose
+// launch binds C++ arguments by parameter type, computes the specialization
+// key and packs the kernarg bytes on the stack (no heap allocation on a
+// cached launch), and traces `fn` only when the runtime misses its cache.
+#pragma once
+
+#include "tessel/ops.hpp"
+#include "tessel/runtime/device.hpp"
+#include "tessel/runtime/kernel_runtime.hpp"
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tessel {
+
+namespace detail {
+
+// The kernel name in a `jit<Fn>()` signature (__PRETTY_FUNCTION__ of clang
+// or gcc), unqualified and reduced to identifier characters.
+std::string kernelNameFromSignature(std::string_view prettyFunction);
+// Error unless `name` is a C identifier (it becomes the kernel's symbol).
+void checkKernelName(const std::string &name, SourceLoc loc);
+// Error naming the kernel, the argument and its range.
+[[noreturn]] void failArgument(const std::string &kernel, size_t index, DType dtype, const std::string &value,
+                               const char *problem);
+
+// Specialization bits of one runtime argument, as a key word.
+enum SpecBit : uint64_t { kEqualsOne = 1, kDivisibleBy16 = 2, kAligned16 = 4 };
+
+template <class P> struct param_traits {
+  static_assert(always_false<P>, "tessel: kernel parameters are tiles (Ptr<T>, i32, f32, ...) "
+                                 "or trace-time constants Const<T>, taken by value");
+};
+
+// A runtime parameter: a scalar or a pointer, passed in the kernarg segment.
+template <class E> struct param_traits<Tile<E>> {
+  static constexpr bool runtime = true;
+  static constexpr bool isPtr = is_pointer_elem<E>::value;
+  static constexpr DType dtype = elem_info<E>::dtype;
+  static constexpr TraceArg arg{isPtr ? TraceArg::Pointer : is_float_elem<E> ? TraceArg::Float : TraceArg::Int, dtype};
+  static constexpr uint32_t size = isPtr ? 8 : sizeof(E); // bool is one byte, as kernargLayout says
+
+  // Checks and converts one C++ argument: writes its kernarg bytes and returns its spec bits.
+  template <class A>
+  static uint64_t bind(const A &a, std::byte *dst, const std::string &kernel, size_t index) {
+    using T = std::remove_cvref_t<A>;
+    if constexpr (isPtr) {
+      using Pointee = typename E::pointee;
+      uint64_t address;
+      if constexpr (std::is_same_v<T, Buffer<Pointee>>) {
+        address = reinterpret_cast<uintptr_t>(a.devicePtr());
+      } else if constexpr (std::is_same_v<T, Pointee *> || std::is_same_v<T, const Pointee *>) {
+        address = reinterpret_cast<uintptr_t>(a);
+      } else {
+        static_assert(always_false<T>, "tessel: a Ptr<T> parameter takes a Buffer<T> or a T* device "
+                                       "address with the same element type T");
+        address = 0;
+      }
+      std::memcpy(dst, &address, sizeof address);
+      return address % 16 == 0 ? kAligned16 : 0;
+    } else if constexpr (std::is_same_v<E, bool>) {
+      static_assert(std::is_same_v<T, bool>, "tessel: an i1 parameter takes a bool");
+      uint8_t byte = a ? 1 : 0;
+      std::memcpy(dst, &byte, 1);
+      return 0;
+    } else if constexpr (is_int_elem<E>) {
+      static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>,
+                    "tessel: an integer tile parameter takes a C++ integer");
+      if (!std::in_range<E>(a))
+        failArgument(kernel, index, dtype, std::to_string(a), "is out of range");
+      E value = static_cast<E>(a);
+      std::memcpy(dst, &value, sizeof value);
+      return (value == 1 ? kEqualsOne : 0) | (value % 16 == 0 ? kDivisibleBy16 : 0);
+    } else {
+      static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+                    "tessel: a floating-point tile parameter takes a C++ number");
+      E value = static_cast<E>(static_cast<std::conditional_t<sizeof(E) <= 4, float, double>>(a));
+      std::memcpy(dst, &value, sizeof value);
+      return 0;
+    }
+  }
+};
+
+// A trace-time constant: part of the key, folded into the trace.
+template <class T> struct param_traits<Const<T>> {
+  static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>,
+                "tessel: Const<T> holds a number, a bool or an enum");
+  static constexpr bool runtime = false;
+  static constexpr uint32_t size = 0;
+  template <class A> static T value(const A &a) {
+    static_assert(std::is_convertible_v<const A &, T>, "tessel: a Const<T> parameter takes a value convertible to T");
+    return static_cast<T>(a);
+  }
+  static uint64_t keyWord(T v) {
+    if constexpr (std::is_floating_point_v<T>) return std::bit_cast<uint64_t>(static_cast<double>(v));
+    else if constexpr (std::is_enum_v<T>) return static_cast<uint64_t>(static_cast<std::underlying_type_t<T>>(v));
+    else return static_cast<uint64_t>(v);
+  }
+};
+
+} // namespace detail
+
+// A block program made launchable. Copies share one compiled-kernel cache.
+template <class... Params> class Kernel {
+  static constexpr size_t kNumParams = sizeof...(Params);
+  static constexpr std::array<bool, kNumParams> kIsRuntime{detail::param_traits<Params>::runtime...};
+  static constexpr std::array<uint32_t, kNumParams> kParamBytes{detail::param_traits<Params>::size...};
+
+public:
+  using Fn = void (*)(Params...);
+  static constexpr size_t kNumRuntimeArgs = (size_t(0) + ... + size_t(detail::param_traits<Params>::runtime));
+  static constexpr size_t kNumConstArgs = kNumParams - kNumRuntimeArgs;
+  static constexpr size_t kKeyWords = kNumRuntimeArgs + kNumConstArgs + 1;
+  static_assert(kKeyWords <= detail::KernelKey::kCapacity, "tessel: too many kernel parameters for the key");
+
+  // The kernarg segment, computed from Params by kernargLayout()'s rule:
+  // runtime arguments in order, each at its natural alignment.
+  struct KernargPlan {
+    std::array<uint32_t, kNumRuntimeArgs> offsets{};
+    std::array<uint32_t, kNumRuntimeArgs> sizes{};
+    uint32_t totalBytes = 0;
+  };
+  static constexpr KernargPlan kKernargs = [] {
+    KernargPlan plan;
+    uint32_t offset = 0;
+    size_t r = 0;
+    for (size_t i = 0; i < kNumParams; ++i) {
+      if (!kIsRuntime[i]) continue;
+      uint32_t size = kParamBytes[i];
+      offset = (offset + size - 1) / size * size;
+      plan.offsets[r] = offset;
+      plan.sizes[r] = size;
+      offset += size;
+      ++r;
+    }
+    plan.totalBytes = offset;
+    return plan;
+  }();
+
+  Kernel(Fn fn, std::string name, SourceLoc loc) : fn_(fn), name_(std::move(name)), loc_(loc) {
+    detail::checkKernelName(name_, loc_);
+  }
+
+  const std::string &name() const { return name_; }
+
+  // Traces the kernel for these arguments without launching (tests, tools).
+  template <class... Args> detail::TraceRequest trace(const Args &...args) const {
+    checkArity<Args...>();
+    detail::TraceRequest request;
+    request.spec.args.reserve(kNumRuntimeArgs);
+    std::array<std::byte, kKernargBytesOrOne> scratch{};
+    bindAll(std::index_sequence_for<Params...>{}, [&](size_t, uint64_t bits) {
+      request.spec.args.push_back({.equalsOne = (bits & detail::kEqualsOne) != 0,
+                                   .divisibleBy16 = (bits & detail::kDivisibleBy16) != 0,
+                                   .aligned16 = (bits & detail::kAligned16) != 0});
+    }, scratch.data(), args...);
+
+    detail::TraceContext ctx(name_);
+    detail::TraceScope scope(ctx);
+    std::array<int32_t, kNumRuntimeArgs> argNodes{};
+    size_t r = 0;
+    auto addArg = [&]<class P>() {
+      if constexpr (detail::param_traits<P>::runtime) argNodes[r++] = ctx.addArg(detail::param_traits<P>::arg, loc_);
+    };
+    (addArg.template operator()<Params>(), ...);
+    callWith(ctx, argNodes, std::index_sequence_for<Params...>{}, std::forward_as_tuple(args...));
+    request.trace = ctx.take();
+    return request;
+  }
+
+  // The specialization key a launch with these arguments looks up.
+  template <class... Args> detail::KernelKey key(const LaunchOptions &options, const Args &...args) const {
+    checkArity<Args...>();
+    detail::KernelKey k;
+    std::array<std::byte, kKernargBytesOrOne> kernarg{};
+    fillKeyAndKernarg(k, kernarg.data(), options, args...);
+    return k;
+  }
+
+  // The kernarg bytes a launch with these arguments passes (tests, tools).
+  template <class... Args> std::array<std::byte, kKernargs.totalBytes> kernarg(const Args &...args) const {
+    checkArity<Args...>();
+    detail::KernelKey k;
+    std::array<std::byte, kKernargBytesOrOne> bytes{};
+    fillKeyAndKernarg(k, bytes.data(), LaunchOptions{}, args...);
+    std::array<std::byte, kKernargs.totalBytes> out{};
+    std::memcpy(out.data(), bytes.data(), out.size());
+    return out;
+  }
+
+  // Launches over `grid` workgroups of options.num_warps waves on `device`.
+  template <class... Args> void launch(Device &device, Dim3 grid, LaunchOptions options, const Args &...args) {
+    checkArity<Args...>();
+    detail::KernelKey k;
+    alignas(16) std::array<std::byte, kKernargBytesOrOne> kernarg{};
+    fillKeyAndKernarg(k, kernarg.data(), options, args...);
+    if (!runtime_) runtime_ = std::make_shared<detail::KernelRuntime>(name_);
+    auto argRefs = std::forward_as_tuple(args...);
+    MissContext<decltype(argRefs)> context{this, &argRefs};
+    runtime_->launch(device, grid, options, k, kernarg.data(), kKernargs.totalBytes,
+                     &traceOnMiss<decltype(argRefs)>, &context);
+  }
+
+  // Launches on the device of the first Buffer argument.
+  template <class... Args> void launch(Dim3 grid, LaunchOptions options, const Args &...args) {
+    checkArity<Args...>();
+    Device device(deviceOfArguments(args...));
+    launch(device, grid, options, args...);
+  }
+
+  // The device of the first Buffer among `args`; Error when there is none.
+  template <class... Args> std::shared_ptr<DeviceImpl> deviceOfArguments(const Args &...args) const {
+    std::shared_ptr<DeviceImpl> found;
+    auto visit = [&](const auto &a) {
+      if constexpr (requires { a.device(); a.devicePtr(); })
+        if (!found && a.device()) found = a.device();
+    };
+    (visit(args), ...);
+    if (!found)
+      throw Error(name_ + ": launch without a Device takes the device from the first Buffer argument, "
+                          "and there is none; pass the Device first");
+    return found;
+  }
+
+  // The runtime's counters (null before the first launch).
+  const detail::KernelRuntime *runtime() const { return runtime_.get(); }
+
+private:
+  // What a launch hands the runtime so that a cache miss can trace.
+  template <class Tuple> struct MissContext {
+    const Kernel *kernel;
+    const Tuple *args;
+  };
+  static constexpr size_t kKernargBytesOrOne = kKernargs.totalBytes ? kKernargs.totalBytes : 1;
+
+  template <class... Args> static constexpr void checkArity() {
+    static_assert(sizeof...(Args) == kNumParams,
+                  "tessel: wrong number of kernel arguments: pass one per kernel parameter (Const too)");
+  }
+
+  // Binds each argument in order: runtime ones write kernarg bytes and
+  // report their spec bits to `onRuntime(runtimeIndex, bits)`.
+  template <size_t... I, class OnRuntime, class... Args>
+  void bindAll(std::index_sequence<I...>, OnRuntime &&onRuntime, std::byte *kernarg, const Args &...args) const {
+    size_t r = 0;
+    auto one = [&]<size_t Index, class P, class A>(const A &a) {
+      if constexpr (detail::param_traits<P>::runtime) {
+        uint64_t bits = detail::param_traits<P>::bind(a, kernarg + kKernargs.offsets[r], name_, Index);
+        onRuntime(r, bits);
+        ++r;
+      }
+    };
+    (one.template operator()<I, Params>(args), ...);
+  }
+
+  template <class... Args>
+  void fillKeyAndKernarg(detail::KernelKey &k, std::byte *kernarg, const LaunchOptions &options,
+                         const Args &...args) const {
+    bindAll(std::index_sequence_for<Params...>{}, [&](size_t r, uint64_t bits) { k.words[r] = bits; }, kernarg,
+            args...);
+    size_t w = kNumRuntimeArgs;
+    auto constWord = [&]<class P, class A>(const A &a) {
+      if constexpr (!detail::param_traits<P>::runtime)
+        k.words[w++] = detail::param_traits<P>::keyWord(detail::param_traits<P>::value(a));
+    };
+    (constWord.template operator()<Params>(args), ...);
+    k.words[w++] = options.num_warps;
+    k.size = static_cast<uint32_t>(w);
+  }
+
+  template <class P, class A> static P paramValue(detail::TraceContext &ctx, int32_t argNode, const A &a) {
+    if constexpr (detail::param_traits<P>::runtime) return P(ctx.ref(argNode));
+    else return P(detail::param_traits<P>::value(a));
+  }
+
+  template <size_t... I, class Tuple>
+  void callWith(detail::TraceContext &ctx, const std::array<int32_t, kNumRuntimeArgs> &argNodes,
+                std::index_sequence<I...>, const Tuple &args) const {
+    fn_(paramValue<Params>(ctx, runtimeNode<I>(argNodes), std::get<I>(args))...);
+  }
+  template <size_t I> static int32_t runtimeNode(const std::array<int32_t, kNumRuntimeArgs> &argNodes) {
+    if constexpr (kIsRuntime[I]) {
+      size_t r = 0;
+      for (size_t i = 0; i < I; ++i) r += kIsRuntime[i];
+      return argNodes[r];
+    } else {
+      return -1;
+    }
+  }
+
+  template <class Tuple> static detail::TraceRequest traceOnMiss(const void *context) {
+    auto *c = static_cast<const MissContext<Tuple> *>(context);
+    return std::apply([&](const auto &...a) { return c->kernel->trace(a...); }, *c->args);
+  }
+
+  Fn fn_;
+  std::string name_;
+  SourceLoc loc_;
+  std::shared_ptr<detail::KernelRuntime> runtime_; // made at the first launch
+};
+
+// A kernel named explicitly.
+template <class... Params>
+Kernel<Params...> jit(void (*fn)(Params...), std::string name,
+                      std::source_location loc = std::source_location::current()) {
+  return Kernel<Params...>(fn, std::move(name), detail::toSourceLoc(loc));
+}
+
+// A kernel named after the function: jit<vector_add>() is "vector_add".
+template <auto Fn> auto jit(std::source_location loc = std::source_location::current()) {
+  static_assert(std::is_pointer_v<decltype(Fn)> && std::is_function_v<std::remove_pointer_t<decltype(Fn)>>,
+                "tessel: jit<fn>() takes a function (the block program)");
+  return jit(Fn, detail::kernelNameFromSignature(__PRETTY_FUNCTION__), loc);
+}
+
+} // namespace tessel

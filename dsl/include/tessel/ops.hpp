@@ -1,0 +1,278 @@
+// Tile ops as free functions. Each takes the user's source location as a
+// defaulted last parameter, so trace-time errors name the line that called it.
+#pragma once
+
+#include "tessel/tile.hpp"
+
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace tessel {
+
+using std::source_location;
+
+namespace detail {
+
+template <class X> Operand operandOf(const X &x) {
+  if constexpr (is_tile_v<X>) return Operand::of(x.ref());
+  else return literalOperand(x);
+}
+
+// The element type a fill value implies: int -> int32_t, long -> int64_t, float -> float, ...
+template <class V> auto fillElem() {
+  if constexpr (is_tile_v<V>) return std::type_identity<tile_elem_t<V>>{};
+  else {
+    using U = unwrap_const_t<V>;
+    if constexpr (std::is_same_v<U, bool>) return std::type_identity<bool>{};
+    else if constexpr (std::is_integral_v<U>)
+      return std::type_identity<std::conditional_t<(sizeof(U) <= 4), int32_t, int64_t>>{};
+    else if constexpr (std::is_floating_point_v<U>)
+      return std::type_identity<std::conditional_t<std::is_same_v<U, float>, float, double>>{};
+    else return std::type_identity<void>{};
+  }
+}
+
+// Element type of ops combining A and B, with the compile-time diagnosis.
+template <class A, class B> consteval void requireBinary() {
+  if constexpr (std::is_void_v<binary_elem_t<A, B>>) {
+    if constexpr (!is_tile_v<A> && !is_tile_v<B>)
+      static_assert(always_false<A>, "tessel: at least one operand must be a Tile");
+    else
+      diagnoseBinary<A, B>();
+  }
+}
+
+} // namespace detail
+
+// ---- leaf ops: they need the open trace ----
+
+// Index of this program instance along `axis` (0, 1 or 2).
+inline i32 program_id(int axis, source_location loc = source_location::current()) {
+  return i32(detail::emitProgramIndex(TraceOp::ProgramId, {"program_id", detail::toSourceLoc(loc)}, axis));
+}
+// Number of program instances along `axis` (the grid size).
+inline i32 num_programs(int axis, source_location loc = source_location::current()) {
+  return i32(detail::emitProgramIndex(TraceOp::NumPrograms, {"num_programs", detail::toSourceLoc(loc)}, axis));
+}
+// [lo, lo + 1, ..., hi - 1] as a 1-D i32 tile; hi - lo must be a power of two.
+inline i32 arange(int64_t lo, int64_t hi, source_location loc = source_location::current()) {
+  return i32(detail::emitArange({"arange", detail::toSourceLoc(loc)}, lo, hi));
+}
+
+// A tile of `shape` filled with `value`. The element type is E, or the
+// value's type (int -> int32_t, float -> float, ...) when E is not given.
+template <class E = void, class V>
+auto full(const Shape &shape, const V &value, source_location loc = source_location::current()) {
+  using Elem = std::conditional_t<std::is_void_v<E>, typename decltype(detail::fillElem<V>())::type,
+                                  detail::elem_of_t<E>>;
+  static_assert(!std::is_void_v<Elem>, "tessel: full: the fill value must be a number, a bool or a scalar tile");
+  if constexpr (detail::is_tile_v<V>)
+    static_assert(std::is_same_v<detail::tile_elem_t<V>, Elem>,
+                  "tessel: full: the fill tile's element type differs from the requested one");
+  else
+    static_assert(detail::LiteralFor<V, Elem>,
+                  "tessel: full: the fill value does not convert to the tile's element type");
+  return Tile<Elem>(detail::emitFull({"full", detail::toSourceLoc(loc)}, shape, detail::operandOf(value),
+                                     detail::elem_info<Elem>::dtype));
+}
+
+// A tile of `shape` filled with zeros; E is an element type or tile alias.
+template <class E>
+Tile<detail::elem_of_t<E>> zeros(const Shape &shape, source_location loc = source_location::current()) {
+  using Elem = detail::elem_of_t<E>;
+  detail::Operand zero = detail::is_float_elem<Elem> ? detail::Operand::literal(0.0) : detail::Operand::literal(0);
+  return Tile<Elem>(detail::emitFull({"zeros", detail::toSourceLoc(loc)}, shape, zero, detail::elem_info<Elem>::dtype));
+}
+
+// ---- shape ops ----
+
+template <class E>
+Tile<E> broadcast_to(const Tile<E> &t, const Shape &shape, source_location loc = source_location::current()) {
+  return Tile<E>(detail::emitBroadcastTo({"broadcast_to", detail::toSourceLoc(loc)}, t.ref(), shape));
+}
+
+// Inserts a size-1 dimension at `axis` (negative counts from the end, as numpy).
+template <class E>
+Tile<E> expand_dims(const Tile<E> &t, int axis, source_location loc = source_location::current()) {
+  return Tile<E>(detail::emitExpandDims({"expand_dims", detail::toSourceLoc(loc)}, t.ref(), axis));
+}
+
+// ---- elementwise ----
+
+// Converts to element type To (an element type or a tile alias).
+template <class To, class E>
+Tile<detail::elem_of_t<To>> cast(const Tile<E> &t, source_location loc = source_location::current()) {
+  using Elem = detail::elem_of_t<To>;
+  static_assert(detail::is_scalar_elem<Elem> && detail::is_scalar_elem<E>,
+                "tessel: cast converts between numeric and bool tiles, not pointers");
+  return Tile<Elem>(detail::emitCast({"cast", detail::toSourceLoc(loc)}, t.ref(), detail::elem_info<Elem>::dtype));
+}
+
+// c ? a : b elementwise; a and b are tiles or literals of one element type.
+template <class C, class A, class B>
+auto where(const C &cond, const A &a, const B &b, source_location loc = source_location::current()) {
+  static_assert(std::is_same_v<std::remove_cvref_t<C>, Tile<bool>> || std::is_same_v<std::remove_cvref_t<C>, bool>,
+                "tessel: where: the condition must be a bool tile (a comparison or a mask)");
+  detail::requireBinary<A, B>();
+  using Elem = detail::binary_elem_t<A, B>;
+  if constexpr (std::is_void_v<Elem>) {
+    return;
+  } else {
+    return Tile<Elem>(detail::emitWhere({"where", detail::toSourceLoc(loc)}, detail::operandOf(cond), detail::operandOf(a),
+                                        detail::operandOf(b), detail::elem_info<Elem>::dtype));
+  }
+}
+
+#define TESSEL_BINARY_FN(fn, op, name)                                                          \
+  template <class A, class B>                                                                  \
+    requires(detail::is_tile_v<A> || detail::is_tile_v<B>)                                     \
+  auto fn(const A &a, const B &b, source_location loc = source_location::current()) {          \
+    detail::requireBinary<A, B>();                                                             \
+    using Elem = detail::binary_elem_t<A, B>;                                                  \
+    if constexpr (!std::is_void_v<Elem>) {                                                     \
+      static_assert(!detail::is_pointer_elem<Elem>::value && !std::is_same_v<Elem, bool>,      \
+                    "tessel: " name " needs numeric tiles");                                   \
+      return Tile<Elem>(detail::emitBinary(TraceOp::op, {name, detail::toSourceLoc(loc)},      \
+                                           detail::operandOf(a), detail::operandOf(b),         \
+                                           detail::elem_info<Elem>::dtype));                   \
+    }                                                                                          \
+  }
+TESSEL_BINARY_FN(minimum, Min, "minimum")
+TESSEL_BINARY_FN(maximum, Max, "maximum")
+#undef TESSEL_BINARY_FN
+
+#define TESSEL_MATH_FN(fn, op)                                                                 \
+  template <class E> Tile<E> fn(const Tile<E> &t, source_location loc = source_location::current()) { \
+    static_assert(detail::is_float_elem<E>, "tessel: " #fn " needs a floating-point tile; "   \
+                                            "use cast<float>(...) first");                     \
+    return Tile<E>(detail::emitUnary(TraceOp::op, {#fn, detail::toSourceLoc(loc)}, t.ref()));  \
+  }
+TESSEL_MATH_FN(exp, Exp)
+TESSEL_MATH_FN(exp2, Exp2)
+TESSEL_MATH_FN(log, Log)
+TESSEL_MATH_FN(log2, Log2)
+TESSEL_MATH_FN(sqrt, Sqrt)
+TESSEL_MATH_FN(rsqrt, Rsqrt)
+TESSEL_MATH_FN(floor, Floor)
+TESSEL_MATH_FN(ceil, Ceil)
+TESSEL_MATH_FN(sin, Sin)
+TESSEL_MATH_FN(cos, Cos)
+#undef TESSEL_MATH_FN
+
+// |t| for floating and integer tiles.
+template <class E> Tile<E> abs(const Tile<E> &t, source_location loc = source_location::current()) {
+  static_assert(detail::is_float_elem<E> || detail::is_int_elem<E>, "tessel: abs needs a numeric tile");
+  return Tile<E>(detail::emitUnary(TraceOp::Abs, {"abs", detail::toSourceLoc(loc)}, t.ref()));
+}
+
+// a * b + c with one rounding, floating-point tiles (literals allowed).
+template <class A, class B, class C>
+auto fma(const A &a, const B &b, const C &c, source_location loc = source_location::current()) {
+  using Elem = std::conditional_t<detail::is_tile_v<A>, detail::binary_elem_t<A, B>,
+                                  std::conditional_t<detail::is_tile_v<B>, detail::binary_elem_t<B, C>,
+                                                     detail::binary_elem_t<C, A>>>;
+  static_assert(!std::is_void_v<Elem> && !std::is_void_v<detail::binary_elem_t<A, B>> &&
+                    !std::is_void_v<detail::binary_elem_t<B, C>> &&
+                    !std::is_void_v<detail::binary_elem_t<A, C>>,
+                "tessel: fma: operands need one floating-point element type (tiles or literals)");
+  if constexpr (!std::is_void_v<Elem>) {
+    static_assert(detail::is_float_elem<Elem>, "tessel: fma needs floating-point tiles");
+    return Tile<Elem>(detail::emitFma({"fma", detail::toSourceLoc(loc)}, detail::operandOf(a), detail::operandOf(b),
+                                      detail::operandOf(c), detail::elem_info<Elem>::dtype));
+  }
+}
+
+// ceil(a / b) for integer tiles: (a + b - 1) / b.
+template <class A, class B>
+  requires(detail::is_tile_v<A> || detail::is_tile_v<B>)
+auto cdiv(const A &a, const B &b, source_location loc = source_location::current()) {
+  detail::requireBinary<A, B>();
+  using Elem = detail::binary_elem_t<A, B>;
+  if constexpr (!std::is_void_v<Elem>) {
+    static_assert(detail::is_int_elem<Elem>, "tessel: cdiv needs integer tiles");
+    constexpr DType dt = detail::elem_info<Elem>::dtype;
+    detail::OpSite site{"cdiv", detail::toSourceLoc(loc)};
+    detail::ValueRef sum = detail::emitBinary(TraceOp::Add, site, detail::operandOf(a), detail::operandOf(b), dt);
+    detail::ValueRef num = detail::emitBinary(TraceOp::Sub, site, detail::Operand::of(sum), detail::Operand::literal(1), dt);
+    return Tile<Elem>(detail::emitBinary(TraceOp::Div, site, detail::Operand::of(num), detail::operandOf(b), dt));
+  }
+}
+
+// ceil(a / b) for host integers (grid sizes), as uint32_t so `{cdiv(n, 256)}`
+// builds a Dim3 without narrowing. Error when it does not fit a grid.
+template <class A, class B>
+  requires(std::is_integral_v<detail::unwrap_const_t<A>> && std::is_integral_v<detail::unwrap_const_t<B>>)
+constexpr uint32_t cdiv(const A &a, const B &b) {
+  auto na = static_cast<detail::unwrap_const_t<A>>(a);
+  auto nb = static_cast<detail::unwrap_const_t<B>>(b);
+  if (nb == 0 || std::cmp_less(na, 0) || std::cmp_less(nb, 0))
+    throw Error("cdiv(" + std::to_string(na) + ", " + std::to_string(nb) +
+                "): needs a >= 0 and b > 0");
+  uint64_t q = static_cast<uint64_t>(na) / static_cast<uint64_t>(nb) +
+               (static_cast<uint64_t>(na) % static_cast<uint64_t>(nb) != 0);
+  if (q > UINT32_MAX)
+    throw Error("cdiv(" + std::to_string(na) + ", " + std::to_string(nb) + ") = " + std::to_string(q) +
+                " does not fit a grid dimension (uint32_t)");
+  return static_cast<uint32_t>(q);
+}
+
+// ---- memory ----
+
+namespace detail {
+template <class P> consteval void checkPointerTile() {
+  static_assert(is_ptr_tile<std::remove_cvref_t<P>>::value,
+                "tessel: load/store need a pointer tile (Ptr<T> plus offsets) as first argument");
+}
+template <class M> consteval void checkMask() {
+  static_assert(std::is_same_v<std::remove_cvref_t<M>, Tile<bool>> || std::is_same_v<std::remove_cvref_t<M>, bool>,
+                "tessel: a mask must be a bool tile (e.g. offs < n)");
+}
+template <class V, class T> consteval void checkValueFor() {
+  static_assert(std::is_same_v<std::remove_cvref_t<V>, Tile<T>> || LiteralFor<V, T>,
+                "tessel: the value's element type must equal the pointers' element type; use cast<T>(...)");
+}
+template <class P> using pointee_t = typename tile_elem_t<P>::pointee;
+} // namespace detail
+
+template <class P> auto load(const P &ptrs, source_location loc = source_location::current()) {
+  detail::checkPointerTile<P>();
+  return Tile<detail::pointee_t<P>>(detail::emitLoad({"load", detail::toSourceLoc(loc)}, ptrs.ref(), nullptr, nullptr));
+}
+template <class P, class M>
+auto load(const P &ptrs, const M &mask, source_location loc = source_location::current()) {
+  detail::checkPointerTile<P>();
+  detail::checkMask<M>();
+  detail::Operand m = detail::operandOf(mask);
+  return Tile<detail::pointee_t<P>>(detail::emitLoad({"load", detail::toSourceLoc(loc)}, ptrs.ref(), &m, nullptr));
+}
+// Masked-off lanes read `other` (a tile or literal of the pointee type).
+template <class P, class M, class O>
+auto load(const P &ptrs, const M &mask, const O &other, source_location loc = source_location::current()) {
+  detail::checkPointerTile<P>();
+  detail::checkMask<M>();
+  detail::checkValueFor<O, detail::pointee_t<P>>();
+  detail::Operand m = detail::operandOf(mask), o = detail::operandOf(other);
+  return Tile<detail::pointee_t<P>>(detail::emitLoad({"load", detail::toSourceLoc(loc)}, ptrs.ref(), &m, &o));
+}
+
+template <class P, class V>
+void store(const P &ptrs, const V &value, source_location loc = source_location::current()) {
+  detail::checkPointerTile<P>();
+  detail::checkValueFor<V, detail::pointee_t<P>>();
+  detail::emitStore({"store", detail::toSourceLoc(loc)}, ptrs.ref(), detail::operandOf(value), nullptr);
+}
+template <class P, class V, class M>
+void store(const P &ptrs, const V &value, const M &mask, source_location loc = source_location::current()) {
+  detail::checkPointerTile<P>();
+  detail::checkValueFor<V, detail::pointee_t<P>>();
+  detail::checkMask<M>();
+  detail::Operand m = detail::operandOf(mask);
+  detail::emitStore({"store", detail::toSourceLoc(loc)}, ptrs.ref(), detail::operandOf(value), &m);
+}
+
+} // namespace tessel

@@ -1,0 +1,11 @@
+// tessel: a Triton-style tile language embedded in C++ for AMD GPUs.
+// Include this one header: tiles and ops, the kernel object, devices.
+#pragma once
+
+#include "tessel/kernel.hpp"
+#include "tessel/ops.hpp"
+#include "tessel/runtime/device.hpp"
+#include "tessel/runtime/kernel_runtime.hpp"
+#include "tessel/tile.hpp"
+#include "tessel/trace.hpp"
+#include "tessel/types.hpp"

@@ -1,0 +1,124 @@
+// The tracer's untyped core: a trace context that records TraceNodes, the
+// scope that makes one context current for leaf ops, and the node builders
+// that check shapes and insert Splat/Broadcast/ExpandDims. The typed layer
+// (tile.hpp, ops.hpp) checks element types at compile time and calls these.
+#pragma once
+
+#include "tessel/trace.hpp"
+
+#include <cstdint>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tessel::detail {
+
+inline SourceLoc toSourceLoc(const std::source_location &loc) {
+  return SourceLoc{loc.file_name(), loc.line(), loc.column()};
+}
+
+struct ValueRef;
+
+// Records one trace. Values (Tile handles) point at their context, so ops
+// find their trace through their operands; leaf ops use the current scope.
+class TraceContext {
+public:
+  explicit TraceContext(std::string kernelName);
+  TraceContext(const TraceContext &) = delete;
+  TraceContext &operator=(const TraceContext &) = delete;
+
+  int32_t addNode(TraceNode node);
+  // A handle to node `id` of this trace.
+  ValueRef ref(int32_t id) const;
+  // Unique per context ever made: tells a live trace from a dead one at the same address.
+  uint64_t serial() const { return serial_; }
+  const TraceNode &node(int32_t id) const { return trace_.nodes[static_cast<size_t>(id)]; }
+  // Adds a runtime kernel argument and its Arg node; returns the node id.
+  int32_t addArg(TraceArg arg, SourceLoc loc);
+
+  const Trace &trace() const { return trace_; }
+  Trace take() { return std::move(trace_); }
+
+private:
+  Trace trace_;
+  uint64_t serial_;
+};
+
+// Makes `context` current for leaf ops (program_id, arange, ...) on this
+// thread for the scope's lifetime. Scopes nest.
+class TraceScope {
+public:
+  explicit TraceScope(TraceContext &context);
+  ~TraceScope();
+  TraceScope(const TraceScope &) = delete;
+  TraceScope &operator=(const TraceScope &) = delete;
+};
+
+// The innermost open trace; Error naming `op` at `loc` when there is none.
+TraceContext &currentContext(const char *op, SourceLoc loc);
+
+// An untyped traced value.
+struct ValueRef {
+  TraceContext *ctx = nullptr;
+  int32_t id = -1;
+  uint64_t serial = 0; // of ctx when the value was made
+};
+
+inline ValueRef TraceContext::ref(int32_t id) const { return {const_cast<TraceContext *>(this), id, serial_}; }
+
+// An operand of an op: a traced value or a C++ literal that becomes a
+// constant of the op's element type.
+struct Operand {
+  enum Kind : uint8_t { Value, IntLiteral, FloatLiteral } kind = Value;
+  bool literalTooLarge = false; // an unsigned literal above INT64_MAX
+  ValueRef value;
+  int64_t i = 0;
+  double f = 0;
+
+  static Operand of(ValueRef v) { Operand o; o.value = v; return o; }
+  template <class L> static Operand literal(L v) {
+    Operand o;
+    if constexpr (std::is_floating_point_v<L>) {
+      o.kind = FloatLiteral;
+      o.f = static_cast<double>(v);
+    } else {
+      o.kind = IntLiteral;
+      if constexpr (std::is_unsigned_v<L> && sizeof(L) >= sizeof(int64_t))
+        o.literalTooLarge = v > static_cast<L>(INT64_MAX);
+      o.i = static_cast<int64_t>(v);
+    }
+    return o;
+  }
+};
+
+using Shape = std::vector<int64_t>;
+
+// What every builder gets: the op's name (for messages) and the user's line.
+struct OpSite {
+  const char *name;
+  SourceLoc loc;
+};
+
+// Throws Error("file:line: name: message").
+[[noreturn]] void fail(const OpSite &site, const std::string &message);
+
+Shape shapeOf(ValueRef v, const OpSite &site);
+
+// Elementwise binary op (arithmetic, bitwise, comparison, min/max): `elem`
+// is the element type both operands have (literals become constants of it).
+ValueRef emitBinary(TraceOp op, const OpSite &site, Operand a, Operand b, DType elem);
+ValueRef emitUnary(TraceOp op, const OpSite &site, ValueRef a);
+ValueRef emitFma(const OpSite &site, Operand a, Operand b, Operand c, DType elem);
+ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType elem);
+ValueRef emitCast(const OpSite &site, ValueRef a, DType to);
+ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset);
+ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const Operand *other);
+void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *mask);
+ValueRef emitProgramIndex(TraceOp op, const OpSite &site, int axis);
+ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi);
+ValueRef emitFull(const OpSite &site, const Shape &shape, Operand value, DType elem);
+ValueRef emitBroadcastTo(const OpSite &site, ValueRef a, const Shape &shape);
+ValueRef emitExpandDims(const OpSite &site, ValueRef a, int64_t axis);
+
+} // namespace tessel::detail

@@ -1,0 +1,56 @@
+// Non-template helpers of the kernel object: naming and argument errors.
+#include "tessel/kernel.hpp"
+
+#include <cctype>
+
+namespace tessel::detail {
+
+std::string kernelNameFromSignature(std::string_view sig) {
+  // clang: "... [Fn = &ns::vector_add]"; gcc: "... [with auto Fn = ns::vector_add]".
+  size_t start = sig.find("Fn = ");
+  if (start == std::string_view::npos) return "kernel";
+  start += 5;
+  size_t end = start;
+  int depth = 0;
+  for (; end < sig.size(); ++end) {
+    char c = sig[end];
+    if (c == '<' || c == '(') ++depth;
+    else if (c == '>' || c == ')') --depth;
+    else if (depth == 0 && (c == ']' || c == ';')) break;
+  }
+  std::string_view full = sig.substr(start, end - start);
+  while (!full.empty() && (full.front() == '&' || full.front() == ' ' || full.front() == '(')) full.remove_prefix(1);
+  while (!full.empty() && (full.back() == ' ' || full.back() == ')')) full.remove_suffix(1);
+  // Drop namespace qualifiers (outside template arguments).
+  depth = 0;
+  size_t nameStart = 0;
+  for (size_t i = 0; i + 1 < full.size(); ++i) {
+    if (full[i] == '<') ++depth;
+    else if (full[i] == '>') --depth;
+    else if (depth == 0 && full[i] == ':' && full[i + 1] == ':') nameStart = i + 2;
+  }
+  full = full.substr(nameStart);
+  // Template arguments and the like become '_' so the name stays a symbol.
+  std::string name;
+  for (char c : full) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') name += c;
+    else if (c != ' ' && (name.empty() || name.back() != '_')) name += '_';
+  }
+  while (!name.empty() && name.back() == '_' && full.back() != '_') name.pop_back();
+  return name.empty() ? "kernel" : name;
+}
+
+void checkKernelName(const std::string &name, SourceLoc loc) {
+  bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok)
+    fail({"jit", loc}, "kernel name '" + name + "' is not a C identifier (letters, digits, _; not starting with a digit)");
+}
+
+void failArgument(const std::string &kernel, size_t index, DType dtype, const std::string &value,
+                  const char *problem) {
+  throw Error(kernel + ": argument " + std::to_string(index) + " (" + dtypeName(dtype) + ") = " + value + " " +
+              problem + " for " + dtypeName(dtype));
+}
+
+} // namespace tessel::detail

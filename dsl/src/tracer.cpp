@@ -1,0 +1,352 @@
+// The tracer's untyped core: records nodes, checks shapes, and makes every
+// elementwise node's operands share one shape (Splat, ExpandDims, Broadcast).
+#include "tessel/tracer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <initializer_list>
+#include <limits>
+#include <string>
+
+namespace tessel::detail {
+
+namespace {
+
+// Traces open on this thread, innermost last.
+thread_local std::vector<TraceContext *> openTraces;
+
+std::string formatShape(const Shape &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+constexpr size_t kMaxRank = 2;
+
+// Tile shapes the user asks for must be powers of two and at most 2-D.
+void checkTileShape(const OpSite &site, const Shape &shape) {
+  if (shape.size() > kMaxRank)
+    fail(site, "rank-" + std::to_string(shape.size()) + " tiles are not supported yet (at most 2-D); shape " +
+                   formatShape(shape));
+  for (int64_t d : shape)
+    if (!isPowerOfTwo(d))
+      fail(site, "dimension " + std::to_string(d) + " of shape " + formatShape(shape) +
+                     " is not a power of two (tile dimensions must be powers of two)");
+}
+
+// Whether `v`'s trace is still being recorded. Compares addresses before
+// touching the context, which may have been destroyed.
+bool isLive(const ValueRef &v) {
+  return std::find(openTraces.begin(), openTraces.end(), v.ctx) != openTraces.end() &&
+         v.ctx->serial() == v.serial;
+}
+
+std::atomic<uint64_t> nextSerial{1};
+
+// The trace all tile operands belong to.
+TraceContext &contextOf(const OpSite &site, std::initializer_list<const Operand *> operands) {
+  TraceContext *found = nullptr;
+  for (const Operand *o : operands) {
+    if (!o || o->kind != Operand::Value) continue;
+    TraceContext *ctx = o->value.ctx;
+    if (!ctx)
+      fail(site, "uses an empty tile (default-constructed and never assigned)");
+    if (!isLive(o->value))
+      fail(site, "uses a tile of a trace that has ended (tiles live only while their kernel is traced)");
+    if (found && found != ctx)
+      fail(site, "combines tiles of two different traces");
+    found = ctx;
+  }
+  if (!found) fail(site, "needs at least one tile operand");
+  return *found;
+}
+
+bool intFits(int64_t v, DType t) {
+  switch (t) {
+  case DType::I1: return v == 0 || v == 1;
+  case DType::I8: return v >= INT8_MIN && v <= INT8_MAX;
+  case DType::I16: return v >= INT16_MIN && v <= INT16_MAX;
+  case DType::I32: return v >= INT32_MIN && v <= INT32_MAX;
+  default: return true;
+  }
+}
+
+TraceNode makeNode(TraceOp op, DType dtype, bool isPtr, Shape shape, std::vector<int32_t> operands,
+                   SourceLoc loc) {
+  TraceNode n{};
+  n.op = op;
+  n.dtype = dtype;
+  n.isPtr = isPtr;
+  n.shape = std::move(shape);
+  n.operands = std::move(operands);
+  n.loc = loc;
+  return n;
+}
+
+// A constant of element type `elem` (scalar unless `shape` is given).
+int32_t constant(TraceContext &ctx, const OpSite &site, const Operand &lit, DType elem, Shape shape = {}) {
+  if (lit.kind == Operand::FloatLiteral && !isFloat(elem))
+    fail(site, "a floating-point literal cannot become " + std::string(dtypeName(elem)));
+  if (lit.kind == Operand::IntLiteral && (lit.literalTooLarge || !intFits(lit.i, elem)) && !isFloat(elem))
+    fail(site, "literal " + (lit.literalTooLarge ? std::string("above INT64_MAX") : std::to_string(lit.i)) +
+                   " does not fit in " + dtypeName(elem));
+  bool asFloat = isFloat(elem);
+  TraceNode n = makeNode(asFloat ? TraceOp::ConstFloat : TraceOp::ConstInt, elem, false, std::move(shape), {},
+                         site.loc);
+  if (asFloat)
+    n.f = lit.kind == Operand::FloatLiteral ? lit.f : static_cast<double>(lit.i);
+  else
+    n.i0 = lit.i;
+  return ctx.addNode(std::move(n));
+}
+
+// The node id of an operand; literals become constants of `elem`.
+int32_t materialize(TraceContext &ctx, const OpSite &site, const Operand &o, DType elem) {
+  if (o.kind == Operand::Value) return o.value.id;
+  return constant(ctx, site, o, elem);
+}
+
+// numpy/Triton broadcasting of two shapes.
+Shape broadcastShapes(const OpSite &site, const Shape &a, const Shape &b) {
+  Shape result(std::max(a.size(), b.size()), 1);
+  for (size_t i = 0; i < result.size(); ++i) {
+    // Align trailing dimensions; missing leading dims are 1.
+    size_t ra = result.size() - i, rb = result.size() - i;
+    int64_t da = ra <= a.size() ? a[a.size() - ra] : 1;
+    int64_t db = rb <= b.size() ? b[b.size() - rb] : 1;
+    if (da != db && da != 1 && db != 1)
+      fail(site, "shapes " + formatShape(a) + " and " + formatShape(b) + " are not broadcast-compatible");
+    result[i] = da == 1 ? db : da;
+  }
+  return result;
+}
+
+// Whether `from` grows into `to` by adding leading 1s and growing size-1 dims.
+bool broadcastsTo(const Shape &from, const Shape &to) {
+  if (from.size() > to.size()) return false;
+  size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != to[lead + i] && from[i] != 1) return false;
+  return true;
+}
+
+// Reshapes node `id` to `to` (which it must broadcast to): Splat for scalars,
+// else ExpandDims(0) per missing leading dim, then Broadcast.
+int32_t broadcastNode(TraceContext &ctx, const OpSite &site, int32_t id, const Shape &to) {
+  TraceNode src = ctx.node(id); // copy: addNode may move the node storage
+  if (src.shape == to) return id;
+  if (src.shape.empty())
+    return ctx.addNode(makeNode(TraceOp::Splat, src.dtype, src.isPtr, to, {id}, site.loc));
+  Shape shape = src.shape;
+  while (shape.size() < to.size()) {
+    shape.insert(shape.begin(), 1);
+    TraceNode n = makeNode(TraceOp::ExpandDims, src.dtype, src.isPtr, shape, {id}, site.loc);
+    n.i0 = 0;
+    id = ctx.addNode(std::move(n));
+  }
+  if (shape != to)
+    id = ctx.addNode(makeNode(TraceOp::Broadcast, src.dtype, src.isPtr, to, {id}, site.loc));
+  return id;
+}
+
+bool isComparison(TraceOp op) { return op >= TraceOp::CmpEq && op <= TraceOp::CmpGe; }
+
+} // namespace
+
+TraceContext::TraceContext(std::string kernelName) : serial_(nextSerial++) {
+  trace_.kernelName = std::move(kernelName);
+}
+
+int32_t TraceContext::addNode(TraceNode node) {
+  trace_.nodes.push_back(std::move(node));
+  return static_cast<int32_t>(trace_.nodes.size() - 1);
+}
+
+int32_t TraceContext::addArg(TraceArg arg, SourceLoc loc) {
+  TraceNode n = makeNode(TraceOp::Arg, arg.dtype, arg.kind == TraceArg::Pointer, {}, {}, loc);
+  n.i0 = static_cast<int64_t>(trace_.args.size());
+  trace_.args.push_back(arg);
+  return addNode(std::move(n));
+}
+
+TraceScope::TraceScope(TraceContext &context) { openTraces.push_back(&context); }
+TraceScope::~TraceScope() { openTraces.pop_back(); }
+
+void fail(const OpSite &site, const std::string &message) {
+  throw Error(std::string(site.loc.file) + ":" + std::to_string(site.loc.line) + ": " + site.name + ": " +
+              message);
+}
+
+TraceContext &currentContext(const char *op, SourceLoc loc) {
+  if (openTraces.empty())
+    fail({op, loc}, "called outside a kernel trace (tile ops run only while jit/Kernel traces a kernel)");
+  return *openTraces.back();
+}
+
+Shape shapeOf(ValueRef v, const OpSite &site) {
+  Operand o = Operand::of(v);
+  contextOf(site, {&o}); // the same checks as any op: empty, ended
+  return v.ctx->node(v.id).shape;
+}
+
+ValueRef emitBinary(TraceOp op, const OpSite &site, Operand a, Operand b, DType elem) {
+  TraceContext &ctx = contextOf(site, {&a, &b});
+  int32_t ia = materialize(ctx, site, a, elem);
+  int32_t ib = materialize(ctx, site, b, elem);
+  Shape shape = broadcastShapes(site, ctx.node(ia).shape, ctx.node(ib).shape);
+  ia = broadcastNode(ctx, site, ia, shape);
+  ib = broadcastNode(ctx, site, ib, shape);
+  DType result = isComparison(op) ? DType::I1 : elem;
+  return ctx.ref(ctx.addNode(makeNode(op, result, false, std::move(shape), {ia, ib}, site.loc)));
+}
+
+ValueRef emitUnary(TraceOp op, const OpSite &site, ValueRef a) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  const TraceNode &src = ctx.node(a.id);
+  TraceNode n = makeNode(op, src.dtype, false, src.shape, {a.id}, site.loc);
+  return ctx.ref(ctx.addNode(std::move(n)));
+}
+
+ValueRef emitFma(const OpSite &site, Operand a, Operand b, Operand c, DType elem) {
+  TraceContext &ctx = contextOf(site, {&a, &b, &c});
+  int32_t ids[3] = {materialize(ctx, site, a, elem), materialize(ctx, site, b, elem),
+                    materialize(ctx, site, c, elem)};
+  Shape shape = broadcastShapes(site, broadcastShapes(site, ctx.node(ids[0]).shape, ctx.node(ids[1]).shape),
+                                ctx.node(ids[2]).shape);
+  for (int32_t &id : ids) id = broadcastNode(ctx, site, id, shape);
+  return ctx.ref(ctx.addNode(makeNode(TraceOp::Fma, elem, false, shape, {ids[0], ids[1], ids[2]}, site.loc)));
+}
+
+ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType elem) {
+  TraceContext &ctx = contextOf(site, {&cond, &a, &b});
+  int32_t ids[3] = {materialize(ctx, site, cond, DType::I1), materialize(ctx, site, a, elem),
+                    materialize(ctx, site, b, elem)};
+  Shape shape = broadcastShapes(site, broadcastShapes(site, ctx.node(ids[0]).shape, ctx.node(ids[1]).shape),
+                                ctx.node(ids[2]).shape);
+  for (int32_t &id : ids) id = broadcastNode(ctx, site, id, shape);
+  return ctx.ref(ctx.addNode(makeNode(TraceOp::Where, elem, false, shape, {ids[0], ids[1], ids[2]}, site.loc)));
+}
+
+ValueRef emitCast(const OpSite &site, ValueRef a, DType to) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  const TraceNode &src = ctx.node(a.id);
+  if (src.dtype == to) return a; // nothing to convert
+  TraceNode n = makeNode(TraceOp::Cast, to, false, src.shape, {a.id}, site.loc);
+  return ctx.ref(ctx.addNode(std::move(n)));
+}
+
+ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset) {
+  TraceContext &ctx = contextOf(site, {&ptr, &offset});
+  int32_t ip = ptr.value.id;
+  // A literal offset is i32 when it fits (the common case), else i64.
+  int32_t io = offset.kind == Operand::Value
+                   ? offset.value.id
+                   : constant(ctx, site, offset, intFits(offset.i, DType::I32) ? DType::I32 : DType::I64);
+  Shape shape = broadcastShapes(site, ctx.node(ip).shape, ctx.node(io).shape);
+  ip = broadcastNode(ctx, site, ip, shape);
+  io = broadcastNode(ctx, site, io, shape);
+  DType pointee = ctx.node(ip).dtype;
+  return ctx.ref(ctx.addNode(makeNode(TraceOp::AddPtr, pointee, true, std::move(shape), {ip, io}, site.loc)));
+}
+
+ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const Operand *other) {
+  Operand op = Operand::of(ptr);
+  TraceContext &ctx = contextOf(site, {&op, mask, other});
+  DType pointee = ctx.node(ptr.id).dtype;
+  std::vector<int32_t> ids{ptr.id};
+  if (mask) ids.push_back(materialize(ctx, site, *mask, DType::I1));
+  if (other) ids.push_back(materialize(ctx, site, *other, pointee));
+  Shape shape = ctx.node(ptr.id).shape;
+  for (size_t i = 1; i < ids.size(); ++i) shape = broadcastShapes(site, shape, ctx.node(ids[i]).shape);
+  for (int32_t &id : ids) id = broadcastNode(ctx, site, id, shape);
+  TraceNode n = makeNode(TraceOp::Load, pointee, false, std::move(shape), std::move(ids), site.loc);
+  n.i0 = static_cast<int64_t>(n.operands.size());
+  return ctx.ref(ctx.addNode(std::move(n)));
+}
+
+void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *mask) {
+  Operand op = Operand::of(ptr);
+  TraceContext &ctx = contextOf(site, {&op, &value, mask});
+  DType pointee = ctx.node(ptr.id).dtype;
+  Shape shape = ctx.node(ptr.id).shape;
+  // Store writes where the pointers say: values and mask follow the pointers' shape.
+  auto fitToPointers = [&](int32_t id, const char *what) {
+    const Shape &from = ctx.node(id).shape;
+    if (!broadcastsTo(from, shape))
+      fail(site, std::string(what) + " of shape " + formatShape(from) +
+                     " does not broadcast to the pointers' shape " + formatShape(shape));
+    return broadcastNode(ctx, site, id, shape);
+  };
+  std::vector<int32_t> ids{ptr.id, fitToPointers(materialize(ctx, site, value, pointee), "the value")};
+  if (mask) ids.push_back(fitToPointers(materialize(ctx, site, *mask, DType::I1), "the mask"));
+  ctx.addNode(makeNode(TraceOp::Store, pointee, false, std::move(shape), std::move(ids), site.loc));
+}
+
+ValueRef emitProgramIndex(TraceOp op, const OpSite &site, int axis) {
+  TraceContext &ctx = currentContext(site.name, site.loc);
+  if (axis < 0 || axis > 2)
+    fail(site, "axis " + std::to_string(axis) + " is out of range (0, 1 or 2)");
+  TraceNode n = makeNode(op, DType::I32, false, {}, {}, site.loc);
+  n.i0 = axis;
+  return ctx.ref(ctx.addNode(std::move(n)));
+}
+
+ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi) {
+  TraceContext &ctx = currentContext(site.name, site.loc);
+  if (lo < INT32_MIN || hi > INT32_MAX)
+    fail(site, "bounds [" + std::to_string(lo) + ", " + std::to_string(hi) + ") do not fit in i32");
+  if (!isPowerOfTwo(hi - lo))
+    fail(site, "length hi - lo = " + std::to_string(hi - lo) + " (arange(" + std::to_string(lo) + ", " +
+                   std::to_string(hi) + ")) must be a power of two > 0");
+  TraceNode n = makeNode(TraceOp::Arange, DType::I32, false, {hi - lo}, {}, site.loc);
+  n.i0 = lo;
+  n.i1 = hi;
+  return ctx.ref(ctx.addNode(std::move(n)));
+}
+
+ValueRef emitFull(const OpSite &site, const Shape &shape, Operand value, DType elem) {
+  TraceContext &ctx =
+      value.kind == Operand::Value ? contextOf(site, {&value}) : currentContext(site.name, site.loc);
+  checkTileShape(site, shape);
+  if (value.kind != Operand::Value) return ctx.ref(constant(ctx, site, value, elem, shape));
+  if (!ctx.node(value.value.id).shape.empty())
+    fail(site, "the fill value must be a scalar, not a tile of shape " +
+                   formatShape(ctx.node(value.value.id).shape));
+  return ctx.ref(broadcastNode(ctx, site, value.value.id, shape));
+}
+
+ValueRef emitBroadcastTo(const OpSite &site, ValueRef a, const Shape &shape) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  checkTileShape(site, shape);
+  const Shape &from = ctx.node(a.id).shape;
+  if (!broadcastsTo(from, shape))
+    fail(site, "shape " + formatShape(from) + " does not broadcast to " + formatShape(shape));
+  return ctx.ref(broadcastNode(ctx, site, a.id, shape));
+}
+
+ValueRef emitExpandDims(const OpSite &site, ValueRef a, int64_t axis) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  TraceNode src = ctx.node(a.id);
+  int64_t rank = static_cast<int64_t>(src.shape.size());
+  if (axis < -(rank + 1) || axis > rank)
+    fail(site, "axis " + std::to_string(axis) + " is out of range for a rank-" + std::to_string(rank) +
+                   " tile (valid: " + std::to_string(-(rank + 1)) + " to " + std::to_string(rank) + ")");
+  if (axis < 0) axis += rank + 1;
+  Shape shape = src.shape;
+  shape.insert(shape.begin() + axis, 1);
+  checkTileShape(site, shape);
+  TraceNode n = makeNode(TraceOp::ExpandDims, src.dtype, src.isPtr, std::move(shape), {a.id}, site.loc);
+  n.i0 = axis;
+  return ctx.ref(ctx.addNode(std::move(n)));
+}
+
+} // namespace tessel::detail

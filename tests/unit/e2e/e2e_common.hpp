@@ -1,0 +1,75 @@
+// Shared helpers for end-to-end tests: kernels run on the emulator device
+// through the public API and are checked against references computed on the
+// host in double precision from the same random inputs.
+#pragma once
+
+#include <tessel/tessel.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace e2e {
+
+inline tessel::Device &emulator() {
+  static tessel::Device dev = tessel::Device::emulator();
+  return dev;
+}
+
+inline std::mt19937_64 &rng() {
+  static std::mt19937_64 gen(20261121);
+  return gen;
+}
+
+inline std::vector<float> randomFloats(size_t n, float lo = -10.f, float hi = 10.f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng());
+  return v;
+}
+
+inline std::vector<double> randomDoubles(size_t n, double lo = -10, double hi = 10) {
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(n);
+  for (double &x : v)
+    x = dist(rng());
+  return v;
+}
+
+template <class T> std::vector<T> randomInts(size_t n, int64_t lo, int64_t hi) {
+  std::uniform_int_distribution<int64_t> dist(lo, hi);
+  std::vector<T> v(n);
+  for (T &x : v)
+    x = static_cast<T>(dist(rng()));
+  return v;
+}
+
+// An output buffer filled with a recognizable garbage pattern, so a test
+// cannot pass on what a previous run left behind.
+template <class T> tessel::Buffer<T> poisoned(size_t n) {
+  std::vector<T> junk(n);
+  std::memset(static_cast<void *>(junk.data()), 0xA5, n * sizeof(T));
+  return emulator().upload(junk);
+}
+
+// Relative error with an absolute floor for values near zero.
+inline double relError(double got, double want, double floor = 1e-30) {
+  if (std::isnan(want))
+    return std::isnan(got) ? 0 : INFINITY;
+  if (std::isinf(want))
+    return got == want ? 0 : INFINITY;
+  return std::fabs(got - want) / std::max(std::fabs(want), floor);
+}
+
+inline bool contains(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+} // namespace e2e

@@ -1,0 +1,124 @@
+// Vector add end to end: trace, specialize, lower, cache, run on the emulator.
+#include "e2e_common.hpp"
+
+#include "tessel/lowering/compile.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+void vector_add(Ptr<f32> x, Ptr<f32> y, Ptr<f32> out, i32 n, Const<int> BLOCK) {
+  auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
+  auto mask = offs < n;
+  store(out + offs, load(x + offs, mask) + load(y + offs, mask), mask);
+}
+
+constexpr int kBlock = 1024;
+
+// Runs vector_add over n elements with a fresh kernel object; returns it.
+auto runVectorAdd(Device &dev, size_t n, unsigned numWarps = 4) {
+  auto hx = randomFloats(n), hy = randomFloats(n);
+  auto x = dev.upload(hx), y = dev.upload(hy);
+  auto out = poisoned<float>(n);
+  auto add = jit<vector_add>();
+  add.launch(dev, {cdiv(n, kBlock)}, {.num_warps = numWarps}, x, y, out, int(n), kBlock);
+  std::vector<float> got = out.download();
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; ++i)
+    wrong += got[i] != float(double(hx[i]) + double(hy[i]));
+  CHECK_MESSAGE(wrong == 0, "n = " << n << ": " << wrong << " wrong elements");
+  return add;
+}
+
+const CompiledKernel &lastKernel(const auto &kernel) {
+  REQUIRE(kernel.runtime() != nullptr);
+  REQUIRE(kernel.runtime()->lastKernel() != nullptr);
+  return *kernel.runtime()->lastKernel();
+}
+
+} // namespace
+
+TEST_CASE("vector add matches the host at sizes that are and are not multiples of the block") {
+  for (size_t n : {size_t(1), size_t(17), size_t(1000), size_t(1024), size_t(1025), size_t(98432),
+                   size_t(100003)})
+    runVectorAdd(emulator(), n);
+}
+
+TEST_CASE("vector add with n % 16 == 0 uses 128-bit global loads and stores on gfx942") {
+  auto add = runVectorAdd(emulator(), 98432);
+  const CompiledKernel &k = lastKernel(add);
+  CHECK(contains(k.assembly, "global_load_dwordx4"));
+  CHECK(contains(k.assembly, "global_store_dwordx4"));
+  CHECK(contains(k.tileIR, "tessel.divisibility = 16"));
+  CHECK(contains(k.tileIR, "vec = 4"));
+}
+
+TEST_CASE("vector add with an odd n is specialized differently and still correct") {
+  auto add = runVectorAdd(emulator(), 98433);
+  const CompiledKernel &k = lastKernel(add);
+  CHECK_FALSE(contains(k.assembly, "global_load_dwordx4"));
+  CHECK_FALSE(contains(k.tileIR, "vec = 4"));
+}
+
+TEST_CASE("n == 1 is specialized to a constant") {
+  auto add = runVectorAdd(emulator(), 1);
+  CHECK(contains(lastKernel(add).tileIR, "tessel.equal_to_one"));
+}
+
+TEST_CASE("every target compiles, links a code object with a kernel descriptor, and runs") {
+  for (const char *arch : {"gfx90a", "gfx942", "gfx950", "gfx1100"}) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    for (unsigned warps : {1u, 4u, 8u}) {
+      auto add = runVectorAdd(dev, 5000 + warps, warps);
+      const CompiledKernel &k = lastKernel(add);
+      REQUIRE(k.hsaco.size() > 4);
+      CHECK(std::string(k.hsaco.begin(), k.hsaco.begin() + 4) == "\x7f" "ELF");
+      CHECK(contains(std::string(k.hsaco.begin(), k.hsaco.end()), "vector_add.kd"));
+      CHECK(k.waveSize == (std::string(arch) == "gfx1100" ? 32u : 64u));
+      CHECK(k.blockSize == warps * k.waveSize);
+    }
+  }
+}
+
+TEST_CASE("the second launch hits the memory cache, a new kernel object the disk cache") {
+  Device &dev = emulator();
+  size_t n = 4099;
+  auto add = runVectorAdd(dev, n);
+  auto hx = randomFloats(n), hy = randomFloats(n);
+  auto x = dev.upload(hx), y = dev.upload(hy);
+  auto out = poisoned<float>(n);
+  add.launch(dev, {cdiv(n, kBlock)}, {.num_warps = 4}, x, y, out, int(n), kBlock);
+  CHECK(add.runtime()->stats().memoryHits == 1);
+  CHECK(add.runtime()->stats().launches == 2);
+
+  auto again = runVectorAdd(dev, n);
+  CHECK(again.runtime()->stats().compiles == 0);
+  CHECK(again.runtime()->stats().diskHits == 1);
+}
+
+TEST_CASE("a damaged disk cache entry is rebuilt") {
+  const char *dir = std::getenv("TESSEL_CACHE_DIR");
+  REQUIRE(dir != nullptr);
+  size_t n = 3001; // a specialization no other test uses
+  auto first = runVectorAdd(emulator(), n, 2);
+  // Damage every file of every entry.
+  int damaged = 0;
+  for (auto &entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file())
+      continue;
+    std::fstream f(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(0);
+    f.put('#');
+    ++damaged;
+  }
+  REQUIRE(damaged > 0);
+  auto second = runVectorAdd(emulator(), n, 2);
+  CHECK(second.runtime()->stats().compiles == 1);
+  CHECK(second.runtime()->stats().diskHits == 0);
+}
