@@ -128,7 +128,14 @@ private:
     return 1;
   }
 
-  ArrayRef<Value> in(Value v) { return regs_[v]; }
+  // The registers of an already emitted value. Returned by value: emitting
+  // more ops may grow the map and move its storage.
+  SmallVector<Value> in(Value v) {
+    auto it = regs_.find(v);
+    if (it == regs_.end())
+      llvm::report_fatal_error("tessel: value used before it was distributed (compiler bug)");
+    return it->second;
+  }
 
   LogicalResult emit(Operation *op) {
     Location loc = op->getLoc();
@@ -193,13 +200,13 @@ private:
           auto srcType = cast<RankedTensorType>(bc.getSrc().getType());
           RegisterLayout dst = getRegisterLayout(bc.getType());
           RegisterLayout src = getRegisterLayout(srcType);
-          SmallVector<Value> out;
+          SmallVector<Value> out, srcRegs = in(bc.getSrc());
           for (int64_t r = 0; r < dst.numRegisters(); ++r) {
             SmallVector<int64_t> idx = dst.unflatten(r);
             for (unsigned d = 0; d < idx.size(); ++d)
               if (srcType.getDimSize(d) == 1)
                 idx[d] = 0;
-            out.push_back(in(bc.getSrc())[src.flatten(idx)]);
+            out.push_back(srcRegs[src.flatten(idx)]);
           }
           regs_[bc] = out;
           return success();
@@ -207,11 +214,11 @@ private:
         .Case<ExpandDimsOp>([&](ExpandDimsOp e) {
           RegisterLayout dst = getRegisterLayout(e.getType());
           RegisterLayout src = getRegisterLayout(cast<RankedTensorType>(e.getSrc().getType()));
-          SmallVector<Value> out;
+          SmallVector<Value> out, srcRegs = in(e.getSrc());
           for (int64_t r = 0; r < dst.numRegisters(); ++r) {
             SmallVector<int64_t> idx = dst.unflatten(r);
             idx.erase(idx.begin() + e.getAxis());
-            out.push_back(in(e.getSrc())[src.flatten(idx)]);
+            out.push_back(srcRegs[src.flatten(idx)]);
           }
           regs_[e] = out;
           return success();
@@ -220,7 +227,7 @@ private:
           Type elem = pointeeOf(a.getType());
           auto ptrType = LLVM::LLVMPointerType::get(b_.getContext(), kGlobalAddressSpace);
           SmallVector<Value> out;
-          ArrayRef<Value> ptrs = in(a.getPtr()), offs = in(a.getOffset());
+          SmallVector<Value> ptrs = in(a.getPtr()), offs = in(a.getOffset());
           for (size_t i = 0; i < ptrs.size(); ++i)
             out.push_back(b_.create<LLVM::GEPOp>(loc, ptrType, elem, ptrs[i], ValueRange{offs[i]}));
           regs_[a] = out;
@@ -243,10 +250,13 @@ private:
     Type resultScalar = scalarType(result.getType());
     int64_t n = registerCount(result.getType());
     SmallVector<Value> out;
+    SmallVector<SmallVector<Value>> operandRegs;
+    for (Value operand : op->getOperands())
+      operandRegs.push_back(in(operand));
     for (int64_t r = 0; r < n; ++r) {
       SmallVector<Value> operands;
-      for (Value operand : op->getOperands())
-        operands.push_back(in(operand)[isa<RankedTensorType>(operand.getType()) ? r : 0]);
+      for (auto [operand, regs] : llvm::zip(op->getOperands(), operandRegs))
+        operands.push_back(regs[isa<RankedTensorType>(operand.getType()) ? r : 0]);
       if (Value call = emitDeviceLibraryCall(op, operands, resultScalar)) {
         out.push_back(call);
         continue;
@@ -271,13 +281,16 @@ private:
                          .Case<math::Exp2Op>([](auto) { return "exp2"; })
                          .Case<math::LogOp>([](auto) { return "log"; })
                          .Case<math::Log2Op>([](auto) { return "log2"; })
+                         .Case<arith::RemFOp>([](auto) { return "fmod"; })
                          .Default([](auto) { return ""; });
-    bool needsLibrary = !base.empty() && (floatType.isF64() || base == "sin" || base == "cos");
+    bool needsLibrary = !base.empty() && (floatType.isF64() || base == "sin" ||
+                                          base == "cos" || base == "fmod");
     if (!needsLibrary)
       return {};
     std::string name = ("__ocml_" + base + "_f" + Twine(floatType.getWidth())).str();
     auto module = kernel_->getParentOfType<ModuleOp>();
-    auto fnType = LLVM::LLVMFunctionType::get(type, {type});
+    auto fnType = LLVM::LLVMFunctionType::get(
+        type, SmallVector<Type>(operands.size(), type));
     if (!module.lookupSymbol<LLVM::LLVMFuncOp>(name)) {
       OpBuilder::InsertionGuard guard(b_);
       b_.setInsertionPointToStart(module.getBody());
@@ -323,7 +336,9 @@ private:
     Location loc = l.getLoc();
     Type elem = elementTypeOf(l.getType());
     int64_t vec = l.getVec();
-    ArrayRef<Value> ptrs = in(l.getPtr());
+    SmallVector<Value> ptrs = in(l.getPtr());
+    SmallVector<Value> others = l.getOther() ? in(l.getOther()) : SmallVector<Value>();
+    SmallVector<Value> masks = l.getMask() ? in(l.getMask()) : SmallVector<Value>();
     SmallVector<Value> out;
     unsigned elemBytes = std::max(1u, elem.getIntOrFloatBitWidth() / 8);
     Type accessType = vec == 1 ? elem : Type(VectorType::get({vec}, elem));
@@ -336,9 +351,9 @@ private:
       if (l.getMask()) {
         SmallVector<Value> other;
         for (int64_t i = 0; i < vec; ++i)
-          other.push_back(l.getOther() ? in(l.getOther())[g + i]
+          other.push_back(l.getOther() ? others[g + i]
                                        : constant(elem, b_.getZeroAttr(elem)));
-        value = predicated(in(l.getMask())[g], loc, vectorOf(other, elem, loc), load);
+        value = predicated(masks[g], loc, vectorOf(other, elem, loc), load);
       } else {
         value = load();
       }
@@ -354,17 +369,18 @@ private:
     Location loc = s.getLoc();
     Type elem = pointeeOf(s.getPtr().getType());
     int64_t vec = s.getVec();
-    ArrayRef<Value> ptrs = in(s.getPtr()), values = in(s.getValue());
+    SmallVector<Value> ptrs = in(s.getPtr()), values = in(s.getValue());
+    SmallVector<Value> masks = s.getMask() ? in(s.getMask()) : SmallVector<Value>();
     unsigned elemBytes = std::max(1u, elem.getIntOrFloatBitWidth() / 8);
     for (size_t g = 0; g < ptrs.size(); g += vec) {
       Value ptr = ptrs[g];
-      Value value = vectorOf(values.slice(g, vec), elem, loc);
+      Value value = vectorOf(ArrayRef<Value>(values).slice(g, vec), elem, loc);
       auto store = [&]() -> Value {
         b_.create<LLVM::StoreOp>(loc, value, ptr, /*alignment=*/vec * elemBytes);
         return {};
       };
       if (s.getMask())
-        predicated(in(s.getMask())[g], loc, {}, store);
+        predicated(masks[g], loc, {}, store);
       else
         store();
     }

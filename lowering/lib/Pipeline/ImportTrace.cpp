@@ -211,7 +211,17 @@ private:
     case TraceOp::Sub: return binary(SubIOp(), SubFOp());
     case TraceOp::Mul: return binary(MulIOp(), MulFOp());
     case TraceOp::Div: return binary(DivSIOp(), DivFOp());
-    case TraceOp::Rem: return binary(RemSIOp(), RemFOp());
+    case TraceOp::Rem: {
+      Value a = operand(n, 0), c = operand(n, 1);
+      Type e = mlir::tessel::elementTypeOf(a.getType());
+      if (e.isF16() || e.isBF16()) { // fmod in f32 is exact for 16-bit inputs
+        Type f32 = withElement(a.getType(), b_.getF32Type());
+        Value r = b_.create<RemFOp>(loc, b_.create<ExtFOp>(loc, f32, a),
+                                    b_.create<ExtFOp>(loc, f32, c));
+        return b_.create<TruncFOp>(loc, a.getType(), r);
+      }
+      return binary(RemSIOp(), RemFOp());
+    }
     case TraceOp::Min: return binary(MinSIOp(), MinimumFOp());
     case TraceOp::Max: return binary(MaxSIOp(), MaximumFOp());
     case TraceOp::And: return intOnly(AndIOp());

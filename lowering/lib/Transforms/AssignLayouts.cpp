@@ -42,7 +42,9 @@ void rematerializeExpandDimsOperands(func::FuncOp func) {
   func.walk([&](ExpandDimsOp op) { expands.push_back(op); });
   for (ExpandDimsOp expand : expands) {
     Operation *def = expand.getSrc().getDefiningOp();
-    if (!isRematerializable(def) || expand.getSrc().hasOneUse())
+    // Cloned even when used once: the tree may share values with tiles of
+    // another layout (the same range indexing a load elsewhere).
+    if (!isRematerializable(def))
       continue;
     OpBuilder builder(expand);
     IRMapping mapping;
@@ -172,6 +174,8 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
 
     // 2. What the memory ops want.
     auto addAnchor = [&](Value ptr, Value mask) {
+      if (!isTile(ptr))
+        return; // a scalar access: every thread does the same
       unsigned dim = axis.contiguousDim(ptr);
       groups[uf.find(uf.get(ptr))].anchors.push_back({dim, axis.vectorWidth(ptr, dim, mask)});
     };
@@ -240,6 +244,8 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       return failure();
 
     auto vecFor = [&](Value ptr, Value mask) -> int64_t {
+      if (!isTile(ptr))
+        return 1;
       unsigned dim = axis.contiguousDim(ptr);
       int64_t want = axis.vectorWidth(ptr, dim, mask);
       return std::max<int64_t>(

@@ -105,6 +105,8 @@ public:
   size_t size() const { return count_; }
   size_t bytes() const { return count_ * sizeof(T); }
   T *devicePtr() const { return ptr_; } // an address on the device
+  // The device holding this buffer (Kernel::launch without a Device uses it).
+  const std::shared_ptr<DeviceImpl> &device() const { return dev_; }
   void copyFrom(std::span<const T> host) {
     if (host.size() != count_)
       throw Error("Buffer::copyFrom: " + std::to_string(host.size()) +

@@ -40,6 +40,13 @@ struct LaunchStats {
   uint64_t launches = 0, memoryHits = 0, diskHits = 0, compiles = 0;
 };
 
+// For benchmarks of tessel's own host cost: while on, every launch does all
+// its work (key lookup, checks, compile on a miss) except the final
+// DeviceImpl::launch, so a loop of cached launches times the host path alone.
+// Process-wide; off by default; reading it costs one relaxed atomic load.
+void setDryLaunches(bool on);
+bool dryLaunches();
+
 class KernelRuntime {
 public:
   explicit KernelRuntime(std::string kernelName);

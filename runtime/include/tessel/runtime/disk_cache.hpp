@@ -1,0 +1,53 @@
+// The on-disk kernel cache. An entry is a folder named by the hex key holding
+// tile.mlir, kernel.ll, kernel.s, kernel.hsaco and `meta` (the kernel's facts
+// and a checksum of every file). Entries appear atomically (built under a
+// temporary name, then renamed); a damaged entry is removed and reads as a
+// miss; an unwritable cache directory falls back to memory with one warning.
+#pragma once
+
+#include "tessel/lowering/compile.hpp"
+#include "tessel/trace.hpp"
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tessel {
+
+class DiskCache {
+public:
+  // $TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel, else $HOME/.cache/tessel.
+  static std::string defaultDirectory();
+  // The process-wide cache in defaultDirectory() (read once, at first use).
+  static DiskCache &process();
+
+  explicit DiskCache(std::string directory);
+
+  // The entry name: 32 hex digits hashing everything that decides the code.
+  // `compilerIdentity` is tessel::compilerIdentity() (tessel_lowering).
+  static std::string entryKey(uint64_t traceFingerprint, const Specialization &spec,
+                              std::string_view arch, unsigned numWarps,
+                              std::string_view compilerIdentity);
+
+  // The kernel stored under `key`, or nullopt. Never throws for I/O problems.
+  std::optional<CompiledKernel> load(const std::string &key);
+  // Stores `kernel` under `key`; another writer of the same key may win.
+  void store(const std::string &key, const CompiledKernel &kernel);
+
+  const std::string &directory() const { return directory_; }
+  bool memoryOnly() const;
+
+private:
+  void fallBackToMemory(const std::string &why);
+  void removeEntry(const std::string &key);
+
+  std::string directory_;
+  mutable std::mutex mutex_;
+  bool memoryOnly_ = false;
+  std::map<std::string, CompiledKernel> memory_; // entries that could not be written
+};
+
+} // namespace tessel

@@ -1,0 +1,247 @@
+// The on-disk kernel cache (see disk_cache.hpp for the format's contract).
+#include "tessel/runtime/disk_cache.hpp"
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/Support/xxhash.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace tessel {
+namespace {
+
+constexpr const char *kMetaHeader = "tessel-kernel-cache 1";
+
+uint64_t checksumOf(std::string_view bytes) {
+  return llvm::xxh3_64bits(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+}
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+bool readFile(const fs::path &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  out = std::move(buffer).str();
+  return !in.bad();
+}
+
+bool writeFile(const fs::path &path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  out.close();
+  return bool(out);
+}
+
+// The files of an entry, in the order meta lists them.
+struct EntryFile {
+  const char *name;
+  std::string CompiledKernel::*text; // null for the code object
+};
+const EntryFile kEntryFiles[] = {
+    {"tile.mlir", &CompiledKernel::tileIR},
+    {"kernel.ll", &CompiledKernel::llvmIR},
+    {"kernel.s", &CompiledKernel::assembly},
+    {"kernel.hsaco", nullptr},
+};
+
+std::string_view fileBytes(const CompiledKernel &k, const EntryFile &f) {
+  if (f.text)
+    return k.*f.text;
+  return {reinterpret_cast<const char *>(k.hsaco.data()), k.hsaco.size()};
+}
+
+std::string metaText(const CompiledKernel &k) {
+  std::ostringstream meta;
+  meta << kMetaHeader << "\n"
+       << "name " << k.name << "\n"
+       << "ldsBytes " << k.ldsBytes << "\n"
+       << "blockSize " << k.blockSize << "\n"
+       << "waveSize " << k.waveSize << "\n"
+       << "kernargs " << k.kernargs.totalBytes << " " << k.kernargs.offsets.size();
+  for (size_t i = 0; i < k.kernargs.offsets.size(); ++i)
+    meta << " " << k.kernargs.offsets[i] << " " << k.kernargs.sizes[i];
+  meta << "\n";
+  for (const EntryFile &f : kEntryFiles) {
+    std::string_view bytes = fileBytes(k, f);
+    meta << "file " << f.name << " " << bytes.size() << " " << hex64(checksumOf(bytes)) << "\n";
+  }
+  std::string body = meta.str();
+  return body + "checksum " + hex64(checksumOf(body)) + "\n";
+}
+
+// Reads and verifies one entry; nullopt when anything is missing or damaged.
+std::optional<CompiledKernel> readEntry(const fs::path &folder) {
+  std::string meta;
+  if (!readFile(folder / "meta", meta))
+    return std::nullopt;
+  const size_t checksumAt = meta.rfind("checksum ");
+  if (checksumAt == std::string::npos ||
+      meta.substr(checksumAt) != "checksum " + hex64(checksumOf(meta.substr(0, checksumAt))) + "\n")
+    return std::nullopt;
+  std::istringstream in(meta.substr(0, checksumAt));
+  std::string line, word;
+  CompiledKernel k;
+  if (!std::getline(in, line) || line != kMetaHeader)
+    return std::nullopt;
+  if (!std::getline(in, line) || line.rfind("name ", 0) != 0)
+    return std::nullopt;
+  k.name = line.substr(5);
+  size_t count = 0;
+  if (!(in >> word) || word != "ldsBytes" || !(in >> k.ldsBytes) || !(in >> word) ||
+      word != "blockSize" || !(in >> k.blockSize) || !(in >> word) || word != "waveSize" ||
+      !(in >> k.waveSize) || !(in >> word) || word != "kernargs" ||
+      !(in >> k.kernargs.totalBytes >> count) || count > 4096)
+    return std::nullopt;
+  k.kernargs.offsets.resize(count);
+  k.kernargs.sizes.resize(count);
+  for (size_t i = 0; i < count; ++i)
+    if (!(in >> k.kernargs.offsets[i] >> k.kernargs.sizes[i]))
+      return std::nullopt;
+  for (const EntryFile &f : kEntryFiles) {
+    std::string name, checksum, bytes;
+    size_t size = 0;
+    if (!(in >> word >> name >> size >> checksum) || word != "file" || name != f.name)
+      return std::nullopt;
+    if (!readFile(folder / f.name, bytes) || bytes.size() != size ||
+        hex64(checksumOf(bytes)) != checksum)
+      return std::nullopt;
+    if (f.text)
+      k.*f.text = std::move(bytes);
+    else
+      k.hsaco.assign(bytes.begin(), bytes.end());
+  }
+  return k;
+}
+
+// A name no other process or thread uses.
+std::string uniqueSuffix() {
+  static std::atomic<uint64_t> counter{0};
+  return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+}
+
+} // namespace
+
+std::string DiskCache::defaultDirectory() {
+  if (const char *dir = std::getenv("TESSEL_CACHE_DIR"); dir && *dir)
+    return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (fs::path(xdg) / "tessel").string();
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "tessel").string();
+  return (fs::temp_directory_path() / "tessel-cache").string();
+}
+
+DiskCache &DiskCache::process() {
+  static DiskCache cache(defaultDirectory());
+  return cache;
+}
+
+DiskCache::DiskCache(std::string directory) : directory_(std::move(directory)) {
+  std::error_code ec;
+  fs::create_directories(directory_, ec);
+  if (ec || ::access(directory_.c_str(), W_OK | X_OK) != 0)
+    fallBackToMemory(ec ? ec.message() : std::strerror(errno));
+}
+
+bool DiskCache::memoryOnly() const {
+  std::lock_guard lock(mutex_);
+  return memoryOnly_;
+}
+
+void DiskCache::fallBackToMemory(const std::string &why) {
+  std::lock_guard lock(mutex_);
+  if (memoryOnly_)
+    return;
+  memoryOnly_ = true;
+  std::fprintf(stderr, "tessel: warning: cannot write the kernel cache in %s (%s); keeping kernels in memory only\n",
+               directory_.c_str(), why.c_str());
+}
+
+std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization &spec,
+                                std::string_view arch, unsigned numWarps,
+                                std::string_view compilerIdentity) {
+  std::string bytes;
+  auto put = [&](uint64_t v) { bytes.append(reinterpret_cast<const char *>(&v), sizeof v); };
+  put(traceFingerprint);
+  put(spec.args.size());
+  for (const ArgSpecialization &a : spec.args)
+    put(uint64_t(a.equalsOne) | uint64_t(a.divisibleBy16) << 1 | uint64_t(a.aligned16) << 2);
+  put(arch.size());
+  bytes.append(arch);
+  put(numWarps);
+  put(compilerIdentity.size());
+  bytes.append(compilerIdentity);
+  llvm::XXH128_hash_t h = llvm::xxh3_128bits(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+  return hex64(h.high64) + hex64(h.low64);
+}
+
+std::optional<CompiledKernel> DiskCache::load(const std::string &key) {
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = memory_.find(key); it != memory_.end())
+      return it->second;
+    if (memoryOnly_)
+      return std::nullopt;
+  }
+  const fs::path folder = fs::path(directory_) / key;
+  std::error_code ec;
+  if (!fs::exists(folder, ec))
+    return std::nullopt;
+  std::optional<CompiledKernel> kernel = readEntry(folder);
+  if (!kernel)
+    removeEntry(key); // damaged or partial: the caller recompiles and stores it again
+  return kernel;
+}
+
+void DiskCache::removeEntry(const std::string &key) {
+  // Renamed away first, so no reader ever sees a half-deleted entry.
+  const fs::path trash = fs::path(directory_) / (".trash-" + key + "-" + uniqueSuffix());
+  std::error_code ec;
+  fs::rename(fs::path(directory_) / key, trash, ec);
+  if (!ec)
+    fs::remove_all(trash, ec);
+}
+
+void DiskCache::store(const std::string &key, const CompiledKernel &kernel) {
+  if (memoryOnly()) {
+    std::lock_guard lock(mutex_);
+    memory_[key] = kernel;
+    return;
+  }
+  const fs::path temporary = fs::path(directory_) / (".tmp-" + key + "-" + uniqueSuffix());
+  std::error_code ec;
+  bool written = fs::create_directory(temporary, ec) && !ec;
+  for (const EntryFile &f : kEntryFiles)
+    written = written && writeFile(temporary / f.name, fileBytes(kernel, f));
+  written = written && writeFile(temporary / "meta", metaText(kernel)); // last: meta vouches for the rest
+  if (!written) {
+    fs::remove_all(temporary, ec);
+    fallBackToMemory("writing an entry failed");
+    std::lock_guard lock(mutex_);
+    memory_[key] = kernel;
+    return;
+  }
+  if (::rename(temporary.c_str(), (fs::path(directory_) / key).c_str()) != 0)
+    fs::remove_all(temporary, ec); // another writer won the race: its entry is as good
+}
+
+} // namespace tessel

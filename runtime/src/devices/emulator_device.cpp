@@ -1,0 +1,389 @@
+// EmulatorDevice: runs the AMDGPU kernel module on the host. The module is
+// retargeted (emulator_retarget.cpp), optimized at O2 and JIT-compiled with
+// ORC; workgroups run in parallel on a pool of host threads, the threads of
+// a workgroup one after another, or as fibers when the kernel synchronizes.
+#include "devices_internal.hpp"
+#include "emulator_retarget.hpp"
+#include "emulator_runtime.hpp"
+
+#include "tessel/lowering/compile.hpp"
+#include "tessel/lowering/target.hpp"
+
+#include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+namespace tessel {
+namespace {
+
+using emu::DispatchPacket;
+using emu::EntryFn;
+
+constexpr size_t kMemoryAlignment = 256;
+constexpr size_t kFiberStackBytes = 256 * 1024;
+
+std::string llvmErrorText(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+// Runs `count` indices over the host threads; the calling thread helps.
+class WorkerPool {
+public:
+  using Work = void (*)(void *context, uint64_t index, unsigned slot);
+
+  explicit WorkerPool(unsigned threads) {
+    for (unsigned slot = 0; slot + 1 < threads; ++slot)
+      workers_.emplace_back([this, slot] { workerLoop(slot); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread &t : workers_)
+      t.join();
+  }
+  unsigned slots() const { return unsigned(workers_.size()) + 1; }
+
+  void run(uint64_t count, Work work, void *context) {
+    if (count <= 1 || workers_.empty()) { // waking workers costs more than it saves
+      for (uint64_t i = 0; i < count; ++i)
+        work(context, i, callerSlot());
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      work_ = work;
+      context_ = context;
+      count_ = count;
+      next_.store(0);
+      pending_ = unsigned(workers_.size());
+      ++generation_;
+    }
+    wake_.notify_all();
+    drain(callerSlot());
+    std::unique_lock lock(mutex_);
+    finished_.wait(lock, [&] { return pending_ == 0; });
+  }
+
+private:
+  unsigned callerSlot() const { return unsigned(workers_.size()); }
+  void drain(unsigned slot) {
+    for (uint64_t i; (i = next_.fetch_add(1)) < count_;)
+      work_(context_, i, slot);
+  }
+  void workerLoop(unsigned slot) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_)
+          return;
+        seen = generation_;
+      }
+      drain(slot);
+      std::lock_guard lock(mutex_);
+      if (--pending_ == 0)
+        finished_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, finished_;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  Work work_ = nullptr;
+  void *context_ = nullptr;
+  uint64_t count_ = 0;
+  std::atomic<uint64_t> next_{0};
+  unsigned pending_ = 0;
+};
+
+class EmulatorDevice;
+
+class EmulatorKernel final : public LoadedKernel {
+public:
+  EmulatorKernel(EmulatorDevice &device, llvm::orc::JITDylib &dylib) : device_(device), dylib_(dylib) {}
+  ~EmulatorKernel() override;
+
+  std::string name;
+  EntryFn entry = nullptr;
+  uint32_t ldsBytes = 0;
+  uint32_t kernargBytes = 0;
+  bool needsFibers = false;
+  EmulatorDevice &device_;
+
+private:
+  llvm::orc::JITDylib &dylib_;
+};
+
+// Per host thread: the workgroup's LDS and, for kernels that need them, fibers.
+struct FreeDeleter {
+  void operator()(uint8_t *p) const { std::free(p); }
+};
+struct WorkerScratch {
+  std::unique_ptr<uint8_t, FreeDeleter> lds;
+  size_t ldsCapacity = 0;
+  std::unique_ptr<emu::FiberWorkgroup> fibers;
+};
+
+struct LaunchJob {
+  const EmulatorKernel *kernel;
+  const DispatchPacket *packet;
+  const emu::ImplicitArgs *implicitArgs;
+  const void *kernarg;
+  Dim3 grid;
+  uint32_t blockSize;
+  std::vector<WorkerScratch> *scratch;
+  std::atomic<bool> failed{false};
+  std::mutex errorMutex;
+  std::string error;
+};
+
+void runWorkgroup(void *context, uint64_t index, unsigned slot) {
+  LaunchJob &job = *static_cast<LaunchJob *>(context);
+  if (job.failed.load(std::memory_order_relaxed))
+    return;
+  WorkerScratch &scratch = (*job.scratch)[slot];
+  emu::ThreadState &thread = emu::currentThread();
+  thread.workgroup[0] = uint32_t(index % job.grid.x);
+  thread.workgroup[1] = uint32_t(index / job.grid.x % job.grid.y);
+  thread.workgroup[2] = uint32_t(index / (uint64_t(job.grid.x) * job.grid.y));
+  thread.workitem[0] = thread.workitem[1] = thread.workitem[2] = 0;
+  thread.packet = job.packet;
+  thread.implicitArgs = job.implicitArgs;
+  thread.lds = scratch.lds.get();
+  const EntryFn entry = job.kernel->entry;
+  if (!job.kernel->needsFibers) {
+    for (uint32_t t = 0; t < job.blockSize; ++t) {
+      thread.workitem[0] = t;
+      entry(job.kernarg);
+    }
+    return;
+  }
+  std::string why = scratch.fibers->run(entry, job.kernarg);
+  if (why.empty())
+    return;
+  std::lock_guard lock(job.errorMutex);
+  if (!job.failed.exchange(true))
+    job.error = "workgroup (" + std::to_string(thread.workgroup[0]) + "," +
+                std::to_string(thread.workgroup[1]) + "," + std::to_string(thread.workgroup[2]) +
+                "): " + why;
+}
+
+class EmulatorDevice final : public DeviceImpl {
+public:
+  explicit EmulatorDevice(const TargetInfo &target)
+      : target_(target), pool_(std::max(1u, std::thread::hardware_concurrency())) {
+    static std::once_flag initialized;
+    std::call_once(initialized, [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+    });
+    auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!machineBuilder)
+      throw Error("emulator: cannot describe the host: " + llvmErrorText(machineBuilder.takeError()));
+    machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+    auto machine = machineBuilder->createTargetMachine();
+    if (!machine)
+      throw Error("emulator: no host code generator: " + llvmErrorText(machine.takeError()));
+    machine_ = std::move(*machine);
+    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*machineBuilder).create();
+    if (!jit)
+      throw Error("emulator: cannot create the JIT: " + llvmErrorText(jit.takeError()));
+    jit_ = std::move(*jit);
+    runtime_ = &jit_->getExecutionSession().createBareJITDylib("tessel_emu_runtime");
+    llvm::orc::SymbolMap symbols;
+    for (const emu::RuntimeSymbol &s : emu::runtimeSymbols())
+      symbols[jit_->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
+                                                llvm::JITSymbolFlags::Exported |
+                                                    llvm::JITSymbolFlags::Callable};
+    if (auto err = runtime_->define(llvm::orc::absoluteSymbols(std::move(symbols))))
+      throw Error("emulator: " + llvmErrorText(std::move(err)));
+    scratch_.resize(pool_.slots());
+  }
+
+  std::string name() const override { return std::string("emulator (") + target_.arch + ")"; }
+  std::string arch() const override { return target_.arch; }
+  bool isEmulator() const override { return true; }
+
+  void *allocate(size_t bytes) override {
+    size_t rounded = (std::max<size_t>(bytes, 1) + kMemoryAlignment - 1) / kMemoryAlignment * kMemoryAlignment;
+    void *p = std::aligned_alloc(kMemoryAlignment, rounded);
+    if (!p)
+      throw Error("emulator: out of host memory allocating " + std::to_string(bytes) + " bytes");
+    return p;
+  }
+  void release(void *devicePtr) override { std::free(devicePtr); }
+  void copyToDevice(void *dst, const void *src, size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void copyToHost(void *dst, const void *src, size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void synchronize() override {} // launches finish before they return
+
+  std::unique_ptr<LoadedKernel> load(const CompiledKernel &kernel) override {
+    std::lock_guard lock(jitMutex_);
+    auto context = std::make_unique<llvm::LLVMContext>();
+    llvm::SMDiagnostic diagnostic;
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(kernel.llvmIR, kernel.name, false);
+    std::unique_ptr<llvm::Module> module = llvm::parseIR(*buffer, diagnostic, *context);
+    if (!module)
+      throw Error("emulator: cannot parse the LLVM IR of kernel '" + kernel.name + "': line " +
+                  std::to_string(diagnostic.getLineNo()) + ": " + diagnostic.getMessage().str());
+    emu::RetargetedKernel retargeted =
+        emu::retargetForHost(*module, kernel.name, kernel.kernargs, machine_->createDataLayout(),
+                             machine_->getTargetTriple().str());
+    optimize(*module);
+
+    auto dylib = jit_->createJITDylib("tessel_kernel_" + std::to_string(nextDylib_++));
+    if (!dylib)
+      throw Error("emulator: " + llvmErrorText(dylib.takeError()));
+    auto loaded = std::make_unique<EmulatorKernel>(*this, *dylib);
+    dylib->addToLinkOrder(*runtime_);
+    // Device library calls resolve to their host versions, in this kernel's dylib.
+    llvm::orc::SymbolMap ocml;
+    for (llvm::Function &f : *module)
+      if (f.isDeclaration() && (f.getName().starts_with("__ocml_") || f.getName().starts_with("__ockl_")))
+        ocml[jit_->mangleAndIntern(f.getName())] = {
+            llvm::orc::ExecutorAddr::fromPtr(emu::findDeviceLibraryFunction(f.getName().str())),
+            llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    if (!ocml.empty())
+      if (auto err = dylib->define(llvm::orc::absoluteSymbols(std::move(ocml))))
+        throw Error("emulator: " + llvmErrorText(std::move(err)));
+    if (auto err = jit_->addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+      throw Error("emulator: cannot add kernel '" + kernel.name + "': " + llvmErrorText(std::move(err)));
+    auto entry = jit_->lookup(*dylib, emu::kEntryName);
+    if (!entry)
+      throw Error("emulator: cannot compile kernel '" + kernel.name + "' for the host: " +
+                  llvmErrorText(entry.takeError()));
+    loaded->name = kernel.name;
+    loaded->entry = entry->toPtr<EntryFn>();
+    loaded->ldsBytes = std::max(kernel.ldsBytes, retargeted.ldsBytes);
+    loaded->kernargBytes = retargeted.kernargBytes;
+    loaded->needsFibers = retargeted.needsFibers;
+    return loaded;
+  }
+
+  void launch(LoadedKernel &kernel, Dim3 grid, uint32_t blockSize, const void *kernarg,
+              size_t kernargBytes) override {
+    auto *loaded = dynamic_cast<EmulatorKernel *>(&kernel);
+    if (!loaded || &loaded->device_ != this)
+      throw Error("emulator: the kernel was loaded on a different device");
+    const std::string &name = loaded->name;
+    if (kernargBytes < loaded->kernargBytes)
+      throw Error("kernel '" + name + "' reads " + std::to_string(loaded->kernargBytes) +
+                  " bytes of arguments but the launch passed " + std::to_string(kernargBytes));
+    if (blockSize == 0 || blockSize > target_.maxWorkgroupSize)
+      throw Error("kernel '" + name + "': a workgroup of " + std::to_string(blockSize) +
+                  " threads is outside 1.." + std::to_string(target_.maxWorkgroupSize) + " on " +
+                  target_.arch);
+    if (loaded->ldsBytes > target_.ldsBytes)
+      throw Error("kernel '" + name + "' needs " + std::to_string(loaded->ldsBytes) +
+                  " bytes of LDS; " + target_.arch + " has " + std::to_string(target_.ldsBytes));
+    const uint64_t workgroups = uint64_t(grid.x) * grid.y * grid.z;
+    if (workgroups == 0)
+      return;
+    if (uint64_t(grid.x) * blockSize > UINT32_MAX)
+      throw Error("kernel '" + name + "': the grid has more than 2^32 work-items along x");
+
+    DispatchPacket packet;
+    packet.setup = 3;
+    packet.workgroupSizeX = uint16_t(blockSize);
+    packet.gridSizeX = grid.x * blockSize;
+    packet.gridSizeY = grid.y;
+    packet.gridSizeZ = grid.z;
+    packet.groupSegmentSize = loaded->ldsBytes;
+    packet.kernargAddress = kernarg;
+
+    emu::ImplicitArgs implicitArgs;
+    implicitArgs.blockCount[0] = grid.x;
+    implicitArgs.blockCount[1] = grid.y;
+    implicitArgs.blockCount[2] = grid.z;
+    implicitArgs.groupSize[0] = uint16_t(blockSize);
+    implicitArgs.gridDims = 3;
+
+    std::lock_guard lock(launchMutex_); // one launch at a time owns the scratch
+    prepareScratch(*loaded, blockSize);
+    LaunchJob job;
+    job.kernel = loaded;
+    job.packet = &packet;
+    job.implicitArgs = &implicitArgs;
+    job.kernarg = kernarg;
+    job.grid = grid;
+    job.blockSize = blockSize;
+    job.scratch = &scratch_;
+    pool_.run(workgroups, &runWorkgroup, &job);
+    if (job.failed.load())
+      throw Error("kernel '" + name + "' failed in the emulator: " + job.error);
+  }
+
+  void unload(llvm::orc::JITDylib &dylib) {
+    std::lock_guard lock(jitMutex_);
+    if (auto err = jit_->getExecutionSession().removeJITDylib(dylib))
+      llvm::consumeError(std::move(err)); // the code stays mapped; nothing to report to a user
+  }
+
+private:
+  void prepareScratch(const EmulatorKernel &kernel, uint32_t blockSize) {
+    for (WorkerScratch &s : scratch_) {
+      if (s.ldsCapacity < kernel.ldsBytes) {
+        size_t capacity = (kernel.ldsBytes + kMemoryAlignment - 1) / kMemoryAlignment * kMemoryAlignment;
+        s.lds.reset(static_cast<uint8_t *>(std::aligned_alloc(kMemoryAlignment, capacity)));
+        if (!s.lds)
+          throw Error("emulator: out of host memory for LDS");
+        s.ldsCapacity = capacity;
+        std::memset(s.lds.get(), 0xAB, capacity); // LDS starts undefined: make misuse visible
+      }
+      if (kernel.needsFibers && (!s.fibers || s.fibers->blockSize() != blockSize))
+        s.fibers = std::make_unique<emu::FiberWorkgroup>(blockSize, target_.waveSize, kFiberStackBytes);
+    }
+  }
+
+  void optimize(llvm::Module &module) {
+    llvm::LoopAnalysisManager loops;
+    llvm::FunctionAnalysisManager functions;
+    llvm::CGSCCAnalysisManager cgscc;
+    llvm::ModuleAnalysisManager modules;
+    llvm::PassBuilder builder(machine_.get());
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(cgscc);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, cgscc, modules);
+    builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, modules);
+  }
+
+  const TargetInfo &target_;
+  WorkerPool pool_;
+  std::unique_ptr<llvm::TargetMachine> machine_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  llvm::orc::JITDylib *runtime_ = nullptr;
+  std::recursive_mutex jitMutex_; // unload() runs inside load() when load fails
+  std::mutex launchMutex_;
+  uint64_t nextDylib_ = 0;
+  std::vector<WorkerScratch> scratch_;
+};
+
+EmulatorKernel::~EmulatorKernel() { device_.unload(dylib_); }
+
+} // namespace
+
+std::shared_ptr<DeviceImpl> makeEmulatorDevice(const TargetInfo &target) {
+  return std::make_shared<EmulatorDevice>(target);
+}
+
+} // namespace tessel

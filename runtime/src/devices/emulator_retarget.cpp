@@ -1,0 +1,428 @@
+// Retargeting an AMDGPU kernel module to the host (DESIGN principle 1: the
+// emulator runs the same module that becomes the code object). x86 code
+// generation accepts addrspace(1)/(3)/(4)/(5) pointers unchanged, so the work
+// is: AMDGPU intrinsics -> emulator runtime calls (one table), LDS globals ->
+// offsets into the workgroup's LDS block, private allocas -> host allocas,
+// trapping integer division -> GPU-like non-trapping division, AMDGPU calling
+// conventions and attributes -> host ones, and an entry that unpacks kernarg.
+#include "emulator_retarget.hpp"
+
+#include "emulator_runtime.hpp"
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/CallingConv.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/ReplaceConstant.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <map>
+#include <vector>
+
+namespace tessel::emu {
+namespace {
+
+using llvm::CallInst;
+using llvm::Function;
+using llvm::IRBuilder;
+using llvm::Module;
+using llvm::Type;
+using llvm::Value;
+
+constexpr unsigned kLdsAddressSpace = 3;
+
+// How one AMDGPU intrinsic becomes emulator runtime code.
+using CustomRewrite = void (*)(CallInst &call, Module &module);
+struct IntrinsicRule {
+  const char *intrinsic;       // exact name, or the prefix of an overloaded one
+  bool overloaded;             // name continues with type suffixes (.i32, .f32, ...)
+  const char *runtimeFunction; // same signature: calls are redirected to it
+  bool pure;                   // reads nothing that changes within one thread
+  bool needsFibers;            // synchronizes threads: run the workgroup as fibers
+  CustomRewrite rewrite;       // when the runtime function's signature differs
+};
+
+void rewriteDpp(CallInst &call, Module &module);
+
+// The AMDGPU intrinsics the emulator runs. Anything else named
+// llvm.amdgcn.* is an error that names it.
+const IntrinsicRule kIntrinsicRules[] = {
+    {"llvm.amdgcn.workitem.id.x", false, "tessel_emu_workitem_id_x", true, false, nullptr},
+    {"llvm.amdgcn.workitem.id.y", false, "tessel_emu_workitem_id_y", true, false, nullptr},
+    {"llvm.amdgcn.workitem.id.z", false, "tessel_emu_workitem_id_z", true, false, nullptr},
+    {"llvm.amdgcn.workgroup.id.x", false, "tessel_emu_workgroup_id_x", true, false, nullptr},
+    {"llvm.amdgcn.workgroup.id.y", false, "tessel_emu_workgroup_id_y", true, false, nullptr},
+    {"llvm.amdgcn.workgroup.id.z", false, "tessel_emu_workgroup_id_z", true, false, nullptr},
+    {"llvm.amdgcn.dispatch.ptr", false, "tessel_emu_dispatch_ptr", true, false, nullptr},
+    {"llvm.amdgcn.implicitarg.ptr", false, "tessel_emu_implicitarg_ptr", true, false, nullptr},
+    {"llvm.amdgcn.s.barrier", false, "tessel_emu_barrier", false, true, nullptr},
+    {"llvm.amdgcn.wave.barrier", false, "tessel_emu_wave_barrier", false, true, nullptr},
+    {"llvm.amdgcn.ds.bpermute", false, "tessel_emu_ds_bpermute", false, true, nullptr},
+    {"llvm.amdgcn.update.dpp", true, nullptr, false, true, &rewriteDpp},
+    {"llvm.amdgcn.mov.dpp", true, nullptr, false, true, &rewriteDpp},
+};
+
+const IntrinsicRule *findRule(llvm::StringRef name) {
+  for (const IntrinsicRule &rule : kIntrinsicRules) {
+    llvm::StringRef ruleName(rule.intrinsic);
+    if (name == ruleName || (rule.overloaded && name.starts_with(ruleName) &&
+                             name.size() > ruleName.size() && name[ruleName.size()] == '.'))
+      return &rule;
+  }
+  return nullptr;
+}
+
+// A value of a 32- or 64-bit type as an integer of `bits`, and back.
+Value *toBits(IRBuilder<> &b, Value *v, unsigned bits) {
+  Type *intTy = b.getIntNTy(bits);
+  if (v->getType()->isPointerTy())
+    return b.CreatePtrToInt(v, intTy);
+  if (!v->getType()->isIntegerTy())
+    v = b.CreateBitCast(v, b.getIntNTy(v->getType()->getPrimitiveSizeInBits()));
+  return b.CreateZExtOrTrunc(v, intTy);
+}
+Value *fromBits(IRBuilder<> &b, Value *v, Type *type) {
+  if (type->isPointerTy())
+    return b.CreateIntToPtr(v, type);
+  Type *sameWidth = b.getIntNTy(type->getPrimitiveSizeInBits());
+  v = b.CreateZExtOrTrunc(v, sameWidth);
+  return type->isIntegerTy() ? v : b.CreateBitCast(v, type);
+}
+
+// update.dpp(old, src, ctrl, row_mask, bank_mask, bound_ctrl) and
+// mov.dpp(src, ctrl, row_mask, bank_mask, bound_ctrl) on any 32/64-bit type.
+void rewriteDpp(CallInst &call, Module &module) {
+  const bool isUpdate = call.arg_size() == 6;
+  Type *type = call.getType();
+  unsigned width = type->isPointerTy() ? 64 : type->getPrimitiveSizeInBits().getFixedValue();
+  if (width == 0 || width > 64)
+    throw Error("the emulator does not support " + call.getCalledFunction()->getName().str() +
+                " on this type");
+  const unsigned bits = width <= 32 ? 32 : 64;
+  IRBuilder<> b(&call);
+  Type *intTy = b.getIntNTy(bits), *i32 = b.getInt32Ty();
+  auto callee = module.getOrInsertFunction(
+      bits == 32 ? "tessel_emu_update_dpp_b32" : "tessel_emu_update_dpp_b64", intTy, intTy, intTy,
+      i32, i32, i32, i32);
+  unsigned first = isUpdate ? 1 : 0;
+  Value *src = toBits(b, call.getArgOperand(first), bits);
+  Value *old = isUpdate ? toBits(b, call.getArgOperand(0), bits) : src;
+  Value *ctrl = b.CreateZExtOrTrunc(call.getArgOperand(first + 1), i32);
+  Value *rowMask = b.CreateZExtOrTrunc(call.getArgOperand(first + 2), i32);
+  Value *bankMask = b.CreateZExtOrTrunc(call.getArgOperand(first + 3), i32);
+  Value *bound = b.CreateZExt(call.getArgOperand(first + 4), i32);
+  Value *result = b.CreateCall(callee, {old, src, ctrl, rowMask, bankMask, bound});
+  call.replaceAllUsesWith(fromBits(b, result, type));
+  call.eraseFromParent();
+}
+
+// AMDGPU intrinsics -> runtime calls. Returns whether fibers are needed.
+bool rewriteAmdgpuIntrinsics(Module &module, const std::string &kernelName) {
+  bool needsFibers = false;
+  std::vector<Function *> intrinsics;
+  for (Function &f : module)
+    if (f.getName().starts_with("llvm.amdgcn."))
+      intrinsics.push_back(&f);
+  for (Function *intrinsic : intrinsics) {
+    const IntrinsicRule *rule = findRule(intrinsic->getName());
+    if (!rule)
+      throw Error("the emulator does not support the AMDGPU intrinsic '" +
+                  intrinsic->getName().str() + "' (used by kernel '" + kernelName + "')");
+    needsFibers |= rule->needsFibers && !intrinsic->use_empty();
+    std::vector<CallInst *> calls;
+    for (llvm::User *user : intrinsic->users())
+      if (auto *call = llvm::dyn_cast<CallInst>(user); call && call->getCalledFunction() == intrinsic)
+        calls.push_back(call);
+      else
+        throw Error("kernel '" + kernelName + "' uses '" + intrinsic->getName().str() +
+                    "' other than by calling it");
+    if (rule->rewrite) {
+      for (CallInst *call : calls)
+        rule->rewrite(*call, module);
+    } else {
+      Function *runtime = Function::Create(intrinsic->getFunctionType(),
+                                           Function::ExternalLinkage, rule->runtimeFunction, module);
+      if (Function *existing = module.getFunction(rule->runtimeFunction); existing != runtime) {
+        runtime->eraseFromParent();
+        runtime = existing;
+      }
+      runtime->addFnAttr(llvm::Attribute::NoUnwind);
+      if (rule->pure) {
+        runtime->setDoesNotAccessMemory();
+        runtime->setWillReturn();
+      }
+      for (CallInst *call : calls) {
+        call->setCalledFunction(runtime);
+        call->setAttributes({}); // the intrinsic's attributes (immarg, ...) are not ours
+      }
+    }
+    intrinsic->eraseFromParent();
+  }
+  return needsFibers;
+}
+
+// Every remaining external symbol must be one the emulator provides:
+// kernels call no malloc (DESIGN principle 2).
+void checkExternalSymbols(Module &module, const std::string &kernelName) {
+  for (Function &f : module) {
+    if (!f.isDeclaration() || f.isIntrinsic() || f.getName().starts_with("tessel_emu_"))
+      continue;
+    if (f.getName().starts_with("__ocml_") || f.getName().starts_with("__ockl_")) {
+      if (!findDeviceLibraryFunction(f.getName().str()))
+        throw Error("the emulator has no host version of the device library function '" +
+                    f.getName().str() + "' (called by kernel '" + kernelName + "')");
+      continue;
+    }
+    throw Error("kernel '" + kernelName + "' calls the external function '" + f.getName().str() +
+                "'; kernels may call only __ocml_*/__ockl_* device library functions");
+  }
+  for (llvm::GlobalVariable &g : module.globals())
+    if (g.isDeclaration() && g.getAddressSpace() != kLdsAddressSpace)
+      throw Error("kernel '" + kernelName + "' refers to the external variable '" +
+                  g.getName().str() + "'");
+}
+
+// x86 traps on x / 0 and INT_MIN / -1; the GPU does not, and masked-off lanes
+// compute such divisions. Quotient by zero is all ones, remainder by zero is
+// the dividend (what the AMDGPU expansion gives); INT_MIN / -1 wraps.
+void rewriteIntegerDivision(Module &module) {
+  std::vector<llvm::BinaryOperator *> divisions;
+  for (Function &f : module)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
+        switch (op->getOpcode()) {
+        case llvm::Instruction::UDiv: case llvm::Instruction::SDiv:
+        case llvm::Instruction::URem: case llvm::Instruction::SRem:
+          divisions.push_back(op);
+          break;
+        default:
+          break;
+        }
+  for (llvm::BinaryOperator *op : divisions) {
+    IRBuilder<> b(op);
+    Type *type = op->getType();
+    Value *dividend = op->getOperand(0), *divisor = op->getOperand(1);
+    const unsigned bits = type->getScalarSizeInBits();
+    const auto opcode = op->getOpcode();
+    const bool isSigned = opcode == llvm::Instruction::SDiv || opcode == llvm::Instruction::SRem;
+    const bool isDiv = opcode == llvm::Instruction::UDiv || opcode == llvm::Instruction::SDiv;
+    Value *byZero = b.CreateICmpEQ(divisor, llvm::Constant::getNullValue(type));
+    Value *unsafe = byZero;
+    if (isSigned) {
+      Value *minDividend = b.CreateICmpEQ(
+          dividend, llvm::ConstantInt::get(type, llvm::APInt::getSignedMinValue(bits)));
+      Value *minusOne = b.CreateICmpEQ(divisor, llvm::Constant::getAllOnesValue(type));
+      unsafe = b.CreateOr(byZero, b.CreateAnd(minDividend, minusOne));
+    }
+    Value *safeDivisor = b.CreateSelect(unsafe, llvm::ConstantInt::get(type, 1), divisor);
+    Value *result = b.CreateBinOp(opcode, dividend, safeDivisor);
+    result = b.CreateSelect(byZero, isDiv ? llvm::Constant::getAllOnesValue(type) : dividend, result);
+    op->replaceAllUsesWith(result);
+    op->eraseFromParent();
+  }
+}
+
+// Private (addrspace 5) allocas become host stack allocas; users keep their
+// addrspace(5) pointer through a no-op cast.
+void moveAllocasToHostStack(Module &module) {
+  std::vector<llvm::AllocaInst *> allocas;
+  for (Function &f : module)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
+          alloca && alloca->getAddressSpace() != 0)
+        allocas.push_back(alloca);
+  for (llvm::AllocaInst *old : allocas) {
+    auto *host = new llvm::AllocaInst(old->getAllocatedType(), 0, old->getArraySize(),
+                                      old->getAlign(), old->getName(), old->getIterator());
+    auto *cast = llvm::AddrSpaceCastInst::Create(llvm::Instruction::AddrSpaceCast, host,
+                                                 old->getType(), "", old->getIterator());
+    old->replaceAllUsesWith(cast);
+    old->eraseFromParent();
+  }
+}
+
+// addrspace(3) globals become offsets into the workgroup's LDS block, which
+// the runtime hands out per workgroup. Returns the bytes they need.
+uint32_t lowerLdsGlobals(Module &module, const llvm::DataLayout &deviceLayout) {
+  // llvm.used & co. only keep symbols alive in a code object.
+  for (const char *name : {"llvm.used", "llvm.compiler.used"})
+    if (llvm::GlobalVariable *g = module.getGlobalVariable(name))
+      g->eraseFromParent();
+  std::vector<llvm::GlobalVariable *> lds;
+  for (llvm::GlobalVariable &g : module.globals())
+    if (g.getAddressSpace() == kLdsAddressSpace)
+      lds.push_back(&g);
+  if (lds.empty())
+    return 0;
+  std::vector<llvm::Constant *> asConstants(lds.begin(), lds.end());
+  llvm::convertUsersOfConstantsToInstructions(asConstants);
+
+  uint64_t offset = 0;
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ldsPtr = llvm::PointerType::get(ctx, kLdsAddressSpace);
+  auto ldsBase = module.getOrInsertFunction("tessel_emu_lds_base", ldsPtr);
+  if (auto *f = llvm::dyn_cast<Function>(ldsBase.getCallee())) {
+    f->setDoesNotAccessMemory();
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    f->setWillReturn();
+  }
+  std::map<Function *, Value *> basePerFunction;
+  for (llvm::GlobalVariable *g : lds) {
+    llvm::Align align = deviceLayout.getValueOrABITypeAlignment(g->getAlign(), g->getValueType());
+    offset = llvm::alignTo(offset, align);
+    const uint64_t here = offset;
+    offset += deviceLayout.getTypeAllocSize(g->getValueType());
+    std::vector<llvm::Use *> uses;
+    for (llvm::Use &use : g->uses())
+      uses.push_back(&use);
+    for (llvm::Use *use : uses) {
+      auto *inst = llvm::dyn_cast<llvm::Instruction>(use->getUser());
+      if (!inst)
+        throw Error("an LDS variable '" + g->getName().str() +
+                    "' is used outside of a function; the emulator cannot place it");
+      Function *f = inst->getFunction();
+      Value *&base = basePerFunction[f];
+      IRBuilder<> b(&*f->getEntryBlock().getFirstInsertionPt());
+      if (!base)
+        base = b.CreateCall(ldsBase, {}, "lds.base");
+      else
+        b.SetInsertPoint(llvm::cast<llvm::Instruction>(base)->getNextNode());
+      use->set(b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, here, g->getName()));
+    }
+    g->eraseFromParent();
+  }
+  return static_cast<uint32_t>(offset);
+}
+
+bool isAmdgpuCallingConv(unsigned cc) {
+  using CC = llvm::CallingConv::ID;
+  switch (static_cast<CC>(cc)) {
+  case llvm::CallingConv::AMDGPU_KERNEL: case llvm::CallingConv::AMDGPU_Gfx:
+  case llvm::CallingConv::AMDGPU_CS: case llvm::CallingConv::AMDGPU_VS:
+  case llvm::CallingConv::AMDGPU_PS: case llvm::CallingConv::AMDGPU_GS:
+  case llvm::CallingConv::AMDGPU_HS: case llvm::CallingConv::AMDGPU_ES:
+  case llvm::CallingConv::AMDGPU_LS: case llvm::CallingConv::SPIR_KERNEL:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// AMDGPU calling conventions -> C; AMDGPU-only attributes dropped.
+void useHostCallingConventionsAndAttributes(Module &module) {
+  for (Function &f : module) {
+    if (isAmdgpuCallingConv(f.getCallingConv()))
+      f.setCallingConv(llvm::CallingConv::C);
+    std::vector<std::string> drop;
+    for (const llvm::Attribute &attr : f.getAttributes().getFnAttrs())
+      if (attr.isStringAttribute()) {
+        llvm::StringRef kind = attr.getKindAsString();
+        if (kind.starts_with("amdgpu-") || kind == "target-cpu" || kind == "target-features" ||
+            kind == "uniform-work-group-size")
+          drop.push_back(kind.str());
+      }
+    for (const std::string &kind : drop)
+      f.removeFnAttr(kind);
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+          call && isAmdgpuCallingConv(call->getCallingConv()))
+        call->setCallingConv(llvm::CallingConv::C);
+  }
+}
+
+// Where each parameter sits in kernarg: the given layout, or the AMDGPU
+// rule (in order, natural alignment) when none is given.
+KernargLayout parameterLayout(Function &kernel, const KernargLayout &given,
+                              const llvm::DataLayout &deviceLayout) {
+  KernargLayout computed;
+  uint32_t offset = 0;
+  for (llvm::Argument &arg : kernel.args()) {
+    if (arg.hasByRefAttr() || arg.hasByValAttr())
+      throw Error("kernel '" + kernel.getName().str() +
+                  "' passes a parameter by reference, which the emulator does not support");
+    Type *type = arg.getType();
+    uint32_t size = type->isIntegerTy(1) ? 1 : uint32_t(deviceLayout.getTypeAllocSize(type));
+    uint32_t align = type->isIntegerTy(1) ? 1 : uint32_t(deviceLayout.getABITypeAlign(type).value());
+    offset = uint32_t(llvm::alignTo(offset, align));
+    computed.offsets.push_back(offset);
+    computed.sizes.push_back(size);
+    offset += size;
+  }
+  computed.totalBytes = offset;
+  if (given.offsets.empty() && given.totalBytes == 0)
+    return computed;
+  if (given.offsets.size() != computed.offsets.size())
+    throw Error("kernel '" + kernel.getName().str() + "' has " +
+                std::to_string(computed.offsets.size()) + " parameters but its kernarg layout lists " +
+                std::to_string(given.offsets.size()));
+  for (size_t i = 0; i < computed.sizes.size(); ++i)
+    if (i < given.sizes.size() && given.sizes[i] != computed.sizes[i])
+      throw Error("kernel '" + kernel.getName().str() + "': parameter " + std::to_string(i) +
+                  " is " + std::to_string(computed.sizes[i]) + " bytes but its kernarg layout says " +
+                  std::to_string(given.sizes[i]));
+  return given;
+}
+
+// void tessel_emu_entry(ptr kernarg): load each parameter, call the kernel.
+void addEntry(Module &module, Function &kernel, const KernargLayout &layout) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  auto *type = llvm::FunctionType::get(Type::getVoidTy(ctx), {ptr}, false);
+  Function *entry = Function::Create(type, Function::ExternalLinkage, kEntryName, module);
+  entry->addFnAttr(llvm::Attribute::NoUnwind);
+  IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  std::vector<Value *> args;
+  for (llvm::Argument &arg : kernel.args()) {
+    Value *at = b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), entry->getArg(0),
+                                             layout.offsets[arg.getArgNo()]);
+    if (arg.getType()->isIntegerTy(1))
+      args.push_back(b.CreateTrunc(b.CreateAlignedLoad(b.getInt8Ty(), at, llvm::Align(1)), b.getInt1Ty()));
+    else
+      args.push_back(b.CreateAlignedLoad(arg.getType(), at, llvm::Align(1)));
+  }
+  b.CreateCall(&kernel, args);
+  b.CreateRetVoid();
+}
+
+} // namespace
+
+RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
+                                 const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
+                                 const std::string &hostTriple) {
+  Function *kernel = module.getFunction(kernelName);
+  if (!kernel || kernel->isDeclaration())
+    throw Error("the kernel module does not define the kernel '" + kernelName + "'");
+  const llvm::DataLayout deviceLayout = module.getDataLayout();
+  RetargetedKernel result;
+  KernargLayout layout = parameterLayout(*kernel, kernargs, deviceLayout);
+  result.kernargBytes = layout.totalBytes;
+
+  result.needsFibers = rewriteAmdgpuIntrinsics(module, kernelName);
+  checkExternalSymbols(module, kernelName);
+  rewriteIntegerDivision(module);
+  moveAllocasToHostStack(module);
+  result.ldsBytes = lowerLdsGlobals(module, deviceLayout);
+  useHostCallingConventionsAndAttributes(module);
+  kernel->setLinkage(Function::InternalLinkage); // lets O2 inline it into the entry
+  module.setTargetTriple(llvm::Triple(hostTriple));
+  module.setDataLayout(hostLayout);
+  addEntry(module, *kernel, layout);
+
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(module, &os))
+    throw Error("the kernel module of '" + kernelName +
+                "' is not valid after retargeting to the host: " + problems);
+  return result;
+}
+
+} // namespace tessel::emu

@@ -1,0 +1,34 @@
+// Retargeting an AMDGPU kernel module to the host, so the emulator executes
+// the very module that becomes the code object. Internal to tessel_devices.
+#pragma once
+
+#include "tessel/trace.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace llvm {
+class Module;
+class DataLayout;
+} // namespace llvm
+
+namespace tessel::emu {
+
+// The function the emulator calls once per thread: void(const void *kernarg).
+inline constexpr const char *kEntryName = "tessel_emu_entry";
+
+struct RetargetedKernel {
+  uint32_t ldsBytes = 0;     // static LDS the module's addrspace(3) globals need
+  uint32_t kernargBytes = 0; // bytes of kernarg the entry reads
+  bool needsFibers = false;  // has barriers or cross-lane ops
+};
+
+// Rewrites `module` (triple amdgcn-amd-amdhsa) in place into a host module
+// with an entry kEntryName that reads the parameters of kernel `kernelName`
+// from a kernarg buffer laid out as `kernargs` (computed from the signature
+// when empty). Throws tessel::Error naming what the emulator cannot run.
+RetargetedKernel retargetForHost(llvm::Module &module, const std::string &kernelName,
+                                 const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
+                                 const std::string &hostTriple);
+
+} // namespace tessel::emu

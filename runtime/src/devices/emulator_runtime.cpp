@@ -1,0 +1,331 @@
+// The emulator's runtime functions and the fibers of a workgroup.
+#include "emulator_runtime.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sys/mman.h>
+#include <utility>
+
+namespace tessel::emu {
+
+namespace {
+thread_local ThreadState tThread;
+} // namespace
+
+ThreadState &currentThread() { return tThread; }
+
+// ---- fibers ----------------------------------------------------------------
+
+FiberWorkgroup::FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes)
+    : fibers_(blockSize), exchange_(blockSize, 0), stackBytes_(stackBytes), waveSize_(waveSize) {
+  // Reserved lazily: only the pages a fiber touches cost memory.
+  void *mem = mmap(nullptr, stackBytes_ * blockSize, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  stacks_ = mem == MAP_FAILED ? nullptr : static_cast<char *>(mem);
+}
+
+FiberWorkgroup::~FiberWorkgroup() {
+  if (stacks_)
+    munmap(stacks_, stackBytes_ * fibers_.size());
+}
+
+void FiberWorkgroup::fiberMain() {
+  FiberWorkgroup *self = tThread.fibers;
+  self->entry_(self->kernarg_);
+  self->fibers_[self->current_].state = State::Done;
+  // Returning resumes uc_link, the scheduler.
+}
+
+void FiberWorkgroup::suspend(State state) {
+  uint32_t lane = current_;
+  fibers_[lane].state = state;
+  swapcontext(&fibers_[lane].context, &scheduler_);
+}
+
+void FiberWorkgroup::barrier() { suspend(State::AtBarrier); }
+void FiberWorkgroup::waveSync() { suspend(State::AtWaveSync); }
+
+void FiberWorkgroup::fail(std::string why) {
+  error_ = std::move(why);
+  // Never resumed: run() returns the error and the fibers are abandoned.
+  swapcontext(&fibers_[current_].context, &scheduler_);
+  __builtin_unreachable();
+}
+
+std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
+  if (!stacks_)
+    return "could not reserve fiber stacks for " + std::to_string(fibers_.size()) + " threads";
+  const uint32_t n = blockSize();
+  entry_ = entry;
+  kernarg_ = kernarg;
+  error_.clear();
+  std::fill(exchange_.begin(), exchange_.end(), 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    Fiber &f = fibers_[i];
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = stacks_ + size_t(i) * stackBytes_;
+    f.context.uc_stack.ss_size = stackBytes_;
+    f.context.uc_link = &scheduler_;
+    makecontext(&f.context, &FiberWorkgroup::fiberMain, 0);
+    f.state = State::Ready;
+  }
+  ThreadState &ts = tThread;
+  ts.fibers = this;
+  for (;;) {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (fibers_[i].state != State::Ready)
+        continue;
+      current_ = i;
+      ts.workitem[0] = i;
+      swapcontext(&scheduler_, &fibers_[i].context);
+      if (!error_.empty()) {
+        ts.fibers = nullptr;
+        return error_;
+      }
+    }
+    // Every fiber is now done or waiting: release whatever can go on.
+    uint32_t done = 0, atBarrier = 0, atWave = 0;
+    for (const Fiber &f : fibers_) {
+      done += f.state == State::Done;
+      atBarrier += f.state == State::AtBarrier;
+      atWave += f.state == State::AtWaveSync;
+    }
+    if (done == n)
+      break;
+    bool released = false;
+    for (uint32_t base = 0; base < n; base += waveSize_) {
+      uint32_t end = std::min(n, base + waveSize_), waiting = 0;
+      for (uint32_t i = base; i < end; ++i)
+        waiting += fibers_[i].state == State::AtWaveSync;
+      if (waiting == end - base) {
+        for (uint32_t i = base; i < end; ++i)
+          fibers_[i].state = State::Ready;
+        released = true;
+      }
+    }
+    if (released)
+      continue;
+    if (atBarrier == n) {
+      for (Fiber &f : fibers_)
+        f.state = State::Ready;
+      continue;
+    }
+    ts.fibers = nullptr;
+    if (atBarrier)
+      return "s_barrier reached by only " + std::to_string(atBarrier) + " of " +
+             std::to_string(n) + " threads of the workgroup (" + std::to_string(done) +
+             " finished without reaching it, " + std::to_string(atWave) +
+             " wait at a cross-lane operation)";
+    return "a cross-lane operation was reached by only part of a wave (" +
+           std::to_string(atWave) + " of " + std::to_string(n) + " threads wait, " +
+           std::to_string(done) + " finished)";
+  }
+  ts.fibers = nullptr;
+  return {};
+}
+
+// ---- runtime functions called by the retargeted module ---------------------
+
+namespace {
+
+FiberWorkgroup &currentWorkgroup() { return *tThread.fibers; }
+
+// The lane a DPP control reads from, or -1 when out of bounds (GFX9 rules).
+int64_t dppSourceLane(uint32_t lane, uint32_t ctrl, uint32_t waveSize) {
+  const int64_t l = lane, rowBase = lane & ~15u, inRow = lane & 15u, n = ctrl & 15u;
+  if (ctrl <= 0xFF)
+    return (l & ~3) + ((ctrl >> (2 * (lane & 3))) & 3);
+  if (ctrl >= 0x101 && ctrl <= 0x10F)
+    return inRow + n < 16 ? l + n : -1; // row_shl
+  if (ctrl >= 0x111 && ctrl <= 0x11F)
+    return inRow - n >= 0 ? l - n : -1; // row_shr
+  if (ctrl >= 0x121 && ctrl <= 0x12F)
+    return rowBase + ((inRow - n) & 15); // row_ror
+  switch (ctrl) {
+  case 0x130: return l + 1 < waveSize ? l + 1 : -1;        // wave_shl:1
+  case 0x134: return (l + 1) % waveSize;                   // wave_rol:1
+  case 0x138: return l >= 1 ? l - 1 : -1;                  // wave_shr:1
+  case 0x13C: return (l + waveSize - 1) % waveSize;        // wave_ror:1
+  case 0x140: return rowBase + 15 - inRow;                 // row_mirror
+  case 0x141: return (l & ~7) + 7 - (l & 7);               // row_half_mirror
+  case 0x142: return rowBase >= 16 ? rowBase - 1 : -1;     // row_bcast:15
+  case 0x143: return l >= 32 ? 31 : -1;                    // row_bcast:31
+  }
+  currentWorkgroup().fail("unsupported DPP control 0x" + [&] {
+    char buf[16];
+    snprintf(buf, sizeof buf, "%x", ctrl);
+    return std::string(buf);
+  }());
+}
+
+uint64_t updateDpp(uint64_t old, uint64_t src, uint32_t ctrl, uint32_t rowMask,
+                   uint32_t bankMask, uint32_t boundCtrl) {
+  FiberWorkgroup &wg = currentWorkgroup();
+  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
+  wg.exchange()[lane] = src;
+  wg.waveSync();
+  uint64_t result = old;
+  const uint32_t inWave = lane - waveBase;
+  bool enabled = ((rowMask >> (inWave / 16)) & 1) && ((bankMask >> ((inWave & 15) / 4)) & 1);
+  if (enabled) {
+    int64_t from = dppSourceLane(inWave, ctrl, wg.waveSize());
+    if (from >= 0 && waveBase + from < wg.blockSize())
+      result = wg.exchange()[waveBase + from];
+    else if (boundCtrl)
+      result = 0;
+  }
+  wg.waveSync(); // nobody may overwrite the slots before every lane has read
+  return result;
+}
+
+} // namespace
+} // namespace tessel::emu
+
+using tessel::emu::tThread;
+
+extern "C" {
+static uint32_t tessel_emu_workitem_id_x() { return tThread.workitem[0]; }
+static uint32_t tessel_emu_workitem_id_y() { return tThread.workitem[1]; }
+static uint32_t tessel_emu_workitem_id_z() { return tThread.workitem[2]; }
+static uint32_t tessel_emu_workgroup_id_x() { return tThread.workgroup[0]; }
+static uint32_t tessel_emu_workgroup_id_y() { return tThread.workgroup[1]; }
+static uint32_t tessel_emu_workgroup_id_z() { return tThread.workgroup[2]; }
+static const void *tessel_emu_dispatch_ptr() { return tThread.packet; }
+static void *tessel_emu_lds_base() { return tThread.lds; }
+static const void *tessel_emu_implicitarg_ptr() { return tThread.implicitArgs; }
+static void tessel_emu_barrier() { tessel::emu::currentWorkgroup().barrier(); }
+static void tessel_emu_wave_barrier() { tessel::emu::currentWorkgroup().waveSync(); }
+
+static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
+  auto &wg = tessel::emu::currentWorkgroup();
+  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
+  wg.exchange()[lane] = uint32_t(data);
+  wg.waveSync();
+  uint32_t from = waveBase + (uint32_t(byteAddress) >> 2) % wg.waveSize();
+  int32_t result = from < wg.blockSize() ? int32_t(wg.exchange()[from]) : 0;
+  wg.waveSync();
+  return result;
+}
+
+static uint32_t tessel_emu_update_dpp_b32(uint32_t old, uint32_t src, uint32_t ctrl,
+                                          uint32_t rowMask, uint32_t bankMask, uint32_t bound) {
+  return uint32_t(tessel::emu::updateDpp(old, src, ctrl, rowMask, bankMask, bound));
+}
+static uint64_t tessel_emu_update_dpp_b64(uint64_t old, uint64_t src, uint32_t ctrl,
+                                          uint32_t rowMask, uint32_t bankMask, uint32_t bound) {
+  return tessel::emu::updateDpp(old, src, ctrl, rowMask, bankMask, bound);
+}
+}
+
+namespace tessel::emu {
+
+std::vector<RuntimeSymbol> runtimeSymbols() {
+#define TESSEL_EMU_SYMBOL(fn) RuntimeSymbol{#fn, reinterpret_cast<void *>(&fn)}
+  return {
+      TESSEL_EMU_SYMBOL(tessel_emu_workitem_id_x),  TESSEL_EMU_SYMBOL(tessel_emu_workitem_id_y),
+      TESSEL_EMU_SYMBOL(tessel_emu_workitem_id_z),  TESSEL_EMU_SYMBOL(tessel_emu_workgroup_id_x),
+      TESSEL_EMU_SYMBOL(tessel_emu_workgroup_id_y), TESSEL_EMU_SYMBOL(tessel_emu_workgroup_id_z),
+      TESSEL_EMU_SYMBOL(tessel_emu_dispatch_ptr),   TESSEL_EMU_SYMBOL(tessel_emu_lds_base),
+      TESSEL_EMU_SYMBOL(tessel_emu_barrier),        TESSEL_EMU_SYMBOL(tessel_emu_wave_barrier),
+      TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
+      TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
+  };
+#undef TESSEL_EMU_SYMBOL
+}
+
+// ---- ROCm device library functions, mapped to the host's libm --------------
+
+namespace {
+template <class T> T rsqrtOf(T x) { return T(1) / std::sqrt(x); }
+template <class T> T recipOf(T x) { return T(1) / x; }
+template <class T> T exp10Of(T x) { return std::pow(T(10), x); }
+
+struct OcmlFunction {
+  const char *name;
+  void *address;
+};
+
+#define OCML_UNARY(fn, expr)                                                                     \
+  OcmlFunction{"__ocml_" #fn "_f32", reinterpret_cast<void *>(+[](float x) -> float { return expr; })}, \
+  OcmlFunction{"__ocml_" #fn "_f64", reinterpret_cast<void *>(+[](double x) -> double { return expr; })}
+#define OCML_BINARY(fn, expr)                                                                    \
+  OcmlFunction{"__ocml_" #fn "_f32",                                                             \
+               reinterpret_cast<void *>(+[](float x, float y) -> float { return expr; })},       \
+  OcmlFunction{"__ocml_" #fn "_f64",                                                             \
+               reinterpret_cast<void *>(+[](double x, double y) -> double { return expr; })}
+
+const OcmlFunction kOcmlFunctions[] = {
+    OCML_UNARY(sin, std::sin(x)),       OCML_UNARY(cos, std::cos(x)),
+    OCML_UNARY(tan, std::tan(x)),       OCML_UNARY(asin, std::asin(x)),
+    OCML_UNARY(acos, std::acos(x)),     OCML_UNARY(atan, std::atan(x)),
+    OCML_UNARY(sinh, std::sinh(x)),     OCML_UNARY(cosh, std::cosh(x)),
+    OCML_UNARY(tanh, std::tanh(x)),     OCML_UNARY(asinh, std::asinh(x)),
+    OCML_UNARY(acosh, std::acosh(x)),   OCML_UNARY(atanh, std::atanh(x)),
+    OCML_UNARY(exp, std::exp(x)),       OCML_UNARY(exp2, std::exp2(x)),
+    OCML_UNARY(exp10, exp10Of(x)),      OCML_UNARY(expm1, std::expm1(x)),
+    OCML_UNARY(log, std::log(x)),       OCML_UNARY(log2, std::log2(x)),
+    OCML_UNARY(log10, std::log10(x)),   OCML_UNARY(log1p, std::log1p(x)),
+    OCML_UNARY(sqrt, std::sqrt(x)),     OCML_UNARY(rsqrt, rsqrtOf(x)),
+    OCML_UNARY(cbrt, std::cbrt(x)),     OCML_UNARY(fabs, std::fabs(x)),
+    OCML_UNARY(floor, std::floor(x)),   OCML_UNARY(ceil, std::ceil(x)),
+    OCML_UNARY(trunc, std::trunc(x)),   OCML_UNARY(round, std::round(x)),
+    OCML_UNARY(rint, std::rint(x)),     OCML_UNARY(erf, std::erf(x)),
+    OCML_UNARY(erfc, std::erfc(x)),     OCML_UNARY(tgamma, std::tgamma(x)),
+    OCML_UNARY(lgamma, std::lgamma(x)), OCML_UNARY(native_recip, recipOf(x)),
+    OCML_UNARY(native_sin, std::sin(x)), OCML_UNARY(native_cos, std::cos(x)),
+    OCML_UNARY(native_exp, std::exp(x)), OCML_UNARY(native_exp2, std::exp2(x)),
+    OCML_UNARY(native_log, std::log(x)), OCML_UNARY(native_log2, std::log2(x)),
+    OCML_UNARY(native_sqrt, std::sqrt(x)), OCML_UNARY(native_rsqrt, rsqrtOf(x)),
+    OCML_BINARY(pow, std::pow(x, y)),   OCML_BINARY(atan2, std::atan2(x, y)),
+    OCML_BINARY(fmod, std::fmod(x, y)), OCML_BINARY(fmin, std::fmin(x, y)),
+    OCML_BINARY(fmax, std::fmax(x, y)), OCML_BINARY(hypot, std::hypot(x, y)),
+    OCML_BINARY(copysign, std::copysign(x, y)), OCML_BINARY(fdim, std::fdim(x, y)),
+    OCML_BINARY(remainder, std::remainder(x, y)),
+    OcmlFunction{"__ocml_fma_f32", reinterpret_cast<void *>(
+                                       +[](float a, float b, float c) { return std::fma(a, b, c); })},
+    OcmlFunction{"__ocml_fma_f64", reinterpret_cast<void *>(+[](double a, double b, double c) {
+                   return std::fma(a, b, c);
+                 })},
+};
+#undef OCML_UNARY
+#undef OCML_BINARY
+
+// __ockl work-item queries (size_t f(uint dim)), from the dispatch packet.
+uint64_t gridDim(uint32_t dim) {
+  const DispatchPacket &p = *tThread.packet;
+  return dim == 0 ? p.gridSizeX : dim == 1 ? p.gridSizeY : dim == 2 ? p.gridSizeZ : 1;
+}
+uint64_t localSize(uint32_t dim) {
+  const DispatchPacket &p = *tThread.packet;
+  return dim == 0 ? p.workgroupSizeX : dim == 1 ? p.workgroupSizeY : dim == 2 ? p.workgroupSizeZ : 1;
+}
+uint64_t groupId(uint32_t dim) { return dim < 3 ? tThread.workgroup[dim] : 0; }
+uint64_t localId(uint32_t dim) { return dim < 3 ? tThread.workitem[dim] : 0; }
+
+const OcmlFunction kOcklFunctions[] = {
+    {"__ockl_get_local_size", reinterpret_cast<void *>(+[](uint32_t d) { return localSize(d); })},
+    {"__ockl_get_local_id", reinterpret_cast<void *>(+[](uint32_t d) { return localId(d); })},
+    {"__ockl_get_group_id", reinterpret_cast<void *>(+[](uint32_t d) { return groupId(d); })},
+    {"__ockl_get_global_size", reinterpret_cast<void *>(+[](uint32_t d) { return gridDim(d); })},
+    {"__ockl_get_num_groups", reinterpret_cast<void *>(+[](uint32_t d) {
+       return (gridDim(d) + localSize(d) - 1) / localSize(d);
+     })},
+    {"__ockl_get_global_id", reinterpret_cast<void *>(+[](uint32_t d) {
+       return groupId(d) * localSize(d) + localId(d);
+     })},
+};
+} // namespace
+
+void *findDeviceLibraryFunction(std::string_view name) {
+  for (const OcmlFunction &f : kOcmlFunctions)
+    if (name == f.name)
+      return f.address;
+  for (const OcmlFunction &f : kOcklFunctions)
+    if (name == f.name)
+      return f.address;
+  return nullptr;
+}
+
+} // namespace tessel::emu

@@ -1,0 +1,117 @@
+// The emulator's runtime: what the retargeted kernel module calls instead of
+// the AMDGPU intrinsics (work-item ids, the dispatch packet, barriers,
+// cross-lane ops, LDS), and the fibers that run a workgroup's threads.
+// Internal to tessel_devices.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <ucontext.h>
+#include <vector>
+
+namespace tessel::emu {
+
+// hsa_kernel_dispatch_packet_t, the layout llvm.amdgcn.dispatch.ptr points to.
+struct DispatchPacket {
+  uint16_t header = 0;
+  uint16_t setup = 0; // dimensions
+  uint16_t workgroupSizeX = 1, workgroupSizeY = 1, workgroupSizeZ = 1;
+  uint16_t reserved0 = 0;
+  uint32_t gridSizeX = 1, gridSizeY = 1, gridSizeZ = 1; // in work-items
+  uint32_t privateSegmentSize = 0;
+  uint32_t groupSegmentSize = 0;
+  uint64_t kernelObject = 0;
+  const void *kernargAddress = nullptr;
+  uint64_t reserved2 = 0;
+  uint64_t completionSignal = 0;
+};
+static_assert(sizeof(DispatchPacket) == 64);
+static_assert(offsetof(DispatchPacket, workgroupSizeX) == 4);
+static_assert(offsetof(DispatchPacket, gridSizeX) == 12);
+static_assert(offsetof(DispatchPacket, kernargAddress) == 40);
+
+// Code object v5 implicit kernel arguments (llvm.amdgcn.implicitarg.ptr):
+// the fields that hold the launch's shape.
+struct ImplicitArgs {
+  uint32_t blockCount[3] = {1, 1, 1}; // workgroups per dimension
+  uint16_t groupSize[3] = {1, 1, 1};  // work-items per workgroup
+  uint16_t remainder[3] = {0, 0, 0};  // size of the partial last workgroup
+  uint8_t reserved[40] = {};
+  uint16_t gridDims = 1;
+  uint8_t rest[190] = {};
+};
+static_assert(offsetof(ImplicitArgs, groupSize) == 12);
+static_assert(offsetof(ImplicitArgs, gridDims) == 64);
+static_assert(sizeof(ImplicitArgs) == 256);
+
+// The JIT'd entry: reads the parameters from the kernarg buffer, runs one thread.
+using EntryFn = void (*)(const void *kernarg);
+
+// A workgroup whose threads run as fibers that switch at barriers and
+// cross-lane ops (used when the kernel has any).
+class FiberWorkgroup {
+public:
+  FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes);
+  ~FiberWorkgroup();
+  FiberWorkgroup(const FiberWorkgroup &) = delete;
+  FiberWorkgroup &operator=(const FiberWorkgroup &) = delete;
+
+  // Runs every thread to completion. Returns an empty string, or why the
+  // workgroup could not finish (a barrier only part of it reached, ...).
+  std::string run(EntryFn entry, const void *kernarg);
+
+  // Called by the runtime functions on the current fiber.
+  void barrier();
+  void waveSync();
+  uint32_t currentLane() const { return current_; }
+  uint32_t waveSize() const { return waveSize_; }
+  uint32_t blockSize() const { return static_cast<uint32_t>(fibers_.size()); }
+  std::vector<uint64_t> &exchange() { return exchange_; }
+  [[noreturn]] void fail(std::string why);
+
+private:
+  enum class State : uint8_t { Ready, AtBarrier, AtWaveSync, Done };
+  struct Fiber {
+    ucontext_t context;
+    State state = State::Ready;
+  };
+  static void fiberMain();
+  void suspend(State state);
+
+  std::vector<Fiber> fibers_;
+  std::vector<uint64_t> exchange_; // one slot per lane for cross-lane ops
+  char *stacks_ = nullptr;
+  size_t stackBytes_;
+  uint32_t waveSize_;
+  uint32_t current_ = 0;
+  ucontext_t scheduler_;
+  EntryFn entry_ = nullptr;
+  const void *kernarg_ = nullptr;
+  std::string error_;
+};
+
+// What the runtime functions read: the work-item running on this host thread.
+struct ThreadState {
+  uint32_t workitem[3] = {0, 0, 0};
+  uint32_t workgroup[3] = {0, 0, 0};
+  const DispatchPacket *packet = nullptr;
+  const ImplicitArgs *implicitArgs = nullptr;
+  uint8_t *lds = nullptr;
+  FiberWorkgroup *fibers = nullptr; // null when threads run one after another
+};
+ThreadState &currentThread();
+
+// Runtime functions the retargeted module may call, by name.
+struct RuntimeSymbol {
+  const char *name;
+  void *address;
+};
+std::vector<RuntimeSymbol> runtimeSymbols();
+
+// Host implementation of a ROCm device library function (`__ocml_sin_f32`,
+// `__ockl_get_local_size`), or nullptr when the emulator has none.
+void *findDeviceLibraryFunction(std::string_view name);
+
+} // namespace tessel::emu

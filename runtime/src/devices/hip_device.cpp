@@ -1,0 +1,215 @@
+// HipDevice: a GPU through the HIP runtime, loaded with dlopen so tessel runs
+// where ROCm is absent. No HIP headers: the few types and constants are here.
+#include "devices_internal.hpp"
+
+#include "tessel/lowering/compile.hpp"
+#include "tessel/lowering/target.hpp"
+
+#include <cctype>
+#include <cstring>
+#include <dlfcn.h>
+#include <mutex>
+#include <vector>
+
+namespace tessel {
+namespace {
+
+using hipError_t = int;
+constexpr hipError_t hipSuccess = 0;
+constexpr int hipMemcpyHostToDevice = 1;
+constexpr int hipMemcpyDeviceToHost = 2;
+// HIP_LAUNCH_PARAM_* markers of the `extra` argument of hipModuleLaunchKernel.
+void *const kLaunchParamBufferPointer = reinterpret_cast<void *>(1);
+void *const kLaunchParamBufferSize = reinterpret_cast<void *>(2);
+void *const kLaunchParamEnd = reinterpret_cast<void *>(3);
+// Larger than hipDeviceProp_t of any HIP version (about 1.5 KiB).
+constexpr size_t kDevicePropertiesBytes = 16384;
+
+// The HIP entry points tessel uses, resolved from libamdhip64.
+struct HipApi {
+  hipError_t (*getDeviceCount)(int *);
+  hipError_t (*setDevice)(int);
+  hipError_t (*deviceGetName)(char *, int, int);
+  hipError_t (*getDeviceProperties)(void *, int);
+  hipError_t (*malloc)(void **, size_t);
+  hipError_t (*free)(void *);
+  hipError_t (*memcpy)(void *, const void *, size_t, int);
+  hipError_t (*moduleLoadData)(void **, const void *);
+  hipError_t (*moduleUnload)(void *);
+  hipError_t (*moduleGetFunction)(void **, void *, const char *);
+  hipError_t (*moduleLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                   unsigned, unsigned, void *, void **, void **);
+  hipError_t (*deviceSynchronize)();
+  const char *(*getErrorString)(hipError_t);
+  std::string loadError; // why the library is unusable; empty when loaded
+};
+
+const HipApi &hipApi() {
+  static HipApi api = [] {
+    HipApi a{};
+    void *library = nullptr;
+    for (const char *name : {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"})
+      if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (!library) {
+      a.loadError = "libamdhip64.so not found";
+      return a;
+    }
+    // Kept loaded for the life of the process: the HIP runtime does not unload cleanly.
+    auto resolve = [&](auto &fn, const char *symbol) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, symbol));
+      if (!fn && a.loadError.empty())
+        a.loadError = std::string("libamdhip64 lacks ") + symbol;
+    };
+    resolve(a.getDeviceCount, "hipGetDeviceCount");
+    resolve(a.setDevice, "hipSetDevice");
+    resolve(a.deviceGetName, "hipDeviceGetName");
+    resolve(a.getDeviceProperties, "hipGetDeviceProperties");
+    resolve(a.malloc, "hipMalloc");
+    resolve(a.free, "hipFree");
+    resolve(a.memcpy, "hipMemcpy");
+    resolve(a.moduleLoadData, "hipModuleLoadData");
+    resolve(a.moduleUnload, "hipModuleUnload");
+    resolve(a.moduleGetFunction, "hipModuleGetFunction");
+    resolve(a.moduleLaunchKernel, "hipModuleLaunchKernel");
+    resolve(a.deviceSynchronize, "hipDeviceSynchronize");
+    resolve(a.getErrorString, "hipGetErrorString");
+    return a;
+  }();
+  return api;
+}
+
+std::string errorText(const HipApi &api, hipError_t e) {
+  const char *text = api.getErrorString ? api.getErrorString(e) : nullptr;
+  return (text ? std::string(text) : "hip error") + " (" + std::to_string(e) + ")";
+}
+
+// gcnArchName ("gfx942:sramecc+:xnack-") sits at a version-dependent offset of
+// hipDeviceProp_t: find a field that starts with "gfx" and keep the name.
+std::string archFromProperties(const std::vector<char> &props) {
+  for (size_t i = 0; i + 4 < props.size(); ++i) {
+    if ((i > 0 && props[i - 1] != '\0') || std::memcmp(&props[i], "gfx", 3) != 0)
+      continue;
+    size_t end = i + 3;
+    while (end < props.size() && std::isalnum(static_cast<unsigned char>(props[end])))
+      ++end;
+    if (end > i + 3 && end < props.size() && (props[end] == '\0' || props[end] == ':'))
+      return std::string(&props[i], end - i);
+  }
+  return {};
+}
+
+class HipDevice;
+
+class HipKernel final : public LoadedKernel {
+public:
+  HipKernel(const HipApi &api, void *module, void *function, std::string name)
+      : api_(api), module_(module), function_(function), name_(std::move(name)) {}
+  ~HipKernel() override { api_.moduleUnload(module_); }
+  void *function() const { return function_; }
+  const std::string &name() const { return name_; }
+
+private:
+  const HipApi &api_;
+  void *module_;
+  void *function_;
+  std::string name_;
+};
+
+class HipDevice final : public DeviceImpl {
+public:
+  explicit HipDevice(int ordinal) : api_(hipApi()), ordinal_(ordinal) {
+    if (!api_.loadError.empty())
+      throw Error("HIP unavailable: " + api_.loadError);
+    int count = 0;
+    if (hipError_t e = api_.getDeviceCount(&count); e != hipSuccess || count == 0)
+      throw Error("HIP found no GPU: " + (e != hipSuccess ? errorText(api_, e) : "0 devices"));
+    if (ordinal < 0 || ordinal >= count)
+      throw Error("HIP device " + std::to_string(ordinal) + " does not exist (" +
+                  std::to_string(count) + " present)");
+    check(api_.setDevice(ordinal), "hipSetDevice");
+    char name[256] = {};
+    check(api_.deviceGetName(name, sizeof name - 1, ordinal), "hipDeviceGetName");
+    name_ = name;
+    std::vector<char> props(kDevicePropertiesBytes, '\0');
+    check(api_.getDeviceProperties(props.data(), ordinal), "hipGetDeviceProperties");
+    std::string arch = archFromProperties(props);
+    if (arch.empty())
+      throw Error("HIP device " + std::to_string(ordinal) + " (" + name_ +
+                  ") did not report its gfx architecture");
+    target_ = &requireTarget(arch);
+  }
+
+  std::string name() const override { return "hip: " + name_; }
+  std::string arch() const override { return target_->arch; }
+  bool isEmulator() const override { return false; }
+
+  void *allocate(size_t bytes) override {
+    void *p = nullptr;
+    selectDevice();
+    check(api_.malloc(&p, bytes ? bytes : 1), "hipMalloc of " + std::to_string(bytes) + " bytes");
+    return p;
+  }
+  void release(void *devicePtr) override {
+    if (devicePtr)
+      api_.free(devicePtr);
+  }
+  void copyToDevice(void *dst, const void *src, size_t bytes) override {
+    check(api_.memcpy(dst, src, bytes, hipMemcpyHostToDevice), "hipMemcpy to the device");
+  }
+  void copyToHost(void *dst, const void *src, size_t bytes) override {
+    check(api_.memcpy(dst, src, bytes, hipMemcpyDeviceToHost), "hipMemcpy to the host");
+  }
+  void synchronize() override {
+    selectDevice();
+    check(api_.deviceSynchronize(), "hipDeviceSynchronize");
+  }
+
+  std::unique_ptr<LoadedKernel> load(const CompiledKernel &kernel) override {
+    if (kernel.hsaco.empty())
+      throw Error("kernel '" + kernel.name + "' has no code object to load");
+    void *module = nullptr, *function = nullptr;
+    selectDevice();
+    if (hipError_t e = api_.moduleLoadData(&module, kernel.hsaco.data()); e != hipSuccess)
+      throw Error("HIP could not load the code object of kernel '" + kernel.name + "': " +
+                  errorText(api_, e) + " (is its code object version one this runtime loads?)");
+    if (hipError_t e = api_.moduleGetFunction(&function, module, kernel.name.c_str()); e != hipSuccess) {
+      api_.moduleUnload(module);
+      throw Error("HIP found no kernel '" + kernel.name + "' in its code object: " + errorText(api_, e));
+    }
+    return std::make_unique<HipKernel>(api_, module, function, kernel.name);
+  }
+
+  void launch(LoadedKernel &kernel, Dim3 grid, uint32_t blockSize, const void *kernarg,
+              size_t kernargBytes) override {
+    auto *loaded = dynamic_cast<HipKernel *>(&kernel);
+    if (!loaded)
+      throw Error("hip: the kernel was loaded on a different device");
+    size_t size = kernargBytes;
+    void *extra[] = {kLaunchParamBufferPointer, const_cast<void *>(kernarg), kLaunchParamBufferSize,
+                     &size, kLaunchParamEnd};
+    if (hipError_t e = api_.moduleLaunchKernel(loaded->function(), grid.x, grid.y, grid.z, blockSize,
+                                               1, 1, 0, nullptr, nullptr, extra);
+        e != hipSuccess)
+      throw Error("HIP could not launch kernel '" + loaded->name() + "': " + errorText(api_, e));
+  }
+
+private:
+  // HIP's current device is per host thread: set it where it decides placement.
+  void selectDevice() const { check(api_.setDevice(ordinal_), "hipSetDevice"); }
+  void check(hipError_t e, const std::string &what) const {
+    if (e != hipSuccess)
+      throw Error(what + " failed: " + errorText(api_, e));
+  }
+
+  const HipApi &api_;
+  int ordinal_;
+  std::string name_;
+  const TargetInfo *target_ = nullptr;
+};
+
+} // namespace
+
+std::shared_ptr<DeviceImpl> makeHipDevice(int ordinal) { return std::make_shared<HipDevice>(ordinal); }
+
+} // namespace tessel

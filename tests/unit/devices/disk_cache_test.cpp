@@ -1,0 +1,216 @@
+// The disk cache: round trip, damage detection, concurrent writers, and an
+// unwritable directory.
+#include "tessel/runtime/disk_cache.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace tessel;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path freshDirectory(const std::string &name) {
+  fs::path dir = fs::path(TESSEL_BINARY_DIR) / "test-scratch" / (name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+CompiledKernel sampleKernel(int variant = 0) {
+  CompiledKernel k;
+  k.name = "vector_add_" + std::to_string(variant);
+  k.tileIR = "tessel.func @vector_add() { }  // " + std::to_string(variant);
+  k.llvmIR = "define amdgpu_kernel void @vector_add() { ret void }\n";
+  k.assembly = std::string(5000 + variant, 's');
+  for (int i = 0; i < 3000; ++i)
+    k.hsaco.push_back(uint8_t(i * 7 + variant));
+  k.ldsBytes = 4096;
+  k.blockSize = 256;
+  k.waveSize = 64;
+  k.kernargs = kernargLayout({{TraceArg::Pointer, DType::F32}, {TraceArg::Int, DType::I32},
+                              {TraceArg::Pointer, DType::F16}});
+  return k;
+}
+
+void checkSame(const CompiledKernel &a, const CompiledKernel &b) {
+  CHECK(a.name == b.name);
+  CHECK(a.tileIR == b.tileIR);
+  CHECK(a.llvmIR == b.llvmIR);
+  CHECK(a.assembly == b.assembly);
+  CHECK(a.hsaco == b.hsaco);
+  CHECK(a.ldsBytes == b.ldsBytes);
+  CHECK(a.blockSize == b.blockSize);
+  CHECK(a.waveSize == b.waveSize);
+  CHECK(a.kernargs.offsets == b.kernargs.offsets);
+  CHECK(a.kernargs.sizes == b.kernargs.sizes);
+  CHECK(a.kernargs.totalBytes == b.kernargs.totalBytes);
+}
+
+const std::string kKey = DiskCache::entryKey(0x1234, {}, "gfx942", 4, "tessel-test");
+
+} // namespace
+
+TEST_CASE("cache: keys depend on every input") {
+  Specialization spec{{ArgSpecialization{}, ArgSpecialization{true, false, false}}};
+  std::string key = DiskCache::entryKey(1, spec, "gfx942", 4, "id");
+  CHECK(key.size() == 32);
+  CHECK(key.find_first_not_of("0123456789abcdef") == std::string::npos);
+  CHECK(key == DiskCache::entryKey(1, spec, "gfx942", 4, "id"));
+  CHECK(key != DiskCache::entryKey(2, spec, "gfx942", 4, "id"));
+  Specialization other = spec;
+  other.args[1].divisibleBy16 = true;
+  CHECK(key != DiskCache::entryKey(1, other, "gfx942", 4, "id"));
+  CHECK(key != DiskCache::entryKey(1, spec, "gfx90a", 4, "id"));
+  CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 8, "id"));
+  CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 4, "id2"));
+}
+
+TEST_CASE("cache: default directory follows TESSEL_CACHE_DIR, XDG_CACHE_HOME, HOME") {
+  std::string saved[3];
+  const char *names[3] = {"TESSEL_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+  bool had[3];
+  for (int i = 0; i < 3; ++i)
+    if ((had[i] = std::getenv(names[i])))
+      saved[i] = std::getenv(names[i]);
+  setenv("TESSEL_CACHE_DIR", "/a/b", 1);
+  setenv("XDG_CACHE_HOME", "/x", 1);
+  setenv("HOME", "/h", 1);
+  CHECK(DiskCache::defaultDirectory() == "/a/b");
+  unsetenv("TESSEL_CACHE_DIR");
+  CHECK(DiskCache::defaultDirectory() == "/x/tessel");
+  unsetenv("XDG_CACHE_HOME");
+  CHECK(DiskCache::defaultDirectory() == "/h/.cache/tessel");
+  for (int i = 0; i < 3; ++i)
+    had[i] ? (void)setenv(names[i], saved[i].c_str(), 1) : (void)unsetenv(names[i]);
+}
+
+TEST_CASE("cache: round trip") {
+  fs::path dir = freshDirectory("roundtrip");
+  DiskCache cache(dir.string());
+  CHECK_FALSE(cache.memoryOnly());
+  CHECK_FALSE(cache.load(kKey).has_value());
+  CompiledKernel k = sampleKernel();
+  cache.store(kKey, k);
+  for (const char *file : {"tile.mlir", "kernel.ll", "kernel.s", "kernel.hsaco", "meta"})
+    CHECK(fs::exists(dir / kKey / file));
+  // A second cache object (another process, say) reads the same entry.
+  DiskCache again(dir.string());
+  auto loaded = again.load(kKey);
+  REQUIRE(loaded.has_value());
+  checkSame(*loaded, k);
+  // Nothing temporary stays behind.
+  for (const auto &entry : fs::directory_iterator(dir))
+    CHECK(entry.path().filename().string()[0] != '.');
+}
+
+TEST_CASE("cache: a damaged entry is removed and reads as a miss") {
+  fs::path dir = freshDirectory("damaged");
+  DiskCache cache(dir.string());
+  CompiledKernel k = sampleKernel();
+  auto damage = [&](const char *file, bool truncate) {
+    cache.store(kKey, k);
+    REQUIRE(cache.load(kKey).has_value());
+    fs::path path = dir / kKey / file;
+    if (truncate) {
+      fs::resize_file(path, fs::file_size(path) / 2);
+    } else {
+      std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(17);
+      char c = 0;
+      f.read(&c, 1);
+      c ^= 0x20;
+      f.seekp(17);
+      f.write(&c, 1);
+    }
+    CHECK_FALSE(cache.load(kKey).has_value());
+    CHECK_FALSE(fs::exists(dir / kKey)); // removed, so the next store can replace it
+  };
+  for (const char *file : {"tile.mlir", "kernel.ll", "kernel.s", "kernel.hsaco", "meta"}) {
+    CAPTURE(file);
+    damage(file, true);
+    damage(file, false);
+  }
+  SUBCASE("a missing file") {
+    cache.store(kKey, k);
+    fs::remove(dir / kKey / "kernel.hsaco");
+    CHECK_FALSE(cache.load(kKey).has_value());
+  }
+  // After damage, a store makes a good entry again.
+  cache.store(kKey, k);
+  auto loaded = cache.load(kKey);
+  REQUIRE(loaded.has_value());
+  checkSame(*loaded, k);
+}
+
+TEST_CASE("cache: concurrent writers never leave a corrupt entry") {
+  fs::path dir = freshDirectory("concurrent");
+  const int kWriters = 4, kRounds = 30, kKeys = 3;
+  auto key = [](int i) { return DiskCache::entryKey(uint64_t(i), {}, "gfx942", 4, "race"); };
+  auto writer = [&](int id) {
+    DiskCache cache(dir.string());
+    int bad = 0;
+    for (int round = 0; round < kRounds; ++round) {
+      int which = (round + id) % kKeys;
+      if (auto got = cache.load(key(which))) {
+        bad += got->hsaco != sampleKernel(which).hsaco || got->name != sampleKernel(which).name;
+      } else {
+        cache.store(key(which), sampleKernel(which));
+      }
+    }
+    return bad;
+  };
+  SUBCASE("processes") {
+    std::vector<pid_t> children;
+    for (int id = 0; id < kWriters; ++id) {
+      pid_t pid = fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0)
+        _exit(writer(id) == 0 ? 0 : 1);
+      children.push_back(pid);
+    }
+    for (pid_t pid : children) {
+      int status = 0;
+      waitpid(pid, &status, 0);
+      CHECK(WIFEXITED(status));
+      CHECK(WEXITSTATUS(status) == 0);
+    }
+  }
+  SUBCASE("threads") {
+    std::vector<std::thread> threads;
+    std::vector<int> bad(kWriters, 0);
+    for (int id = 0; id < kWriters; ++id)
+      threads.emplace_back([&, id] { bad[id] = writer(id); });
+    for (auto &t : threads)
+      t.join();
+    for (int b : bad)
+      CHECK(b == 0);
+  }
+  DiskCache cache(dir.string());
+  for (int i = 0; i < kKeys; ++i) {
+    auto got = cache.load(key(i));
+    REQUIRE(got.has_value());
+    checkSame(*got, sampleKernel(i));
+  }
+  for (const auto &entry : fs::directory_iterator(dir))
+    CHECK(entry.path().filename().string()[0] != '.');
+}
+
+TEST_CASE("cache: an unwritable directory falls back to memory") {
+  // A path below a regular file: unwritable even for root, who writes anywhere.
+  fs::path dir = freshDirectory("unwritable");
+  std::ofstream(dir / "a-file") << "not a directory";
+  DiskCache cache((dir / "a-file" / "cache").string());
+  CHECK(cache.memoryOnly());
+  CompiledKernel k = sampleKernel();
+  cache.store(kKey, k);
+  auto loaded = cache.load(kKey);
+  REQUIRE(loaded.has_value());
+  checkSame(*loaded, k);
+}

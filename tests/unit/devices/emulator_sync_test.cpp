@@ -1,0 +1,166 @@
+// Barriers, LDS and cross-lane operations: the threads of a workgroup run as
+// fibers that switch at s_barrier and at wave-level ops.
+#include "tessel/lowering/compile.hpp"
+#include "tessel/runtime/device.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tessel;
+
+namespace {
+
+const char *kHeader =
+    "target datalayout = \"e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-"
+    "p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-"
+    "v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9\"\n"
+    "target triple = \"amdgcn-amd-amdhsa\"\n"
+    "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+    "declare i32 @llvm.amdgcn.workgroup.id.x()\n"
+    "declare void @llvm.amdgcn.s.barrier()\n";
+
+CompiledKernel kernelFromIR(std::string name, const std::string &body, size_t pointerArgs) {
+  CompiledKernel k;
+  k.name = std::move(name);
+  k.llvmIR = std::string(kHeader) + body;
+  k.kernargs = kernargLayout(std::vector<TraceArg>(pointerArgs, {TraceArg::Pointer, DType::I32}));
+  k.waveSize = 64;
+  return k;
+}
+
+std::vector<uint8_t> pointerKernarg(std::initializer_list<void *> pointers) {
+  std::vector<uint8_t> bytes(pointers.size() * 8);
+  size_t at = 0;
+  for (void *p : pointers) {
+    std::memcpy(bytes.data() + at, &p, 8);
+    at += 8;
+  }
+  return bytes;
+}
+
+// Each workgroup of 256 threads reverses its block through LDS.
+const char *kReverse = R"(
+@stage = internal addrspace(3) global [256 x i32] poison, align 16
+@other = internal addrspace(3) global [3 x i32] poison, align 4
+
+define amdgpu_kernel void @reverse(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
+  %base = mul i32 %wg, 256
+  %g = add i32 %base, %tid
+  %g64 = zext i32 %g to i64
+  %pin = getelementptr i32, ptr addrspace(1) %in, i64 %g64
+  %v = load i32, ptr addrspace(1) %pin, align 4
+  %slot = getelementptr [256 x i32], ptr addrspace(3) @stage, i32 0, i32 %tid
+  store i32 %v, ptr addrspace(3) %slot, align 4
+  store i32 %tid, ptr addrspace(3) getelementptr ([3 x i32], ptr addrspace(3) @other, i32 0, i32 1), align 4
+  fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire
+  %r = sub i32 255, %tid
+  %rslot = getelementptr [256 x i32], ptr addrspace(3) @stage, i32 0, i32 %r
+  %w = load i32, ptr addrspace(3) %rslot, align 4
+  %pout = getelementptr i32, ptr addrspace(1) %out, i64 %g64
+  store i32 %w, ptr addrspace(1) %pout, align 4
+  ret void
+}
+)";
+
+} // namespace
+
+TEST_CASE("emulator: a block reversed through LDS with a barrier") {
+  Device dev = Device::emulator("gfx942");
+  CompiledKernel k = kernelFromIR("reverse", kReverse, 2);
+  auto loaded = dev.impl().load(k);
+  const int groups = 7, n = groups * 256;
+  std::vector<int32_t> in(n);
+  for (int i = 0; i < n; ++i)
+    in[i] = i * 3 + 1;
+  auto bin = dev.upload(in);
+  auto out = dev.upload(std::vector<int32_t>(n, int32_t(0xABABABAB)));
+  auto args = pointerKernarg({bin.devicePtr(), out.devicePtr()});
+  dev.impl().launch(*loaded, {groups, 1, 1}, 256, args.data(), args.size());
+  std::vector<int32_t> got = out.download();
+  for (int g = 0; g < groups; ++g)
+    for (int t = 0; t < 256; ++t)
+      REQUIRE(got[g * 256 + t] == in[g * 256 + 255 - t]);
+}
+
+TEST_CASE("emulator: a barrier reached by part of a workgroup is an error, not a hang") {
+  Device dev = Device::emulator();
+  CompiledKernel k = kernelFromIR("partial", R"(
+define amdgpu_kernel void @partial(ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %few = icmp ult i32 %tid, 2
+  br i1 %few, label %wait, label %exit
+wait:
+  call void @llvm.amdgcn.s.barrier()
+  br label %exit
+exit:
+  ret void
+}
+)", 1);
+  auto loaded = dev.impl().load(k);
+  auto out = dev.alloc<int32_t>(1);
+  auto args = pointerKernarg({out.devicePtr()});
+  CHECK_THROWS_WITH_AS(dev.impl().launch(*loaded, {3, 1, 1}, 8, args.data(), args.size()),
+                       doctest::Contains("s_barrier reached by only 2 of 8 threads of the workgroup"),
+                       Error);
+  // The device stays usable after the failure.
+  CompiledKernel ok = kernelFromIR("reverse", kReverse, 2);
+  auto good = dev.impl().load(ok);
+  std::vector<int32_t> in(256);
+  for (int i = 0; i < 256; ++i)
+    in[i] = i;
+  auto bin = dev.upload(in);
+  auto bout = dev.alloc<int32_t>(256);
+  auto args2 = pointerKernarg({bin.devicePtr(), bout.devicePtr()});
+  dev.impl().launch(*good, {1, 1, 1}, 256, args2.data(), args2.size());
+  CHECK(bout.download()[0] == 255);
+}
+
+TEST_CASE("emulator: ds_bpermute and DPP row_shr exchange values within a wave") {
+  Device dev = Device::emulator("gfx942"); // wave64
+  CompiledKernel k = kernelFromIR("lanes", R"(
+declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)
+declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)
+declare float @llvm.amdgcn.mov.dpp.f32(float, i32, i32, i32, i1)
+define amdgpu_kernel void @lanes(ptr addrspace(1) %perm, ptr addrspace(1) %shr, ptr addrspace(1) %mirror) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %t64 = zext i32 %tid to i64
+  %partner = xor i32 %tid, 1
+  %addr = shl i32 %partner, 2
+  %v = mul i32 %tid, 10
+  %p = call i32 @llvm.amdgcn.ds.bpermute(i32 %addr, i32 %v)
+  %pp = getelementptr i32, ptr addrspace(1) %perm, i64 %t64
+  store i32 %p, ptr addrspace(1) %pp, align 4
+  %s = call i32 @llvm.amdgcn.update.dpp.i32(i32 -1, i32 %tid, i32 273, i32 15, i32 15, i1 false)
+  %ps = getelementptr i32, ptr addrspace(1) %shr, i64 %t64
+  store i32 %s, ptr addrspace(1) %ps, align 4
+  %f = uitofp i32 %tid to float
+  %m = call float @llvm.amdgcn.mov.dpp.f32(float %f, i32 320, i32 15, i32 15, i1 true)
+  %pm = getelementptr float, ptr addrspace(1) %mirror, i64 %t64
+  store float %m, ptr addrspace(1) %pm, align 4
+  ret void
+}
+)", 3);
+  auto loaded = dev.impl().load(k);
+  auto perm = dev.alloc<int32_t>(128), shr = dev.alloc<int32_t>(128);
+  auto mirror = dev.alloc<float>(128);
+  auto args = pointerKernarg({perm.devicePtr(), shr.devicePtr(), mirror.devicePtr()});
+  dev.impl().launch(*loaded, {1, 1, 1}, 128, args.data(), args.size());
+  auto gotPerm = perm.download(), gotShr = shr.download();
+  auto gotMirror = mirror.download();
+  for (int t = 0; t < 128; ++t) {
+    CAPTURE(t);
+    CHECK(gotPerm[t] == (t ^ 1) * 10);
+    CHECK(gotShr[t] == (t % 16 == 0 ? -1 : t - 1)); // row_shr:1; row starts keep `old`
+    CHECK(gotMirror[t] == float((t & ~15) + 15 - (t & 15))); // row_mirror
+  }
+}
