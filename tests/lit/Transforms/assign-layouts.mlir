@@ -66,8 +66,8 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 // One range used as rows and as columns is computed once per use, each in
 // the slice of the 2-D layout; rows of 64 f32 move 4 at a time.
 // CHECK: #[[B2:.*]] = #tessel.blocked<sizePerThread = [1, 4], threadsPerWave = [4, 16], wavesPerBlock = [4, 1], order = [1, 0]>
-// CHECK: #[[S0:.*]] = #tessel.slice<dim = 0, parent = #[[B2]]>
-// CHECK: #[[S1:.*]] = #tessel.slice<dim = 1, parent = #[[B2]]>
+// CHECK-DAG: #[[S0:.*]] = #tessel.slice<dim = 0, parent = #[[B2]]>
+// CHECK-DAG: #[[S1:.*]] = #tessel.slice<dim = 1, parent = #[[B2]]>
 // CHECK-LABEL: func.func @copy2d(
 // CHECK-DAG: tessel.make_range {{.*}} : tensor<64xi32, #[[S0]]>
 // CHECK-DAG: tessel.make_range {{.*}} : tensor<64xi32, #[[S1]]>
