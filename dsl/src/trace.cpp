@@ -91,8 +91,11 @@ uint64_t Trace::fingerprint() const {
     f.pod(n.i0);
     f.pod(n.i1);
     f.pod(n.f);
-    // Locations appear in diagnostics and debug info, so they are part of
-    // what a compiled kernel depends on.
+    // Locations appear in diagnostics, so they are part of what a compiled
+    // kernel depends on -- except an argument's, which is where jit() was
+    // called: the same kernel jitted in two places is one kernel.
+    if (n.op == TraceOp::Arg)
+      continue;
     f.str(n.loc.file);
     f.pod(n.loc.line);
     f.pod(n.loc.column);

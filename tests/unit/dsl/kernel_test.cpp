@@ -156,6 +156,9 @@ TEST_CASE("fingerprint: stable per call, changes with constants and source lines
   Trace there = other.trace(p, p, p, 100, 256).trace;
   REQUIRE(here.nodes.size() == there.nodes.size());
   CHECK(here.fingerprint() != there.fingerprint()); // same ops, other lines
+  // Where jit() is called does not matter: the same kernel jitted twice is one kernel.
+  auto again = jit(vector_add, "va");
+  CHECK(again.trace(p, p, p, 100, 256).trace.fingerprint() == first);
 }
 
 TEST_CASE("kernel names") {
