@@ -45,7 +45,10 @@ const char *traceOpName(TraceOp op) {
     TESSEL_OP_NAME(Sqrt) TESSEL_OP_NAME(Rsqrt) TESSEL_OP_NAME(Abs) TESSEL_OP_NAME(Floor)
     TESSEL_OP_NAME(Ceil) TESSEL_OP_NAME(Sin) TESSEL_OP_NAME(Cos) TESSEL_OP_NAME(Fma)
     TESSEL_OP_NAME(Where) TESSEL_OP_NAME(Cast) TESSEL_OP_NAME(AddPtr) TESSEL_OP_NAME(Load)
-    TESSEL_OP_NAME(Store)
+    TESSEL_OP_NAME(Store) TESSEL_OP_NAME(Reshape) TESSEL_OP_NAME(Permute)
+    TESSEL_OP_NAME(Join) TESSEL_OP_NAME(Split) TESSEL_OP_NAME(Reduce) TESSEL_OP_NAME(Scan)
+    TESSEL_OP_NAME(Result) TESSEL_OP_NAME(RegionArg) TESSEL_OP_NAME(Yield)
+    TESSEL_OP_NAME(Assume) TESSEL_OP_NAME(MultipleOf) TESSEL_OP_NAME(MaxContiguous)
 #undef TESSEL_OP_NAME
   }
   return "?";
@@ -69,16 +72,7 @@ struct Fnv {
     bytes(s, n);
   }
 };
-} // namespace
-
-uint64_t Trace::fingerprint() const {
-  Fnv f;
-  f.str(kernelName.c_str());
-  f.pod(args.size());
-  for (const TraceArg &a : args) {
-    f.pod(a.kind);
-    f.pod(a.dtype);
-  }
+void hashNodes(Fnv &f, const std::vector<TraceNode> &nodes) {
   f.pod(nodes.size());
   for (const TraceNode &n : nodes) {
     f.pod(n.op);
@@ -91,6 +85,9 @@ uint64_t Trace::fingerprint() const {
     f.pod(n.i0);
     f.pod(n.i1);
     f.pod(n.f);
+    f.pod(n.ints.size());
+    for (int64_t v : n.ints) f.pod(v);
+    hashNodes(f, n.region);
     // Locations appear in diagnostics, so they are part of what a compiled
     // kernel depends on -- except an argument's, which is where jit() was
     // called: the same kernel jitted in two places is one kernel.
@@ -100,6 +97,19 @@ uint64_t Trace::fingerprint() const {
     f.pod(n.loc.line);
     f.pod(n.loc.column);
   }
+}
+
+} // namespace
+
+uint64_t Trace::fingerprint() const {
+  Fnv f;
+  f.str(kernelName.c_str());
+  f.pod(args.size());
+  for (const TraceArg &a : args) {
+    f.pod(a.kind);
+    f.pod(a.dtype);
+  }
+  hashNodes(f, nodes);
   return f.h;
 }
 

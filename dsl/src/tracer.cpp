@@ -48,8 +48,12 @@ bool isLive(const ValueRef &v) {
 
 std::atomic<uint64_t> nextSerial{1};
 
+constexpr const char *kCaptureMessage =
+    "a combine function may only use its arguments (and literals), not tiles from outside it";
+
 // The trace all tile operands belong to.
-TraceContext &contextOf(const OpSite &site, std::initializer_list<const Operand *> operands) {
+template <class Operands> TraceContext &contextOfAll(const OpSite &site, const Operands &operands) {
+  TraceContext *inner = openTraces.empty() ? nullptr : openTraces.back();
   TraceContext *found = nullptr;
   for (const Operand *o : operands) {
     if (!o || o->kind != Operand::Value) continue;
@@ -58,12 +62,24 @@ TraceContext &contextOf(const OpSite &site, std::initializer_list<const Operand 
       fail(site, "uses an empty tile (default-constructed and never assigned)");
     if (!isLive(o->value))
       fail(site, "uses a tile of a trace that has ended (tiles live only while their kernel is traced)");
+    // While a combine function is traced, every value must come from it.
+    if (inner && inner->isRegion() && ctx != inner)
+      fail(site, kCaptureMessage);
     if (found && found != ctx)
       fail(site, "combines tiles of two different traces");
     found = ctx;
   }
   if (!found) fail(site, "needs at least one tile operand");
   return *found;
+}
+TraceContext &contextOf(const OpSite &site, std::initializer_list<const Operand *> operands) {
+  return contextOfAll(site, operands);
+}
+
+// Inside a combine function every value is a scalar.
+void checkRegionScalar(const TraceContext &ctx, const OpSite &site, const Shape &shape) {
+  if (ctx.isRegion() && !shape.empty())
+    fail(site, "a combine function works on scalars; this would make a tile of shape " + formatShape(shape));
 }
 
 bool intFits(int64_t v, DType t) {
@@ -158,7 +174,8 @@ bool isComparison(TraceOp op) { return op >= TraceOp::CmpEq && op <= TraceOp::Cm
 
 } // namespace
 
-TraceContext::TraceContext(std::string kernelName) : serial_(nextSerial++) {
+TraceContext::TraceContext(std::string kernelName, bool isRegion)
+    : serial_(nextSerial++), isRegion_(isRegion) {
   trace_.kernelName = std::move(kernelName);
 }
 
@@ -291,6 +308,7 @@ void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *m
 
 ValueRef emitProgramIndex(TraceOp op, const OpSite &site, int axis) {
   TraceContext &ctx = currentContext(site.name, site.loc);
+  if (ctx.isRegion()) fail(site, "cannot be used inside a combine function");
   if (axis < 0 || axis > 2)
     fail(site, "axis " + std::to_string(axis) + " is out of range (0, 1 or 2)");
   TraceNode n = makeNode(op, DType::I32, false, {}, {}, site.loc);
@@ -300,6 +318,7 @@ ValueRef emitProgramIndex(TraceOp op, const OpSite &site, int axis) {
 
 ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi) {
   TraceContext &ctx = currentContext(site.name, site.loc);
+  if (ctx.isRegion()) fail(site, "cannot be used inside a combine function");
   if (lo < INT32_MIN || hi > INT32_MAX)
     fail(site, "bounds [" + std::to_string(lo) + ", " + std::to_string(hi) + ") do not fit in i32");
   if (!isPowerOfTwo(hi - lo))
@@ -315,6 +334,7 @@ ValueRef emitFull(const OpSite &site, const Shape &shape, Operand value, DType e
   TraceContext &ctx =
       value.kind == Operand::Value ? contextOf(site, {&value}) : currentContext(site.name, site.loc);
   checkTileShape(site, shape);
+  checkRegionScalar(ctx, site, shape);
   if (value.kind != Operand::Value) return ctx.ref(constant(ctx, site, value, elem, shape));
   if (!ctx.node(value.value.id).shape.empty())
     fail(site, "the fill value must be a scalar, not a tile of shape " +
@@ -326,6 +346,7 @@ ValueRef emitBroadcastTo(const OpSite &site, ValueRef a, const Shape &shape) {
   Operand oa = Operand::of(a);
   TraceContext &ctx = contextOf(site, {&oa});
   checkTileShape(site, shape);
+  checkRegionScalar(ctx, site, shape);
   const Shape &from = ctx.node(a.id).shape;
   if (!broadcastsTo(from, shape))
     fail(site, "shape " + formatShape(from) + " does not broadcast to " + formatShape(shape));
@@ -344,9 +365,280 @@ ValueRef emitExpandDims(const OpSite &site, ValueRef a, int64_t axis) {
   Shape shape = src.shape;
   shape.insert(shape.begin() + axis, 1);
   checkTileShape(site, shape);
+  checkRegionScalar(ctx, site, shape);
   TraceNode n = makeNode(TraceOp::ExpandDims, src.dtype, src.isPtr, std::move(shape), {a.id}, site.loc);
   n.i0 = axis;
   return ctx.ref(ctx.addNode(std::move(n)));
+}
+
+
+// ---- shape changes ----
+
+namespace {
+int64_t elementCount(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// `axis` (negative counts from the end) as an index into a tile of `shape`.
+int64_t normalizeAxis(const OpSite &site, const Shape &shape, int64_t axis) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank == 0)
+    fail(site, "needs a tile with at least one dimension, not a scalar");
+  if (axis < -rank || axis >= rank)
+    fail(site, "axis " + std::to_string(axis) + " is out of range for a rank-" + std::to_string(rank) +
+                   " tile (valid: " + std::to_string(-rank) + " to " + std::to_string(rank - 1) + ")");
+  return axis < 0 ? axis + rank : axis;
+}
+} // namespace
+
+ValueRef emitReshape(const OpSite &site, ValueRef a, const Shape &shape) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  TraceNode src = ctx.node(a.id);
+  if (src.shape.empty())
+    fail(site, "the operand is a scalar; make a tile of it with full(shape, value)");
+  if (shape.empty())
+    fail(site, "cannot reshape to a scalar (shape []); use a reduction such as sum");
+  checkTileShape(site, shape);
+  if (elementCount(src.shape) != elementCount(shape))
+    fail(site, "cannot reshape " + formatShape(src.shape) + " (" + std::to_string(elementCount(src.shape)) +
+                   " elements) to " + formatShape(shape) + " (" + std::to_string(elementCount(shape)) +
+                   " elements)");
+  if (src.shape == shape) return a;
+  return ctx.ref(ctx.addNode(makeNode(TraceOp::Reshape, src.dtype, src.isPtr, shape, {a.id}, site.loc)));
+}
+
+ValueRef emitPermute(const OpSite &site, ValueRef a, const std::vector<int64_t> &perm) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  TraceNode src = ctx.node(a.id);
+  size_t rank = src.shape.size();
+  std::vector<bool> seen(rank, false);
+  bool valid = perm.size() == rank;
+  for (size_t i = 0; valid && i < rank; ++i) {
+    valid = perm[i] >= 0 && perm[i] < static_cast<int64_t>(rank) && !seen[static_cast<size_t>(perm[i])];
+    if (valid) seen[static_cast<size_t>(perm[i])] = true;
+  }
+  if (!valid)
+    fail(site, "dims " + formatShape(perm) + " are not a permutation of the " + std::to_string(rank) +
+                   " dimensions of shape " + formatShape(src.shape) + " (each of 0.." +
+                   std::to_string(static_cast<int64_t>(rank) - 1) + " once)");
+  bool identity = true;
+  Shape shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    shape[i] = src.shape[static_cast<size_t>(perm[i])];
+    identity = identity && perm[i] == static_cast<int64_t>(i);
+  }
+  if (identity) return a;
+  TraceNode n = makeNode(TraceOp::Permute, src.dtype, src.isPtr, std::move(shape), {a.id}, site.loc);
+  n.ints = perm;
+  return ctx.ref(ctx.addNode(std::move(n)));
+}
+
+ValueRef emitTrans(const OpSite &site, ValueRef a) {
+  Shape shape = shapeOf(a, site);
+  if (shape.size() != 2)
+    fail(site, "needs a 2-D tile, not shape " + formatShape(shape) + " (use permute for other ranks)");
+  return emitPermute(site, a, {1, 0});
+}
+
+ValueRef emitJoin(const OpSite &site, ValueRef a, ValueRef b) {
+  Operand oa = Operand::of(a), ob = Operand::of(b);
+  TraceContext &ctx = contextOf(site, {&oa, &ob});
+  TraceNode src = ctx.node(a.id);
+  const Shape &other = ctx.node(b.id).shape;
+  if (src.shape != other)
+    fail(site, "the tiles' shapes differ: " + formatShape(src.shape) + " and " + formatShape(other) +
+                   " (join needs one shape)");
+  Shape shape = src.shape;
+  shape.push_back(2);
+  if (shape.size() > kMaxRank)
+    fail(site, "joining tiles of shape " + formatShape(src.shape) + " would make the rank-3 tile " +
+                   formatShape(shape) + "; at most 2-D tiles are supported yet (join 1-D tiles or scalars)");
+  checkRegionScalar(ctx, site, shape);
+  return ctx.ref(ctx.addNode(makeNode(TraceOp::Join, src.dtype, src.isPtr, std::move(shape), {a.id, b.id}, site.loc)));
+}
+
+std::pair<ValueRef, ValueRef> emitSplit(const OpSite &site, ValueRef a) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  TraceNode src = ctx.node(a.id);
+  if (src.shape.empty() || src.shape.back() != 2)
+    fail(site, "the last dimension must be 2, not shape " + formatShape(src.shape) + " (split undoes join)");
+  Shape shape(src.shape.begin(), src.shape.end() - 1);
+  ValueRef halves[2];
+  for (int64_t half = 0; half < 2; ++half) {
+    TraceNode n = makeNode(TraceOp::Split, src.dtype, src.isPtr, shape, {a.id}, site.loc);
+    n.i0 = half;
+    halves[half] = ctx.ref(ctx.addNode(std::move(n)));
+  }
+  return {halves[0], halves[1]};
+}
+
+// ---- reductions and scans ----
+
+std::vector<ValueRef> emitRegionOp(TraceOp op, const OpSite &site, const std::vector<ValueRef> &inputs,
+                                   int64_t axis, bool flag, const CombineFn &combine) {
+  std::vector<Operand> operands;
+  for (const ValueRef &v : inputs) operands.push_back(Operand::of(v));
+  std::vector<const Operand *> pointers;
+  for (const Operand &o : operands) pointers.push_back(&o);
+  TraceContext &ctx = contextOfAll(site, pointers);
+  const size_t n = inputs.size();
+  Shape shape = ctx.node(inputs[0].id).shape;
+  for (size_t k = 1; k < n; ++k)
+    if (ctx.node(inputs[k].id).shape != shape)
+      fail(site, "the inputs' shapes differ: input 0 is " + formatShape(shape) + ", input " + std::to_string(k) +
+                     " is " + formatShape(ctx.node(inputs[k].id).shape));
+  axis = normalizeAxis(site, shape, axis);
+
+  // Trace the combine once, into its own (region) context.
+  TraceContext region("combine", /*isRegion=*/true);
+  {
+    TraceScope scope(region);
+    std::vector<ValueRef> args;
+    for (size_t k = 0; k < 2 * n; ++k) {
+      TraceNode arg = makeNode(TraceOp::RegionArg, ctx.node(inputs[k % n].id).dtype, false, {}, {}, site.loc);
+      arg.i0 = static_cast<int64_t>(k);
+      args.push_back(region.ref(region.addNode(std::move(arg))));
+    }
+    std::vector<ValueRef> results = combine(args);
+    // The typed layer checks the count and element types at compile time;
+    // what it cannot see is where the returned values come from.
+    std::vector<int32_t> ids;
+    for (size_t k = 0; k < results.size(); ++k) {
+      const ValueRef &r = results[k];
+      if (!r.ctx)
+        fail(site, "the combine function returned an empty tile (default-constructed and never assigned)");
+      if (r.ctx != &region || r.serial != region.serial())
+        fail(site, kCaptureMessage);
+      const TraceNode &rn = region.node(r.id);
+      if (k >= n || rn.dtype != ctx.node(inputs[k].id).dtype || !rn.shape.empty())
+        fail(site, "the combine function must return " + std::to_string(n) +
+                       " scalars of the inputs' element types");
+      ids.push_back(r.id);
+    }
+    if (results.size() != n)
+      fail(site, "the combine function must return " + std::to_string(n) + " scalars of the inputs' element types");
+    region.addNode(makeNode(TraceOp::Yield, region.node(ids[0]).dtype, false, {}, std::move(ids), site.loc));
+  }
+
+  Shape resultShape = shape;
+  if (op == TraceOp::Reduce) resultShape.erase(resultShape.begin() + axis);
+  std::vector<int32_t> inputIds;
+  for (const ValueRef &v : inputs) inputIds.push_back(v.id);
+  TraceNode node = makeNode(op, ctx.node(inputs[0].id).dtype, false, resultShape, std::move(inputIds), site.loc);
+  node.i0 = axis;
+  if (op == TraceOp::Scan) node.i1 = flag ? 1 : 0;
+  node.region = region.take().nodes;
+  int32_t id = ctx.addNode(std::move(node));
+
+  std::vector<ValueRef> results;
+  for (size_t k = 0; k < n; ++k) {
+    TraceNode r = makeNode(TraceOp::Result, ctx.node(inputs[k].id).dtype, false, resultShape, {id}, site.loc);
+    r.i0 = static_cast<int64_t>(k);
+    ValueRef result = ctx.ref(ctx.addNode(std::move(r)));
+    if (op == TraceOp::Reduce && flag) result = emitExpandDims(site, result, axis);
+    results.push_back(result);
+  }
+  return results;
+}
+
+ValueRef emitBinaryRegionOp(TraceOp op, TraceOp combineOp, const OpSite &site, ValueRef a, int64_t axis,
+                            bool flag) {
+  Operand oa = Operand::of(a);
+  DType dtype = contextOf(site, {&oa}).node(a.id).dtype;
+  CombineFn combine = [&](const std::vector<ValueRef> &args) {
+    return std::vector<ValueRef>{emitBinary(combineOp, site, Operand::of(args[0]), Operand::of(args[1]), dtype)};
+  };
+  return emitRegionOp(op, site, {a}, axis, flag, combine)[0];
+}
+
+ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDims, bool isMax) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  TraceNode src = ctx.node(a.id);
+  axis = normalizeAxis(site, src.shape, axis);
+
+  // Each element's index along `axis`, as a tile of the input's shape.
+  int64_t length = src.shape[static_cast<size_t>(axis)];
+  TraceNode range = makeNode(TraceOp::Arange, DType::I32, false, {length}, {}, site.loc);
+  range.i1 = length;
+  ValueRef index = ctx.ref(ctx.addNode(std::move(range)));
+  if (src.shape.size() == 2) {
+    index = emitExpandDims(site, index, 1 - axis);
+    index = ctx.ref(broadcastNode(ctx, site, index.id, src.shape));
+  }
+
+  // (v0, i0) accumulated, (v1, i1) next: take the next pair when its value is
+  // more extreme, or equally extreme at a smaller index. A total order (NaN
+  // most extreme for floats), so the combine is associative.
+  CombineFn combine = [&](const std::vector<ValueRef> &args) {
+    auto bin = [&](TraceOp op, ValueRef x, ValueRef y, DType dt) {
+      return emitBinary(op, site, Operand::of(x), Operand::of(y), dt);
+    };
+    ValueRef v0 = args[0], i0 = args[1], v1 = args[2], i1 = args[3];
+    DType dt = src.dtype;
+    ValueRef better = bin(isMax ? TraceOp::CmpGt : TraceOp::CmpLt, v1, v0, dt);
+    ValueRef tie = bin(TraceOp::CmpEq, v1, v0, dt);
+    if (isFloat(dt)) {
+      ValueRef nan1 = bin(TraceOp::CmpNe, v1, v1, dt), nan0 = bin(TraceOp::CmpNe, v0, v0, dt);
+      better = bin(TraceOp::Or, better, bin(TraceOp::And, nan1, emitUnary(TraceOp::Not, site, nan0), DType::I1),
+                   DType::I1);
+      tie = bin(TraceOp::Or, tie, bin(TraceOp::And, nan1, nan0, DType::I1), DType::I1);
+    }
+    ValueRef take = bin(TraceOp::Or, better, bin(TraceOp::And, tie, bin(TraceOp::CmpLt, i1, i0, DType::I32), DType::I1),
+                        DType::I1);
+    return std::vector<ValueRef>{
+        emitWhere(site, Operand::of(take), Operand::of(v1), Operand::of(v0), dt),
+        emitWhere(site, Operand::of(take), Operand::of(i1), Operand::of(i0), DType::I32)};
+  };
+  // Only the index is returned: keep_dims expands it alone, so the value
+  // result stays unread and the compiler may drop it.
+  ValueRef result = emitRegionOp(TraceOp::Reduce, site, {a, index}, axis, false, combine)[1];
+  return keepDims ? emitExpandDims(site, result, axis) : result;
+}
+
+// ---- facts for the analyses ----
+
+void emitAssume(const OpSite &site, ValueRef cond) {
+  Operand oc = Operand::of(cond);
+  TraceContext &ctx = contextOf(site, {&oc});
+  const Shape &shape = ctx.node(cond.id).shape;
+  if (!shape.empty())
+    fail(site, "the condition must be a scalar bool, not a tile of shape " + formatShape(shape));
+  ctx.addNode(makeNode(TraceOp::Assume, DType::I1, false, {}, {cond.id}, site.loc));
+}
+
+namespace {
+ValueRef emitHint(TraceOp op, const OpSite &site, ValueRef a, int64_t value) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  TraceNode src = ctx.node(a.id);
+  TraceNode n = makeNode(op, src.dtype, src.isPtr, src.shape, {a.id}, site.loc);
+  n.i0 = value;
+  return ctx.ref(ctx.addNode(std::move(n)));
+}
+} // namespace
+
+ValueRef emitMultipleOf(const OpSite &site, ValueRef a, int64_t d) {
+  if (!isPowerOfTwo(d))
+    fail(site, "the divisor " + std::to_string(d) + " must be a power of two > 0");
+  return emitHint(TraceOp::MultipleOf, site, a, d);
+}
+
+ValueRef emitMaxContiguous(const OpSite &site, ValueRef a, int64_t c) {
+  if (!isPowerOfTwo(c))
+    fail(site, "the run length " + std::to_string(c) + " must be a power of two > 0");
+  Shape shape = shapeOf(a, site);
+  if (shape.empty())
+    fail(site, "needs a tile, not a scalar (runs are along the last dimension)");
+  if (c > shape.back())
+    fail(site, "the run length " + std::to_string(c) + " exceeds the last dimension of shape " +
+                   formatShape(shape));
+  return emitHint(TraceOp::MaxContiguous, site, a, c);
 }
 
 } // namespace tessel::detail

@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace tessel {
 
@@ -100,6 +101,67 @@ Tile<E> broadcast_to(const Tile<E> &t, const Shape &shape, source_location loc =
 template <class E>
 Tile<E> expand_dims(const Tile<E> &t, int axis, source_location loc = source_location::current()) {
   return Tile<E>(detail::emitExpandDims({"expand_dims", detail::toSourceLoc(loc)}, t.ref(), axis));
+}
+
+// The same elements in a new shape (row-major order kept); the element
+// count must not change and dimensions are powers of two.
+template <class E>
+Tile<E> reshape(const Tile<E> &t, const Shape &shape, source_location loc = source_location::current()) {
+  return Tile<E>(detail::emitReshape({"reshape", detail::toSourceLoc(loc)}, t.ref(), shape));
+}
+
+// Reorders dimensions: result dim i is t's dim dims[i] (permute(t, {1, 0}) transposes).
+template <class E>
+Tile<E> permute(const Tile<E> &t, const std::vector<int64_t> &dims,
+                source_location loc = source_location::current()) {
+  return Tile<E>(detail::emitPermute({"permute", detail::toSourceLoc(loc)}, t.ref(), dims));
+}
+
+// The transpose of a 2-D tile.
+template <class E> Tile<E> trans(const Tile<E> &t, source_location loc = source_location::current()) {
+  return Tile<E>(detail::emitTrans({"trans", detail::toSourceLoc(loc)}, t.ref()));
+}
+
+// Interleaves two tiles of one shape along a new last dimension of size 2:
+// result[..., 0] = a, result[..., 1] = b. The result is at most 2-D.
+template <class E, class F>
+Tile<E> join(const Tile<E> &a, const Tile<F> &b, source_location loc = source_location::current()) {
+  static_assert(std::is_same_v<E, F>, "tessel: join: both tiles need one element type; use cast<T>(...)");
+  return Tile<E>(detail::emitJoin({"join", detail::toSourceLoc(loc)}, a.ref(), b.ref()));
+}
+
+// The two halves of a tile whose last dimension is 2 (join undone):
+// `auto [even, odd] = split(t);`
+template <class E>
+std::pair<Tile<E>, Tile<E>> split(const Tile<E> &t, source_location loc = source_location::current()) {
+  auto [first, second] = detail::emitSplit({"split", detail::toSourceLoc(loc)}, t.ref());
+  return {Tile<E>(first), Tile<E>(second)};
+}
+
+// ---- facts for the compiler's analyses ----
+
+// Lets the compiler assume a scalar condition holds, e.g. assume(n % 128 == 0)
+// or assume(n >= 128). A false assumption makes the kernel's behavior undefined.
+template <class C> void assume(const C &cond, source_location loc = source_location::current()) {
+  static_assert(std::is_same_v<std::remove_cvref_t<C>, Tile<bool>>,
+                "tessel: assume needs a scalar bool tile (a comparison such as n % 16 == 0)");
+  if constexpr (std::is_same_v<std::remove_cvref_t<C>, Tile<bool>>)
+    detail::emitAssume({"assume", detail::toSourceLoc(loc)}, cond.ref());
+}
+
+// t, known to hold multiples of d (a power of two) in every element.
+template <class E>
+Tile<E> multiple_of(const Tile<E> &t, int64_t d, source_location loc = source_location::current()) {
+  static_assert(detail::is_int_elem<E>, "tessel: multiple_of and max_contiguous take integer tiles (offsets)");
+  return Tile<E>(detail::emitMultipleOf({"multiple_of", detail::toSourceLoc(loc)}, t.ref(), d));
+}
+
+// t, known to hold runs of c consecutive values (c a power of two) along
+// its last dimension, as offs = start + arange(0, BLOCK) does.
+template <class E>
+Tile<E> max_contiguous(const Tile<E> &t, int64_t c, source_location loc = source_location::current()) {
+  static_assert(detail::is_int_elem<E>, "tessel: multiple_of and max_contiguous take integer tiles (offsets)");
+  return Tile<E>(detail::emitMaxContiguous({"max_contiguous", detail::toSourceLoc(loc)}, t.ref(), c));
 }
 
 // ---- elementwise ----

@@ -56,6 +56,28 @@ enum class TraceOp : uint8_t {
   AddPtr,      // (ptr tile, int offset tile) -> ptr tile; offsets in elements
   Load,        // (ptrs [, mask [, other]]) -> elements; i0 = number of operands
   Store,       // (ptrs, value [, mask]); no result
+  // --- shape changes (issue 3) ---
+  Reshape,     // (tile) -> `shape`, same element count, row-major order kept
+  Permute,     // (tile), ints = permutation: result dim i is operand dim ints[i]
+  Join,        // (a, b) -> a's shape + [2]: result[..., 0] = a, result[..., 1] = b
+  Split,       // (t) whose last dim is 2; i0 = 0 or 1 picks that half; shape drops it
+  // --- reductions and scans (issue 3) ---
+  // Reduce: operands = N input tiles of one shape; i0 = axis. `region` is the
+  // combine function: 2N RegionArg nodes first (scalars; args 0..N-1 are the
+  // accumulated values, N..2N-1 the next values, arg k has input k % N's
+  // dtype), then its body, then one Yield whose operands are the N combined
+  // values. Operand indices inside `region` index `region`. Results have the
+  // input shape without `axis` (scalars for 1-D inputs) and are read through
+  // Result nodes only. The node's own dtype/shape are result 0's.
+  Reduce,
+  Scan,        // like Reduce, inclusive; i1 = 1 for reverse; results keep the shape
+  Result,      // (multi-result node), i0 = result index
+  RegionArg,   // inside a region: i0 = argument index
+  Yield,       // inside a region: its last node; operands = the region's results
+  // --- facts for the analyses (issue 3) ---
+  Assume,      // (scalar i1 condition); no result
+  MultipleOf,  // (tile), i0 = d: every element is a multiple of d (a power of two)
+  MaxContiguous, // (tile), i0 = c: runs of c elements along the last dim are contiguous
 };
 
 const char *traceOpName(TraceOp op);
@@ -69,6 +91,8 @@ struct TraceNode {
   int64_t i0 = 0, i1 = 0;
   double f = 0;
   SourceLoc loc;
+  std::vector<int64_t> ints;     // op-specific list (Permute's permutation)
+  std::vector<TraceNode> region; // Reduce/Scan: the traced combine function
 };
 
 struct TraceArg {

@@ -7,9 +7,11 @@
 #include "tessel/trace.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <source_location>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tessel::detail {
@@ -24,7 +26,9 @@ struct ValueRef;
 // find their trace through their operands; leaf ops use the current scope.
 class TraceContext {
 public:
-  explicit TraceContext(std::string kernelName);
+  // A region context records a combine function (Reduce/Scan): its values
+  // are scalars, and tiles from outside it may not be used.
+  explicit TraceContext(std::string kernelName, bool isRegion = false);
   TraceContext(const TraceContext &) = delete;
   TraceContext &operator=(const TraceContext &) = delete;
 
@@ -33,6 +37,7 @@ public:
   ValueRef ref(int32_t id) const;
   // Unique per context ever made: tells a live trace from a dead one at the same address.
   uint64_t serial() const { return serial_; }
+  bool isRegion() const { return isRegion_; }
   const TraceNode &node(int32_t id) const { return trace_.nodes[static_cast<size_t>(id)]; }
   // Adds a runtime kernel argument and its Arg node; returns the node id.
   int32_t addArg(TraceArg arg, SourceLoc loc);
@@ -43,6 +48,7 @@ public:
 private:
   Trace trace_;
   uint64_t serial_;
+  bool isRegion_;
 };
 
 // Makes `context` current for leaf ops (program_id, arange, ...) on this
@@ -120,5 +126,32 @@ ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi);
 ValueRef emitFull(const OpSite &site, const Shape &shape, Operand value, DType elem);
 ValueRef emitBroadcastTo(const OpSite &site, ValueRef a, const Shape &shape);
 ValueRef emitExpandDims(const OpSite &site, ValueRef a, int64_t axis);
+ValueRef emitReshape(const OpSite &site, ValueRef a, const Shape &shape);
+ValueRef emitPermute(const OpSite &site, ValueRef a, const std::vector<int64_t> &perm);
+ValueRef emitTrans(const OpSite &site, ValueRef a); // permute {1, 0} of a 2-D tile
+ValueRef emitJoin(const OpSite &site, ValueRef a, ValueRef b);
+// The halves [..., 0] and [..., 1] of a tile whose last dim is 2.
+std::pair<ValueRef, ValueRef> emitSplit(const OpSite &site, ValueRef a);
+
+// Reductions and scans. The combine function gets the region's 2N argument
+// values (N accumulated, then N next; scalars of a region context) and
+// returns the N combined values.
+using CombineFn = std::function<std::vector<ValueRef>(const std::vector<ValueRef> &args)>;
+// A Reduce (flag = keep_dims) or Scan (flag = reverse) node over `inputs`,
+// the combine traced into its region; returns the N results.
+std::vector<ValueRef> emitRegionOp(TraceOp op, const OpSite &site, const std::vector<ValueRef> &inputs,
+                                   int64_t axis, bool flag, const CombineFn &combine);
+// A Reduce or Scan whose combine is the elementwise binary `combineOp`
+// (Add, Mul, Max, Min, Xor).
+ValueRef emitBinaryRegionOp(TraceOp op, TraceOp combineOp, const OpSite &site, ValueRef a, int64_t axis,
+                            bool flag);
+// argmax (isMax) / argmin: i32 index of the first extreme value along
+// `axis`; floats order NaN above (argmax) or below (argmin) every number.
+ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDims, bool isMax);
+
+// Facts for the analyses.
+void emitAssume(const OpSite &site, ValueRef cond);
+ValueRef emitMultipleOf(const OpSite &site, ValueRef a, int64_t d);
+ValueRef emitMaxContiguous(const OpSite &site, ValueRef a, int64_t c);
 
 } // namespace tessel::detail

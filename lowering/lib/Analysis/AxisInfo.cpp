@@ -183,6 +183,15 @@ void AxisInfoAnalysis::visit(Operation *op) {
         out = in(0);
       })
       .Case<LoadOp>([&](LoadOp) {})
+      .Case<MultipleOfOp>([&](MultipleOfOp m) {
+        out = in(0);
+        for (int64_t &d : out.divisibility)
+          d = std::max(d, std::min<int64_t>(m.getDivisor(), AxisInfo::kMaxDivisibility));
+      })
+      .Case<MaxContiguousOp>([&](MaxContiguousOp m) {
+        out = in(0);
+        out.contiguity.back() = std::max<int64_t>(out.contiguity.back(), m.getCount());
+      })
       .Default([&](Operation *) {
         if (op->getNumOperands() > 0)
           elementwiseConstancy();

@@ -9,6 +9,7 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -24,6 +25,7 @@ namespace {
 
 constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kConstantAddressSpace = 4;
+constexpr const char *kLdsSymbol = "tessel_lds";
 
 Type scalarType(Type t) {
   Type e = elementTypeOf(t);
@@ -49,6 +51,8 @@ public:
     tid_ = b_.create<ROCDL::ThreadIdXOp>(loc, b_.getI32Type());
     lane_ = b_.create<LLVM::AndOp>(loc, tid_, i32(waveSize_ - 1));
     wave_ = b_.create<LLVM::LShrOp>(loc, tid_, i32(llvm::Log2_32(waveSize_)));
+    if (auto lds = kernel_->getParentOfType<ModuleOp>().lookupSymbol<LLVM::GlobalOp>(kLdsSymbol))
+      ldsBase_ = b_.create<LLVM::AddressOfOp>(loc, lds);
     for (Operation &op : func_.getBody().front())
       if (failed(emit(&op)))
         return failure();
@@ -235,6 +239,18 @@ private:
         })
         .Case<LoadOp>([&](LoadOp l) { return emitLoad(l); })
         .Case<StoreOp>([&](StoreOp s) { return emitStore(s); })
+        .Case<ReduceOp>([&](ReduceOp r) { return emitReduce(r); })
+        .Case<ScanOp>([&](ScanOp s) { return emitScan(s); })
+        .Case<ConvertLayoutOp, ReshapeOp, PermuteOp, JoinOp, SplitOp>(
+            [&](Operation *op) { return emitThroughLds(op); })
+        .Case<MultipleOfOp, MaxContiguousOp>([&](Operation *op) {
+          regs_[op->getResult(0)] = in(op->getOperand(0));
+          return success();
+        })
+        .Case<AssumeOp>([&](AssumeOp a) {
+          b_.create<LLVM::AssumeOp>(loc, in(a.getCond())[0]);
+          return success();
+        })
         .Default([&](Operation *op) -> LogicalResult {
           if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
               op->getNumResults() != 1 || op->getNumRegions() != 0)
@@ -297,6 +313,407 @@ private:
       b_.create<LLVM::LLVMFuncOp>(module.getLoc(), name, fnType);
     }
     return b_.create<LLVM::CallOp>(op->getLoc(), fnType, name, operands).getResult();
+  }
+
+
+  // ---- cross-thread helpers ----------------------------------------------
+
+  void barrier(Location loc) {
+    b_.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release, "workgroup");
+    b_.create<ROCDL::SBarrierOp>(loc);
+    b_.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "workgroup");
+  }
+
+  // `v` as held by lane `srcLane` of this wave (ds_bpermute moves 32 bits).
+  Value shuffle(Value v, Value srcLane, Location loc) {
+    Type t = v.getType();
+    Type i32t = b_.getI32Type();
+    Value addr = b_.create<LLVM::ShlOp>(
+        loc, b_.create<LLVM::AndOp>(loc, srcLane, i32(waveSize_ - 1)), i32(2));
+    unsigned bits = t.getIntOrFloatBitWidth();
+    if (bits == 64) {
+      auto pair = VectorType::get({2}, i32t);
+      Value asPair = b_.create<LLVM::BitcastOp>(loc, pair, v);
+      Value out = b_.create<LLVM::UndefOp>(loc, pair);
+      for (int h = 0; h < 2; ++h) {
+        Value part = b_.create<LLVM::ExtractElementOp>(loc, asPair, i32(h));
+        Value moved = b_.create<ROCDL::DsBpermuteOp>(loc, i32t, addr, part);
+        out = b_.create<LLVM::InsertElementOp>(loc, out, moved, i32(h));
+      }
+      return b_.create<LLVM::BitcastOp>(loc, t, out);
+    }
+    Type intT = b_.getIntegerType(bits);
+    Value asInt = isa<FloatType>(t) ? Value(b_.create<LLVM::BitcastOp>(loc, intT, v)) : v;
+    Value wide = bits == 32 ? asInt : Value(b_.create<LLVM::ZExtOp>(loc, i32t, asInt));
+    Value moved = b_.create<ROCDL::DsBpermuteOp>(loc, i32t, addr, wide);
+    Value narrow = bits == 32 ? moved : Value(b_.create<LLVM::TruncOp>(loc, intT, moved));
+    return isa<FloatType>(t) ? Value(b_.create<LLVM::BitcastOp>(loc, t, narrow)) : narrow;
+  }
+
+  // The combine region applied to (lhs..., rhs...).
+  SmallVector<Value> combine(Region &region, ValueRange lhs, ValueRange rhs) {
+    Block &body = region.front();
+    IRMapping map;
+    for (size_t i = 0; i < lhs.size(); ++i) {
+      map.map(body.getArgument(i), lhs[i]);
+      map.map(body.getArgument(lhs.size() + i), rhs[i]);
+    }
+    for (Operation &op : body.without_terminator()) {
+      SmallVector<Value> operands;
+      for (Value v : op.getOperands())
+        operands.push_back(map.lookupOrDefault(v));
+      if (Value call = emitDeviceLibraryCall(&op, operands, op.getResult(0).getType())) {
+        map.map(op.getResult(0), call);
+        continue;
+      }
+      Operation *copy = b_.clone(op, map);
+      for (auto [from, to] : llvm::zip(op.getResults(), copy->getResults()))
+        map.map(from, to);
+    }
+    SmallVector<Value> out;
+    for (Value v : body.getTerminator()->getOperands())
+      out.push_back(map.lookupOrDefault(v));
+    return out;
+  }
+
+  SmallVector<Value> select(Value cond, ValueRange a, ValueRange b, Location loc) {
+    SmallVector<Value> out;
+    for (auto [x, y] : llvm::zip(a, b))
+      out.push_back(b_.create<LLVM::SelectOp>(loc, cond, x, y));
+    return out;
+  }
+
+  // A pointer `byteOffset` bytes into this op's LDS scratch.
+  Value ldsAt(Operation *op, Value byteOffset, Location loc) {
+    auto offsetAttr = op->getAttrOfType<IntegerAttr>("tessel.lds_offset");
+    Value offset = b_.create<LLVM::AddOp>(loc, byteOffset, i32(offsetAttr ? offsetAttr.getInt() : 0));
+    auto ptr3 = LLVM::LLVMPointerType::get(b_.getContext(), 3);
+    return b_.create<LLVM::GEPOp>(loc, ptr3, b_.getI8Type(), ldsBase_, ValueRange{offset});
+  }
+  void ldsStore(Operation *op, Value byteOffset, Value v, Location loc) {
+    if (v.getType().isInteger(1))
+      v = b_.create<LLVM::ZExtOp>(loc, b_.getI8Type(), v);
+    b_.create<LLVM::StoreOp>(loc, v, ldsAt(op, byteOffset, loc));
+  }
+  Value ldsLoad(Operation *op, Value byteOffset, Type t, Location loc) {
+    Type stored = t.isInteger(1) ? b_.getI8Type() : t;
+    Value v = b_.create<LLVM::LoadOp>(loc, stored, ldsAt(op, byteOffset, loc));
+    return t.isInteger(1) ? Value(b_.create<LLVM::TruncOp>(loc, t, v)) : v;
+  }
+
+  // Row-major linear index of coordinates (i32 values) in `shape`.
+  Value linearIndex(ArrayRef<Value> coords, ArrayRef<int64_t> shape, Location loc) {
+    Value idx = i32(0);
+    for (size_t d = 0; d < coords.size(); ++d) {
+      idx = b_.create<LLVM::MulOp>(loc, idx, i32(shape[d]));
+      idx = b_.create<LLVM::AddOp>(loc, idx, coords[d]);
+    }
+    return idx;
+  }
+
+  // Per register, its coordinates in every dim of `type`.
+  SmallVector<SmallVector<Value>> registerCoords(RankedTensorType type, Location loc) {
+    SmallVector<SmallVector<Value>> perDim;
+    for (unsigned d = 0; d < type.getRank(); ++d)
+      perDim.push_back(coordinates(type, d, loc));
+    int64_t n = getRegisterLayout(type).numRegisters();
+    SmallVector<SmallVector<Value>> out(n);
+    for (int64_t r = 0; r < n; ++r)
+      for (unsigned d = 0; d < type.getRank(); ++d)
+        out[r].push_back(perDim[d][r]);
+    return out;
+  }
+
+  // Registers of a tile grouped into lines along `axis`: each line lists
+  // the register indices that differ only in their `axis` coordinate, in
+  // increasing coordinate order. Lines come in the order of the registers of
+  // the tile without `axis`.
+  SmallVector<SmallVector<int64_t>> linesAlong(RankedTensorType type, unsigned axis) {
+    RegisterLayout layout = getRegisterLayout(type);
+    RegisterLayout lineLayout = layout;
+    lineLayout.dims.erase(lineLayout.dims.begin() + axis);
+    lineLayout.order.clear();
+    for (unsigned d : layout.order)
+      if (d != axis)
+        lineLayout.order.push_back(d > axis ? d - 1 : d);
+    SmallVector<SmallVector<int64_t>> lines(std::max<int64_t>(1, lineLayout.numRegisters()));
+    for (int64_t r = 0; r < layout.numRegisters(); ++r) {
+      SmallVector<int64_t> idx = layout.unflatten(r);
+      idx.erase(idx.begin() + axis);
+      lines[lineLayout.dims.empty() ? 0 : lineLayout.flatten(idx)].push_back(r);
+    }
+    return lines;
+  }
+
+  // Byte offsets of each operand's section in a reduce/scan scratch buffer
+  // of `waves` x `lines` values per operand (see ldsScratchBytes).
+  SmallVector<int64_t> sectionOffsets(ValueRange srcs, int64_t waves, int64_t lines) {
+    SmallVector<int64_t> out;
+    int64_t bytes = 0;
+    for (Value s : srcs) {
+      bytes = (bytes + 7) / 8 * 8;
+      out.push_back(bytes);
+      bytes += waves * lines * ldsElementBytes(s.getType());
+    }
+    return out;
+  }
+
+  // The line number (row-major over the dims other than `axis`) of register `reg`.
+  Value lineNumber(ArrayRef<Value> coords, RankedTensorType type, unsigned axis, Location loc) {
+    SmallVector<Value> rest;
+    SmallVector<int64_t> shape;
+    for (unsigned d = 0; d < type.getRank(); ++d)
+      if (d != axis) {
+        rest.push_back(coords[d]);
+        shape.push_back(type.getDimSize(d));
+      }
+    return linearIndex(rest, shape, loc);
+  }
+
+  LogicalResult emitReduce(ReduceOp op) {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    unsigned axis = op.getAxis();
+    size_t n = op.getSrcs().size();
+    RegisterLayout layout = getRegisterLayout(type);
+    SmallVector<SmallVector<Value>> srcRegs;
+    for (Value s : op.getSrcs())
+      srcRegs.push_back(in(s));
+    SmallVector<SmallVector<int64_t>> lines = linesAlong(type, axis);
+
+    // 1. Within each thread.
+    SmallVector<SmallVector<Value>> acc;
+    for (auto &line : lines) {
+      SmallVector<Value> a;
+      for (size_t i = 0; i < n; ++i)
+        a.push_back(srcRegs[i][line[0]]);
+      for (size_t j = 1; j < line.size(); ++j) {
+        SmallVector<Value> next;
+        for (size_t i = 0; i < n; ++i)
+          next.push_back(srcRegs[i][line[j]]);
+        a = combine(op.getCombine(), a, next);
+      }
+      acc.push_back(a);
+    }
+    // 2. Across the lanes of a wave: butterfly, keeping operand order.
+    int64_t stride = laneStride(layout, axis);
+    for (int64_t k = 1; k < distinctLanes(layout, axis); k <<= 1) {
+      Value bit = i32(stride * k);
+      Value partner = b_.create<LLVM::XOrOp>(loc, lane_, bit);
+      Value upper = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne,
+                                            b_.create<LLVM::AndOp>(loc, lane_, bit), i32(0));
+      for (auto &a : acc) {
+        SmallVector<Value> other;
+        for (Value v : a)
+          other.push_back(shuffle(v, partner, loc));
+        a = combine(op.getCombine(), select(upper, other, a, loc), select(upper, a, other, loc));
+      }
+    }
+    // 3. Across waves, through LDS.
+    int64_t waves = distinctWaves(layout, axis);
+    if (waves > 1) {
+      int64_t lineCount = type.getNumElements() / type.getDimSize(axis);
+      SmallVector<int64_t> sections = sectionOffsets(op.getSrcs(), waves, lineCount);
+      Value waveC = b_.create<LLVM::AndOp>(
+          loc, threadCoords(layout.root, layout.dims[axis].sourceDim, loc).second, i32(waves - 1));
+      SmallVector<SmallVector<Value>> coords = registerCoords(type, loc);
+      SmallVector<Value> lineIdx;
+      for (auto &line : lines)
+        lineIdx.push_back(lineNumber(coords[line[0]], type, axis, loc));
+      auto slot = [&](size_t i, Value wave, Value line) {
+        Value index = b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, wave, i32(lineCount)), line);
+        return Value(b_.create<LLVM::AddOp>(
+            loc, b_.create<LLVM::MulOp>(loc, index, i32(ldsElementBytes(op.getSrcs()[i].getType()))),
+            i32(sections[i])));
+      };
+      for (size_t l = 0; l < lines.size(); ++l)
+        for (size_t i = 0; i < n; ++i)
+          ldsStore(op, slot(i, waveC, lineIdx[l]), acc[l][i], loc);
+      barrier(loc);
+      for (size_t l = 0; l < lines.size(); ++l) {
+        auto loadWave = [&](int64_t w) {
+          SmallVector<Value> v;
+          for (size_t i = 0; i < n; ++i)
+            v.push_back(ldsLoad(op, slot(i, i32(w), lineIdx[l]), acc[l][i].getType(), loc));
+          return v;
+        };
+        SmallVector<Value> a = loadWave(0);
+        for (int64_t w = 1; w < waves; ++w)
+          a = combine(op.getCombine(), a, loadWave(w));
+        acc[l] = a;
+      }
+      barrier(loc);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      SmallVector<Value> out;
+      for (auto &a : acc)
+        out.push_back(a[i]);
+      regs_[op.getResult(i)] = out;
+    }
+    return success();
+  }
+
+  LogicalResult emitScan(ScanOp op) {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    unsigned axis = op.getAxis();
+    bool reverse = op.getReverse();
+    size_t n = op.getSrcs().size();
+    RegisterLayout layout = getRegisterLayout(type);
+    SmallVector<SmallVector<Value>> vals;
+    for (Value s : op.getSrcs())
+      vals.push_back(in(s));
+    SmallVector<SmallVector<int64_t>> lines = linesAlong(type, axis);
+    for (auto &line : lines)
+      if (reverse)
+        std::reverse(line.begin(), line.end());
+    auto at = [&](int64_t reg) {
+      SmallVector<Value> v;
+      for (size_t i = 0; i < n; ++i)
+        v.push_back(vals[i][reg]);
+      return v;
+    };
+    auto put = [&](int64_t reg, ArrayRef<Value> v) {
+      for (size_t i = 0; i < n; ++i)
+        vals[i][reg] = v[i];
+    };
+    // 1. Within each thread, in scan order.
+    for (auto &line : lines)
+      for (size_t j = 1; j < line.size(); ++j)
+        put(line[j], combine(op.getCombine(), at(line[j - 1]), at(line[j])));
+
+    // 2. Across lanes: inclusive scan of the thread totals (Hillis-Steele).
+    int64_t lanes = distinctLanes(layout, axis), stride = laneStride(layout, axis);
+    Value laneC = b_.create<LLVM::AndOp>(
+        loc, threadCoords(layout.root, layout.dims[axis].sourceDim, loc).first, i32(lanes - 1));
+    Value eff = reverse ? Value(b_.create<LLVM::SubOp>(loc, i32(lanes - 1), laneC)) : laneC;
+    int64_t towardsPrevious = reverse ? stride : -stride;
+    SmallVector<SmallVector<Value>> prefix(lines.size());
+    Value prefixValid;
+    {
+      SmallVector<SmallVector<Value>> incl;
+      for (auto &line : lines)
+        incl.push_back(at(line.back()));
+      for (int64_t k = 1; k < lanes; k <<= 1) {
+        Value from = b_.create<LLVM::AddOp>(loc, lane_, i32(towardsPrevious * k));
+        Value take = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sge, eff, i32(k));
+        for (auto &s : incl) {
+          SmallVector<Value> other;
+          for (Value v : s)
+            other.push_back(shuffle(v, from, loc));
+          s = select(take, combine(op.getCombine(), other, s), s, loc);
+        }
+      }
+      Value from = b_.create<LLVM::AddOp>(loc, lane_, i32(towardsPrevious));
+      for (size_t l = 0; l < lines.size(); ++l)
+        for (Value v : incl[l])
+          prefix[l].push_back(shuffle(v, from, loc));
+      prefixValid = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, eff, i32(0));
+
+      // 3. Across waves: each wave's total through LDS.
+      int64_t waves = distinctWaves(layout, axis);
+      if (waves > 1) {
+        int64_t lineCount = type.getNumElements() / type.getDimSize(axis);
+        SmallVector<int64_t> sections = sectionOffsets(op.getSrcs(), waves, lineCount);
+        Value waveC = b_.create<LLVM::AndOp>(
+            loc, threadCoords(layout.root, layout.dims[axis].sourceDim, loc).second, i32(waves - 1));
+        Value weff = reverse ? Value(b_.create<LLVM::SubOp>(loc, i32(waves - 1), waveC)) : waveC;
+        // The lane holding the wave's last element in scan order.
+        Value lastLane = b_.create<LLVM::AddOp>(
+            loc, b_.create<LLVM::SubOp>(loc, lane_, b_.create<LLVM::MulOp>(loc, laneC, i32(stride))),
+            i32((reverse ? 0 : lanes - 1) * stride));
+        SmallVector<SmallVector<Value>> coords = registerCoords(type, loc);
+        auto slot = [&](size_t i, Value wave, Value line) {
+          Value index = b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, wave, i32(lineCount)), line);
+          return Value(b_.create<LLVM::AddOp>(
+              loc, b_.create<LLVM::MulOp>(loc, index, i32(ldsElementBytes(op.getSrcs()[i].getType()))),
+              i32(sections[i])));
+        };
+        SmallVector<Value> lineIdx;
+        for (auto &line : lines)
+          lineIdx.push_back(lineNumber(coords[line[0]], type, axis, loc));
+        for (size_t l = 0; l < lines.size(); ++l)
+          for (size_t i = 0; i < n; ++i)
+            ldsStore(op, slot(i, waveC, lineIdx[l]), shuffle(incl[l][i], lastLane, loc), loc);
+        barrier(loc);
+        Value waveValid = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, weff, i32(0));
+        for (size_t l = 0; l < lines.size(); ++l) {
+          auto loadWave = [&](int64_t j) {
+            int64_t w = reverse ? waves - 1 - j : j;
+            SmallVector<Value> v;
+            for (size_t i = 0; i < n; ++i)
+              v.push_back(ldsLoad(op, slot(i, i32(w), lineIdx[l]), incl[l][i].getType(), loc));
+            return v;
+          };
+          SmallVector<Value> wacc = loadWave(0);
+          for (int64_t j = 1; j < waves; ++j) {
+            Value inPrefix = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, i32(j), weff);
+            wacc = select(inPrefix, combine(op.getCombine(), wacc, loadWave(j)), wacc, loc);
+          }
+          SmallVector<Value> both = combine(op.getCombine(), wacc, prefix[l]);
+          prefix[l] = select(prefixValid, select(waveValid, both, prefix[l], loc), wacc, loc);
+        }
+        prefixValid = b_.create<LLVM::OrOp>(loc, prefixValid, waveValid);
+        barrier(loc);
+      }
+    }
+    // 4. Every element takes the prefix of the threads before it.
+    for (size_t l = 0; l < lines.size(); ++l)
+      for (int64_t reg : lines[l])
+        put(reg, select(prefixValid, combine(op.getCombine(), prefix[l], at(reg)), at(reg), loc));
+    for (size_t i = 0; i < n; ++i)
+      regs_[op.getResult(i)] = vals[i];
+    return success();
+  }
+
+  // Layout conversions and shape changes: every thread writes what it holds
+  // to LDS at the element's index, then reads what it needs.
+  LogicalResult emitThroughLds(Operation *op) {
+    Location loc = op->getLoc();
+    auto dst = cast<RankedTensorType>(op->getResult(0).getType());
+    Type elem = dst.getElementType();
+    int64_t bytes = ldsElementBytes(elem);
+    auto writeTile = [&](Value src, llvm::function_ref<Value(ArrayRef<Value>)> index) {
+      auto type = cast<RankedTensorType>(src.getType());
+      SmallVector<Value> regs = in(src);
+      SmallVector<SmallVector<Value>> coords = registerCoords(type, loc);
+      for (size_t r = 0; r < regs.size(); ++r)
+        ldsStore(op, b_.create<LLVM::MulOp>(loc, index(coords[r]), i32(bytes)), regs[r], loc);
+    };
+    auto srcShape = [&](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
+    if (auto p = dyn_cast<PermuteOp>(op)) {
+      ArrayRef<int32_t> order = p.getOrder();
+      writeTile(p.getSrc(), [&](ArrayRef<Value> c) {
+        SmallVector<Value> moved;
+        for (int32_t d : order)
+          moved.push_back(c[d]);
+        return linearIndex(moved, dst.getShape(), loc);
+      });
+    } else if (auto j = dyn_cast<JoinOp>(op)) {
+      for (int half = 0; half < 2; ++half)
+        writeTile(half ? j.getRhs() : j.getLhs(), [&](ArrayRef<Value> c) {
+          Value lin = linearIndex(c, srcShape(j.getLhs()), loc);
+          return Value(b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, lin, i32(2)), i32(half)));
+        });
+    } else {
+      Value src = op->getOperand(0);
+      writeTile(src, [&](ArrayRef<Value> c) { return linearIndex(c, srcShape(src), loc); });
+    }
+    barrier(loc);
+    SmallVector<SmallVector<Value>> coords = registerCoords(dst, loc);
+    SmallVector<Value> out;
+    int64_t half = -1;
+    if (auto split = dyn_cast<SplitOp>(op))
+      half = split.getHalf();
+    for (auto &c : coords) {
+      Value lin = linearIndex(c, dst.getShape(), loc);
+      if (half >= 0)
+        lin = b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, lin, i32(2)), i32(half));
+      out.push_back(ldsLoad(op, b_.create<LLVM::MulOp>(loc, lin, i32(bytes)), elem, loc));
+    }
+    barrier(loc);
+    regs_[op->getResult(0)] = out;
+    return success();
   }
 
   Value vectorOf(ArrayRef<Value> elems, Type elemType, Location loc) {
@@ -392,7 +809,7 @@ private:
   OpBuilder b_;
   unsigned numWarps_, waveSize_;
   Block *entry_ = nullptr;
-  Value tid_, lane_, wave_;
+  Value tid_, lane_, wave_, ldsBase_;
   llvm::DenseMap<Value, SmallVector<Value>> regs_;
   llvm::DenseMap<std::pair<Type, Attribute>, Value> constants_;
   llvm::DenseMap<std::pair<Attribute, unsigned>, std::pair<Value, Value>> threadCoords_;
@@ -411,6 +828,12 @@ struct ConvertToLLVMPass : mlir::tessel::impl::TesselConvertToLLVMBase<ConvertTo
     unsigned numWarps = warpsAttr.getInt(), waveSize = waveAttr.getInt();
     unsigned blockSize = numWarps * waveSize;
 
+    if (auto lds = module->getAttrOfType<IntegerAttr>("tessel.lds_bytes"); lds && lds.getInt() > 0) {
+      OpBuilder b(module.getBodyRegion());
+      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), lds.getInt());
+      b.create<LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal,
+                               kLdsSymbol, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    }
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       SmallVector<Type> params;

@@ -112,3 +112,72 @@ int64_t mlir::tessel::contiguousPerThread(RankedTensorType type, unsigned dim) {
     ++run;
   return run;
 }
+
+int64_t mlir::tessel::distinctLanes(const RegisterLayout &layout, unsigned dim) {
+  const DimDistribution &d = layout.dims[dim];
+  int64_t spt = layout.root.getSizePerThread()[d.sourceDim];
+  int64_t tpw = layout.root.getThreadsPerWave()[d.sourceDim];
+  return d.size <= spt ? 1 : std::min(tpw, d.size / spt);
+}
+
+int64_t mlir::tessel::distinctWaves(const RegisterLayout &layout, unsigned dim) {
+  const DimDistribution &d = layout.dims[dim];
+  int64_t spt = layout.root.getSizePerThread()[d.sourceDim];
+  int64_t tpw = layout.root.getThreadsPerWave()[d.sourceDim];
+  int64_t wpb = layout.root.getWavesPerBlock()[d.sourceDim];
+  return d.size <= spt * tpw ? 1 : std::min(wpb, d.size / (spt * tpw));
+}
+
+static int64_t strideAlong(BlockedLayoutAttr root, ArrayRef<unsigned> counts, unsigned dim) {
+  int64_t stride = 1;
+  for (unsigned d : root.getOrder()) {
+    if (d == dim)
+      return stride;
+    stride *= counts[d];
+  }
+  return stride;
+}
+
+int64_t mlir::tessel::laneStride(const RegisterLayout &layout, unsigned dim) {
+  return strideAlong(layout.root, layout.root.getThreadsPerWave(), layout.dims[dim].sourceDim);
+}
+
+int64_t mlir::tessel::waveStride(const RegisterLayout &layout, unsigned dim) {
+  return strideAlong(layout.root, layout.root.getWavesPerBlock(), layout.dims[dim].sourceDim);
+}
+
+int64_t mlir::tessel::ldsElementBytes(Type type) {
+  return std::max<unsigned>(1, elementTypeOf(type).getIntOrFloatBitWidth() / 8);
+}
+
+static int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+int64_t mlir::tessel::ldsScratchBytes(Operation *op) {
+  auto tileBytes = [](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.getNumElements() * ldsElementBytes(t);
+  };
+  // Reduce and scan exchange one value per line and wave when the axis
+  // spans several waves.
+  auto perWaveBytes = [](ValueRange srcs, int64_t axis) -> int64_t {
+    auto type = cast<RankedTensorType>(srcs[0].getType());
+    RegisterLayout layout = getRegisterLayout(type);
+    int64_t waves = distinctWaves(layout, axis);
+    if (waves == 1)
+      return 0;
+    int64_t lines = type.getNumElements() / type.getDimSize(axis);
+    int64_t bytes = 0;
+    for (Value s : srcs)
+      bytes = alignTo(bytes, 8) + waves * lines * ldsElementBytes(s.getType());
+    return bytes;
+  };
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return perWaveBytes(r.getSrcs(), r.getAxis());
+  if (auto s = dyn_cast<ScanOp>(op))
+    return perWaveBytes(s.getSrcs(), s.getAxis());
+  if (isa<ConvertLayoutOp, ReshapeOp, PermuteOp, SplitOp>(op))
+    return tileBytes(op->getOperand(0));
+  if (auto j = dyn_cast<JoinOp>(op))
+    return tileBytes(j.getResult());
+  return 0;
+}

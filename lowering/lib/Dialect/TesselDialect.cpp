@@ -158,3 +158,110 @@ LogicalResult StoreOp::verify() {
     return failure();
   return success();
 }
+
+// Shared by reduce and scan: operands of one shape, a combine region taking
+// 2N scalars of the operands' element types and yielding N.
+static LogicalResult verifyCombiner(Operation *op, ValueRange srcs, Region &combine,
+                                    int64_t axis) {
+  if (srcs.empty())
+    return op->emitOpError("needs at least one operand");
+  auto first = cast<RankedTensorType>(srcs[0].getType());
+  if (axis < 0 || axis >= first.getRank())
+    return op->emitOpError("axis ") << axis << " is out of range for a rank-" << first.getRank()
+                                    << " tile";
+  for (Value s : srcs)
+    if (cast<RankedTensorType>(s.getType()).getShape() != first.getShape())
+      return op->emitOpError("operands must have one shape");
+  Block &body = combine.front();
+  size_t n = srcs.size();
+  if (body.getNumArguments() != 2 * n)
+    return op->emitOpError("combine region must take ") << 2 * n << " arguments";
+  for (size_t i = 0; i < 2 * n; ++i)
+    if (body.getArgument(i).getType() != elementTypeOf(srcs[i % n].getType()))
+      return op->emitOpError("combine argument #")
+             << i << " must have the element type of operand #" << i % n;
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValues().size() != n)
+    return op->emitOpError("combine region must yield ") << n << " values";
+  for (size_t i = 0; i < n; ++i)
+    if (yield.getValues()[i].getType() != elementTypeOf(srcs[i].getType()))
+      return op->emitOpError("combine must yield the element type of operand #") << i;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyCombiner(*this, getSrcs(), getCombine(), getAxis())))
+    return failure();
+  auto srcType = cast<RankedTensorType>(getSrcs()[0].getType());
+  SmallVector<int64_t> shape(srcType.getShape());
+  shape.erase(shape.begin() + getAxis());
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("must have one result per operand");
+  for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
+    Type elem = elementTypeOf(src.getType());
+    if (shape.empty() ? result.getType() != elem
+                      : (!isa<RankedTensorType>(result.getType()) ||
+                         cast<RankedTensorType>(result.getType()).getShape() != ArrayRef(shape) ||
+                         elementTypeOf(result.getType()) != elem))
+      return emitOpError("result must have the operand's element type and shape without axis ")
+             << getAxis();
+  }
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  if (failed(verifyCombiner(*this, getSrcs(), getCombine(), getAxis())))
+    return failure();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("must have one result per operand");
+  for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
+    auto s = cast<RankedTensorType>(src.getType()), r = cast<RankedTensorType>(result.getType());
+    if (s.getShape() != r.getShape() || s.getElementType() != r.getElementType())
+      return emitOpError("results must have the operands' shapes and element types");
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  if (src.getNumElements() != getType().getNumElements())
+    return emitOpError("cannot reshape ") << src.getNumElements() << " elements into "
+                                          << getType().getNumElements();
+  return success();
+}
+
+LogicalResult PermuteOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  ArrayRef<int32_t> order = getOrder();
+  if (int64_t(order.size()) != src.getRank())
+    return emitOpError("order must list ") << src.getRank() << " dimensions";
+  SmallVector<bool> seen(order.size(), false);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] < 0 || order[i] >= src.getRank() || seen[order[i]])
+      return emitOpError("order must be a permutation");
+    seen[order[i]] = true;
+    if (getType().getDimSize(i) != src.getDimSize(order[i]))
+      return emitOpError("result dimension ") << i << " must be operand dimension " << order[i];
+  }
+  return success();
+}
+
+LogicalResult JoinOp::verify() {
+  auto a = cast<RankedTensorType>(getLhs().getType()), b = cast<RankedTensorType>(getRhs().getType());
+  if (a.getShape() != b.getShape())
+    return emitOpError("operands must have one shape");
+  SmallVector<int64_t> shape(a.getShape());
+  shape.push_back(2);
+  if (getType().getShape() != ArrayRef(shape))
+    return emitOpError("result shape must be the operands' with a last dimension of 2");
+  return success();
+}
+
+LogicalResult SplitOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  if (src.getRank() < 1 || src.getShape().back() != 2)
+    return emitOpError("operand's last dimension must be 2");
+  if (getType().getShape() != src.getShape().drop_back())
+    return emitOpError("result shape must be the operand's without its last dimension");
+  return success();
+}

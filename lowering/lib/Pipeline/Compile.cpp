@@ -134,10 +134,14 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
     pm.addPass(mlir::tessel::createTesselAssignLayouts());
+    pm.addPass(mlir::tessel::createTesselPlanLds());
   });
   CompiledKernel out;
   out.name = trace.kernelName;
   out.tileIR = printed(module.get());
+  uint32_t ldsBytes = 0;
+  if (auto lds = (*module)->getAttrOfType<mlir::IntegerAttr>("tessel.lds_bytes"))
+    ldsBytes = lds.getInt();
 
   // 3. Distribute over threads: per-thread LLVM dialect.
   runPasses(*module, diags, "distribution to threads", [](mlir::PassManager &pm) {
@@ -158,7 +162,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   AmdgpuCode code = generateAmdgpuCode(*llvmModule, target);
   out.hsaco = std::move(code.hsaco);
   out.assembly = std::move(code.assembly);
-  out.ldsBytes = 0; // no kernel uses LDS yet (reductions bring the LDS plan)
+  out.ldsBytes = ldsBytes;
   out.waveSize = target.waveSize;
   out.blockSize = options.numWarps * target.waveSize;
   out.kernargs = kernargLayout(trace.args);

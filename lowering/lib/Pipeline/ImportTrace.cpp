@@ -22,6 +22,7 @@ public:
     (*module)->setAttr("tessel.target", b_.getStringAttr(target.arch));
     (*module)->setAttr("tessel.num_warps", b_.getI32IntegerAttr(numWarps));
     (*module)->setAttr("tessel.wave_size", b_.getI32IntegerAttr(target.waveSize));
+    (*module)->setAttr("tessel.lds_limit", b_.getI64IntegerAttr(target.ldsBytes));
 
     SmallVector<Type> argTypes;
     for (const TraceArg &a : trace_.args)
@@ -38,6 +39,7 @@ public:
           (s.aligned16 && trace_.args[i].kind == TraceArg::Pointer))
         func.setArgAttr(i, "tessel.divisibility", b_.getI32IntegerAttr(16));
     }
+    funcForRegion_ = func;
     Block *body = func.addEntryBlock();
     b_.setInsertionPointToEnd(body);
     values_.resize(trace_.nodes.size());
@@ -282,6 +284,44 @@ private:
       Value other = n.i0 >= 3 ? operand(n, 2) : Value();
       return b_.create<mlir::tessel::LoadOp>(loc, type, ptr, mask, other);
     }
+    case TraceOp::Reshape:
+      return b_.create<mlir::tessel::ReshapeOp>(loc, type, operand(n, 0));
+    case TraceOp::Permute: {
+      SmallVector<int32_t> order(n.ints.begin(), n.ints.end());
+      return b_.create<mlir::tessel::PermuteOp>(loc, type, operand(n, 0), order);
+    }
+    case TraceOp::Join:
+      return b_.create<mlir::tessel::JoinOp>(loc, type, operand(n, 0), operand(n, 1));
+    case TraceOp::Split:
+      return b_.create<mlir::tessel::SplitOp>(loc, type, operand(n, 0), n.i0);
+    case TraceOp::Reduce:
+    case TraceOp::Scan:
+      return combiner(n, loc);
+    case TraceOp::Result: {
+      Operation *multi = operand(n, 0).getDefiningOp();
+      if (!multi || n.i0 < 0 || n.i0 >= multi->getNumResults())
+        fail(n, "malformed trace: result index out of range");
+      return multi->getResult(n.i0);
+    }
+    case TraceOp::RegionArg:
+      if (!regionBlock_ || n.i0 < 0 || size_t(n.i0) >= regionBlock_->getNumArguments())
+        fail(n, "malformed trace: region argument outside a region");
+      return regionBlock_->getArgument(n.i0);
+    case TraceOp::Yield: {
+      SmallVector<Value> values;
+      for (size_t i = 0; i < n.operands.size(); ++i)
+        values.push_back(operand(n, i));
+      b_.create<mlir::tessel::YieldOp>(loc, values);
+      return {};
+    }
+    case TraceOp::Assume:
+      recordAssumption(n, func);
+      b_.create<mlir::tessel::AssumeOp>(loc, operand(n, 0));
+      return {};
+    case TraceOp::MultipleOf:
+      return b_.create<mlir::tessel::MultipleOfOp>(loc, operand(n, 0), n.i0);
+    case TraceOp::MaxContiguous:
+      return b_.create<mlir::tessel::MaxContiguousOp>(loc, operand(n, 0), n.i0);
     case TraceOp::Store: {
       Value ptr = operand(n, 0), value = operand(n, 1);
       Value mask = n.operands.size() >= 3 ? operand(n, 2) : Value();
@@ -292,8 +332,83 @@ private:
     fail(n, "unknown op");
   }
 
+  // Reduce or scan: the op, with the combine region imported from the node's
+  // own node list.
+  Value combiner(const TraceNode &n, Location loc) {
+    SmallVector<Value> srcs;
+    for (size_t i = 0; i < n.operands.size(); ++i)
+      srcs.push_back(operand(n, i));
+    if (srcs.empty())
+      fail(n, "malformed trace: nothing to combine");
+    SmallVector<Type> resultTypes, argTypes;
+    for (Value s : srcs) {
+      auto t = dyn_cast<RankedTensorType>(s.getType());
+      if (!t || n.i0 < 0 || n.i0 >= t.getRank())
+        fail(n, "malformed trace: axis out of range");
+      SmallVector<int64_t> shape(t.getShape());
+      if (n.op == TraceOp::Reduce)
+        shape.erase(shape.begin() + n.i0);
+      resultTypes.push_back(n.op == TraceOp::Reduce && shape.empty()
+                                ? t.getElementType()
+                                : Type(RankedTensorType::get(shape, t.getElementType())));
+      argTypes.push_back(t.getElementType());
+    }
+    argTypes.append(SmallVector<Type>(argTypes));
+    Operation *op;
+    if (n.op == TraceOp::Reduce)
+      op = b_.create<mlir::tessel::ReduceOp>(loc, resultTypes, srcs, n.i0);
+    else
+      op = b_.create<mlir::tessel::ScanOp>(loc, resultTypes, srcs, n.i0, n.i1 != 0);
+    Region &region = op->getRegion(0);
+    Block *block = new Block();
+    region.push_back(block);
+    for (Type t : argTypes)
+      block->addArgument(t, loc);
+    // The region's nodes index their own list.
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(block);
+    std::vector<Value> outer;
+    std::swap(outer, values_);
+    Block *outerBlock = regionBlock_;
+    regionBlock_ = block;
+    values_.resize(n.region.size());
+    for (size_t i = 0; i < n.region.size(); ++i)
+      values_[i] = importNode(n.region[i], funcForRegion_);
+    std::swap(outer, values_);
+    regionBlock_ = outerBlock;
+    if (block->empty() || !isa<mlir::tessel::YieldOp>(block->back()))
+      fail(n, "malformed trace: the combine function does not end in a yield");
+    return op->getResult(0);
+  }
+
+  // assume(x % C == 0) on an argument becomes a divisibility fact the axis
+  // analysis reads; other conditions stay as tessel.assume (llvm.assume).
+  void recordAssumption(const TraceNode &n, func::FuncOp func) {
+    auto node = [&](int32_t i) -> const TraceNode * {
+      return i >= 0 && size_t(i) < trace_.nodes.size() ? &trace_.nodes[i] : nullptr;
+    };
+    if (regionBlock_ || n.operands.empty())
+      return;
+    const TraceNode *cmp = node(n.operands[0]);
+    if (!cmp || cmp->op != TraceOp::CmpEq || cmp->operands.size() != 2)
+      return;
+    const TraceNode *rem = node(cmp->operands[0]), *zero = node(cmp->operands[1]);
+    if (!rem || !zero || rem->op != TraceOp::Rem || zero->op != TraceOp::ConstInt || zero->i0 != 0)
+      return;
+    const TraceNode *arg = node(rem->operands[0]), *divisor = node(rem->operands[1]);
+    if (!arg || !divisor || arg->op != TraceOp::Arg || divisor->op != TraceOp::ConstInt ||
+        divisor->i0 <= 0)
+      return;
+    int64_t d = divisor->i0 & -divisor->i0; // the power of two it guarantees
+    auto existing = func.getArgAttrOfType<IntegerAttr>(arg->i0, "tessel.divisibility");
+    if (d > 1 && (!existing || existing.getInt() < d))
+      func.setArgAttr(arg->i0, "tessel.divisibility", b_.getI32IntegerAttr(d));
+  }
+
   MLIRContext &ctx_;
   const Trace &trace_;
+  Block *regionBlock_ = nullptr;
+  func::FuncOp funcForRegion_;
   OpBuilder b_;
   std::vector<Value> values_;
 };

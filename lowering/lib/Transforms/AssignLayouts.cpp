@@ -97,12 +97,20 @@ struct LayoutGroup {
     int64_t vec;
   };
   SmallVector<Anchor> anchors;
-  // Set when the group feeds tessel.expand_dims: its layout is a slice.
+  // Set when the group's layout must be a slice of another group's: it feeds
+  // tessel.expand_dims, or it is the result of tessel.reduce.
   std::optional<std::pair<unsigned, Value>> sliceOf; // (axis, a value of the parent group)
   Operation *sliceUser = nullptr;
+  std::optional<unsigned> scanAxis; // a scan runs along this dim: one chunk per thread
   Attribute layout;
   bool resolving = false;
 };
+
+// Ops whose tile operands and results may live in different layouts: they
+// move data through LDS.
+bool movesThroughLds(Operation *op) {
+  return isa<ConvertLayoutOp, ReshapeOp, PermuteOp, JoinOp, SplitOp>(op);
+}
 
 struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLayoutsPass> {
   void runOnOperation() override {
@@ -114,19 +122,33 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
                        "on the module");
       return signalPassFailure();
     }
-    unsigned numWarps = warpsAttr.getInt(), waveSize = waveAttr.getInt();
+    numWarps_ = warpsAttr.getInt();
+    waveSize_ = waveAttr.getInt();
     for (auto func : module.getOps<func::FuncOp>())
-      if (failed(assign(func, numWarps, waveSize)))
+      if (failed(assign(func)))
         return signalPassFailure();
   }
 
-  LogicalResult assign(func::FuncOp func, unsigned numWarps, unsigned waveSize) {
-    rematerializeExpandDimsOperands(func);
-    AxisInfoAnalysis axis(func);
-    UnionFind uf;
+  unsigned numWarps_ = 4, waveSize_ = 64;
+  UnionFind uf_;
+  llvm::DenseMap<unsigned, LayoutGroup> groups_;
 
-    // 1. Which tiles must share a layout.
-    SmallVector<ExpandDimsOp> expands;
+  LayoutGroup &groupOf(Value v) { return groups_[uf_.find(uf_.get(v))]; }
+  unsigned rootOf(Value v) { return uf_.find(uf_.get(v)); }
+
+  // Groups tiles and records slice constraints. On a conflicting constraint
+  // it inserts a tessel.convert_layout that resolves it and returns true:
+  // the caller starts over.
+  FailureOr<bool> buildGroups(func::FuncOp func) {
+    uf_ = UnionFind();
+    groups_.clear();
+    struct SliceConstraint {
+      Value child, parent;
+      unsigned axis;
+      Operation *op;
+    };
+    SmallVector<SliceConstraint> constraints;
+    SmallVector<ScanOp> scans;
     func.walk([&](Operation *op) {
       SmallVector<Value> tiles;
       for (Value v : op->getOperands())
@@ -136,48 +158,94 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         if (isTile(v))
           tiles.push_back(v);
       for (Value v : tiles)
-        uf.get(v);
+        uf_.get(v);
       if (auto e = dyn_cast<ExpandDimsOp>(op)) {
-        expands.push_back(e);
+        constraints.push_back({e.getSrc(), e.getResult(), unsigned(e.getAxis()), op});
         return;
       }
-      if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op))
+      if (auto r = dyn_cast<ReduceOp>(op)) {
+        for (Value src : r.getSrcs())
+          uf_.unite(src, r.getSrcs()[0]);
+        for (Value res : r.getResults())
+          if (isTile(res))
+            constraints.insert(constraints.begin(),
+                               {res, r.getSrcs()[0], unsigned(r.getAxis()), op});
+        return;
+      }
+      if (auto scan = dyn_cast<ScanOp>(op))
+        scans.push_back(scan);
+      if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op) || movesThroughLds(op))
         return;
       for (size_t i = 1; i < tiles.size(); ++i)
-        uf.unite(tiles[0], tiles[i]);
+        uf_.unite(tiles[0], tiles[i]);
     });
-
-    llvm::DenseMap<unsigned, LayoutGroup> groups;
-    for (unsigned i = 0; i < uf.values.size(); ++i) {
-      LayoutGroup &g = groups[uf.find(i)];
-      auto shape = cast<RankedTensorType>(uf.values[i].getType()).getShape();
+    for (unsigned i = 0; i < uf_.values.size(); ++i) {
+      LayoutGroup &g = groups_[uf_.find(i)];
+      auto shape = cast<RankedTensorType>(uf_.values[i].getType()).getShape();
       if (g.shape.empty())
         g.shape.assign(shape.begin(), shape.end());
       for (unsigned d = 0; d < shape.size() && d < g.shape.size(); ++d)
         g.shape[d] = std::max(g.shape[d], shape[d]);
     }
-    for (ExpandDimsOp e : expands) {
-      LayoutGroup &g = groups[uf.find(uf.get(e.getSrc()))];
-      if (g.sliceOf) {
-        unsigned other = uf.find(uf.get(g.sliceOf->second));
-        if (g.sliceOf->first != e.getAxis() || other != uf.find(uf.get(e.getResult()))) {
-          InFlightDiagnostic diag =
-              e.emitError("this tile is used along two different axes (or in two differently "
-                          "laid out tiles); tessel does not yet convert layouts through LDS");
-          diag.attachNote(g.sliceUser->getLoc()) << "other use here";
-          return failure();
-        }
+    for (ScanOp scan : scans) {
+      LayoutGroup &g = groupOf(scan.getSrcs()[0]);
+      if (g.scanAxis && *g.scanAxis != scan.getAxis()) {
+        scan.emitError("tiles of one layout are scanned along two different axes; "
+                       "scan a copy (tessel does not yet separate them)");
+        return failure();
       }
-      g.sliceOf = {e.getAxis(), e.getResult()};
-      g.sliceUser = e;
+      g.scanAxis = scan.getAxis();
     }
+    for (const SliceConstraint &c : constraints) {
+      LayoutGroup &g = groupOf(c.child);
+      if (g.sliceOf && (g.sliceOf->first != c.axis ||
+                        rootOf(g.sliceOf->second) != rootOf(c.parent))) {
+        resolveConflict(c.op, c.child);
+        return true;
+      }
+      g.sliceOf = {c.axis, c.parent};
+      g.sliceUser = c.op;
+    }
+    return false;
+  }
 
-    // 2. What the memory ops want.
+  // `value` is needed in two layouts at `op`: give `op` its own copy,
+  // moved through LDS.
+  void resolveConflict(Operation *op, Value value) {
+    if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+      OpBuilder b(e);
+      auto type = cast<RankedTensorType>(value.getType());
+      Value copy = b.create<ConvertLayoutOp>(e.getLoc(), RankedTensorType::get(type.getShape(), type.getElementType()), value);
+      e.getSrcMutable().assign(copy);
+      return;
+    }
+    // A reduce result: its users get a converted copy.
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    auto type = cast<RankedTensorType>(value.getType());
+    auto copy = b.create<ConvertLayoutOp>(op->getLoc(), RankedTensorType::get(type.getShape(), type.getElementType()), value);
+    value.replaceAllUsesExcept(copy, copy);
+  }
+
+  LogicalResult assign(func::FuncOp func) {
+    rematerializeExpandDimsOperands(func);
+    for (int attempt = 0;; ++attempt) {
+      FailureOr<bool> restart = buildGroups(func);
+      if (failed(restart))
+        return failure();
+      if (!*restart)
+        break;
+      if (attempt > 10000)
+        return func.emitError("layout assignment did not converge (compiler bug)");
+    }
+    AxisInfoAnalysis axis(func);
+
+    // What the memory ops want.
     auto addAnchor = [&](Value ptr, Value mask) {
       if (!isTile(ptr))
         return; // a scalar access: every thread does the same
       unsigned dim = axis.contiguousDim(ptr);
-      groups[uf.find(uf.get(ptr))].anchors.push_back({dim, axis.vectorWidth(ptr, dim, mask)});
+      groupOf(ptr).anchors.push_back({dim, axis.vectorWidth(ptr, dim, mask)});
     };
     func.walk([&](Operation *op) {
       if (auto load = dyn_cast<LoadOp>(op))
@@ -186,14 +254,14 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         addAnchor(store.getPtr(), store.getMask());
     });
 
-    // 3. Layout per group: blocked, or a slice of the parent group's.
+    // Layout per group: blocked, or a slice of the parent group's.
     MLIRContext *ctx = func.getContext();
     std::function<Attribute(unsigned)> layoutOf = [&](unsigned root) -> Attribute {
-      LayoutGroup &g = groups[root];
+      LayoutGroup &g = groups_[root];
       if (g.layout)
         return g.layout;
       if (g.sliceOf) {
-        unsigned parentRoot = uf.find(uf.get(g.sliceOf->second));
+        unsigned parentRoot = rootOf(g.sliceOf->second);
         if (g.resolving)
           return {};
         g.resolving = true;
@@ -215,15 +283,18 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       for (int d = rank - 1; d >= 0; --d)
         if (order.empty() || unsigned(d) != order[0])
           order.push_back(d);
-      return g.layout = makeBlockedLayout(ctx, g.shape, order, vec, numWarps, waveSize);
+      BlockedLayoutAttr blocked = makeBlockedLayout(ctx, g.shape, order, vec, numWarps_, waveSize_);
+      if (g.scanAxis)
+        blocked = oneChunkPerThread(blocked, g.shape, *g.scanAxis);
+      return g.layout = blocked;
     };
 
-    // 4. Rewrite every tile type; record vector widths.
+    // Rewrite every tile type; record vector widths.
     auto withLayout = [&](Value v) -> LogicalResult {
       auto type = cast<RankedTensorType>(v.getType());
-      Attribute layout = layoutOf(uf.find(uf.get(v)));
+      Attribute layout = layoutOf(rootOf(v));
       if (!layout)
-        return emitError(v.getLoc(), "cyclic layout constraint");
+        return emitError(v.getLoc(), "cyclic layout constraint (compiler bug)");
       v.setType(RankedTensorType::get(type.getShape(), type.getElementType(), layout));
       return success();
     };
@@ -258,6 +329,17 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         store.setVec(vecFor(store.getPtr(), store.getMask()));
     });
     return success();
+  }
+
+  // A scan walks its axis in order: each thread holds one contiguous chunk
+  // along it (no repetitions), so the thread, lane and wave orders agree.
+  static BlockedLayoutAttr oneChunkPerThread(BlockedLayoutAttr l, ArrayRef<int64_t> shape,
+                                             unsigned axis) {
+    SmallVector<unsigned> spt(l.getSizePerThread());
+    int64_t cover = int64_t(l.getThreadsPerWave()[axis]) * l.getWavesPerBlock()[axis];
+    spt[axis] = std::max<int64_t>(spt[axis], shape[axis] / cover);
+    return BlockedLayoutAttr::get(l.getContext(), spt, l.getThreadsPerWave(),
+                                  l.getWavesPerBlock(), l.getOrder());
   }
 };
 

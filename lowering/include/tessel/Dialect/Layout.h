@@ -45,3 +45,20 @@ BlockedLayoutAttr makeBlockedLayout(MLIRContext *ctx, llvm::ArrayRef<int64_t> sh
 int64_t contiguousPerThread(RankedTensorType type, unsigned dim);
 
 } // namespace mlir::tessel
+
+namespace mlir::tessel {
+
+// How many lanes (waves) of the workgroup hold distinct coordinates along
+// tile dim `dim`; the others hold replicas.
+int64_t distinctLanes(const RegisterLayout &layout, unsigned dim);
+int64_t distinctWaves(const RegisterLayout &layout, unsigned dim);
+// Lane-id (wave-id) distance between neighbours along tile dim `dim`.
+int64_t laneStride(const RegisterLayout &layout, unsigned dim);
+int64_t waveStride(const RegisterLayout &layout, unsigned dim);
+
+// Bytes an element of `type` takes in LDS (i1 takes a byte).
+int64_t ldsElementBytes(Type type);
+// Workgroup memory (LDS) `op` needs as scratch while it runs; 0 if none.
+int64_t ldsScratchBytes(Operation *op);
+
+} // namespace mlir::tessel

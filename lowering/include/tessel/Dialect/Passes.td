@@ -31,6 +31,20 @@ def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
   }];
 }
 
+def TesselPlanLds : Pass<"tessel-plan-lds", "::mlir::ModuleOp"> {
+  let summary = "Place every LDS buffer and check the total against the target";
+  let description = [{
+    Ops that exchange data between threads (reductions and scans across
+    waves, layout conversions, reshapes, permutes, joins, splits) need
+    workgroup memory (LDS) while they run. This pass gives each such buffer
+    an offset (`tessel.lds_offset`) with a first-fit allocator over live
+    ranges, so buffers that are not alive together share bytes, and records
+    the total on the module (`tessel.lds_bytes`, rounded up to 16). A total
+    over `tessel.lds_limit` is an error at the op that needs the most, with
+    the bytes it needs, the target's limit and what to shrink.
+  }];
+}
+
 def TesselTestAxisInfo : Pass<"tessel-test-axis-info", "::mlir::ModuleOp"> {
   let summary = "Print the axis analysis of every tile as remarks (for tests)";
 }

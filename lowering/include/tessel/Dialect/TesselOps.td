@@ -21,6 +21,8 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinTypes.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 
 def Tessel_Dialect : Dialect {
   let name = "tessel";
@@ -184,6 +186,120 @@ def Tessel_StoreOp : Tessel_Op<"store", [MemoryEffects<[MemWrite]>]> {
     $ptr `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and scans
+//===----------------------------------------------------------------------===//
+
+def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure, RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "combine tiles along one axis";
+  let description = [{
+    Reduces N tiles of one shape along `axis` with the combine region, which
+    takes the N accumulated scalars then the N next scalars and yields N
+    scalars. The combine must be associative and commutative (elements are
+    combined within a thread, across the lanes of a wave and across waves).
+    Results have the operands' shape without `axis`; 1-D operands reduce to
+    scalars.
+  }];
+  let arguments = (ins Variadic<Tessel_Tile>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat = "$srcs attr-dict `:` functional-type($srcs, results) $combine";
+  let hasVerifier = 1;
+}
+
+def Tessel_ScanOp : Tessel_Op<"scan", [Pure, RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "inclusive prefix combination along one axis";
+  let description = [{
+    Result element i along `axis` combines operand elements 0..i in order
+    (i..n-1 when `reverse`). The combine must be associative; its order is
+    kept.
+  }];
+  let arguments = (ins Variadic<Tessel_Tile>:$srcs, I32Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Variadic<Tessel_Tile>:$results);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat = "$srcs attr-dict `:` functional-type($srcs, results) $combine";
+  let hasVerifier = 1;
+}
+
+def Tessel_YieldOp : Tessel_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["ReduceOp", "ScanOp"]>]> {
+  let summary = "the combined values of a reduce or scan region";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ::mlir::ValueRange{}); }]>];
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement between layouts and shapes (through LDS)
+//===----------------------------------------------------------------------===//
+
+def Tessel_ConvertLayoutOp : Tessel_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
+    SameOperandsAndResultElementType]> {
+  let summary = "the same tile in another layout";
+  let arguments = (ins Tessel_Tile:$src);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+}
+
+def Tessel_ReshapeOp : Tessel_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "the same elements in row-major order under another shape";
+  let arguments = (ins Tessel_Tile:$src);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tessel_PermuteOp : Tessel_Op<"permute", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "reorder dimensions: result dim i is operand dim order[i]";
+  let arguments = (ins Tessel_Tile:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tessel_JoinOp : Tessel_Op<"join", [Pure, SameOperandsElementType]> {
+  let summary = "stack two tiles along a new last dimension of size 2";
+  let arguments = (ins Tessel_Tile:$lhs, Tessel_Tile:$rhs);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tessel_SplitOp : Tessel_Op<"split", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "one half of a tile whose last dimension is 2";
+  let arguments = (ins Tessel_Tile:$src, ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>:$half);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Facts for the analyses
+//===----------------------------------------------------------------------===//
+
+def Tessel_AssumeOp : Tessel_Op<"assume", []> {
+  let summary = "a condition the caller guarantees";
+  let arguments = (ins I1:$cond);
+  let assemblyFormat = "$cond attr-dict";
+}
+
+def Tessel_MultipleOfOp : Tessel_Op<"multiple_of", [Pure, SameOperandsAndResultType]> {
+  let summary = "every element is a multiple of `divisor`";
+  let arguments = (ins Tessel_Tile:$src, ConfinedAttr<I64Attr, [IntPositive]>:$divisor);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+}
+
+def Tessel_MaxContiguousOp : Tessel_Op<"max_contiguous", [Pure, SameOperandsAndResultType]> {
+  let summary = "runs of `count` elements along the last dimension are contiguous";
+  let arguments = (ins Tessel_Tile:$src, ConfinedAttr<I64Attr, [IntPositive]>:$count);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
 }
 
 #endif // TESSEL_OPS

@@ -12,7 +12,20 @@ set(_dsl_cf_cases
   "8|the operands' element types differ"
   "9|a mask must be a bool tile"
   "10|wrong number of kernel arguments"
-  "11|arithmetic on bool tiles is not supported")
+  "11|arithmetic on bool tiles is not supported"
+  "12|the combine function must take 2N scalar tiles"
+  "13|the combine function must return one tile of the input's element type"
+  "14|must return a std::tuple of tiles, one per input"
+  "15|the combine function returns a std::tuple of the wrong size"
+  "16|the combine function's results must have the inputs' element types, in order"
+  "17|reductions and scans take numeric or bool tiles, not pointers"
+  "18|join: both tiles need one element type"
+  "19|assume needs a scalar bool tile"
+  "20|multiple_of and max_contiguous take integer tiles"
+  "21|sum needs a numeric tile"
+  "22|xor_sum needs an integer tile"
+  "23|argmax and argmin need numeric tiles"
+  "24|max and min need numeric tiles")
 foreach(_case IN LISTS _dsl_cf_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _n)

@@ -30,6 +30,33 @@ void kernel(Ptr<f32> x, i32 n) {
   jit<kernel>().trace(static_cast<float *>(nullptr)); // one argument short
 #elif CASE == 11
   auto r = -(i < 3); // arithmetic on bool
+#elif CASE == 12
+  auto r = reduce(f, 0, [](f32 a) { return a; }); // one parameter
+#elif CASE == 13
+  auto r = reduce(f, 0, [](auto a, auto b) { return a < b; }); // returns bool
+#elif CASE == 14
+  auto r = reduce(std::tuple{f, i}, 0, [](f32 a0, i32, f32, i32) { return a0; }); // not a tuple
+#elif CASE == 15
+  auto r = reduce(std::tuple{f, i}, 0, [](f32 a0, i32, f32, i32) { return std::tuple{a0}; });
+#elif CASE == 16
+  auto r = reduce(std::tuple{f, i}, 0, [](f32 a0, i32 b0, f32, i32) { return std::tuple{b0, a0}; });
+#elif CASE == 17
+  auto r = reduce(x + i, 0, [](auto a, auto) { return a; }); // pointers
+#elif CASE == 18
+  auto r = join(f, i);
+#elif CASE == 19
+  int r = 0;
+  assume(n); // not a bool
+#elif CASE == 20
+  auto r = multiple_of(f, 16);
+#elif CASE == 21
+  auto r = sum(x + i, 0);
+#elif CASE == 22
+  auto r = xor_sum(f, 0);
+#elif CASE == 23
+  auto r = argmax(i < 2, 0);
+#elif CASE == 24
+  auto r = max(i < 2, 0);
 #else
   int r = 0; // CASE 0 compiles: the harness itself works
 #endif

@@ -1,0 +1,97 @@
+// The LDS plan (see Passes.td).
+#include "tessel/Dialect/Layout.h"
+#include "tessel/Dialect/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELPLANLDS
+#include "tessel/Dialect/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+struct Buffer {
+  Operation *op;
+  int64_t bytes, start, end; // live over op indices [start, end]
+  int64_t offset = 0;
+};
+
+// First fit: the lowest offset that overlaps no buffer alive at the same time.
+void place(SmallVectorImpl<Buffer> &buffers) {
+  SmallVector<Buffer *> placed;
+  for (Buffer &b : buffers) {
+    int64_t offset = 0;
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (Buffer *p : placed) {
+        bool together = p->start <= b.end && b.start <= p->end;
+        bool overlap = p->offset < offset + b.bytes && offset < p->offset + p->bytes;
+        if (together && overlap) {
+          offset = (p->offset + p->bytes + 15) / 16 * 16;
+          moved = true;
+        }
+      }
+    }
+    b.offset = offset;
+    placed.push_back(&b);
+  }
+}
+
+std::string describe(Operation *op) {
+  if (isa<ReduceOp>(op))
+    return "a reduction across waves";
+  if (isa<ScanOp>(op))
+    return "a scan across waves";
+  if (isa<ConvertLayoutOp>(op))
+    return "a layout conversion";
+  return "moving a tile between shapes ('" + op->getName().getStringRef().str() + "')";
+}
+
+struct PlanLdsPass : mlir::tessel::impl::TesselPlanLdsBase<PlanLdsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int64_t total = 0;
+    Operation *largest = nullptr;
+    int64_t largestBytes = 0;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      SmallVector<Buffer> buffers;
+      int64_t index = 0;
+      func.walk([&](Operation *op) {
+        ++index;
+        if (int64_t bytes = ldsScratchBytes(op)) {
+          // Scratch lives while its op runs (the op ends with a barrier).
+          buffers.push_back({op, bytes, index, index});
+          if (bytes > largestBytes) {
+            largestBytes = bytes;
+            largest = op;
+          }
+        }
+      });
+      place(buffers);
+      Builder b(module.getContext());
+      for (Buffer &buf : buffers) {
+        buf.op->setAttr("tessel.lds_offset", b.getI64IntegerAttr(buf.offset));
+        total = std::max(total, buf.offset + buf.bytes);
+      }
+    }
+    total = (total + 15) / 16 * 16;
+    module->setAttr("tessel.lds_bytes", Builder(module.getContext()).getI64IntegerAttr(total));
+    auto limit = module->getAttrOfType<IntegerAttr>("tessel.lds_limit");
+    if (limit && total > limit.getInt()) {
+      auto target = module->getAttrOfType<StringAttr>("tessel.target");
+      largest->emitError() << "needs " << largestBytes << " bytes of LDS (workgroup memory) for "
+                           << describe(largest) << "; the kernel's LDS plan totals " << total
+                           << " bytes but " << (target ? target.getValue() : "the target")
+                           << " has " << limit.getInt()
+                           << "; use smaller tiles (a smaller block size) or fewer warps";
+      signalPassFailure();
+    }
+  }
+};
+
+} // namespace

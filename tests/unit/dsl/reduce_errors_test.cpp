@@ -1,0 +1,310 @@
+// Trace-time errors of reductions, scans, shape changes and hints: each a
+// tessel::Error starting with the user's file:line and the op's name.
+#include "dsl_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <tuple>
+
+using namespace tessel;
+using dsltest::at;
+using dsltest::errorOf;
+using dsltest::traceBody;
+
+TEST_CASE("reductions and scans: axis out of range, scalar inputs") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({4, 8});
+      line = __LINE__ + 1;
+      sum(x, 2);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "sum: axis 2 is out of range for a rank-2 tile (valid: -2 to 1)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({4, 8});
+      line = __LINE__ + 1;
+      argmax(x, -3);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "argmax: axis -3 is out of range for a rank-2 tile (valid: -2 to 1)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      cumsum(arange(0, 8), 1, true);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "cumsum: axis 1 is out of range for a rank-1 tile (valid: -1 to 0)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto s = program_id(0);
+      line = __LINE__ + 1;
+      reduce(s, 0, [](auto a, auto b) { return a + b; });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "reduce: needs a tile with at least one dimension, not a scalar");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      argmin(program_id(0), 0);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "argmin: needs a tile with at least one dimension, not a scalar");
+}
+
+TEST_CASE("multi-input reductions need inputs of one shape") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      auto a = zeros<f32>({8});
+      auto b = arange(0, 4);
+      line = __LINE__ + 1;
+      reduce(std::tuple{a, b}, 0, [](f32 a0, i32 b0, f32 a1, i32 b1) { return std::tuple{a0 + a1, b0 + b1}; });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "reduce: the inputs' shapes differ: input 0 is [8], input 1 is [4]");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto a = zeros<f32>({8});
+      line = __LINE__ + 1;
+      associative_scan(std::tuple{a, zeros<f32>({2, 8})}, 0, [](f32 a0, f32 b0, f32 a1, f32 b1) {
+        return std::tuple{a0 + a1, b0 + b1};
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "associative_scan: the inputs' shapes differ: input 0 is [8], input 1 is [2, 8]");
+}
+
+TEST_CASE("a combine function may only use its arguments and literals") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({8});
+      auto scale = zeros<f32>({});
+      reduce(x, 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        return a + b * scale;
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "mul: a combine function may only use its arguments (and literals), not tiles from outside it");
+
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({8});
+      line = __LINE__ + 1;
+      reduce(x, 0, [&](auto, auto) { return x; }); // returns a captured tile as it is
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "reduce: a combine function may only use its arguments (and literals), not tiles from outside it");
+
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({8});
+      line = __LINE__ + 1;
+      reduce(x, 0, [&](auto, auto) { return f32(); });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "reduce: the combine function returned an empty tile (default-constructed and never assigned)");
+}
+
+TEST_CASE("inside a combine function values are scalars and leaf ops are unavailable") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      reduce(zeros<f32>({8}), 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        auto wide = full({4}, a);
+        return a + b + sum(wide, 0);
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "full: a combine function works on scalars; this would make a tile of shape [4]");
+  msg = errorOf([&] {
+    traceBody([&] {
+      reduce(zeros<f32>({8}), 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        auto [x, y] = split(join(a, b));
+        return x + y;
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "join: a combine function works on scalars; this would make a tile of shape [2]");
+  msg = errorOf([&] {
+    traceBody([&] {
+      cumsum(zeros<f32>({8}), 0); // fine
+      associative_scan(zeros<f32>({8}), 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        return a + b + cast<float>(program_id(0));
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "program_id: cannot be used inside a combine function");
+  msg = errorOf([&] {
+    traceBody([&] {
+      reduce(arange(0, 8), 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        return a + sum(arange(0, 4), 0) + b;
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "arange: cannot be used inside a combine function");
+  msg = errorOf([&] {
+    traceBody([&] {
+      reduce(arange(0, 8), 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        return sum(expand_dims(a, 0), 0) + b;
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "expand_dims: a combine function works on scalars; this would make a tile of shape [1]");
+}
+
+TEST_CASE("reshape errors") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({4, 8});
+      line = __LINE__ + 1;
+      reshape(x, {16});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "reshape: cannot reshape [4, 8] (32 elements) to [16] (16 elements)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({4, 8});
+      line = __LINE__ + 1;
+      reshape(x, {2, 2, 8});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "reshape: rank-3 tiles are not supported yet (at most 2-D); shape [2, 2, 8]");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({4, 8});
+      line = __LINE__ + 1;
+      reshape(x, {3, 4});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "reshape: dimension 3 of shape [3, 4] is not a power of two (tile dimensions must be powers of two)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      reshape(program_id(0), {1});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "reshape: the operand is a scalar; make a tile of it with full(shape, value)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({1});
+      line = __LINE__ + 1;
+      reshape(x, {});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "reshape: cannot reshape to a scalar (shape []); use a reduction such as sum");
+}
+
+TEST_CASE("permute, trans, join and split errors") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({4, 8});
+      line = __LINE__ + 1;
+      permute(x, {0, 0});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "permute: dims [0, 0] are not a permutation of the 2 dimensions of shape [4, 8] (each of 0..1 once)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      permute(arange(0, 8), {1, 0});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "permute: dims [1, 0] are not a permutation of the 1 dimensions of shape [8] (each of 0..0 once)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      trans(arange(0, 8));
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "trans: needs a 2-D tile, not shape [8] (use permute for other ranks)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      join(arange(0, 8), arange(0, 4));
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "join: the tiles' shapes differ: [8] and [4] (join needs one shape)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({4, 8});
+      line = __LINE__ + 1;
+      join(x, x);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "join: joining tiles of shape [4, 8] would make the rank-3 tile [4, 8, 2]; at most 2-D tiles "
+                   "are supported yet (join 1-D tiles or scalars)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto x = zeros<f32>({2, 8});
+      line = __LINE__ + 1;
+      split(x);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "split: the last dimension must be 2, not shape [2, 8] (split undoes join)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      split(program_id(0));
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "split: the last dimension must be 2, not shape [] (split undoes join)");
+}
+
+TEST_CASE("hint errors") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      assume(arange(0, 8) < 4);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "assume: the condition must be a scalar bool, not a tile of shape [8]");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      multiple_of(program_id(0) * 12, 12);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "multiple_of: the divisor 12 must be a power of two > 0");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      max_contiguous(arange(0, 8), 3);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "max_contiguous: the run length 3 must be a power of two > 0");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      max_contiguous(arange(0, 8), 16);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "max_contiguous: the run length 16 exceeds the last dimension of shape [8]");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      max_contiguous(program_id(0), 1);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "max_contiguous: needs a tile, not a scalar (runs are along the last dimension)");
+}
