@@ -192,7 +192,7 @@ def Tessel_StoreOp : Tessel_Op<"store", [MemoryEffects<[MemWrite]>]> {
 // Reductions and scans
 //===----------------------------------------------------------------------===//
 
-def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure, RecursiveMemoryEffects,
+def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure, RecursiveMemoryEffects, IsolatedFromAbove,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "combine tiles along one axis";
   let description = [{
@@ -210,7 +210,7 @@ def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure, RecursiveMemoryEffects,
   let hasVerifier = 1;
 }
 
-def Tessel_ScanOp : Tessel_Op<"scan", [Pure, RecursiveMemoryEffects,
+def Tessel_ScanOp : Tessel_Op<"scan", [Pure, RecursiveMemoryEffects, IsolatedFromAbove,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "inclusive prefix combination along one axis";
   let description = [{

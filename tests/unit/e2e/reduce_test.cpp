@@ -1,0 +1,136 @@
+// Reductions and scans along every axis of 2-D tiles, with masked edges, on
+// wave64 (gfx942) and wave32 (gfx1100) targets.
+#include "e2e_common.hpp"
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+enum ReduceKind { kSum, kMax, kMin, kArgmax, kArgmin, kXorSum, kCumsum, kCumsumRev, kCumprod };
+const char *kindName[] = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "cumsum",
+                          "cumsum reverse", "cumprod"};
+
+// x is R x C (row stride C); the R x C tile is masked to rows < M, cols < N
+// (masked elements read `fill`). Reductions write one value per line along
+// the other axis; scans write the tile.
+void reduce_2d(Ptr<f32> x, Ptr<f32> out, Ptr<i32> idx, i32 M, i32 N, f32 fill, Const<int> R,
+               Const<int> C, Const<int> AXIS, Const<int> KIND) {
+  auto rows = arange(0, R), cols = arange(0, C);
+  auto offs = expand_dims(rows, 1) * C + expand_dims(cols, 0);
+  auto mask = expand_dims(rows < M, 1) & expand_dims(cols < N, 0);
+  auto v = load(x + offs, mask, fill);
+  auto lineOffs = AXIS == 0 ? cols : rows;
+  switch (int(KIND)) {
+  case kSum: store(out + lineOffs, sum(v, AXIS)); break;
+  case kMax: store(out + lineOffs, max(v, AXIS)); break;
+  case kMin: store(out + lineOffs, min(v, AXIS)); break;
+  case kArgmax: store(idx + lineOffs, argmax(v, AXIS)); break;
+  case kArgmin: store(idx + lineOffs, argmin(v, AXIS)); break;
+  case kXorSum: store(idx + lineOffs, xor_sum(cast<int32_t>(v), AXIS)); break;
+  case kCumsum: store(out + offs, cumsum(v, AXIS)); break;
+  case kCumsumRev: store(out + offs, cumsum(v, AXIS, true)); break;
+  default: store(out + offs, cumprod(v, AXIS)); break;
+  }
+}
+
+struct TileCase {
+  int R, C, M, N, warps;
+};
+
+void checkReduce(Device &dev, int kind, int axis, TileCase s) {
+  INFO(kindName[kind]);
+  INFO("axis " << axis << ", tile " << s.R << "x" << s.C << ", valid " << s.M << "x" << s.N
+               << ", warps " << s.warps << ", " << dev.arch());
+  auto kernel = jit<reduce_2d>();
+  bool product = kind == kCumprod;
+  size_t elems = size_t(s.R) * s.C;
+  // Integers in [-8, 8] (or near 1 for products): sums are exact in f32 and
+  // ties for argmax are common.
+  std::vector<float> hx(elems);
+  for (size_t i = 0; i < elems; ++i)
+    hx[i] = product ? 1.0f + float(randomInts<int>(1, -2, 2)[0]) / 16.0f
+                    : float(randomInts<int>(1, -8, 8)[0]);
+  float fill = kind == kMax || kind == kArgmax ? -1e30f
+               : kind == kMin || kind == kArgmin ? 1e30f
+               : product ? 1.0f : 0.0f;
+  auto x = dev.upload(hx);
+  size_t lines = axis == 0 ? s.C : s.R;
+  bool isScan = kind >= kCumsum;
+  auto out = poisoned<float>(isScan ? elems : lines);
+  auto idx = poisoned<int32_t>(lines);
+  kernel.launch(dev, {1}, {.num_warps = unsigned(s.warps)}, x, out, idx, s.M, s.N, fill, s.R,
+                s.C, axis, kind);
+  auto at = [&](int r, int c) { return r < s.M && c < s.N ? double(hx[size_t(r) * s.C + c]) : double(fill); };
+  int other = axis == 0 ? s.C : s.R, along = axis == 0 ? s.R : s.C;
+  auto elem = [&](int line, int k) { return axis == 0 ? at(k, line) : at(line, k); };
+  size_t wrong = 0;
+  if (isScan) {
+    auto got = out.download();
+    for (int line = 0; line < other; ++line) {
+      double acc = product ? 1 : 0;
+      for (int j = 0; j < along; ++j) {
+        int k = kind == kCumsumRev ? along - 1 - j : j;
+        acc = product ? acc * elem(line, k) : acc + elem(line, k);
+        size_t pos = axis == 0 ? size_t(k) * s.C + line : size_t(line) * s.C + k;
+        wrong += relError(got[pos], acc, 1.0) > 1e-5;
+      }
+    }
+  } else if (kind == kArgmax || kind == kArgmin || kind == kXorSum) {
+    auto got = idx.download();
+    for (int line = 0; line < other; ++line) {
+      int best = 0, x = 0;
+      for (int k = 0; k < along; ++k) {
+        double v = elem(line, k), b = elem(line, best);
+        if ((kind == kArgmax && v > b) || (kind == kArgmin && v < b))
+          best = k;
+        x ^= int32_t(v);
+      }
+      wrong += got[line] != (kind == kXorSum ? x : best);
+    }
+  } else {
+    auto got = out.download();
+    for (int line = 0; line < other; ++line) {
+      double acc = elem(line, 0);
+      for (int k = 1; k < along; ++k)
+        acc = kind == kSum ? acc + elem(line, k)
+              : kind == kMax ? std::max(acc, elem(line, k))
+                             : std::min(acc, elem(line, k));
+      wrong += got[line] != float(acc);
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+const TileCase kShapes[] = {
+    {1, 64, 1, 37, 1},   {16, 16, 13, 11, 1}, {32, 64, 31, 50, 4},
+    {64, 32, 64, 32, 2}, {8, 256, 5, 200, 4}, {128, 8, 100, 7, 8},
+};
+
+} // namespace
+
+TEST_CASE("reductions along each axis, gfx942 (wave64)") {
+  Device dev = Device::emulator("gfx942");
+  for (int kind : {kSum, kMax, kMin, kArgmax, kArgmin, kXorSum})
+    for (int axis : {0, 1})
+      for (TileCase s : kShapes)
+        checkReduce(dev, kind, axis, s);
+}
+
+TEST_CASE("reductions along each axis, gfx1100 (wave32)") {
+  Device dev = Device::emulator("gfx1100");
+  for (int kind : {kSum, kMax, kArgmin})
+    for (int axis : {0, 1})
+      for (TileCase s : kShapes)
+        checkReduce(dev, kind, axis, s);
+}
+
+TEST_CASE("scans along each axis, forward and reverse") {
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    Device dev = Device::emulator(arch);
+    for (int kind : {kCumsum, kCumsumRev, kCumprod})
+      for (int axis : {0, 1})
+        for (TileCase s : kShapes)
+          checkReduce(dev, kind, axis, s);
+  }
+}
