@@ -819,6 +819,8 @@ struct ConvertToLLVMPass : mlir::tessel::impl::TesselConvertToLLVMBase<ConvertTo
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = module.getContext();
+    if (failed(verifyEveryTileHasLayout(module)))
+      return signalPassFailure();
     auto warpsAttr = module->getAttrOfType<IntegerAttr>("tessel.num_warps");
     auto waveAttr = module->getAttrOfType<IntegerAttr>("tessel.wave_size");
     if (!warpsAttr || !waveAttr) {
@@ -836,6 +838,11 @@ struct ConvertToLLVMPass : mlir::tessel::impl::TesselConvertToLLVMBase<ConvertTo
     }
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
+      for (Type t : func.getArgumentTypes())
+        if (isa<RankedTensorType>(t)) {
+          func.emitError("kernel arguments must be scalars or pointers, not tiles");
+          return signalPassFailure();
+        }
       SmallVector<Type> params;
       for (Type t : func.getArgumentTypes())
         params.push_back(scalarType(t));

@@ -181,3 +181,24 @@ int64_t mlir::tessel::ldsScratchBytes(Operation *op) {
     return tileBytes(j.getResult());
   return 0;
 }
+
+LogicalResult mlir::tessel::verifyEveryTileHasLayout(Operation *root) {
+  auto check = [](Value v, Location loc) -> LogicalResult {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (t && !isa_and_nonnull<BlockedLayoutAttr, SliceLayoutAttr>(t.getEncoding()))
+      return emitError(loc, "tile without a layout; run tessel-assign-layouts first");
+    return success();
+  };
+  WalkResult result = root->walk([&](Operation *op) -> WalkResult {
+    for (Value v : op->getResults())
+      if (failed(check(v, op->getLoc())))
+        return WalkResult::interrupt();
+    for (Region &r : op->getRegions())
+      for (Block &b : r)
+        for (BlockArgument a : b.getArguments())
+          if (failed(check(a, op->getLoc())))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}

@@ -56,6 +56,8 @@ struct PlanLdsPass : mlir::tessel::impl::TesselPlanLdsBase<PlanLdsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     int64_t total = 0;
+    if (failed(verifyEveryTileHasLayout(module)))
+      return signalPassFailure();
     Operation *largest = nullptr;
     int64_t largestBytes = 0;
     for (auto func : module.getOps<func::FuncOp>()) {

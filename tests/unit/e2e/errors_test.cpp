@@ -2,18 +2,21 @@
 // each names the user's C++ line, and none crashes.
 #include "e2e_common.hpp"
 
+#include "tessel/lowering/compile.hpp"
+
 using namespace tessel;
 using namespace e2e;
 
 namespace {
 
-constexpr int kConflictLine = __LINE__ + 5;
-void outer_sum_of_loaded(Ptr<i32> x, Ptr<i32> out) {
-  auto r = arange(0, 16);
-  auto v = load(x + r);
-  auto rows = expand_dims(v, 1);
-  auto sum = rows + expand_dims(v, 0);
-  store(out + expand_dims(r, 1) * 16 + expand_dims(r, 0), sum);
+// Transposing a 256 x 128 f32 tile moves 128 KiB through LDS.
+constexpr int kTransposeLine = __LINE__ + 5;
+void big_transpose(Ptr<f32> x, Ptr<f32> out) {
+  auto r = arange(0, 256), c = arange(0, 128);
+  auto in = expand_dims(r, 1) * 128 + expand_dims(c, 0);
+  auto v = load(x + in);
+  auto t = trans(v);
+  store(out + expand_dims(c, 1) * 256 + expand_dims(r, 0), t);
 }
 
 void copy(Ptr<f32> x, Ptr<f32> out, i32 n) {
@@ -23,18 +26,20 @@ void copy(Ptr<f32> x, Ptr<f32> out, i32 n) {
 
 } // namespace
 
-TEST_CASE("a tile used along two axes is an error at the user's line") {
-  auto kernel = jit<outer_sum_of_loaded>();
-  auto x = emulator().upload(std::vector<int32_t>(16, 1));
-  auto out = poisoned<int32_t>(256);
+TEST_CASE("a kernel over the LDS budget fails at compile time, naming the line, bytes and limit") {
+  auto kernel = jit<big_transpose>();
+  auto x = emulator().upload(randomFloats(256 * 128));
+  auto out = poisoned<float>(256 * 128);
   try {
     kernel.launch(emulator(), {1}, {}, x, out);
     FAIL("expected an error");
   } catch (const Error &e) {
     std::string msg = e.what();
     CAPTURE(msg);
-    CHECK(contains(msg, "errors_test.cpp:" + std::to_string(kConflictLine) + ":"));
-    CHECK(contains(msg, "used along two different axes"));
+    CHECK(contains(msg, "errors_test.cpp:" + std::to_string(kTransposeLine) + ":"));
+    CHECK(contains(msg, "needs 131072 bytes of LDS"));
+    CHECK(contains(msg, "gfx942 has 65536"));
+    CHECK(contains(msg, "smaller block size"));
   }
   // The failed compile left nothing behind that breaks the next launch.
   auto ok = jit<copy>();
@@ -42,6 +47,20 @@ TEST_CASE("a tile used along two axes is an error at the user's line") {
   auto cout = poisoned<float>(128);
   ok.launch(emulator(), {1}, {}, cx, cout, 100);
   CHECK(cout.download()[99] == cx.download()[99]);
+
+  // gfx950 has 160 KiB of LDS: the same kernel fits and transposes.
+  Device big = Device::emulator("gfx950");
+  auto hx = randomFloats(256 * 128);
+  auto bx = big.upload(hx);
+  auto bout = big.alloc<float>(256 * 128);
+  kernel.launch(big, {1}, {}, bx, bout);
+  auto got = bout.download();
+  size_t wrong = 0;
+  for (int i = 0; i < 256; ++i)
+    for (int j = 0; j < 128; ++j)
+      wrong += got[size_t(j) * 256 + i] != hx[size_t(i) * 128 + j];
+  CHECK(wrong == 0);
+  CHECK(kernel.runtime()->lastKernel()->ldsBytes == 131072);
 }
 
 TEST_CASE("num_warps must be a power of two within the workgroup limit") {

@@ -34,6 +34,9 @@ struct RegisterLayout {
 // Layout of `type` (which must carry a blocked or slice encoding).
 RegisterLayout getRegisterLayout(RankedTensorType type);
 
+// Fails, with an error at the first one, when a tile in `root` has no layout.
+LogicalResult verifyEveryTileHasLayout(Operation *root);
+
 // A blocked layout for `shape` with `vec` contiguous elements per thread
 // along `order[0]`, spreading waveSize lanes and numWarps waves over the
 // dimensions in `order`, the rest replicated.

@@ -1,0 +1,27 @@
+// RUN: tessel-opt %s --tessel-assign-layouts --tessel-plan-lds --tessel-convert-to-llvm | FileCheck %s
+
+// A 1024-element sum over 4 waves: in-thread adds, a butterfly of
+// ds_bpermute across the 64 lanes, then the 4 wave sums through LDS between
+// barriers.
+// CHECK: llvm.mlir.global internal @tessel_lds() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
+// CHECK-LABEL: llvm.func @row_sum(
+// CHECK-COUNT-6: rocdl.ds_bpermute
+// CHECK: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: llvm.fence syncscope("workgroup") release
+// CHECK-NEXT: rocdl.s.barrier
+// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK: rocdl.s.barrier
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_limit = 65536 : i64} {
+  func.func @row_sum(%p: !tessel.ptr<f32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+    %x = arith.sitofp %r : tensor<1024xi32> to tensor<1024xf32>
+    %s = tessel.reduce %x {axis = 0 : i32} : (tensor<1024xf32>) -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tessel.yield %c : f32
+    }
+    tessel.store %p, %s : (!tessel.ptr<f32>, f32) -> ()
+    return
+  }
+}

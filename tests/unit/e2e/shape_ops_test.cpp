@@ -1,0 +1,97 @@
+// Shape changes that move data between threads through LDS: reshape,
+// trans/permute, join, split, and the layout conversions the compiler
+// inserts when one tile is needed in two layouts.
+#include "e2e_common.hpp"
+
+#include "tessel/lowering/compile.hpp"
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+enum Op { kTrans, kReshape, kJoinSplit, kOuterOfLoaded };
+
+// x holds R*C floats. Each op writes R*C floats to out.
+void shape_ops(Ptr<f32> x, Ptr<f32> out, Const<int> R, Const<int> C, Const<int> OP) {
+  auto r = arange(0, R), c = arange(0, C);
+  auto offs = expand_dims(r, 1) * C + expand_dims(c, 0);
+  auto v = load(x + offs);
+  switch (int(OP)) {
+  case kTrans: // out is C x R
+    store(out + expand_dims(c, 1) * R + expand_dims(r, 0), trans(v));
+    break;
+  case kReshape: { // the same row-major elements as a C x R tile, doubled
+    auto w = reshape(v, {C, R}) * 2.0f;
+    store(out + expand_dims(c, 1) * R + expand_dims(r, 0), w);
+    break;
+  }
+  case kJoinSplit: { // interleave the first row with the second, then split back, swapped
+    auto flat = arange(0, C);
+    auto a = load(x + flat), b = load(x + C + flat);
+    auto [lo, hi] = split(join(a, b));
+    auto both = join(hi * 10.0f, lo);
+    auto pair = arange(0, 2);
+    store(out + expand_dims(flat, 1) * 2 + expand_dims(pair, 0), both);
+    break;
+  }
+  default: { // a loaded row used both as rows and as columns: out[i][j] = x[i] + x[j]
+    auto row = load(x + c);
+    auto sum = expand_dims(row, 1) + expand_dims(row, 0);
+    store(out + expand_dims(c, 1) * C + expand_dims(c, 0), sum);
+    break;
+  }
+  }
+}
+
+void checkShapeOp(Device &dev, int op, int R, int C, unsigned warps) {
+  INFO("op " << op << ", " << R << "x" << C << ", warps " << warps << ", " << dev.arch());
+  auto kernel = jit<shape_ops>();
+  auto hx = randomFloats(size_t(R) * C);
+  auto x = dev.upload(hx);
+  size_t outElems = op == kJoinSplit ? size_t(2) * C : op == kOuterOfLoaded ? size_t(C) * C
+                                                                           : size_t(R) * C;
+  auto out = poisoned<float>(outElems);
+  kernel.launch(dev, {1}, {.num_warps = warps}, x, out, R, C, op);
+  auto got = out.download();
+  size_t wrong = 0;
+  if (op == kTrans) {
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < C; ++j)
+        wrong += got[size_t(j) * R + i] != hx[size_t(i) * C + j];
+  } else if (op == kReshape) {
+    for (size_t k = 0; k < size_t(R) * C; ++k)
+      wrong += got[k] != hx[k] * 2.0f;
+  } else if (op == kJoinSplit) {
+    for (int j = 0; j < C; ++j) {
+      wrong += got[2 * j] != hx[C + j] * 10.0f;
+      wrong += got[2 * j + 1] != hx[j];
+    }
+  } else {
+    for (int i = 0; i < C; ++i)
+      for (int j = 0; j < C; ++j)
+        wrong += got[size_t(i) * C + j] != hx[i] + hx[j];
+  }
+  CHECK(wrong == 0);
+}
+
+} // namespace
+
+TEST_CASE("trans, reshape, join/split and inserted layout conversions") {
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    Device dev = Device::emulator(arch);
+    for (int op : {kTrans, kReshape, kJoinSplit, kOuterOfLoaded})
+      for (auto [R, C, warps] : {std::tuple{2, 64, 1u}, {16, 32, 4u}, {64, 16, 2u}, {8, 256, 8u}})
+        checkShapeOp(dev, op, R, C, warps);
+  }
+}
+
+TEST_CASE("the inserted conversion shows in the tile IR") {
+  auto kernel = jit<shape_ops>();
+  auto x = emulator().upload(randomFloats(16 * 32));
+  auto out = poisoned<float>(32 * 32);
+  kernel.launch(emulator(), {1}, {}, x, out, 16, 32, int(kOuterOfLoaded));
+  const CompiledKernel &k = *kernel.runtime()->lastKernel();
+  CHECK(contains(k.tileIR, "tessel.convert_layout"));
+  CHECK(k.ldsBytes >= 32 * 4);
+}
