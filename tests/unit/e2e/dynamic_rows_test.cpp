@@ -1,0 +1,54 @@
+// A kernel over [M, 14336] f16 with a dynamic row count M that the caller
+// promises is a multiple of 128 (LESSONS.md, first row): one compile serves
+// every valid M, and the loads and stores move 128 bits at a time.
+#include "e2e_common.hpp"
+
+#include "tessel/lowering/compile.hpp"
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+constexpr int kCols = 14336;
+
+// out = x * scale + 1, tile by tile.
+void scale_rows(Ptr<f16> x, Ptr<f16> out, i32 M, f32 scale, Const<int> BM, Const<int> BN) {
+  assume(M % 128 == 0);
+  auto rows = program_id(0) * BM + arange(0, BM);
+  auto cols = program_id(1) * BN + arange(0, BN);
+  auto offs = expand_dims(rows, 1) * kCols + expand_dims(cols, 0);
+  auto mask = expand_dims(rows < M, 1);
+  auto v = cast<float>(load(x + offs, mask));
+  store(out + offs, cast<half>(v * scale + 1.0f), mask);
+}
+
+} // namespace
+
+TEST_CASE("[M, 14336] f16 with assume(M % 128 == 0) compiles once and runs for several M") {
+  auto kernel = jit<scale_rows>();
+  const int BM = 16, BN = 512;
+  for (int M : {128, 384, 256}) {
+    INFO("M = " << M);
+    size_t n = size_t(M) * kCols;
+    std::vector<half> hx(n);
+    auto values = randomFloats(n, -4, 4);
+    for (size_t i = 0; i < n; ++i)
+      hx[i] = half(values[i]);
+    auto x = emulator().upload(hx);
+    auto out = poisoned<half>(n);
+    float scale = 0.5f;
+    kernel.launch(emulator(), {uint32_t(M / BM), uint32_t(kCols / BN)}, {.num_warps = 4}, x, out, M,
+                  scale, BM, BN);
+    auto got = out.download();
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i)
+      wrong += got[i].bits != half(float(hx[i]) * scale + 1.0f).bits;
+    CHECK(wrong == 0);
+  }
+  CHECK(kernel.runtime()->stats().compiles + kernel.runtime()->stats().diskHits == 1);
+  const CompiledKernel &k = *kernel.runtime()->lastKernel();
+  CHECK(contains(k.tileIR, "tessel.divisibility = 128"));
+  CHECK(contains(k.assembly, "global_load_dwordx4"));
+  CHECK(contains(k.assembly, "global_store_dwordx4"));
+}
