@@ -149,7 +149,9 @@ template <class C> void assume(const C &cond, source_location loc = source_locat
     detail::emitAssume({"assume", detail::toSourceLoc(loc)}, cond.ref());
 }
 
-// t, known to hold multiples of d (a power of two) in every element.
+// t, whose contiguous runs each start at a multiple of d (a power of two):
+// multiple_of(start + arange(0, B), 16) promises start % 16 == 0, as Triton's
+// multiple_of does. On tiles without runs, every element is a multiple of d.
 template <class E>
 Tile<E> multiple_of(const Tile<E> &t, int64_t d, source_location loc = source_location::current()) {
   static_assert(detail::is_int_elem<E>, "tessel: multiple_of and max_contiguous take integer tiles (offsets)");

@@ -76,7 +76,7 @@ enum class TraceOp : uint8_t {
   Yield,       // inside a region: its last node; operands = the region's results
   // --- facts for the analyses (issue 3) ---
   Assume,      // (scalar i1 condition); no result
-  MultipleOf,  // (tile), i0 = d: every element is a multiple of d (a power of two)
+  MultipleOf,  // (tile), i0 = d: the first element of each contiguous run is a multiple of d
   MaxContiguous, // (tile), i0 = c: runs of c elements along the last dim are contiguous
 };
 

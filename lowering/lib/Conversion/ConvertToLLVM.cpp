@@ -673,12 +673,17 @@ private:
     auto dst = cast<RankedTensorType>(op->getResult(0).getType());
     Type elem = dst.getElementType();
     int64_t bytes = ldsElementBytes(elem);
+    // Element index -> byte offset, with the padding ldsPaddedSlots counts.
+    auto slotBytes = [&](Value index) {
+      Value padded = b_.create<LLVM::AddOp>(loc, index, b_.create<LLVM::LShrOp>(loc, index, i32(5)));
+      return Value(b_.create<LLVM::MulOp>(loc, padded, i32(bytes)));
+    };
     auto writeTile = [&](Value src, llvm::function_ref<Value(ArrayRef<Value>)> index) {
       auto type = cast<RankedTensorType>(src.getType());
       SmallVector<Value> regs = in(src);
       SmallVector<SmallVector<Value>> coords = registerCoords(type, loc);
       for (size_t r = 0; r < regs.size(); ++r)
-        ldsStore(op, b_.create<LLVM::MulOp>(loc, index(coords[r]), i32(bytes)), regs[r], loc);
+        ldsStore(op, slotBytes(index(coords[r])), regs[r], loc);
     };
     auto srcShape = [&](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
     if (auto p = dyn_cast<PermuteOp>(op)) {
@@ -709,7 +714,7 @@ private:
       Value lin = linearIndex(c, dst.getShape(), loc);
       if (half >= 0)
         lin = b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, lin, i32(2)), i32(half));
-      out.push_back(ldsLoad(op, b_.create<LLVM::MulOp>(loc, lin, i32(bytes)), elem, loc));
+      out.push_back(ldsLoad(op, slotBytes(lin), elem, loc));
     }
     barrier(loc);
     regs_[op->getResult(0)] = out;

@@ -155,7 +155,7 @@ static int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 int64_t mlir::tessel::ldsScratchBytes(Operation *op) {
   auto tileBytes = [](Value v) {
     auto t = cast<RankedTensorType>(v.getType());
-    return t.getNumElements() * ldsElementBytes(t);
+    return ldsPaddedSlots(t.getNumElements()) * ldsElementBytes(t);
   };
   // Reduce and scan exchange one value per line and wave when the axis
   // spans several waves.

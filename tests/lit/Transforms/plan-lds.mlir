@@ -1,9 +1,9 @@
 // RUN: tessel-opt %s -split-input-file --tessel-assign-layouts --tessel-plan-lds | FileCheck %s
 
 // A row sum over 4 waves exchanges 4 x 1 partial sums; the transpose moves
-// the whole 64 x 64 f32 tile. Neither is alive while the other runs, so both
+// the whole 64 x 64 f32 tile (padded by one slot every 32). Neither is alive while the other runs, so both
 // sit at offset 0 and the plan is the larger one.
-// CHECK: module attributes {{.*}}tessel.lds_bytes = 16384 : i64
+// CHECK: module attributes {{.*}}tessel.lds_bytes = 16896 : i64
 // CHECK: tessel.reduce {{.*}}tessel.lds_offset = 0 : i64
 // CHECK: tessel.permute {{.*}}tessel.lds_offset = 0 : i64
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_limit = 65536 : i64} {

@@ -61,6 +61,11 @@ int64_t waveStride(const RegisterLayout &layout, unsigned dim);
 
 // Bytes an element of `type` takes in LDS (i1 takes a byte).
 int64_t ldsElementBytes(Type type);
+// Element slot of element `index` in a tile staged through LDS: one slot of
+// padding after every 32 so that rows of a transposed access fall in
+// different banks.
+inline int64_t ldsPaddedSlots(int64_t elements) { return elements + elements / 32; }
+
 // Workgroup memory (LDS) `op` needs as scratch while it runs; 0 if none.
 int64_t ldsScratchBytes(Operation *op);
 

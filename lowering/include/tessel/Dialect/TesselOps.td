@@ -289,7 +289,7 @@ def Tessel_AssumeOp : Tessel_Op<"assume", []> {
 }
 
 def Tessel_MultipleOfOp : Tessel_Op<"multiple_of", [Pure, SameOperandsAndResultType]> {
-  let summary = "every element is a multiple of `divisor`";
+  let summary = "each contiguous run starts at a multiple of `divisor`";
   let arguments = (ins Tessel_Tile:$src, ConfinedAttr<I64Attr, [IntPositive]>:$divisor);
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = "$src attr-dict `:` type($src)";

@@ -1,0 +1,61 @@
+// Row-wise softmax over an M x N matrix, fused into one kernel: each program
+// loads whole rows once, and max, exp, sum and the division happen in
+// registers before one store (an unfused version reads and writes the matrix
+// several times). f32, f16 and bf16 in and out; arithmetic in f32.
+//
+//   tessel::kernels::softmax(dev, in, out, M, N, in_stride, out_stride);
+#pragma once
+
+#include "tessel/kernels/row_config.hpp"
+
+#include <limits>
+#include <string>
+
+namespace tessel::kernels {
+
+// The block program: program p handles rows [p * ROWS, (p + 1) * ROWS) of
+// BLOCK columns (a power of two >= N); rows past M and columns past N are
+// masked. out[r, :] = exp(x - max(x)) / sum(exp(x - max(x))) with x = in[r, :].
+template <class T>
+void softmax_rows(Ptr<T> in, Ptr<T> out, i32 M, i32 N, i32 in_stride, i32 out_stride, Const<int> ROWS,
+                  Const<int> BLOCK) {
+  auto rows = program_id(0) * ROWS + arange(0, ROWS);
+  auto cols = arange(0, BLOCK);
+  auto mask = expand_dims(rows < M, 1) & expand_dims(cols < N, 0);
+  auto r = expand_dims(rows, 1);
+  auto c = expand_dims(cols, 0);
+  // Padding reads -inf: it never wins the max and exp(-inf) adds 0 to the sum.
+  auto x = detail::widen(load(in + r * in_stride + c, mask, -std::numeric_limits<float>::infinity()));
+  // Subtracting the row max keeps exp() at most 1, so it cannot overflow;
+  // softmax is unchanged by a shift of the whole row.
+  auto z = x - expand_dims(max(x, 1), 1);
+  auto num = exp(z);
+  auto den = sum(num, 1);
+  store(out + r * out_stride + c, detail::narrow<T>(num / expand_dims(den, 1)), mask);
+}
+
+// The kernel object for element type T, one per process; its runtime() has
+// the compile and cache counters and the last compiled kernel.
+template <class T> auto &softmaxKernel() {
+  static auto kernel = jit(&softmax_rows<T>, std::string("tessel_softmax_") + detail::typeSuffix<T>());
+  return kernel;
+}
+
+// Softmax of each of the M rows of `in` (N elements, row stride in_stride)
+// into `out` (row stride out_stride). Throws tessel::Error when N exceeds
+// kMaxRowBlock or the sizes do not fit the buffers.
+template <class T>
+void softmax(Device &dev, const Buffer<T> &in, Buffer<T> &out, int64_t M, int64_t N, int64_t in_stride,
+             int64_t out_stride) {
+  RowConfig cfg = rowConfig("softmax", N);
+  if (M < 0)
+    throw Error("softmax: the row count M = " + std::to_string(M) + " is negative");
+  if (M == 0)
+    return;
+  detail::checkMatrix("softmax", "input", in.size(), M, N, in_stride);
+  detail::checkMatrix("softmax", "output", out.size(), M, N, out_stride);
+  softmaxKernel<T>().launch(dev, {cdiv(M, cfg.rows)}, {.num_warps = cfg.num_warps}, in, out, int32_t(M),
+                            int32_t(N), int32_t(in_stride), int32_t(out_stride), cfg.rows, cfg.block);
+}
+
+} // namespace tessel::kernels

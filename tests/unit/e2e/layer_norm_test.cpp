@@ -1,0 +1,114 @@
+// tessel::kernels::layer_norm against a float64 reference on the host, for
+// f32, f16 and bf16 at odd shapes, with row strides; mean and rstd checked too.
+#include "e2e_common.hpp"
+
+#include <tessel/kernels/layer_norm.hpp>
+
+#include <algorithm>
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+struct Errors {
+  double y = 0, mean = 0, rstd = 0;
+};
+
+// Layer norm of an M x N matrix (strides N + 2 in, N + 7 out). y is judged
+// relative to max(|y|, 1) (its values are O(1) and cross zero), mean relative
+// to the row's largest |x| (a mean near zero is a difference of large
+// numbers), rstd relative to itself.
+template <class T> Errors runLayerNorm(int M, int N, float eps = 1e-5f) {
+  const int xStride = N + 2, yStride = N + 7;
+  // An offset keeps the inputs from being centered already.
+  std::vector<float> raw = randomFloats(size_t(M) * xStride, -3.f, 5.f);
+  std::vector<float> rawW = randomFloats(N, -2.f, 2.f), rawB = randomFloats(N, -1.f, 1.f);
+  std::vector<T> hx(raw.begin(), raw.end()), hw(rawW.begin(), rawW.end()), hb(rawB.begin(), rawB.end());
+  auto x = emulator().upload(hx), w = emulator().upload(hw), b = emulator().upload(hb);
+  auto y = poisoned<T>(size_t(M) * yStride);
+  auto mean = poisoned<float>(M), rstd = poisoned<float>(M);
+  std::vector<T> before = y.download();
+  kernels::layer_norm(emulator(), x, y, w, b, mean, rstd, M, N, xStride, yStride, eps);
+  std::vector<T> got = y.download();
+  std::vector<float> gotMean = mean.download(), gotRstd = rstd.download();
+
+  Errors err;
+  size_t touched = 0;
+  for (int r = 0; r < M; ++r) {
+    const T *row = &hx[size_t(r) * xStride];
+    double total = 0, scale = 0;
+    for (int c = 0; c < N; ++c) {
+      total += double(float(row[c]));
+      scale = std::max(scale, std::fabs(double(float(row[c]))));
+    }
+    double mu = total / N, sq = 0;
+    for (int c = 0; c < N; ++c)
+      sq += (double(float(row[c])) - mu) * (double(float(row[c])) - mu);
+    double rs = 1.0 / std::sqrt(sq / N + double(eps));
+    err.mean = std::max(err.mean, relError(gotMean[r], mu, std::max(scale, 1e-30)));
+    err.rstd = std::max(err.rstd, relError(gotRstd[r], rs));
+    for (int c = 0; c < yStride; ++c) {
+      size_t i = size_t(r) * yStride + c;
+      if (c < N) {
+        double want = (double(float(row[c])) - mu) * rs * double(float(hw[c])) + double(float(hb[c]));
+        err.y = std::max(err.y, relError(float(got[i]), want, 1.0));
+      } else {
+        touched += std::memcmp(&got[i], &before[i], sizeof(T)) != 0;
+      }
+    }
+  }
+  CHECK_MESSAGE(touched == 0, touched << " padding elements past N were written");
+  return err;
+}
+
+struct Shape2 {
+  int M, N;
+};
+const Shape2 kShapes[] = {
+    {1, 781},   // a single row, N not a power of two
+    {37, 1},    // a single column: y = bias, rstd = 1/sqrt(eps)
+    {1, 1},     {5, 3},     {300, 17}, {129, 1000},
+    {64, 1024}, // N exactly a power of two
+    {2000, 64}, // many short rows, several per program
+    {3, 8192},  // a row over 16 waves
+};
+
+} // namespace
+
+TEST_CASE("layer norm f32 matches a float64 reference at odd shapes; mean and rstd too") {
+  for (Shape2 s : kShapes) {
+    CAPTURE(s.M);
+    CAPTURE(s.N);
+    Errors e = runLayerNorm<float>(s.M, s.N);
+    CHECK(e.y < 1e-5);
+    CHECK(e.mean < 1e-5);
+    CHECK(e.rstd < 1e-5);
+  }
+}
+
+TEST_CASE("layer norm f16 and bf16 match a float64 reference (statistics in f32)") {
+  for (Shape2 s : kShapes) {
+    CAPTURE(s.M);
+    CAPTURE(s.N);
+    Errors h = runLayerNorm<half>(s.M, s.N);
+    CHECK(h.y < 1e-2);
+    CHECK(h.mean < 1e-5); // from exact f16 inputs, accumulated in f32
+    CHECK(h.rstd < 1e-5);
+    Errors b = runLayerNorm<bfloat16>(s.M, s.N);
+    CHECK(b.y < 1e-2);
+    CHECK(b.mean < 1e-5);
+    CHECK(b.rstd < 1e-5);
+  }
+}
+
+TEST_CASE("layer norm rejects rows longer than the largest block and short buffers") {
+  Device &dev = emulator();
+  int n = kernels::kMaxRowBlock + 1;
+  auto x = dev.alloc<float>(n), y = dev.alloc<float>(n), w = dev.alloc<float>(n), b = dev.alloc<float>(n);
+  auto mean = dev.alloc<float>(1), rstd = dev.alloc<float>(1);
+  CHECK_THROWS_WITH_AS(kernels::layer_norm(dev, x, y, w, b, mean, rstd, 1, n, n, n),
+                       doctest::Contains("largest supported block"), Error);
+  CHECK_THROWS_WITH_AS(kernels::layer_norm(dev, x, y, w, b, mean, rstd, 2, 100, 100, 100),
+                       doctest::Contains("mean"), Error);
+}

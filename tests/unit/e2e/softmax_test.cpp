@@ -1,0 +1,121 @@
+// tessel::kernels::softmax against a float64 reference on the host, for f32,
+// f16 and bf16 at odd shapes, with row strides; and the code it compiles to.
+#include "e2e_common.hpp"
+
+#include <tessel/kernels/softmax.hpp>
+
+#include "tessel/lowering/compile.hpp"
+
+#include <algorithm>
+#include <regex>
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+struct Shape2 {
+  int M, N;
+};
+
+// Softmax of an M x N matrix (strides N + 3 in, N + 5 out); returns the
+// largest relative error (floor `floor`) and checks the output's padding.
+template <class T> double runSoftmax(Shape2 s, float lo, float hi, double floor) {
+  const int inStride = s.N + 3, outStride = s.N + 5;
+  std::vector<float> raw = randomFloats(size_t(s.M) * inStride, lo, hi);
+  std::vector<T> hin(raw.begin(), raw.end());
+  auto in = emulator().upload(hin);
+  auto out = poisoned<T>(size_t(s.M) * outStride);
+  std::vector<T> before = out.download();
+  kernels::softmax(emulator(), in, out, s.M, s.N, inStride, outStride);
+  std::vector<T> got = out.download();
+
+  double worst = 0;
+  size_t touched = 0;
+  std::vector<double> e(s.N);
+  for (int r = 0; r < s.M; ++r) {
+    const T *x = &hin[size_t(r) * inStride];
+    double m = -INFINITY;
+    for (int c = 0; c < s.N; ++c)
+      m = std::max(m, double(float(x[c])));
+    double total = 0;
+    for (int c = 0; c < s.N; ++c)
+      total += e[c] = std::exp(double(float(x[c])) - m);
+    for (int c = 0; c < outStride; ++c) {
+      size_t i = size_t(r) * outStride + c;
+      if (c < s.N)
+        worst = std::max(worst, relError(float(got[i]), e[c] / total, floor));
+      else
+        touched += std::memcmp(&got[i], &before[i], sizeof(T)) != 0;
+    }
+  }
+  CHECK_MESSAGE(touched == 0, touched << " padding elements past N were written");
+  return worst;
+}
+
+const Shape2 kShapes[] = {
+    {1, 781},  // a single row, N not a power of two
+    {37, 1},   // a single column: every output is 1
+    {1, 1},    {5, 3},    {300, 17},  {129, 1000},
+    {64, 1024}, // N exactly a power of two
+    {2000, 64}, // many short rows, several per program
+    {3, 4097},  // a row over 16 waves
+};
+
+} // namespace
+
+TEST_CASE("softmax f32 matches a float64 reference at odd shapes") {
+  for (Shape2 s : kShapes) {
+    CAPTURE(s.M);
+    CAPTURE(s.N);
+    double err = runSoftmax<float>(s, -10.f, 10.f, 1e-30);
+    CHECK(err < 1e-5);
+  }
+}
+
+TEST_CASE("softmax f16 and bf16 match a float64 reference (f32 inside)") {
+  // Outputs far below the largest are judged against a floor: f16 keeps
+  // only subnormal precision under 6e-5.
+  for (Shape2 s : kShapes) {
+    CAPTURE(s.M);
+    CAPTURE(s.N);
+    CHECK(runSoftmax<half>(s, -4.f, 4.f, 1e-4) < 1e-2);
+    CHECK(runSoftmax<bfloat16>(s, -4.f, 4.f, 1e-4) < 1e-2);
+  }
+}
+
+TEST_CASE("softmax subtracts the row max: large inputs do not overflow") {
+  double err = runSoftmax<float>({7, 300}, 1000.f, 1080.f, 1e-30);
+  CHECK(err < 1e-5);
+}
+
+TEST_CASE("softmax on gfx942: cross-lane reduction, and the LDS the plan asked for") {
+  Device dev = Device::emulator("gfx942");
+  const int M = 3, N = 781; // 1024 columns over 4 waves: the row max and sum cross waves
+  auto in = dev.upload(randomFloats(size_t(M) * N));
+  auto out = dev.alloc<float>(size_t(M) * N);
+  kernels::softmax(dev, in, out, M, N, N, N);
+  const auto *runtime = kernels::softmaxKernel<float>().runtime();
+  REQUIRE(runtime != nullptr);
+  REQUIRE(runtime->lastKernel() != nullptr);
+  const CompiledKernel &k = *runtime->lastKernel();
+  CHECK(contains(k.assembly, "ds_bpermute_b32"));
+  std::smatch match;
+  std::regex groupSegment(R"(\.amdhsa_group_segment_fixed_size\s+(\d+))");
+  REQUIRE(std::regex_search(k.assembly, match, groupSegment));
+  CHECK(std::stoul(match[1].str()) == k.ldsBytes);
+  CHECK(k.ldsBytes > 0);
+}
+
+TEST_CASE("softmax rejects rows longer than the largest block and sizes that do not fit") {
+  Device &dev = emulator();
+  auto small = dev.alloc<float>(100);
+  auto big = dev.alloc<float>(kernels::kMaxRowBlock + 1);
+  auto big2 = dev.alloc<float>(kernels::kMaxRowBlock + 1);
+  int n = kernels::kMaxRowBlock + 1;
+  CHECK_THROWS_WITH_AS(kernels::softmax(dev, big, big2, 1, n, n, n), doctest::Contains("largest supported block"),
+                       Error);
+  CHECK_THROWS_WITH_AS(kernels::softmax(dev, small, big, 2, 60, 60, 60), doctest::Contains("needs 120"), Error);
+  CHECK_THROWS_WITH_AS(kernels::softmax(dev, small, big, 2, 10, 5, 10), doctest::Contains("row stride"), Error);
+  CHECK_THROWS_AS(kernels::softmax(dev, small, big, 1, 0, 1, 1), Error);
+}
