@@ -470,15 +470,56 @@ private:
     return linearIndex(rest, shape, loc);
   }
 
+  // Where a reduce or scan puts one value per (wave, line) for each operand
+  // when its axis spans several waves.
+  struct WaveExchange {
+    Operation *op;
+    SmallVector<int64_t> sections; // byte offset of each operand's section
+    int64_t lineCount;
+    SmallVector<Value> lineIdx; // per line (of `lines`), its line number
+    Value waveC;                // this thread's wave coordinate along the axis
+  };
+  WaveExchange waveExchange(Operation *op, ValueRange srcs, unsigned axis, int64_t waves,
+                            ArrayRef<SmallVector<int64_t>> lines, Location loc) {
+    auto type = cast<RankedTensorType>(srcs[0].getType());
+    RegisterLayout layout = getRegisterLayout(type);
+    WaveExchange x{op, {}, type.getNumElements() / type.getDimSize(axis), {}, {}};
+    x.sections = sectionOffsets(srcs, waves, x.lineCount);
+    x.waveC = b_.create<LLVM::AndOp>(
+        loc, threadCoords(layout.root, layout.dims[axis].sourceDim, loc).second, i32(waves - 1));
+    SmallVector<SmallVector<Value>> coords = registerCoords(type, loc);
+    for (auto &line : lines)
+      x.lineIdx.push_back(lineNumber(coords[line[0]], type, axis, loc));
+    return x;
+  }
+  void exchangeStore(WaveExchange &x, size_t operand, Value wave, size_t line, Value v, Location loc) {
+    ldsStore(x.op, exchangeSlot(x, operand, wave, line, v.getType(), loc), v, loc);
+  }
+  Value exchangeLoad(WaveExchange &x, size_t operand, int64_t wave, size_t line, Type t, Location loc) {
+    return ldsLoad(x.op, exchangeSlot(x, operand, i32(wave), line, t, loc), t, loc);
+  }
+  Value exchangeSlot(WaveExchange &x, size_t operand, Value wave, size_t line, Type t, Location loc) {
+    Value index = b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, wave, i32(x.lineCount)),
+                                         x.lineIdx[line]);
+    return b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, index, i32(ldsElementBytes(t))),
+                                  i32(x.sections[operand]));
+  }
+
+  // Each operand's registers.
+  SmallVector<SmallVector<Value>> operandRegisters(ValueRange srcs) {
+    SmallVector<SmallVector<Value>> out;
+    for (Value s : srcs)
+      out.push_back(in(s));
+    return out;
+  }
+
   LogicalResult emitReduce(ReduceOp op) {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getSrcs()[0].getType());
     unsigned axis = op.getAxis();
     size_t n = op.getSrcs().size();
     RegisterLayout layout = getRegisterLayout(type);
-    SmallVector<SmallVector<Value>> srcRegs;
-    for (Value s : op.getSrcs())
-      srcRegs.push_back(in(s));
+    SmallVector<SmallVector<Value>> srcRegs = operandRegisters(op.getSrcs());
     SmallVector<SmallVector<int64_t>> lines = linesAlong(type, axis);
 
     // 1. Within each thread.
@@ -512,29 +553,16 @@ private:
     // 3. Across waves, through LDS.
     int64_t waves = distinctWaves(layout, axis);
     if (waves > 1) {
-      int64_t lineCount = type.getNumElements() / type.getDimSize(axis);
-      SmallVector<int64_t> sections = sectionOffsets(op.getSrcs(), waves, lineCount);
-      Value waveC = b_.create<LLVM::AndOp>(
-          loc, threadCoords(layout.root, layout.dims[axis].sourceDim, loc).second, i32(waves - 1));
-      SmallVector<SmallVector<Value>> coords = registerCoords(type, loc);
-      SmallVector<Value> lineIdx;
-      for (auto &line : lines)
-        lineIdx.push_back(lineNumber(coords[line[0]], type, axis, loc));
-      auto slot = [&](size_t i, Value wave, Value line) {
-        Value index = b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, wave, i32(lineCount)), line);
-        return Value(b_.create<LLVM::AddOp>(
-            loc, b_.create<LLVM::MulOp>(loc, index, i32(ldsElementBytes(op.getSrcs()[i].getType()))),
-            i32(sections[i])));
-      };
+      WaveExchange x = waveExchange(op, op.getSrcs(), axis, waves, lines, loc);
       for (size_t l = 0; l < lines.size(); ++l)
         for (size_t i = 0; i < n; ++i)
-          ldsStore(op, slot(i, waveC, lineIdx[l]), acc[l][i], loc);
+          exchangeStore(x, i, x.waveC, l, acc[l][i], loc);
       barrier(loc);
       for (size_t l = 0; l < lines.size(); ++l) {
         auto loadWave = [&](int64_t w) {
           SmallVector<Value> v;
           for (size_t i = 0; i < n; ++i)
-            v.push_back(ldsLoad(op, slot(i, i32(w), lineIdx[l]), acc[l][i].getType(), loc));
+            v.push_back(exchangeLoad(x, i, w, l, acc[l][i].getType(), loc));
           return v;
         };
         SmallVector<Value> a = loadWave(0);
@@ -560,9 +588,7 @@ private:
     bool reverse = op.getReverse();
     size_t n = op.getSrcs().size();
     RegisterLayout layout = getRegisterLayout(type);
-    SmallVector<SmallVector<Value>> vals;
-    for (Value s : op.getSrcs())
-      vals.push_back(in(s));
+    SmallVector<SmallVector<Value>> vals = operandRegisters(op.getSrcs());
     SmallVector<SmallVector<int64_t>> lines = linesAlong(type, axis);
     for (auto &line : lines)
       if (reverse)
@@ -613,28 +639,16 @@ private:
       // 3. Across waves: each wave's total through LDS.
       int64_t waves = distinctWaves(layout, axis);
       if (waves > 1) {
-        int64_t lineCount = type.getNumElements() / type.getDimSize(axis);
-        SmallVector<int64_t> sections = sectionOffsets(op.getSrcs(), waves, lineCount);
-        Value waveC = b_.create<LLVM::AndOp>(
-            loc, threadCoords(layout.root, layout.dims[axis].sourceDim, loc).second, i32(waves - 1));
+        WaveExchange x = waveExchange(op, op.getSrcs(), axis, waves, lines, loc);
+        Value waveC = x.waveC;
         Value weff = reverse ? Value(b_.create<LLVM::SubOp>(loc, i32(waves - 1), waveC)) : waveC;
         // The lane holding the wave's last element in scan order.
         Value lastLane = b_.create<LLVM::AddOp>(
             loc, b_.create<LLVM::SubOp>(loc, lane_, b_.create<LLVM::MulOp>(loc, laneC, i32(stride))),
             i32((reverse ? 0 : lanes - 1) * stride));
-        SmallVector<SmallVector<Value>> coords = registerCoords(type, loc);
-        auto slot = [&](size_t i, Value wave, Value line) {
-          Value index = b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, wave, i32(lineCount)), line);
-          return Value(b_.create<LLVM::AddOp>(
-              loc, b_.create<LLVM::MulOp>(loc, index, i32(ldsElementBytes(op.getSrcs()[i].getType()))),
-              i32(sections[i])));
-        };
-        SmallVector<Value> lineIdx;
-        for (auto &line : lines)
-          lineIdx.push_back(lineNumber(coords[line[0]], type, axis, loc));
         for (size_t l = 0; l < lines.size(); ++l)
           for (size_t i = 0; i < n; ++i)
-            ldsStore(op, slot(i, waveC, lineIdx[l]), shuffle(incl[l][i], lastLane, loc), loc);
+            exchangeStore(x, i, waveC, l, shuffle(incl[l][i], lastLane, loc), loc);
         barrier(loc);
         Value waveValid = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, weff, i32(0));
         for (size_t l = 0; l < lines.size(); ++l) {
@@ -642,7 +656,7 @@ private:
             int64_t w = reverse ? waves - 1 - j : j;
             SmallVector<Value> v;
             for (size_t i = 0; i < n; ++i)
-              v.push_back(ldsLoad(op, slot(i, i32(w), lineIdx[l]), incl[l][i].getType(), loc));
+              v.push_back(exchangeLoad(x, i, w, l, incl[l][i].getType(), loc));
             return v;
           };
           SmallVector<Value> wacc = loadWave(0);
