@@ -61,6 +61,8 @@ TEST_CASE("a kernel over the LDS budget fails at compile time, naming the line, 
       wrong += got[size_t(j) * 256 + i] != hx[size_t(i) * 128 + j];
   CHECK(wrong == 0);
   CHECK(kernel.runtime()->lastKernel()->ldsBytes == 135168);
+  // The code object's group segment is exactly the plan.
+  CHECK(contains(kernel.runtime()->lastKernel()->assembly, ".amdhsa_group_segment_fixed_size 135168"));
 }
 
 TEST_CASE("num_warps must be a power of two within the workgroup limit") {
