@@ -53,8 +53,8 @@ void softmax_row(Ptr<f32> in, Ptr<f32> out, i32 N, i32 in_stride, i32 out_stride
 
   // --- 2. The row max, a reduction ---
   // max(x, 0) reduces the BLOCK elements along axis 0 to one scalar. The
-  // tile is spread over the workgroup (here 4 waves of 64 lanes, 4
-  // consecutive columns per thread), and tessel reduces in three steps:
+  // tile is spread over the workgroup (here 2 waves of 64 lanes, so each
+  // thread holds 1024 / 128 = 8 columns), and tessel reduces in three steps:
   //   a. each thread combines the elements in its own registers;
   //   b. the lanes of a wave combine their partial results with a butterfly
   //      of cross-lane moves (ds_bpermute_b32 on AMD GPUs): log2(64) = 6 steps,
@@ -84,9 +84,11 @@ int main() {
   const int M = 1823, N = 781;
   // The whole row in one tile: 781 -> 1024 columns.
   const int BLOCK = static_cast<int>(std::bit_ceil(static_cast<unsigned>(N)));
-  // More waves for longer rows (as Triton's tutorials do): 1024 columns over
-  // 4 waves is 4 floats per thread.
-  const unsigned numWarps = BLOCK >= 4096 ? 16 : BLOCK >= 2048 ? 8 : 4;
+  // More waves for longer rows (as Triton's tutorials do): one wave per 512
+  // columns, at most 8, so 1024 columns take 2 waves, 8 floats per thread.
+  // Fewer waves than a GPU would like also keep the emulator quick: it runs
+  // every lane as a fiber on the CPU.
+  const unsigned numWarps = static_cast<unsigned>(std::clamp(BLOCK / 512, 1, 8));
 
   Device dev = Device::open();
   std::printf("device: %s\n", dev.name().c_str());

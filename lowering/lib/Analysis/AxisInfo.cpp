@@ -47,7 +47,7 @@ static int64_t elementBytes(Type pointee) {
   return std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
 }
 
-AxisInfoAnalysis::AxisInfoAnalysis(Operation *func) : fallback_(AxisInfo::unknown(1)) {
+AxisInfoAnalysis::AxisInfoAnalysis(Operation *func) {
   if (auto f = dyn_cast<func::FuncOp>(func)) {
     for (BlockArgument arg : f.getArguments()) {
       int64_t div = 1;
@@ -59,19 +59,39 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *func) : fallback_(AxisInfo::unknow
   func->walk([&](Operation *op) { visit(op); });
 }
 
-const AxisInfo &AxisInfoAnalysis::get(Value v) const {
+AxisInfo AxisInfoAnalysis::get(Value v) const {
   auto it = info_.find(v);
-  return it == info_.end() ? fallback_ : it->second;
+  if (it != info_.end())
+    return it->second;
+  // Nothing known: unknown, with the value's own rank.
+  unsigned rank = 1;
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    rank = std::max<int64_t>(1, t.getRank());
+  return AxisInfo::unknown(rank);
+}
+
+// Ops that apply one function to each element: the result's constancy is
+// what all operands share.
+static bool isElementwise(Operation *op) {
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || op->getNumResults() != 1)
+    return false;
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (bool(t) != bool(result) || (t && t.getShape() != result.getShape()))
+      return false;
+  }
+  return true;
 }
 
 void AxisInfoAnalysis::visit(Operation *op) {
   if (op->getNumResults() != 1)
-    return;
+    return; // multi-result ops (reduce, scan with several operands): unknown
   Value result = op->getResult(0);
   SmallVector<int64_t> shape = shapeOf(result);
   unsigned rank = std::max<unsigned>(shape.size(), 1);
   AxisInfo out = AxisInfo::unknown(rank);
-  auto in = [&](unsigned i) -> const AxisInfo & { return get(op->getOperand(i)); };
+  auto in = [&](unsigned i) { return get(op->getOperand(i)); };
   // Elementwise default: constant where every operand is constant.
   auto elementwiseConstancy = [&] {
     for (unsigned d = 0; d < rank; ++d) {
@@ -192,8 +212,19 @@ void AxisInfoAnalysis::visit(Operation *op) {
         out = in(0);
         out.contiguity.back() = std::max<int64_t>(out.contiguity.back(), m.getCount());
       })
+      .Case<ConvertLayoutOp>([&](ConvertLayoutOp) { out = in(0); })
+      .Case<PermuteOp>([&](PermuteOp p) {
+        const AxisInfo &src = in(0);
+        for (unsigned d = 0; d < rank; ++d) {
+          unsigned from = p.getOrder()[d];
+          out.contiguity[d] = src.contiguity[from];
+          out.divisibility[d] = src.divisibility[from];
+          out.constancy[d] = src.constancy[from];
+        }
+      })
       .Default([&](Operation *) {
-        if (op->getNumOperands() > 0)
+        // Reduce, scan, reshape, join, split and anything unlisted: unknown.
+        if (op->getNumOperands() > 0 && isElementwise(op))
           elementwiseConstancy();
       });
   info_[result] = std::move(out);

@@ -187,15 +187,6 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       for (unsigned d = 0; d < shape.size() && d < g.shape.size(); ++d)
         g.shape[d] = std::max(g.shape[d], shape[d]);
     }
-    for (ScanOp scan : scans) {
-      LayoutGroup &g = groupOf(scan.getSrcs()[0]);
-      if (g.scanAxis && *g.scanAxis != scan.getAxis()) {
-        scan.emitError("tiles of one layout are scanned along two different axes; "
-                       "scan a copy (tessel does not yet separate them)");
-        return failure();
-      }
-      g.scanAxis = scan.getAxis();
-    }
     for (const SliceConstraint &c : constraints) {
       LayoutGroup &g = groupOf(c.child);
       if (g.sliceOf && (g.sliceOf->first != c.axis ||
@@ -206,7 +197,51 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       g.sliceOf = {c.axis, c.parent};
       g.sliceUser = c.op;
     }
+    // A scan needs one contiguous chunk per thread along its axis: a slice
+    // layout, or a group scanned along another axis too, cannot give it that.
+    for (ScanOp scan : scans) {
+      LayoutGroup &g = groupOf(scan.getSrcs()[0]);
+      if (g.sliceOf || (g.scanAxis && *g.scanAxis != scan.getAxis())) {
+        if (isolateScan(scan))
+          return true;
+        return scan.emitError("cannot give this scan a layout of its own (compiler bug)");
+      }
+      g.scanAxis = scan.getAxis();
+    }
     return false;
+  }
+
+  // Moves a scan's operands and results through layout conversions so that
+  // its tiles form a group of their own. False when they already do.
+  bool isolateScan(ScanOp scan) {
+    auto isolated = [&] {
+      for (Value src : scan.getSrcs()) {
+        auto convert = src.getDefiningOp<ConvertLayoutOp>();
+        if (!convert || !src.hasOneUse())
+          return false;
+      }
+      for (Value res : scan.getResults())
+        for (Operation *user : res.getUsers())
+          if (!isa<ConvertLayoutOp>(user))
+            return false;
+      return true;
+    };
+    if (isolated())
+      return false;
+    OpBuilder b(scan);
+    auto plain = [](Type t) {
+      auto tile = cast<RankedTensorType>(t);
+      return RankedTensorType::get(tile.getShape(), tile.getElementType());
+    };
+    for (OpOperand &operand : scan->getOpOperands())
+      operand.set(b.create<ConvertLayoutOp>(scan.getLoc(), plain(operand.get().getType()),
+                                            operand.get()));
+    b.setInsertionPointAfter(scan);
+    for (Value res : scan.getResults()) {
+      auto copy = b.create<ConvertLayoutOp>(scan.getLoc(), plain(res.getType()), res);
+      res.replaceAllUsesExcept(copy, copy);
+    }
+    return true;
   }
 
   // `value` is needed in two layouts at `op`: give `op` its own copy,

@@ -71,7 +71,7 @@ const Shape2 kShapes[] = {
     {1, 1},     {5, 3},     {300, 17}, {129, 1000},
     {64, 1024}, // N exactly a power of two
     {2000, 64}, // many short rows, several per program
-    {3, 8192},  // a row over 16 waves
+    {3, 8192},  // a row over 8 waves
 };
 
 } // namespace
@@ -110,5 +110,7 @@ TEST_CASE("layer norm rejects rows longer than the largest block and short buffe
   CHECK_THROWS_WITH_AS(kernels::layer_norm(dev, x, y, w, b, mean, rstd, 1, n, n, n),
                        doctest::Contains("largest supported block"), Error);
   CHECK_THROWS_WITH_AS(kernels::layer_norm(dev, x, y, w, b, mean, rstd, 2, 100, 100, 100),
-                       doctest::Contains("mean"), Error);
+                       doctest::Contains("mean: the buffer holds 1 elements and needs 2"), Error);
+  CHECK_THROWS_WITH_AS(kernels::layer_norm(dev, x, y, w, b, mean, rstd, 1, 100, 50, 100),
+                       doctest::Contains("row stride"), Error);
 }

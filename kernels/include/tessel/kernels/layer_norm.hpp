@@ -62,10 +62,10 @@ void layer_norm(Device &dev, const Buffer<T> &x, Buffer<T> &y, const Buffer<T> &
     return;
   detail::checkMatrix("layer_norm", "x", x.size(), M, N, x_stride);
   detail::checkMatrix("layer_norm", "y", y.size(), M, N, y_stride);
-  detail::checkMatrix("layer_norm", "weight", weight.size(), 1, N, N);
-  detail::checkMatrix("layer_norm", "bias", bias.size(), 1, N, N);
-  detail::checkMatrix("layer_norm", "mean", mean.size(), 1, M, M);
-  detail::checkMatrix("layer_norm", "rstd", rstd.size(), 1, M, M);
+  detail::checkVector("layer_norm", "weight", weight.size(), N);
+  detail::checkVector("layer_norm", "bias", bias.size(), N);
+  detail::checkVector("layer_norm", "mean", mean.size(), M);
+  detail::checkVector("layer_norm", "rstd", rstd.size(), M);
   layerNormKernel<T>().launch(dev, {cdiv(M, cfg.rows)}, {.num_warps = cfg.num_warps}, x, y, weight, bias, mean,
                               rstd, int32_t(M), int32_t(N), int32_t(x_stride), int32_t(y_stride), eps, cfg.rows,
                               cfg.block);

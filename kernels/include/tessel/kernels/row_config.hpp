@@ -14,8 +14,8 @@
 namespace tessel::kernels {
 
 // The longest row a row-wise kernel handles: a program holds whole rows in
-// registers (kernels have no loops yet), BLOCK / (64 * 16) = 16 floats per
-// thread at 16 waves of 64 lanes.
+// registers (kernels have no loops yet), 16384 / (8 * 64) = 32 floats per
+// thread at 8 waves of 64 lanes.
 inline constexpr int kMaxRowBlock = 16384;
 
 // How one launch of a row-wise kernel is shaped: each program handles
@@ -29,8 +29,9 @@ struct RowConfig {
 
 // Picks the shape for rows of N elements. Short rows are packed several to a
 // program so that a program holds at least 512 elements; the wave count grows
-// with the elements a program holds (about 256 per wave, as Triton's
-// tutorials raise num_warps for long rows), from 1 to 16.
+// with the elements a program holds (512 per wave, 8 per lane of a wave64,
+// as Triton's tutorials raise num_warps for long rows), from 1 to 8: 1024
+// columns take 2 waves, 4096 and more take 8.
 inline RowConfig rowConfig(const char *kernel, int64_t N) {
   if (N < 1)
     throw Error(std::string(kernel) + ": rows need at least one element (N = " + std::to_string(N) + ")");
@@ -42,7 +43,7 @@ inline RowConfig rowConfig(const char *kernel, int64_t N) {
   c.block = static_cast<int>(std::bit_ceil(static_cast<uint64_t>(N)));
   c.rows = c.block >= 512 ? 1 : 512 / c.block;
   int64_t elems = int64_t(c.rows) * c.block;
-  c.num_warps = static_cast<unsigned>(std::clamp<int64_t>(elems / 256, 1, 16));
+  c.num_warps = static_cast<unsigned>(std::clamp<int64_t>(elems / 512, 1, 8));
   return c;
 }
 
@@ -64,6 +65,13 @@ inline void checkMatrix(const char *kernel, const char *what, size_t count, int6
     fail("the buffer holds " + std::to_string(count) + " elements; M x N = " + std::to_string(M) + " x " +
          std::to_string(N) + " with row stride " + std::to_string(stride) + " needs " +
          std::to_string(needed));
+}
+
+// Error unless a vector of `n` elements fits in `count`.
+inline void checkVector(const char *kernel, const char *what, size_t count, int64_t n) {
+  if (static_cast<int64_t>(count) < n)
+    throw Error(std::string(kernel) + ": " + what + ": the buffer holds " + std::to_string(count) +
+                " elements and needs " + std::to_string(n));
 }
 
 // f32 accumulation: loads of f16/bf16 widen to f32; f32 stays as it is.

@@ -27,7 +27,7 @@ struct AxisInfo {
 class AxisInfoAnalysis {
 public:
   explicit AxisInfoAnalysis(Operation *func);
-  const AxisInfo &get(Value v) const;
+  AxisInfo get(Value v) const;
   // Elements one thread may move at once through `ptr` (a tile of pointers)
   // along dimension `dim`, honoring `mask`'s constancy when given; at most 16 bytes.
   int64_t vectorWidth(Value ptr, unsigned dim, Value mask = {}) const;
@@ -37,7 +37,6 @@ public:
 private:
   void visit(Operation *op);
   llvm::DenseMap<Value, AxisInfo> info_;
-  AxisInfo fallback_;
 };
 
 int64_t highestPowerOf2Divisor(int64_t v);

@@ -1,0 +1,120 @@
+// Softmax and layer norm (tessel::kernels): cold compile time, and run time on
+// the tutorials' shapes. Prints numbers; asserts nothing.
+//
+//   build/bench/bench-softmax
+//
+// Run times are of the *CPU emulator* unless a HIP GPU is in use (the device
+// line says which): they measure tessel's emulator, not a GPU, and are no
+// guide to GPU performance.
+#include <tessel/kernels/layer_norm.hpp>
+#include <tessel/kernels/softmax.hpp>
+
+#include "tessel/lowering/compile.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace tessel;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<float> randomFloats(size_t n) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> dist(-4.f, 4.f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(gen);
+  return v;
+}
+
+// Trace -> .hsaco, no cache involved; `traceOnce` returns a TraceRequest.
+template <class TraceFn> void coldCompile(const char *what, const Device &dev, unsigned numWarps, TraceFn traceOnce) {
+  std::vector<double> times;
+  for (int i = 0; i < 5; ++i) {
+    auto t0 = Clock::now();
+    detail::TraceRequest request = traceOnce();
+    CompiledKernel k = compileTrace(request.trace, request.spec, {dev.arch(), numWarps});
+    times.push_back(ms(Clock::now() - t0));
+  }
+  std::printf("cold compile of %s (trace -> hsaco, %s, %u waves): median %.1f ms, min %.1f ms over %zu runs\n",
+              what, dev.arch().c_str(), numWarps, median(times), *std::min_element(times.begin(), times.end()),
+              times.size());
+}
+
+// The first launch compiles (or loads from the disk cache); then the median
+// of a few timed launches, each followed by a synchronize.
+template <class LaunchFn>
+void runTime(const char *what, Device &dev, double bytesMoved, LaunchFn launchOnce) {
+  launchOnce();
+  dev.synchronize();
+  std::vector<double> times;
+  for (int i = 0; i < 3; ++i) {
+    auto t0 = Clock::now();
+    launchOnce();
+    dev.synchronize();
+    times.push_back(ms(Clock::now() - t0));
+  }
+  double t = median(times);
+  std::printf("%s on %s: median %.1f ms over %zu runs", what, dev.name().c_str(), t, times.size());
+  if (dev.isEmulator())
+    std::printf(" (CPU emulator, not a GPU)\n");
+  else
+    std::printf(" (%.1f GB/s of memory traffic)\n", bytesMoved / (t * 1e-3) / 1e9);
+}
+
+} // namespace
+
+int main() {
+  if (!std::getenv("TESSEL_CACHE_DIR")) {
+    std::string dir = std::filesystem::temp_directory_path() / ("tessel-bench-" + std::to_string(getpid()));
+    setenv("TESSEL_CACHE_DIR", dir.c_str(), 1);
+  }
+  Device dev = Device::open();
+  if (dev.isEmulator())
+    std::printf("note: run times below are tessel's CPU emulator executing the kernel module, not a GPU\n");
+
+  // Softmax, tutorial 02's shape.
+  {
+    const int M = 1823, N = 781;
+    kernels::RowConfig cfg = kernels::rowConfig("softmax", N);
+    auto in = dev.upload(randomFloats(size_t(M) * N));
+    auto out = dev.alloc<float>(size_t(M) * N);
+    coldCompile("softmax f32 (N = 781)", dev, cfg.num_warps, [&] {
+      return kernels::softmaxKernel<float>().trace(in, out, M, N, N, N, cfg.rows, cfg.block);
+    });
+    runTime("softmax f32 1823 x 781", dev, 2.0 * M * N * sizeof(float),
+            [&] { kernels::softmax(dev, in, out, M, N, N, N); });
+  }
+  // Layer norm, tutorial 05's shape.
+  {
+    const int M = 1151, N = 8192;
+    kernels::RowConfig cfg = kernels::rowConfig("layer_norm", N);
+    auto x = dev.upload(randomFloats(size_t(M) * N)), w = dev.upload(randomFloats(N)),
+         b = dev.upload(randomFloats(N));
+    auto y = dev.alloc<float>(size_t(M) * N);
+    auto mean = dev.alloc<float>(M), rstd = dev.alloc<float>(M);
+    coldCompile("layer norm f32 (N = 8192)", dev, cfg.num_warps, [&] {
+      return kernels::layerNormKernel<float>().trace(x, y, w, b, mean, rstd, M, N, N, N, 1e-5f, cfg.rows,
+                                                     cfg.block);
+    });
+    runTime("layer norm f32 1151 x 8192", dev, 2.0 * M * N * sizeof(float),
+            [&] { kernels::layer_norm(dev, x, y, w, b, mean, rstd, M, N, N, N); });
+  }
+  std::filesystem::remove_all(std::getenv("TESSEL_CACHE_DIR"));
+  return 0;
+}
