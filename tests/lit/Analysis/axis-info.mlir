@@ -47,3 +47,27 @@ func.func @vector_add_offsets(%p: !tessel.ptr<f32> {tessel.divisibility = 16 : i
   %idx = arith.addi %rowb, %colb : tensor<16x32xi32>
   return
 }
+
+// Only elementwise ops pass constancy through: a scan of constants is not
+// constant, a permute moves each dimension's facts with it.
+func.func @not_elementwise(%x: tensor<16x32xi32>) {
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [64]}}
+  %ones = arith.constant dense<1> : tensor<64xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %cs = tessel.scan %ones {axis = 0 : i32} : (tensor<64xi32>) -> tensor<64xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %c = arith.addi %a, %b : i32
+    tessel.yield %c : i32
+  }
+  // expected-remark@below {{contiguity = [32], divisibility = [1073741824], constancy = [1]}}
+  %cols = tessel.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  // expected-remark@below {{contiguity = [1, 32], divisibility = [1, 1073741824], constancy = [1, 1]}}
+  %row = tessel.expand_dims %cols {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  // expected-remark@below {{contiguity = [1, 32], divisibility = [1, 1073741824], constancy = [16, 1]}}
+  %b = tessel.broadcast %row : tensor<1x32xi32> -> tensor<16x32xi32>
+  // expected-remark@below {{contiguity = [32, 1], divisibility = [1073741824, 1], constancy = [1, 16]}}
+  %t = tessel.permute %b {order = array<i32: 1, 0>} : tensor<16x32xi32> -> tensor<32x16xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %r = tessel.reshape %b : tensor<16x32xi32> -> tensor<512xi32>
+  return
+}
