@@ -277,12 +277,53 @@ private:
         out.push_back(call);
         continue;
       }
+      if (Value q = emitDefinedDivision(op, operands)) {
+        out.push_back(q);
+        continue;
+      }
       OperationState state(op->getLoc(), op->getName().getStringRef(), operands,
                            TypeRange{resultScalar}, op->getAttrs());
       out.push_back(b_.create(state)->getResult(0));
     }
     regs_[result] = out;
     return success();
+  }
+
+  // Integer division with every input defined, the same on both executors
+  // (LLVM's sdiv/udiv are undefined for /0 and MIN/-1, and the optimizer
+  // would otherwise delete a user's guard): x/0 = -1 (all ones), x%0 = x,
+  // MIN/-1 = MIN, MIN%-1 = 0.
+  Value emitDefinedDivision(Operation *op, ValueRange operands) {
+    bool isSigned = isa<arith::DivSIOp, arith::RemSIOp>(op);
+    bool isDiv = isa<arith::DivSIOp, arith::DivUIOp>(op);
+    if (!isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp>(op))
+      return {};
+    Location loc = op->getLoc();
+    Value x = operands[0], d = operands[1];
+    auto type = cast<IntegerType>(x.getType());
+    auto c = [&](const APInt &v) {
+      return constant(type, b_.getIntegerAttr(type, v));
+    };
+    unsigned w = type.getWidth();
+    Value zero = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, d, c(APInt(w, 0)));
+    Value bad = zero;
+    if (isSigned) {
+      Value isMin = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, x, c(APInt::getSignedMinValue(w)));
+      Value isMinusOne = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, d, c(APInt::getAllOnes(w)));
+      bad = b_.create<LLVM::OrOp>(loc, zero, b_.create<LLVM::AndOp>(loc, isMin, isMinusOne));
+    }
+    // With a divisor of 1, MIN/-1 already gives MIN and MIN%-1 gives 0.
+    Value safe = b_.create<LLVM::SelectOp>(loc, bad, c(APInt(w, 1)), d);
+    Value q;
+    if (isa<arith::DivSIOp>(op))
+      q = b_.create<LLVM::SDivOp>(loc, x, safe);
+    else if (isa<arith::RemSIOp>(op))
+      q = b_.create<LLVM::SRemOp>(loc, x, safe);
+    else if (isa<arith::DivUIOp>(op))
+      q = b_.create<LLVM::UDivOp>(loc, x, safe);
+    else
+      q = b_.create<LLVM::URemOp>(loc, x, safe);
+    return b_.create<LLVM::SelectOp>(loc, zero, isDiv ? c(APInt::getAllOnes(w)) : x, q);
   }
 
   // Math functions AMDGPU has no accurate instruction for come from ocml.
@@ -364,6 +405,10 @@ private:
         operands.push_back(map.lookupOrDefault(v));
       if (Value call = emitDeviceLibraryCall(&op, operands, op.getResult(0).getType())) {
         map.map(op.getResult(0), call);
+        continue;
+      }
+      if (Value q = emitDefinedDivision(&op, operands)) {
+        map.map(op.getResult(0), q);
         continue;
       }
       Operation *copy = b_.clone(op, map);
@@ -685,8 +730,8 @@ private:
   LogicalResult emitThroughLds(Operation *op) {
     Location loc = op->getLoc();
     auto dst = cast<RankedTensorType>(op->getResult(0).getType());
-    Type elem = dst.getElementType();
-    int64_t bytes = ldsElementBytes(elem);
+    Type elem = scalarType(dst);
+    int64_t bytes = ldsElementBytes(dst);
     // Element index -> byte offset, with the padding ldsPaddedSlots counts.
     auto slotBytes = [&](Value index) {
       Value padded = b_.create<LLVM::AddOp>(loc, index, b_.create<LLVM::LShrOp>(loc, index, i32(5)));

@@ -147,7 +147,10 @@ int64_t mlir::tessel::waveStride(const RegisterLayout &layout, unsigned dim) {
 }
 
 int64_t mlir::tessel::ldsElementBytes(Type type) {
-  return std::max<unsigned>(1, elementTypeOf(type).getIntOrFloatBitWidth() / 8);
+  Type elem = elementTypeOf(type);
+  if (isa<PtrType>(elem))
+    return 8; // a global address
+  return std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
 }
 
 static int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }

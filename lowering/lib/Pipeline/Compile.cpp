@@ -118,6 +118,9 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
                 "; got " + std::to_string(options.numWarps));
   if (trace.kernelName.empty())
     throw Error("a kernel needs a name");
+  if (options.codeObjectVersion < 4 || options.codeObjectVersion > 6)
+    throw Error("code object version " + std::to_string(options.codeObjectVersion) +
+                " is not one of 4, 5, 6");
 
   std::unique_ptr<mlir::MLIRContext> ctx = makeContext();
   DiagnosticCollector diags(*ctx);
@@ -156,6 +159,9 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   if (!llvmModule)
     diags.fail("translation to LLVM IR");
   configureModuleForTarget(*llvmModule, target);
+  // generateAmdgpuCode keeps the version the module already names.
+  llvmModule->setModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                            options.codeObjectVersion * 100);
   out.llvmIR = printed(*llvmModule);
 
   // 5. AMDGPU code object.

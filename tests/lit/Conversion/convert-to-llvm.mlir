@@ -65,3 +65,24 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
     return
   }
 }
+
+// -----
+
+// Integer division is defined for every input, in the module both executors
+// run: the divisor is replaced by 1 where it is 0 (or MIN / -1), and x / 0
+// selects -1, x % 0 selects x.
+// CHECK-LABEL: llvm.func @divide(
+// CHECK: %[[Z:.*]] = llvm.icmp "eq" %[[D:.*]], %{{.*}} : i32
+// CHECK: %[[SAFE:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[D]] : i1, i32
+// CHECK: %[[Q:.*]] = llvm.sdiv %{{.*}}, %[[SAFE]] : i32
+// CHECK: llvm.select %[[Z]], %{{.*}}, %[[Q]] : i1, i32
+// CHECK: llvm.srem
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
+  func.func @divide(%x: i32, %d: i32, %p: !tessel.ptr<i32>) {
+    %q = arith.divsi %x, %d : i32
+    %r = arith.remsi %x, %d : i32
+    %s = arith.addi %q, %r : i32
+    tessel.store %p, %s : (!tessel.ptr<i32>, i32) -> ()
+    return
+  }
+}

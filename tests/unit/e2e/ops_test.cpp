@@ -297,3 +297,25 @@ TEST_CASE("casts to and from i1") {
     wrong += got[i] != (in[i] != 0) + (in[i] > 0) * 2 + (in[i] != 0) * 4;
   CHECK(wrong == 0);
 }
+
+namespace {
+void divide_anything(Ptr<i32> a, Ptr<i32> b, Ptr<i32> q, Ptr<i32> r, i32 n) {
+  auto offs = arange(0, 64);
+  auto m = offs < n;
+  auto x = load(a + offs, m), d = load(b + offs, m);
+  store(q + offs, x / d, m);
+  store(r + offs, x % d, m);
+}
+} // namespace
+
+TEST_CASE("integer division is defined for a zero divisor and MIN / -1") {
+  auto kernel = jit<divide_anything>();
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  std::vector<int32_t> hx = {7, -7, 0, kMin, kMin, 5, 9, -9};
+  std::vector<int32_t> hd = {0, 0, 0, -1, 0, 2, -3, 4};
+  auto a = emulator().upload(hx), b = emulator().upload(hd);
+  auto q = poisoned<int32_t>(hx.size()), r = poisoned<int32_t>(hx.size());
+  kernel.launch(emulator(), {1}, {.num_warps = 1}, a, b, q, r, int(hx.size()));
+  CHECK(q.download() == std::vector<int32_t>{-1, -1, -1, kMin, -1, 2, -3, -2});
+  CHECK(r.download() == std::vector<int32_t>{7, -7, 0, 0, kMin, 1, 0, -1});
+}

@@ -95,3 +95,34 @@ TEST_CASE("the inserted conversion shows in the tile IR") {
   CHECK(contains(k.tileIR, "tessel.convert_layout"));
   CHECK(k.ldsBytes >= 32 * 4);
 }
+
+namespace {
+// Tiles of pointers move through LDS too: transposed, and (inserted by the
+// compiler) converted when one pointer tile is used along both axes.
+void pointer_tiles(Ptr<f32> x, Ptr<f32> y, Ptr<f32> z, Const<int> R, Const<int> C) {
+  auto rows = arange(0, R), cols = arange(0, C);
+  auto offs = expand_dims(rows, 1) * C + expand_dims(cols, 0);
+  auto transposed = trans(x + offs); // [C, R] of pointers
+  store(y + expand_dims(cols, 1) * R + expand_dims(rows, 0), load(transposed));
+  auto p = x + cols; // one row of pointers, used as a column and as a row
+  auto outer = load(expand_dims(p, 1)) + load(expand_dims(p, 0));
+  store(z + expand_dims(cols, 1) * C + expand_dims(cols, 0), outer);
+}
+} // namespace
+
+TEST_CASE("tiles of pointers through LDS") {
+  const int R = 16, C = 32;
+  auto hx = randomFloats(R * C);
+  auto x = emulator().upload(hx);
+  auto y = poisoned<float>(R * C), z = poisoned<float>(C * C);
+  jit<pointer_tiles>().launch(emulator(), {1}, {.num_warps = 4}, x, y, z, R, C);
+  auto gy = y.download(), gz = z.download();
+  size_t wrong = 0;
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c)
+      wrong += gy[size_t(c) * R + r] != hx[size_t(r) * C + c];
+  for (int i = 0; i < C; ++i)
+    for (int j = 0; j < C; ++j)
+      wrong += gz[size_t(i) * C + j] != hx[i] + hx[j];
+  CHECK(wrong == 0);
+}

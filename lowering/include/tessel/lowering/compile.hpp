@@ -13,6 +13,7 @@ namespace tessel {
 struct CompileOptions {
   std::string arch = "gfx942";
   unsigned numWarps = 4;
+  unsigned codeObjectVersion = 5; // AMDGPU code object version (4, 5 or 6)
 };
 
 struct CompiledKernel {
