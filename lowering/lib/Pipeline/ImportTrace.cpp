@@ -399,7 +399,8 @@ private:
     if (!arg || !divisor || arg->op != TraceOp::Arg || divisor->op != TraceOp::ConstInt ||
         divisor->i0 <= 0)
       return;
-    int64_t d = divisor->i0 & -divisor->i0; // the power of two it guarantees
+    // The power of two it guarantees, within what the analysis tracks.
+    int64_t d = std::min<int64_t>(divisor->i0 & -divisor->i0, int64_t(1) << 30);
     auto existing = func.getArgAttrOfType<IntegerAttr>(arg->i0, "tessel.divisibility");
     if (d > 1 && (!existing || existing.getInt() < d))
       func.setArgAttr(arg->i0, "tessel.divisibility", b_.getI32IntegerAttr(d));

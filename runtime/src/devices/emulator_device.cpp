@@ -169,6 +169,10 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   thread.packet = job.packet;
   thread.implicitArgs = job.implicitArgs;
   thread.lds = scratch.lds.get();
+  // Every workgroup starts with undefined LDS: poison it, so a read before
+  // the matching write cannot pass on what the previous workgroup left.
+  if (job.kernel->ldsBytes)
+    std::memset(scratch.lds.get(), 0xAB, job.kernel->ldsBytes);
   const EntryFn entry = job.kernel->entry;
   if (!job.kernel->needsFibers) {
     for (uint32_t t = 0; t < job.blockSize; ++t) {
