@@ -31,17 +31,77 @@ FiberWorkgroup::~FiberWorkgroup() {
     munmap(stacks_, stackBytes_ * fibers_.size());
 }
 
+#if defined(__x86_64__)
+// Switching fibers is saving the callee-saved registers on the current stack
+// and moving to the other stack: no signal-mask system call, unlike
+// swapcontext, which made barriers and cross-lane ops cost a syscall each.
+extern "C" void tessel_emu_switch_stack(void **save, void *load);
+asm(R"(
+  .text
+  .p2align 4
+  .globl tessel_emu_switch_stack
+  .type tessel_emu_switch_stack,@function
+tessel_emu_switch_stack:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size tessel_emu_switch_stack, .-tessel_emu_switch_stack
+)");
+
+void FiberWorkgroup::switchTo(Context &save, Context &load) {
+  tessel_emu_switch_stack(&save.sp, load.sp);
+}
+
+void FiberWorkgroup::start(Fiber &f, char *stack) {
+  // The new stack as tessel_emu_switch_stack leaves one: six registers, then
+  // the address it returns to (fiberMain), then a zero return address for
+  // fiberMain, which never returns. fiberMain starts with rsp % 16 == 8, as
+  // after a call.
+  auto top = reinterpret_cast<uintptr_t>(stack + stackBytes_) & ~uintptr_t(15);
+  auto *slots = reinterpret_cast<void **>(top);
+  slots[-1] = nullptr;
+  slots[-2] = reinterpret_cast<void *>(&FiberWorkgroup::fiberMain);
+  for (int i = 3; i <= 8; ++i)
+    slots[-i] = nullptr;
+  f.context.sp = &slots[-8];
+}
+#else
+void FiberWorkgroup::switchTo(Context &save, Context &load) { swapcontext(&save.uc, &load.uc); }
+
+void FiberWorkgroup::start(Fiber &f, char *stack) {
+  getcontext(&f.context.uc);
+  f.context.uc.uc_stack.ss_sp = stack;
+  f.context.uc.uc_stack.ss_size = stackBytes_;
+  f.context.uc.uc_link = nullptr;
+  makecontext(&f.context.uc, &FiberWorkgroup::fiberMain, 0);
+}
+#endif
+
 void FiberWorkgroup::fiberMain() {
   FiberWorkgroup *self = tThread.fibers;
   self->entry_(self->kernarg_);
   self->fibers_[self->current_].state = State::Done;
-  // Returning resumes uc_link, the scheduler.
+  // Back to the scheduler for good: a finished fiber is never resumed.
+  self->switchTo(self->fibers_[self->current_].context, self->scheduler_);
+  __builtin_unreachable();
 }
 
 void FiberWorkgroup::suspend(State state) {
   uint32_t lane = current_;
   fibers_[lane].state = state;
-  swapcontext(&fibers_[lane].context, &scheduler_);
+  switchTo(fibers_[lane].context, scheduler_);
 }
 
 void FiberWorkgroup::barrier() { suspend(State::AtBarrier); }
@@ -50,7 +110,7 @@ void FiberWorkgroup::waveSync() { suspend(State::AtWaveSync); }
 void FiberWorkgroup::fail(std::string why) {
   error_ = std::move(why);
   // Never resumed: run() returns the error and the fibers are abandoned.
-  swapcontext(&fibers_[current_].context, &scheduler_);
+  switchTo(fibers_[current_].context, scheduler_);
   __builtin_unreachable();
 }
 
@@ -64,11 +124,7 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
   std::fill(exchange_.begin(), exchange_.end(), 0);
   for (uint32_t i = 0; i < n; ++i) {
     Fiber &f = fibers_[i];
-    getcontext(&f.context);
-    f.context.uc_stack.ss_sp = stacks_ + size_t(i) * stackBytes_;
-    f.context.uc_stack.ss_size = stackBytes_;
-    f.context.uc_link = &scheduler_;
-    makecontext(&f.context, &FiberWorkgroup::fiberMain, 0);
+    start(f, stacks_ + size_t(i) * stackBytes_);
     f.state = State::Ready;
   }
   ThreadState &ts = tThread;
@@ -79,7 +135,7 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
         continue;
       current_ = i;
       ts.workitem[0] = i;
-      swapcontext(&scheduler_, &fibers_[i].context);
+      switchTo(scheduler_, fibers_[i].context);
       if (!error_.empty()) {
         ts.fibers = nullptr;
         return error_;

@@ -73,12 +73,23 @@ public:
 
 private:
   enum class State : uint8_t { Ready, AtBarrier, AtWaveSync, Done };
+  // A suspended fiber is its saved stack pointer (x86-64: the callee-saved
+  // registers are on its stack); elsewhere a ucontext.
+  struct Context {
+#if defined(__x86_64__)
+    void *sp = nullptr;
+#else
+    ucontext_t uc;
+#endif
+  };
   struct Fiber {
-    ucontext_t context;
+    Context context;
     State state = State::Ready;
   };
   static void fiberMain();
   void suspend(State state);
+  void start(Fiber &f, char *stack);
+  static void switchTo(Context &save, Context &load);
 
   std::vector<Fiber> fibers_;
   std::vector<uint64_t> exchange_; // one slot per lane for cross-lane ops
@@ -86,7 +97,7 @@ private:
   size_t stackBytes_;
   uint32_t waveSize_;
   uint32_t current_ = 0;
-  ucontext_t scheduler_;
+  Context scheduler_;
   EntryFn entry_ = nullptr;
   const void *kernarg_ = nullptr;
   std::string error_;
