@@ -185,6 +185,9 @@ const char *compilerIdentity() {
     if (dladdr(reinterpret_cast<void *>(&compileTrace), &info) && info.dli_fname &&
         stat(info.dli_fname, &st) == 0)
       id += " bin " + std::to_string(st.st_size) + "-" + std::to_string(st.st_mtime);
+    // The device library linked into code objects: an upgrade rebuilds them.
+    if (stat(TESSEL_DEVICE_LIBS_DIR "/ocml.bc", &st) == 0)
+      id += " ocml " + std::to_string(st.st_size) + "-" + std::to_string(st.st_mtime);
     return id;
   }();
   return identity.c_str();

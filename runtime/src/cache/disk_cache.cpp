@@ -177,7 +177,7 @@ void DiskCache::fallBackToMemory(const std::string &why) {
 
 std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization &spec,
                                 std::string_view arch, unsigned numWarps,
-                                std::string_view compilerIdentity) {
+                                std::string_view compilerIdentity, unsigned codeObjectVersion) {
   std::string bytes;
   auto put = [&](uint64_t v) { bytes.append(reinterpret_cast<const char *>(&v), sizeof v); };
   put(traceFingerprint);
@@ -189,6 +189,7 @@ std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization 
   put(numWarps);
   put(compilerIdentity.size());
   bytes.append(compilerIdentity);
+  put(codeObjectVersion);
   llvm::XXH128_hash_t h = llvm::xxh3_128bits(
       llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
   return hex64(h.high64) + hex64(h.low64);

@@ -107,9 +107,11 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
                                 TraceFn trace, const void *traceContext) {
   TraceRequest request = trace(traceContext);
   const std::string arch = device.arch();
+  const unsigned codeObjectVersion = device.impl().codeObjectVersion();
   DiskCache &cache = disk ? *disk : DiskCache::process();
   const std::string diskKey = DiskCache::entryKey(request.trace.fingerprint(), request.spec, arch,
-                                                  options.num_warps, compilerIdentity);
+                                                  options.num_warps, compilerIdentity,
+                                                  codeObjectVersion);
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->device = device.shared();
@@ -117,7 +119,7 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
     entry->compiled = std::move(*cached);
     ++stats.diskHits;
   } else {
-    entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps});
+    entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion});
     ++stats.compiles;
     cache.store(diskKey, entry->compiled);
   }

@@ -6,8 +6,11 @@
 #include "tessel/lowering/target.hpp"
 
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -41,13 +44,22 @@ struct HipApi {
                                    unsigned, unsigned, void *, void **, void **);
   hipError_t (*deviceSynchronize)();
   const char *(*getErrorString)(hipError_t);
+  // Optional: HIP_VERSION of the runtime (major * 10000000 + minor * 100000 + patch).
+  hipError_t (*runtimeGetVersion)(int *);
   std::string loadError; // why the library is unusable; empty when loaded
 };
 
-const HipApi &hipApi() {
-  static HipApi api = [] {
-    HipApi a{};
-    void *library = nullptr;
+HipApi loadHipApi(const std::string &override) {
+  HipApi a{};
+  void *library = nullptr;
+  if (!override.empty()) {
+    if (!(library = dlopen(override.c_str(), RTLD_NOW | RTLD_LOCAL))) {
+      const char *why = dlerror();
+      a.loadError = "TESSEL_HIP_LIBRARY='" + override + "' could not be loaded" +
+                    (why ? std::string(": ") + why : std::string());
+      return a;
+    }
+  } else {
     for (const char *name : {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"})
       if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
         break;
@@ -55,28 +67,46 @@ const HipApi &hipApi() {
       a.loadError = "libamdhip64.so not found";
       return a;
     }
-    // Kept loaded for the life of the process: the HIP runtime does not unload cleanly.
-    auto resolve = [&](auto &fn, const char *symbol) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, symbol));
-      if (!fn && a.loadError.empty())
-        a.loadError = std::string("libamdhip64 lacks ") + symbol;
-    };
-    resolve(a.getDeviceCount, "hipGetDeviceCount");
-    resolve(a.setDevice, "hipSetDevice");
-    resolve(a.deviceGetName, "hipDeviceGetName");
-    resolve(a.getDeviceProperties, "hipGetDeviceProperties");
-    resolve(a.malloc, "hipMalloc");
-    resolve(a.free, "hipFree");
-    resolve(a.memcpy, "hipMemcpy");
-    resolve(a.moduleLoadData, "hipModuleLoadData");
-    resolve(a.moduleUnload, "hipModuleUnload");
-    resolve(a.moduleGetFunction, "hipModuleGetFunction");
-    resolve(a.moduleLaunchKernel, "hipModuleLaunchKernel");
-    resolve(a.deviceSynchronize, "hipDeviceSynchronize");
-    resolve(a.getErrorString, "hipGetErrorString");
-    return a;
-  }();
-  return api;
+  }
+  // Kept loaded for the life of the process: the HIP runtime does not unload cleanly.
+  const std::string libraryName = override.empty() ? "libamdhip64" : override;
+  auto find = [&](auto &fn, const char *symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, symbol));
+    return fn != nullptr;
+  };
+  auto resolve = [&](auto &fn, const char *symbol) {
+    if (!find(fn, symbol) && a.loadError.empty())
+      a.loadError = libraryName + " lacks " + symbol;
+  };
+  resolve(a.getDeviceCount, "hipGetDeviceCount");
+  resolve(a.setDevice, "hipSetDevice");
+  resolve(a.deviceGetName, "hipDeviceGetName");
+  resolve(a.getDeviceProperties, "hipGetDeviceProperties");
+  resolve(a.malloc, "hipMalloc");
+  resolve(a.free, "hipFree");
+  resolve(a.memcpy, "hipMemcpy");
+  resolve(a.moduleLoadData, "hipModuleLoadData");
+  resolve(a.moduleUnload, "hipModuleUnload");
+  resolve(a.moduleGetFunction, "hipModuleGetFunction");
+  resolve(a.moduleLaunchKernel, "hipModuleLaunchKernel");
+  resolve(a.deviceSynchronize, "hipDeviceSynchronize");
+  resolve(a.getErrorString, "hipGetErrorString");
+  find(a.runtimeGetVersion, "hipRuntimeGetVersion");
+  return a;
+}
+
+// The API of the library TESSEL_HIP_LIBRARY names (a path, for tests), else of
+// libamdhip64. Loaded once per name; entries are never removed, so references stay valid.
+const HipApi &hipApi() {
+  const char *env = std::getenv("TESSEL_HIP_LIBRARY");
+  const std::string override = env ? env : "";
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<HipApi>> loaded;
+  std::lock_guard lock(mutex);
+  std::unique_ptr<HipApi> &api = loaded[override];
+  if (!api)
+    api = std::make_unique<HipApi>(loadHipApi(override));
+  return *api;
 }
 
 std::string errorText(const HipApi &api, hipError_t e) {
@@ -138,11 +168,13 @@ public:
       throw Error("HIP device " + std::to_string(ordinal) + " (" + name_ +
                   ") did not report its gfx architecture");
     target_ = &requireTarget(arch);
+    codeObjectVersion_ = codeObjectVersionFor(api_);
   }
 
   std::string name() const override { return "hip: " + name_; }
   std::string arch() const override { return target_->arch; }
   bool isEmulator() const override { return false; }
+  unsigned codeObjectVersion() const override { return codeObjectVersion_; }
 
   void *allocate(size_t bytes) override {
     void *p = nullptr;
@@ -185,9 +217,14 @@ public:
     auto *loaded = dynamic_cast<HipKernel *>(&kernel);
     if (!loaded)
       throw Error("hip: the kernel was loaded on a different device");
+    // gridDim is in workgroups (HIP multiplies by blockDim). Only the explicit
+    // arguments are passed: the HIP runtime copies each from its metadata offset in
+    // this buffer and writes the hidden (implicit) arguments of code object v5
+    // kernels itself, into its own kernarg segment.
     size_t size = kernargBytes;
     void *extra[] = {kLaunchParamBufferPointer, const_cast<void *>(kernarg), kLaunchParamBufferSize,
                      &size, kLaunchParamEnd};
+    selectDevice(); // the null stream launched on is the current device's
     if (hipError_t e = api_.moduleLaunchKernel(loaded->function(), grid.x, grid.y, grid.z, blockSize,
                                                1, 1, 0, nullptr, nullptr, extra);
         e != hipSuccess)
@@ -202,10 +239,19 @@ private:
       throw Error(what + " failed: " + errorText(api_, e));
   }
 
+  // Code object v5 needs ROCm 6 (HIP_VERSION 6.x); older or unknown runtimes get v4.
+  static unsigned codeObjectVersionFor(const HipApi &api) {
+    int version = 0;
+    if (!api.runtimeGetVersion || api.runtimeGetVersion(&version) != hipSuccess)
+      return 4;
+    return version >= 60000000 ? 5 : 4;
+  }
+
   const HipApi &api_;
   int ordinal_;
   std::string name_;
   const TargetInfo *target_ = nullptr;
+  unsigned codeObjectVersion_ = 4;
 };
 
 } // namespace

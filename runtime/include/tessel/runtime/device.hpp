@@ -37,6 +37,8 @@ public:
   virtual std::string name() const = 0;  // "emulator (gfx942)", "hip: AMD Instinct ..."
   virtual std::string arch() const = 0;  // the gfx target kernels are compiled for
   virtual bool isEmulator() const = 0;
+  // The AMDGPU code object version kernels are compiled to for this device.
+  virtual unsigned codeObjectVersion() const { return 5; }
   virtual void *allocate(size_t bytes) = 0;
   virtual void release(void *devicePtr) = 0;
   virtual void copyToDevice(void *dst, const void *src, size_t bytes) = 0;

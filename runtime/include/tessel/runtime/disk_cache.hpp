@@ -30,7 +30,8 @@ public:
   // `compilerIdentity` is tessel::compilerIdentity() (tessel_lowering).
   static std::string entryKey(uint64_t traceFingerprint, const Specialization &spec,
                               std::string_view arch, unsigned numWarps,
-                              std::string_view compilerIdentity);
+                              std::string_view compilerIdentity,
+                              unsigned codeObjectVersion = 5);
 
   // The kernel stored under `key`, or nullopt. Never throws for I/O problems.
   std::optional<CompiledKernel> load(const std::string &key);
