@@ -56,7 +56,7 @@ public:
     for (Operation &op : func_.getBody().front())
       if (failed(emit(&op)))
         return failure();
-    return success();
+    return failure(failed_);
   }
 
 private:
@@ -136,9 +136,15 @@ private:
   // more ops may grow the map and move its storage.
   SmallVector<Value> in(Value v) {
     auto it = regs_.find(v);
-    if (it == regs_.end())
-      llvm::report_fatal_error("tessel: value used before it was distributed (compiler bug)");
-    return it->second;
+    if (it != regs_.end())
+      return it->second;
+    // A compiler bug: report it as an error (the pass fails), keep going
+    // with placeholders rather than crash.
+    if (!failed_)
+      emitError(v.getLoc(), "tessel compiler bug: a value is used before it was distributed");
+    failed_ = true;
+    Value poison = b_.create<LLVM::PoisonOp>(v.getLoc(), scalarType(v.getType()));
+    return SmallVector<Value>(registerCount(v.getType()), poison);
   }
 
   LogicalResult emit(Operation *op) {
@@ -365,12 +371,10 @@ private:
     b_.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "workgroup");
   }
 
-  // `v` as held by lane `srcLane` of this wave (ds_bpermute moves 32 bits).
-  Value shuffle(Value v, Value srcLane, Location loc) {
+  // Moves `v` between lanes 32 bits at a time with `move32`.
+  Value moveAcrossLanes(Value v, Location loc, llvm::function_ref<Value(Value)> move32) {
     Type t = v.getType();
     Type i32t = b_.getI32Type();
-    Value addr = b_.create<LLVM::ShlOp>(
-        loc, b_.create<LLVM::AndOp>(loc, srcLane, i32(waveSize_ - 1)), i32(2));
     unsigned bits = t.getIntOrFloatBitWidth();
     if (bits == 64) {
       auto pair = VectorType::get({2}, i32t);
@@ -378,17 +382,49 @@ private:
       Value out = b_.create<LLVM::UndefOp>(loc, pair);
       for (int h = 0; h < 2; ++h) {
         Value part = b_.create<LLVM::ExtractElementOp>(loc, asPair, i32(h));
-        Value moved = b_.create<ROCDL::DsBpermuteOp>(loc, i32t, addr, part);
-        out = b_.create<LLVM::InsertElementOp>(loc, out, moved, i32(h));
+        out = b_.create<LLVM::InsertElementOp>(loc, out, move32(part), i32(h));
       }
       return b_.create<LLVM::BitcastOp>(loc, t, out);
     }
     Type intT = b_.getIntegerType(bits);
     Value asInt = isa<FloatType>(t) ? Value(b_.create<LLVM::BitcastOp>(loc, intT, v)) : v;
     Value wide = bits == 32 ? asInt : Value(b_.create<LLVM::ZExtOp>(loc, i32t, asInt));
-    Value moved = b_.create<ROCDL::DsBpermuteOp>(loc, i32t, addr, wide);
+    Value moved = move32(wide);
     Value narrow = bits == 32 ? moved : Value(b_.create<LLVM::TruncOp>(loc, intT, moved));
     return isa<FloatType>(t) ? Value(b_.create<LLVM::BitcastOp>(loc, t, narrow)) : narrow;
+  }
+
+  // `v` as held by lane `srcLane` of this wave (ds_bpermute).
+  Value shuffle(Value v, Value srcLane, Location loc) {
+    Value addr = b_.create<LLVM::ShlOp>(
+        loc, b_.create<LLVM::AndOp>(loc, srcLane, i32(waveSize_ - 1)), i32(2));
+    return moveAcrossLanes(v, loc, [&](Value x) -> Value {
+      return b_.create<ROCDL::DsBpermuteOp>(loc, b_.getI32Type(), addr, x);
+    });
+  }
+
+  // DPP row controls (GFX9 and GFX11 alike).
+  static constexpr int32_t kDppQuadXor1 = 0xB1;   // quad_perm [1, 0, 3, 2]
+  static constexpr int32_t kDppQuadXor2 = 0x4E;   // quad_perm [2, 3, 0, 1]
+  static constexpr int32_t kDppHalfMirror = 0x141; // lane i <-> 7 - i within 8
+  static constexpr int32_t kDppMirror = 0x140;     // lane i <-> 15 - i within 16
+
+  // The partner's value in step `distance` of a butterfly over lanes whose
+  // lower lane bits are already reduced (so a mirror pairs like an xor).
+  // Within a row of 16 lanes DPP does it without touching LDS hardware;
+  // beyond, ds_bpermute.
+  Value butterflyPartner(Value v, int64_t distance, bool lowerBitsReduced, Location loc) {
+    int32_t ctrl = distance == 1   ? kDppQuadXor1
+                   : distance == 2 ? kDppQuadXor2
+                   : distance == 4 && lowerBitsReduced ? kDppHalfMirror
+                   : distance == 8 && lowerBitsReduced ? kDppMirror
+                                                       : 0;
+    if (!ctrl)
+      return shuffle(v, b_.create<LLVM::XOrOp>(loc, lane_, i32(distance)), loc);
+    return moveAcrossLanes(v, loc, [&](Value x) -> Value {
+      return b_.create<ROCDL::DPPUpdateOp>(loc, x.getType(), x, x, ctrl, /*rowMask=*/0xF,
+                                           /*bankMask=*/0xF, /*boundCtrl=*/true);
+    });
   }
 
   // The combine region applied to (lhs..., rhs...).
@@ -585,13 +621,12 @@ private:
     int64_t stride = laneStride(layout, axis);
     for (int64_t k = 1; k < distinctLanes(layout, axis); k <<= 1) {
       Value bit = i32(stride * k);
-      Value partner = b_.create<LLVM::XOrOp>(loc, lane_, bit);
       Value upper = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne,
                                             b_.create<LLVM::AndOp>(loc, lane_, bit), i32(0));
       for (auto &a : acc) {
         SmallVector<Value> other;
         for (Value v : a)
-          other.push_back(shuffle(v, partner, loc));
+          other.push_back(butterflyPartner(v, stride * k, /*lowerBitsReduced=*/stride == 1, loc));
         a = combine(op.getCombine(), select(upper, other, a, loc), select(upper, a, other, loc));
       }
     }
@@ -873,6 +908,7 @@ private:
   OpBuilder b_;
   unsigned numWarps_, waveSize_;
   Block *entry_ = nullptr;
+  bool failed_ = false;
   Value tid_, lane_, wave_, ldsBase_;
   llvm::DenseMap<Value, SmallVector<Value>> regs_;
   llvm::DenseMap<std::pair<Type, Attribute>, Value> constants_;

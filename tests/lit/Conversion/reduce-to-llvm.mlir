@@ -1,11 +1,16 @@
 // RUN: tessel-opt %s --tessel-assign-layouts --tessel-plan-lds --tessel-convert-to-llvm | FileCheck %s
 
-// A 1024-element sum over 4 waves: in-thread adds, a butterfly of
-// ds_bpermute across the 64 lanes, then the 4 wave sums through LDS between
-// barriers.
+// A 1024-element sum over 4 waves: in-thread adds, a butterfly across the
+// 64 lanes (DPP within rows of 16: quad xor 1 and 2, half-row and row
+// mirrors; ds_bpermute for distances 16 and 32), then the 4 wave sums
+// through LDS between barriers.
 // CHECK: llvm.mlir.global internal @tessel_lds() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
 // CHECK-LABEL: llvm.func @row_sum(
-// CHECK-COUNT-6: rocdl.ds_bpermute
+// CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, true : i32
+// CHECK: rocdl.update.dpp {{.*}} with 78, 15, 15, true : i32
+// CHECK: rocdl.update.dpp {{.*}} with 321, 15, 15, true : i32
+// CHECK: rocdl.update.dpp {{.*}} with 320, 15, 15, true : i32
+// CHECK-COUNT-2: rocdl.ds_bpermute
 // CHECK: llvm.store {{.*}} !llvm.ptr<3>
 // CHECK: llvm.fence syncscope("workgroup") release
 // CHECK-NEXT: rocdl.s.barrier
