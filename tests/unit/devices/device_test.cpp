@@ -1,37 +1,17 @@
 // Choosing a device. This machine has libamdhip64 but no GPU.
 #include "tessel/runtime/device.hpp"
 
+#include "../scoped_env.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <string>
 
 using namespace tessel;
+using tessel::testing::ScopedEnv;
 
 namespace {
-// Sets an environment variable for one scope.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = old, hadOld_ = true;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (hadOld_)
-      setenv(name_, old_.c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::string old_;
-  bool hadOld_ = false;
-};
 } // namespace
 
 TEST_CASE("devices: Device::hip() without a GPU throws an Error with the reason") {

@@ -7,6 +7,8 @@
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/disk_cache.hpp"
 
+#include "../scoped_env.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -17,31 +19,10 @@
 #include <vector>
 
 using namespace tessel;
+using tessel::testing::ScopedEnv;
 
 namespace {
 
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = old, hadOld_ = true;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (hadOld_)
-      setenv(name_, old_.c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::string old_;
-  bool hadOld_ = false;
-};
 
 // Points tessel at the fake for one scope and opens its test accessors.
 struct FakeHip {
