@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::tessel::TesselDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::LLVM::LLVMDialect, mlir::ROCDL::ROCDLDialect>();
   mlir::tessel::registerTesselPasses();
+  mlir::tessel::registerTesselPipelines();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));

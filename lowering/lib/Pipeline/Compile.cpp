@@ -132,13 +132,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     diags.fail("importing the trace");
 
   // 2. Specialize for this call, simplify, assign layouts.
-  runPasses(*module, diags, "specialization and layout assignment", [](mlir::PassManager &pm) {
-    pm.addPass(mlir::tessel::createTesselSpecialize());
-    pm.addPass(mlir::createCanonicalizerPass());
-    pm.addPass(mlir::createCSEPass());
-    pm.addPass(mlir::tessel::createTesselAssignLayouts());
-    pm.addPass(mlir::tessel::createTesselPlanLds());
-  });
+  runPasses(*module, diags, "specialization, layouts and the LDS plan",
+            [](mlir::PassManager &pm) { mlir::tessel::addTileLevelPasses(pm); });
   CompiledKernel out;
   out.name = trace.kernelName;
   out.tileIR = printed(module.get());
@@ -147,10 +142,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     ldsBytes = lds.getInt();
 
   // 3. Distribute over threads: per-thread LLVM dialect.
-  runPasses(*module, diags, "distribution to threads", [](mlir::PassManager &pm) {
-    pm.addPass(mlir::tessel::createTesselConvertToLLVM());
-    pm.addPass(mlir::createCanonicalizerPass());
-  });
+  runPasses(*module, diags, "distribution to threads",
+            [](mlir::PassManager &pm) { mlir::tessel::addDistributionPasses(pm); });
 
   // 4. The kernel module both executors start from.
   llvm::LLVMContext llvmContext;
