@@ -79,12 +79,16 @@ std::tuple<Tile<Es>...> regionOp(TraceOp op, const OpSite &site, const std::tupl
   }(std::index_sequence_for<Es...>{});
 }
 
-// Sums and products of narrow integers and bools accumulate in int32_t (as Triton's).
 template <class E>
-using accumulate_t = std::conditional_t<std::is_same_v<E, bool> || (is_int_elem<E> && sizeof(E) < 4), int32_t, E>;
+using accumulate_t =
+    std::conditional_t<std::is_same_v<E, bool> || (is_int_elem<E> && sizeof(E) < 4), int32_t,
+                       std::conditional_t<std::is_same_v<E, half> || std::is_same_v<E, bfloat16>, float, E>>;
 
+// Sums and products of narrow types accumulate in i32 (ints, bools) or f32
+// (f16, bf16), as Triton's do.
 template <class E> ValueRef toAccumulator(const OpSite &site, const Tile<E> &t) {
   if constexpr (std::is_same_v<accumulate_t<E>, E>) return t.ref();
+  else if constexpr (std::is_same_v<accumulate_t<E>, float>) return emitCast(site, t.ref(), DType::F32);
   else return emitCast(site, t.ref(), DType::I32);
 }
 

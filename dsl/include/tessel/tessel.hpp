@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tessel/kernel.hpp"
+#include "tessel/lowering/compile.hpp" // CompiledKernel: what lastKernel() shows
 #include "tessel/ops.hpp"
 #include "tessel/reduce.hpp"
 #include "tessel/runtime/device.hpp"

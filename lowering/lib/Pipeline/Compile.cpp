@@ -36,6 +36,8 @@ std::unique_ptr<mlir::MLIRContext> makeContext() {
   mlir::registerROCDLDialectTranslation(registry);
   auto ctx = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
   ctx->loadAllAvailableDialects();
+  // Errors speak of the user's C++ line; the IR of the op is noise to them.
+  ctx->printOpOnDiagnostic(false);
   return ctx;
 }
 
@@ -158,7 +160,13 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   out.llvmIR = printed(*llvmModule);
 
   // 5. AMDGPU code object.
+  if (dumpRequested())
+    std::fprintf(stderr, "// ----- tessel: the kernel module (LLVM IR) -----\n%s\n",
+                 out.llvmIR.c_str());
   AmdgpuCode code = generateAmdgpuCode(*llvmModule, target);
+  if (dumpRequested())
+    std::fprintf(stderr, "// ----- tessel: AMDGPU assembly (%s) -----\n%s\n", target.arch,
+                 code.assembly.c_str());
   out.hsaco = std::move(code.hsaco);
   out.assembly = std::move(code.assembly);
   out.ldsBytes = ldsBytes;

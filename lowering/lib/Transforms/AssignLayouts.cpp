@@ -355,6 +355,9 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
     func.setType(FunctionType::get(ctx, func.getBody().getArgumentTypes(),
                                    func.getFunctionType().getResults()));
 
+    if (failed(checkRegisterBudget(func)))
+      return failure();
+
     auto vecFor = [&](Value ptr, Value mask) -> int64_t {
       if (!isTile(ptr))
         return 1;
@@ -370,6 +373,38 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         store.setVec(vecFor(store.getPtr(), store.getMask()));
     });
     return success();
+  }
+
+  // A thread's vector registers hold its share of every tile; one tile that
+  // alone needs more than a thread has could only spill. Found here, with the
+  // op's location, instead of as a slow compile or a spilling kernel.
+  static constexpr int64_t kMaxRegistersPerTile = 256;
+  LogicalResult checkRegisterBudget(func::FuncOp func) {
+    WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+      for (Value v : op->getResults()) {
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type)
+          continue;
+        Type elem = type.getElementType();
+        int64_t bits = isa<PtrType>(elem) ? 64 : std::max(32u, elem.getIntOrFloatBitWidth());
+        int64_t registers = getRegisterLayout(type).numRegisters() * bits / 32;
+        if (registers <= kMaxRegistersPerTile)
+          continue;
+        std::string shape;
+        for (int64_t d : type.getShape())
+          shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+        std::string elemName;
+        llvm::raw_string_ostream(elemName) << elem;
+        op->emitError() << "this tile ([" << shape << "] " << elemName << ") needs " << registers
+                        << " registers per thread: " << numWarps_
+                        << (numWarps_ == 1 ? " wave of " : " waves of ") << waveSize_
+                        << " threads share it, and a thread has at most " << kMaxRegistersPerTile
+                        << "; use a smaller block or more warps (num_warps)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
   }
 
   // A scan walks its axis in order: each thread holds one contiguous chunk

@@ -95,6 +95,16 @@ TEST_CASE("built-in combines: max/min are NaN-propagating Max/Min; xor_sum; narr
   int32_t red = find(t.nodes, Reduce);
   CHECK(t.nodes[red].dtype == DType::I32);
   CHECK(t.nodes[t.nodes[red].operands[0]].op == Cast);
+  // f16 and bf16 sums accumulate in f32.
+  Trace h = traceBody([] {
+    auto s = sum(zeros<half>({8}), 0);
+    static_assert(std::is_same_v<decltype(s), f32>);
+    auto c = cumsum(zeros<bfloat16>({8}), 0);
+    static_assert(std::is_same_v<decltype(c), f32>);
+  });
+  int32_t hred = find(h.nodes, Reduce);
+  CHECK(h.nodes[hred].dtype == DType::F32);
+  CHECK(h.nodes[h.nodes[hred].operands[0]].op == Cast);
 }
 
 TEST_CASE("a user combine: literals are constants in the region; lines are the user's") {

@@ -19,6 +19,13 @@ void big_transpose(Ptr<f32> x, Ptr<f32> out) {
   store(out + expand_dims(c, 1) * 256 + expand_dims(r, 0), t);
 }
 
+// 131072 f32 over 256 threads: 512 registers per thread.
+constexpr int kHugeTileLine = __LINE__ + 2;
+void huge_tile(Ptr<f32> x, Ptr<f32> out) {
+  auto offs = arange(0, 131072);
+  store(out + offs, load(x + offs));
+}
+
 void copy(Ptr<f32> x, Ptr<f32> out, i32 n) {
   auto offs = arange(0, 128);
   store(out + offs, load(x + offs, offs < n), offs < n);
@@ -77,5 +84,21 @@ TEST_CASE("num_warps must be a power of two within the workgroup limit") {
     } catch (const Error &e) {
       CHECK(contains(e.what(), "num_warps must be a power of two"));
     }
+  }
+}
+
+TEST_CASE("a tile over the per-thread register budget is an error at its line") {
+  auto kernel = jit<huge_tile>();
+  auto x = emulator().alloc<float>(131072), out = emulator().alloc<float>(131072);
+  try {
+    kernel.launch(emulator(), {1}, {.num_warps = 4}, x, out);
+    FAIL("expected an error");
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    CAPTURE(msg);
+    CHECK(contains(msg, "errors_test.cpp:" + std::to_string(kHugeTileLine) + ":"));
+    CHECK(contains(msg, "needs 512 registers per thread"));
+    CHECK(contains(msg, "more warps"));
+    CHECK_FALSE(contains(msg, "see current operation"));
   }
 }

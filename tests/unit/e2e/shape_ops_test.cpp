@@ -81,8 +81,13 @@ TEST_CASE("trans, reshape, join/split and inserted layout conversions") {
   for (const char *arch : {"gfx942", "gfx1100"}) {
     Device dev = Device::emulator(arch);
     for (int op : {kTrans, kReshape, kJoinSplit, kOuterOfLoaded})
-      for (auto [R, C, warps] : {std::tuple{2, 64, 1u}, {16, 32, 4u}, {64, 16, 2u}, {8, 256, 8u}})
+      for (auto [R, C, warps] : {std::tuple{2, 64, 1u}, {16, 32, 4u}, {64, 16, 2u}, {8, 256, 8u}}) {
+        // A C x C tile of pointers with C = 256 is over the register budget
+        // (see errors_test.cpp); the outer product stops at 128.
+        if (op == kOuterOfLoaded && C > 128)
+          continue;
         checkShapeOp(dev, op, R, C, warps);
+      }
   }
 }
 
