@@ -207,8 +207,13 @@ private:
       return b_.create<mlir::tessel::SplatOp>(loc, type, operand(n, 0));
     case TraceOp::Broadcast:
       return b_.create<mlir::tessel::BroadcastOp>(loc, type, operand(n, 0));
-    case TraceOp::ExpandDims:
-      return b_.create<mlir::tessel::ExpandDimsOp>(loc, type, operand(n, 0), n.i0);
+    case TraceOp::ExpandDims: {
+      Value src = operand(n, 0);
+      // A scalar (a 1-D reduction kept with keep_dims) becomes a 1-element tile.
+      if (!isa<RankedTensorType>(src.getType()))
+        return b_.create<mlir::tessel::SplatOp>(loc, type, src);
+      return b_.create<mlir::tessel::ExpandDimsOp>(loc, type, src, n.i0);
+    }
     case TraceOp::Add: return binary(AddIOp(), AddFOp());
     case TraceOp::Sub: return binary(SubIOp(), SubFOp());
     case TraceOp::Mul: return binary(MulIOp(), MulFOp());

@@ -86,3 +86,29 @@ TEST_CASE("reduce and associative_scan with user combine functions") {
     CHECK(wrong == 0);
   }
 }
+
+namespace {
+// keep_dims on a 1-D reduction: a scalar becomes a 1-element tile again.
+void normalize_1d(Ptr<f32> x, Ptr<f32> out) {
+  auto offs = arange(0, 64);
+  auto v = load(x + offs);
+  store(out + offs, v - sum(v, 0, /*keep_dims=*/true) / 64.0f);
+}
+} // namespace
+
+TEST_CASE("keep_dims on a 1-D reduction") {
+  auto hx = randomInts<int32_t>(64, -8, 8);
+  std::vector<float> fx(hx.begin(), hx.end());
+  auto x = emulator().upload(fx);
+  auto out = poisoned<float>(64);
+  jit<normalize_1d>().launch(emulator(), {1}, {.num_warps = 1}, x, out);
+  double mean = 0;
+  for (float v : fx)
+    mean += v;
+  mean /= 64;
+  auto got = out.download();
+  size_t wrong = 0;
+  for (int i = 0; i < 64; ++i)
+    wrong += relError(got[i], fx[i] - mean, 1.0) > 1e-6;
+  CHECK(wrong == 0);
+}
