@@ -492,8 +492,12 @@ private:
     return idx;
   }
 
-  // Per register, its coordinates in every dim of `type`.
-  SmallVector<SmallVector<Value>> registerCoords(RankedTensorType type, Location loc) {
+  // Per register, its coordinates in every dim of `type`; a scalar is one
+  // register with no coordinates.
+  SmallVector<SmallVector<Value>> registerCoords(Type t, Location loc) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    if (!type)
+      return {SmallVector<Value>()};
     SmallVector<SmallVector<Value>> perDim;
     for (unsigned d = 0; d < type.getRank(); ++d)
       perDim.push_back(coordinates(type, d, loc));
@@ -764,29 +768,35 @@ private:
   // to LDS at the element's index, then reads what it needs.
   LogicalResult emitThroughLds(Operation *op) {
     Location loc = op->getLoc();
-    auto dst = cast<RankedTensorType>(op->getResult(0).getType());
-    Type elem = scalarType(dst);
-    int64_t bytes = ldsElementBytes(dst);
+    Type dstType = op->getResult(0).getType();
+    Type elem = scalarType(dstType);
+    int64_t bytes = ldsElementBytes(dstType);
+    ArrayRef<int64_t> dstShape;
+    if (auto t = dyn_cast<RankedTensorType>(dstType))
+      dstShape = t.getShape();
     // Element index -> byte offset, with the padding ldsPaddedSlots counts.
     auto slotBytes = [&](Value index) {
       Value padded = b_.create<LLVM::AddOp>(loc, index, b_.create<LLVM::LShrOp>(loc, index, i32(5)));
       return Value(b_.create<LLVM::MulOp>(loc, padded, i32(bytes)));
     };
     auto writeTile = [&](Value src, llvm::function_ref<Value(ArrayRef<Value>)> index) {
-      auto type = cast<RankedTensorType>(src.getType());
       SmallVector<Value> regs = in(src);
-      SmallVector<SmallVector<Value>> coords = registerCoords(type, loc);
+      SmallVector<SmallVector<Value>> coords = registerCoords(src.getType(), loc);
       for (size_t r = 0; r < regs.size(); ++r)
         ldsStore(op, slotBytes(index(coords[r])), regs[r], loc);
     };
-    auto srcShape = [&](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
+    auto srcShape = [&](Value v) -> ArrayRef<int64_t> {
+      if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+        return t.getShape();
+      return {};
+    };
     if (auto p = dyn_cast<PermuteOp>(op)) {
       ArrayRef<int32_t> order = p.getOrder();
       writeTile(p.getSrc(), [&](ArrayRef<Value> c) {
         SmallVector<Value> moved;
         for (int32_t d : order)
           moved.push_back(c[d]);
-        return linearIndex(moved, dst.getShape(), loc);
+        return linearIndex(moved, dstShape, loc);
       });
     } else if (auto j = dyn_cast<JoinOp>(op)) {
       for (int half = 0; half < 2; ++half)
@@ -799,13 +809,13 @@ private:
       writeTile(src, [&](ArrayRef<Value> c) { return linearIndex(c, srcShape(src), loc); });
     }
     barrier(loc);
-    SmallVector<SmallVector<Value>> coords = registerCoords(dst, loc);
+    SmallVector<SmallVector<Value>> coords = registerCoords(dstType, loc);
     SmallVector<Value> out;
     int64_t half = -1;
     if (auto split = dyn_cast<SplitOp>(op))
       half = split.getHalf();
     for (auto &c : coords) {
-      Value lin = linearIndex(c, dst.getShape(), loc);
+      Value lin = linearIndex(c, dstShape, loc);
       if (half >= 0)
         lin = b_.create<LLVM::AddOp>(loc, b_.create<LLVM::MulOp>(loc, lin, i32(2)), i32(half));
       out.push_back(ldsLoad(op, slotBytes(lin), elem, loc));

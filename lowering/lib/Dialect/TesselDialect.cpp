@@ -246,14 +246,18 @@ LogicalResult PermuteOp::verify() {
   return success();
 }
 
+static ArrayRef<int64_t> shapeOrScalar(Type t) {
+  if (auto tile = dyn_cast<RankedTensorType>(t))
+    return tile.getShape();
+  return {};
+}
+
 LogicalResult JoinOp::verify() {
-  auto a = cast<RankedTensorType>(getLhs().getType()), b = cast<RankedTensorType>(getRhs().getType());
-  if (a.getShape() != b.getShape())
-    return emitOpError("operands must have one shape");
-  SmallVector<int64_t> shape(a.getShape());
+  SmallVector<int64_t> shape(shapeOrScalar(getLhs().getType()));
   shape.push_back(2);
-  if (getType().getShape() != ArrayRef(shape))
-    return emitOpError("result shape must be the operands' with a last dimension of 2");
+  if (getType().getShape() != ArrayRef(shape) ||
+      getType().getElementType() != elementTypeOf(getLhs().getType()))
+    return emitOpError("result must be the operands' shape with a last dimension of 2");
   return success();
 }
 
@@ -261,7 +265,10 @@ LogicalResult SplitOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   if (src.getRank() < 1 || src.getShape().back() != 2)
     return emitOpError("operand's last dimension must be 2");
-  if (getType().getShape() != src.getShape().drop_back())
+  if (shapeOrScalar(getType()) != src.getShape().drop_back() ||
+      elementTypeOf(getType()) != src.getElementType())
     return emitOpError("result shape must be the operand's without its last dimension");
+  if (src.getRank() == 1 && isa<RankedTensorType>(getType()))
+    return emitOpError("splitting a 1-D tile gives scalars");
   return success();
 }

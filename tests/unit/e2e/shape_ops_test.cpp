@@ -131,3 +131,22 @@ TEST_CASE("tiles of pointers through LDS") {
       wrong += gz[size_t(i) * C + j] != hx[i] + hx[j];
   CHECK(wrong == 0);
 }
+
+namespace {
+// join of scalars and split of a 1-D pair give scalars back.
+void scalar_pairs(Ptr<f32> x, Ptr<f32> out) {
+  auto pair = load(x + arange(0, 2));
+  auto [a, b] = split(pair);
+  auto swapped = join(b * 2.0f, a);
+  store(out + arange(0, 2), swapped);
+  store(out + 2, a + b);
+}
+} // namespace
+
+TEST_CASE("split of a 1-D pair and join of scalars") {
+  std::vector<float> hx = {3.0f, -5.0f};
+  auto x = emulator().upload(hx);
+  auto out = poisoned<float>(3);
+  jit<scalar_pairs>().launch(emulator(), {1}, {.num_warps = 1}, x, out);
+  CHECK(out.download() == std::vector<float>{-10.0f, 3.0f, -2.0f});
+}

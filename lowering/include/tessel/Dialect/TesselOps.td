@@ -262,18 +262,18 @@ def Tessel_PermuteOp : Tessel_Op<"permute", [Pure, SameOperandsAndResultElementT
   let hasVerifier = 1;
 }
 
-def Tessel_JoinOp : Tessel_Op<"join", [Pure, SameOperandsElementType]> {
-  let summary = "stack two tiles along a new last dimension of size 2";
-  let arguments = (ins Tessel_Tile:$lhs, Tessel_Tile:$rhs);
+def Tessel_JoinOp : Tessel_Op<"join", [Pure, SameTypeOperands]> {
+  let summary = "stack two tiles (or scalars) along a new last dimension of size 2";
+  let arguments = (ins AnyType:$lhs, AnyType:$rhs);
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
   let hasVerifier = 1;
 }
 
-def Tessel_SplitOp : Tessel_Op<"split", [Pure, SameOperandsAndResultElementType]> {
-  let summary = "one half of a tile whose last dimension is 2";
+def Tessel_SplitOp : Tessel_Op<"split", [Pure]> {
+  let summary = "one half of a tile whose last dimension is 2 (a scalar for a 1-D tile)";
   let arguments = (ins Tessel_Tile:$src, ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>:$half);
-  let results = (outs Tessel_Tile:$result);
+  let results = (outs AnyType:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
 }
