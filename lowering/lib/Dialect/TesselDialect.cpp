@@ -253,6 +253,10 @@ static ArrayRef<int64_t> shapeOrScalar(Type t) {
 }
 
 LogicalResult JoinOp::verify() {
+  // The operands may sit in different layouts: each goes through LDS.
+  if (shapeOrScalar(getLhs().getType()) != shapeOrScalar(getRhs().getType()) ||
+      elementTypeOf(getLhs().getType()) != elementTypeOf(getRhs().getType()))
+    return emitOpError("operands must have one shape and element type");
   SmallVector<int64_t> shape(shapeOrScalar(getLhs().getType()));
   shape.push_back(2);
   if (getType().getShape() != ArrayRef(shape) ||

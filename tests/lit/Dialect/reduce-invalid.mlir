@@ -68,3 +68,11 @@ func.func @split_last(%x: tensor<4x8xf32>) {
   %s = tessel.split %x {half = 0 : i32} : tensor<4x8xf32> -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @join_shapes(%a: tensor<8xf32>, %b: tensor<4xf32>) {
+  // expected-error@below {{operands must have one shape and element type}}
+  %j = tessel.join %a, %b : tensor<8xf32>, tensor<4xf32> -> tensor<8x2xf32>
+  return
+}

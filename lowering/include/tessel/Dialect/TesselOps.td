@@ -262,7 +262,7 @@ def Tessel_PermuteOp : Tessel_Op<"permute", [Pure, SameOperandsAndResultElementT
   let hasVerifier = 1;
 }
 
-def Tessel_JoinOp : Tessel_Op<"join", [Pure, SameTypeOperands]> {
+def Tessel_JoinOp : Tessel_Op<"join", [Pure]> {
   let summary = "stack two tiles (or scalars) along a new last dimension of size 2";
   let arguments = (ins AnyType:$lhs, AnyType:$rhs);
   let results = (outs Tessel_Tile:$result);
