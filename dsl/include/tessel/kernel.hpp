@@ -109,7 +109,9 @@ template <class T> struct param_traits<Const<T>> {
 
 } // namespace detail
 
-// A block program made launchable. Copies share one compiled-kernel cache.
+// A block program made launchable. Launching does not change the kernel, so
+// a const kernel launches too. Copies made after the first launch share its
+// compiled-kernel cache; copies made before it each start their own.
 template <class... Params> class Kernel {
   static constexpr size_t kNumParams = sizeof...(Params);
   static constexpr std::array<bool, kNumParams> kIsRuntime{detail::param_traits<Params>::runtime...};
@@ -198,7 +200,8 @@ public:
   }
 
   // Launches over `grid` workgroups of options.num_warps waves on `device`.
-  template <class... Args> void launch(Device &device, Dim3 grid, LaunchOptions options, const Args &...args) {
+  template <class... Args>
+  void launch(Device &device, Dim3 grid, LaunchOptions options, const Args &...args) const {
     checkArity<Args...>();
     detail::KernelKey k;
     alignas(16) std::array<std::byte, kKernargBytesOrOne> kernarg{};
@@ -210,8 +213,14 @@ public:
                      &traceOnMiss<decltype(argRefs)>, &context);
   }
 
+  // A device handle made in the call: launch(Device::emulator(), ...).
+  template <class... Args>
+  void launch(Device &&device, Dim3 grid, LaunchOptions options, const Args &...args) const {
+    launch(device, grid, options, args...);
+  }
+
   // Launches on the device of the first Buffer argument.
-  template <class... Args> void launch(Dim3 grid, LaunchOptions options, const Args &...args) {
+  template <class... Args> void launch(Dim3 grid, LaunchOptions options, const Args &...args) const {
     checkArity<Args...>();
     Device device(deviceOfArguments(args...));
     launch(device, grid, options, args...);
@@ -305,7 +314,7 @@ private:
   Fn fn_;
   std::string name_;
   SourceLoc loc_;
-  std::shared_ptr<detail::KernelRuntime> runtime_; // made at the first launch
+  mutable std::shared_ptr<detail::KernelRuntime> runtime_; // made at the first launch
 };
 
 // A kernel named explicitly.

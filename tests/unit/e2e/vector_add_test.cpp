@@ -122,3 +122,17 @@ TEST_CASE("a damaged disk cache entry is rebuilt") {
   CHECK(second.runtime()->stats().compiles == 1);
   CHECK(second.runtime()->stats().diskHits == 0);
 }
+
+TEST_CASE("a const kernel launches, on a device handle made in the call") {
+  static const auto add = jit<vector_add>();
+  size_t n = 333;
+  auto hx = randomFloats(n), hy = randomFloats(n);
+  auto x = emulator().upload(hx), y = emulator().upload(hy);
+  auto out = poisoned<float>(n);
+  add.launch(Device(emulator().shared()), {cdiv(n, kBlock)}, {}, x, y, out, int(n), kBlock);
+  auto got = out.download();
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; ++i)
+    wrong += got[i] != hx[i] + hy[i];
+  CHECK(wrong == 0);
+}
