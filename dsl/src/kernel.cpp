@@ -54,3 +54,14 @@ void failArgument(const std::string &kernel, size_t index, DType dtype, const st
 }
 
 } // namespace tessel::detail
+
+namespace tessel::detail {
+
+std::string launchSite(const std::source_location &where, const std::string &kernel) {
+  std::string file = where.file_name() ? where.file_name() : "";
+  if (file.empty())
+    return "launching " + kernel + ": ";
+  return file + ":" + std::to_string(where.line()) + ": launching " + kernel + ": ";
+}
+
+} // namespace tessel::detail

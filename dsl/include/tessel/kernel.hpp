@@ -27,6 +27,8 @@ namespace detail {
 // The kernel name in a `jit<Fn>()` signature (__PRETTY_FUNCTION__ of clang
 // or gcc), unqualified and reduced to identifier characters.
 std::string kernelNameFromSignature(std::string_view prettyFunction);
+// "file:line: launching <kernel>: " for errors of a launch written there.
+std::string launchSite(const std::source_location &where, const std::string &kernel);
 // Error unless `name` is a C identifier (it becomes the kernel's symbol).
 void checkKernelName(const std::string &name, SourceLoc loc);
 // Error naming the kernel, the argument and its range.
@@ -203,14 +205,19 @@ public:
   template <class... Args>
   void launch(Device &device, Dim3 grid, LaunchOptions options, const Args &...args) const {
     checkArity<Args...>();
-    detail::KernelKey k;
-    alignas(16) std::array<std::byte, kKernargBytesOrOne> kernarg{};
-    fillKeyAndKernarg(k, kernarg.data(), options, args...);
-    if (!runtime_) runtime_ = std::make_shared<detail::KernelRuntime>(name_);
-    auto argRefs = std::forward_as_tuple(args...);
-    MissContext<decltype(argRefs)> context{this, &argRefs};
-    runtime_->launch(device, grid, options, k, kernarg.data(), kKernargs.totalBytes,
-                     &traceOnMiss<decltype(argRefs)>, &context);
+    try {
+      detail::KernelKey k;
+      alignas(16) std::array<std::byte, kKernargBytesOrOne> kernarg{};
+      fillKeyAndKernarg(k, kernarg.data(), options, args...);
+      if (!runtime_) runtime_ = std::make_shared<detail::KernelRuntime>(name_);
+      auto argRefs = std::forward_as_tuple(args...);
+      MissContext<decltype(argRefs)> context{this, &argRefs};
+      runtime_->launch(device, grid, options, k, kernarg.data(), kKernargs.totalBytes,
+                       &traceOnMiss<decltype(argRefs)>, &context);
+    } catch (const Error &e) {
+      // Costs nothing unless thrown: the message gains the launch's line.
+      throw Error(detail::launchSite(options.where, name_) + e.what());
+    }
   }
 
   // A device handle made in the call: launch(Device::emulator(), ...).

@@ -102,3 +102,19 @@ TEST_CASE("a tile over the per-thread register budget is an error at its line") 
     CHECK_FALSE(contains(msg, "see current operation"));
   }
 }
+
+TEST_CASE("a failed launch names the line of the launch") {
+  auto kernel = jit<copy>();
+  auto x = emulator().upload(randomFloats(128));
+  auto out = poisoned<float>(128);
+  int line = __LINE__ + 2;
+  try {
+    kernel.launch(emulator(), {1}, {.num_warps = 3}, x, out, 128);
+    FAIL("expected an error");
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    CAPTURE(msg);
+    CHECK(contains(msg, "errors_test.cpp:" + std::to_string(line) + ": launching copy: "));
+    CHECK(contains(msg, "num_warps must be a power of two"));
+  }
+}

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <source_location>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct Dim3 {
 
 struct LaunchOptions {
   unsigned num_warps = 4;
+  // Where the launch is written: `{.num_warps = 4}` or `{}` at the call site
+  // records it, so a failed launch names the user's line.
+  std::source_location where = std::source_location::current();
 };
 
 struct CompiledKernel;
