@@ -436,6 +436,11 @@ private:
       map.map(body.getArgument(lhs.size() + i), rhs[i]);
     }
     for (Operation &op : body.without_terminator()) {
+      if (op.getNumResults() != 1) {
+        op.emitError("a combine function can only compute values");
+        failed_ = true;
+        continue;
+      }
       SmallVector<Value> operands;
       for (Value v : op.getOperands())
         operands.push_back(map.lookupOrDefault(v));
@@ -858,16 +863,64 @@ private:
     return result;
   }
 
+  // Bools are bytes in memory (as in C++), i1 in registers.
+  Type memoryType(Type elem) { return elem.isInteger(1) ? Type(b_.getI8Type()) : elem; }
+  Value toMemory(Value v, Location loc) {
+    if (!v.getType().isInteger(1))
+      return v;
+    return b_.create<LLVM::ZExtOp>(loc, b_.getI8Type(), v);
+  }
+  Value fromMemory(Value v, Type elem, Location loc) {
+    if (!elem.isInteger(1))
+      return v;
+    return b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, v,
+                                   constant(b_.getI8Type(), b_.getI8IntegerAttr(0)));
+  }
+
+  // True in the one thread that stores each element of a tile of type `t`.
+  // Other threads hold replicas (a tile smaller than the threads covering
+  // it, or a slice along a dimension other threads spread over) and must not
+  // store: on a GPU their stores would race with the owner's. Null when every
+  // thread owns what it holds.
+  Value ownerPredicate(Type t, Location loc) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    if (!type) // a scalar: every thread holds it, thread 0 stores it
+      return b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, tid_, i32(0));
+    RegisterLayout layout = getRegisterLayout(type);
+    BlockedLayoutAttr root = layout.root;
+    unsigned rootRank = root.getOrder().size();
+    SmallVector<int64_t> lanesNeeded(rootRank, 1), wavesNeeded(rootRank, 1);
+    for (unsigned d = 0; d < layout.dims.size(); ++d) {
+      unsigned r = layout.dims[d].sourceDim;
+      lanesNeeded[r] = distinctLanes(layout, d);
+      wavesNeeded[r] = distinctWaves(layout, d);
+    }
+    Value owner;
+    auto require = [&](Value coord, int64_t below) {
+      Value c = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, coord, i32(below));
+      owner = owner ? Value(b_.create<LLVM::AndOp>(loc, owner, c)) : c;
+    };
+    for (unsigned r = 0; r < rootRank; ++r) {
+      auto [laneC, waveC] = threadCoords(root, r, loc);
+      if (lanesNeeded[r] < root.getThreadsPerWave()[r])
+        require(laneC, lanesNeeded[r]);
+      if (wavesNeeded[r] < root.getWavesPerBlock()[r])
+        require(waveC, wavesNeeded[r]);
+    }
+    return owner;
+  }
+
   LogicalResult emitLoad(LoadOp l) {
     Location loc = l.getLoc();
     Type elem = elementTypeOf(l.getType());
+    Type mem = memoryType(elem);
     int64_t vec = l.getVec();
     SmallVector<Value> ptrs = in(l.getPtr());
     SmallVector<Value> others = l.getOther() ? in(l.getOther()) : SmallVector<Value>();
     SmallVector<Value> masks = l.getMask() ? in(l.getMask()) : SmallVector<Value>();
     SmallVector<Value> out;
-    unsigned elemBytes = std::max(1u, elem.getIntOrFloatBitWidth() / 8);
-    Type accessType = vec == 1 ? elem : Type(VectorType::get({vec}, elem));
+    unsigned elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
+    Type accessType = vec == 1 ? mem : Type(VectorType::get({vec}, mem));
     for (size_t g = 0; g < ptrs.size(); g += vec) {
       Value ptr = ptrs[g];
       auto load = [&]() -> Value {
@@ -877,15 +930,16 @@ private:
       if (l.getMask()) {
         SmallVector<Value> other;
         for (int64_t i = 0; i < vec; ++i)
-          other.push_back(l.getOther() ? others[g + i]
-                                       : constant(elem, b_.getZeroAttr(elem)));
-        value = predicated(masks[g], loc, vectorOf(other, elem, loc), load);
+          other.push_back(l.getOther() ? toMemory(others[g + i], loc)
+                                       : constant(mem, b_.getZeroAttr(mem)));
+        value = predicated(masks[g], loc, vectorOf(other, mem, loc), load);
       } else {
         value = load();
       }
-      for (int64_t i = 0; i < vec; ++i)
-        out.push_back(vec == 1 ? value
-                               : Value(b_.create<LLVM::ExtractElementOp>(loc, value, i32(i))));
+      for (int64_t i = 0; i < vec; ++i) {
+        Value v = vec == 1 ? value : Value(b_.create<LLVM::ExtractElementOp>(loc, value, i32(i)));
+        out.push_back(fromMemory(v, elem, loc));
+      }
     }
     regs_[l.getResult()] = out;
     return success();
@@ -893,20 +947,27 @@ private:
 
   LogicalResult emitStore(StoreOp s) {
     Location loc = s.getLoc();
-    Type elem = pointeeOf(s.getPtr().getType());
+    Type mem = memoryType(pointeeOf(s.getPtr().getType()));
     int64_t vec = s.getVec();
     SmallVector<Value> ptrs = in(s.getPtr()), values = in(s.getValue());
     SmallVector<Value> masks = s.getMask() ? in(s.getMask()) : SmallVector<Value>();
-    unsigned elemBytes = std::max(1u, elem.getIntOrFloatBitWidth() / 8);
+    Value owner = ownerPredicate(s.getPtr().getType(), loc);
+    unsigned elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
     for (size_t g = 0; g < ptrs.size(); g += vec) {
       Value ptr = ptrs[g];
-      Value value = vectorOf(ArrayRef<Value>(values).slice(g, vec), elem, loc);
+      SmallVector<Value> group;
+      for (Value v : ArrayRef<Value>(values).slice(g, vec))
+        group.push_back(toMemory(v, loc));
+      Value value = vectorOf(group, mem, loc);
       auto store = [&]() -> Value {
         b_.create<LLVM::StoreOp>(loc, value, ptr, /*alignment=*/vec * elemBytes);
         return {};
       };
-      if (s.getMask())
-        predicated(masks[g], loc, {}, store);
+      Value pred = s.getMask() ? masks[g] : Value();
+      if (owner)
+        pred = pred ? Value(b_.create<LLVM::AndOp>(loc, pred, owner)) : owner;
+      if (pred)
+        predicated(pred, loc, {}, store);
       else
         store();
     }

@@ -113,7 +113,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
                             const CompileOptions &options) {
   const TargetInfo &target = requireTarget(options.arch);
   if (options.numWarps == 0 || (options.numWarps & (options.numWarps - 1)) ||
-      options.numWarps * target.waveSize > target.maxWorkgroupSize)
+      uint64_t(options.numWarps) * target.waveSize > target.maxWorkgroupSize)
     throw Error("num_warps must be a power of two with num_warps * " +
                 std::to_string(target.waveSize) + " <= " +
                 std::to_string(target.maxWorkgroupSize) + " threads on " + target.arch +

@@ -86,3 +86,24 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
     return
   }
 }
+
+// -----
+
+// 64 elements over 4 waves of 64 lanes: each element is held by 4 threads
+// (one per wave); only wave 0's lanes store, so replicas never race.
+// CHECK-LABEL: llvm.func @replicated_store(
+// CHECK: %[[WAVE:.*]] = llvm.lshr %{{.*}}, %{{.*}} : i32
+// CHECK: %[[WC:.*]] = llvm.and %[[WAVE]], %{{.*}} : i32
+// CHECK: %[[OWNER:.*]] = llvm.icmp "ult" %[[WC]], %{{.*}} : i32
+// CHECK: llvm.cond_br %[[OWNER]]
+// CHECK: llvm.store
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32} {
+  func.func @replicated_store(%x: !tessel.ptr<f32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %f = arith.sitofp %r : tensor<64xi32> to tensor<64xf32>
+    %xs = tessel.splat %x : tensor<64x!tessel.ptr<f32>>
+    %p = tessel.addptr %xs, %r : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
+    tessel.store %p, %f : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>) -> ()
+    return
+  }
+}
