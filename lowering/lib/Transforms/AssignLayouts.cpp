@@ -25,9 +25,10 @@ bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
 bool isRematerializable(Operation *op) {
   if (!op || op->getNumResults() != 1 || op->getNumRegions() != 0)
     return false;
-  if (isa<MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp, arith::ConstantOp>(op))
-    return true;
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+  if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op))
+    return true; // no tile operands
+  if (!isa<BroadcastOp, ExpandDimsOp>(op) &&
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return false;
   for (Value operand : op->getOperands())
     if (isTile(operand) && !isRematerializable(operand.getDefiningOp()))
@@ -35,13 +36,17 @@ bool isRematerializable(Operation *op) {
   return true;
 }
 
-// Gives every tessel.expand_dims its own copy of a cheap operand computation,
-// so one index tile used along two axes does not need a layout conversion.
-void rematerializeExpandDimsOperands(func::FuncOp func) {
-  SmallVector<ExpandDimsOp> expands;
-  func.walk([&](ExpandDimsOp op) { expands.push_back(op); });
-  for (ExpandDimsOp expand : expands) {
-    Operation *def = expand.getSrc().getDefiningOp();
+// Gives every tessel.expand_dims and tessel.broadcast its own copy of a
+// cheap operand computation, so one index tile used along two axes (or
+// broadcast to two shapes) does not need a layout conversion.
+void rematerializeShapeOperands(func::FuncOp func) {
+  SmallVector<Operation *> expands;
+  func.walk([&](Operation *op) {
+    if (isa<ExpandDimsOp, BroadcastOp>(op))
+      expands.push_back(op);
+  });
+  for (Operation *expand : expands) {
+    Operation *def = expand->getOperand(0).getDefiningOp();
     // Cloned even when used once: the tree may share values with tiles of
     // another layout (the same range indexing a load elsewhere).
     if (!isRematerializable(def))
@@ -59,7 +64,7 @@ void rematerializeExpandDimsOperands(func::FuncOp func) {
       Operation *copy = builder.clone(*op, mapping);
       return copy->getResult(0);
     };
-    expand.getSrcMutable().assign(cloneTree(expand.getSrc()));
+    expand->setOperand(0, cloneTree(expand->getOperand(0)));
   }
   // Drop originals nobody uses any more.
   SmallVector<Operation *> ops;
@@ -74,11 +79,18 @@ struct UnionFind {
   llvm::DenseMap<Value, unsigned> id;
   SmallVector<unsigned> parent;
   SmallVector<Value> values;
+  // Per root: each dim's extent among members wider than 1 there (0: all 1).
+  // A group must agree on it: one layout cannot spread 16 and 2048 rows.
+  SmallVector<SmallVector<int64_t>> extents;
   unsigned get(Value v) {
     auto [it, inserted] = id.try_emplace(v, parent.size());
     if (inserted) {
       parent.push_back(parent.size());
       values.push_back(v);
+      SmallVector<int64_t> e;
+      for (int64_t d : cast<RankedTensorType>(v.getType()).getShape())
+        e.push_back(d == 1 ? 0 : d);
+      extents.push_back(e);
     }
     return it->second;
   }
@@ -87,7 +99,23 @@ struct UnionFind {
       x = parent[x] = parent[parent[x]];
     return x;
   }
-  void unite(Value a, Value b) { parent[find(get(a))] = find(get(b)); }
+  bool compatible(Value a, Value b) {
+    auto &ea = extents[find(get(a))], &eb = extents[find(get(b))];
+    if (ea.size() != eb.size())
+      return false;
+    for (size_t d = 0; d < ea.size(); ++d)
+      if (ea[d] && eb[d] && ea[d] != eb[d])
+        return false;
+    return true;
+  }
+  void unite(Value a, Value b) {
+    unsigned ra = find(get(a)), rb = find(get(b));
+    if (ra == rb)
+      return;
+    for (size_t d = 0; d < extents[rb].size() && d < extents[ra].size(); ++d)
+      extents[rb][d] = std::max(extents[rb][d], extents[ra][d]);
+    parent[ra] = rb;
+  }
 };
 
 struct LayoutGroup {
@@ -134,6 +162,20 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
   llvm::DenseMap<unsigned, LayoutGroup> groups_;
 
   LayoutGroup &groupOf(Value v) { return groups_[uf_.find(uf_.get(v))]; }
+
+  // `op` needs `a` and `b` in one layout. When their groups disagree on an
+  // extent, the operand among them is remembered to be cut loose.
+  std::optional<std::pair<Operation *, Value>> cut_;
+  void uniteOrCut(Value a, Value b, Operation *op) {
+    if (uf_.compatible(a, b)) {
+      uf_.unite(a, b);
+      return;
+    }
+    if (!cut_) {
+      bool bIsOperand = llvm::is_contained(op->getOperands(), b);
+      cut_ = {op, bIsOperand ? b : a};
+    }
+  }
   unsigned rootOf(Value v) { return uf_.find(uf_.get(v)); }
 
   // Groups tiles and records slice constraints. On a conflicting constraint
@@ -142,6 +184,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
   FailureOr<bool> buildGroups(func::FuncOp func) {
     uf_ = UnionFind();
     groups_.clear();
+    cut_.reset();
     struct SliceConstraint {
       Value child, parent;
       unsigned axis;
@@ -165,7 +208,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       }
       if (auto r = dyn_cast<ReduceOp>(op)) {
         for (Value src : r.getSrcs())
-          uf_.unite(src, r.getSrcs()[0]);
+          uniteOrCut(r.getSrcs()[0], src, op);
         for (Value res : r.getResults())
           if (isTile(res))
             constraints.insert(constraints.begin(),
@@ -177,8 +220,21 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op) || movesThroughLds(op))
         return;
       for (size_t i = 1; i < tiles.size(); ++i)
-        uf_.unite(tiles[0], tiles[i]);
+        uniteOrCut(tiles[0], tiles[i], op);
     });
+    if (cut_) {
+      // One layout cannot hold both: the operand gets a converted copy.
+      auto [op, operand] = *cut_;
+      cut_.reset();
+      OpBuilder b(op);
+      auto type = cast<RankedTensorType>(operand.getType());
+      Value copy = b.create<ConvertLayoutOp>(
+          op->getLoc(), RankedTensorType::get(type.getShape(), type.getElementType()), operand);
+      for (OpOperand &use : op->getOpOperands())
+        if (use.get() == operand)
+          use.set(copy);
+      return true;
+    }
     for (unsigned i = 0; i < uf_.values.size(); ++i) {
       LayoutGroup &g = groups_[uf_.find(i)];
       auto shape = cast<RankedTensorType>(uf_.values[i].getType()).getShape();
@@ -263,7 +319,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
   }
 
   LogicalResult assign(func::FuncOp func) {
-    rematerializeExpandDimsOperands(func);
+    rematerializeShapeOperands(func);
     for (int attempt = 0;; ++attempt) {
       FailureOr<bool> restart = buildGroups(func);
       if (failed(restart))

@@ -119,3 +119,31 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32} {
     return
   }
 }
+
+// -----
+
+// One loaded row broadcast to 16 and to 2048 rows: one layout cannot spread
+// both, so the second broadcast gets a converted copy; the load itself is
+// never recomputed.
+// CHECK-LABEL: func.func @two_heights(
+// CHECK-COUNT-1: tessel.load
+// CHECK-NOT: tessel.load
+// CHECK: tessel.broadcast
+// CHECK: tessel.convert_layout
+// CHECK: tessel.broadcast
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32} {
+  func.func @two_heights(%x: !tessel.ptr<f32>, %y: !tessel.ptr<f32>, %z: !tessel.ptr<f32>) {
+    %c = tessel.make_range {start = 0 : i32, end = 4 : i32} : tensor<4xi32>
+    %xs = tessel.splat %x : tensor<4x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %c : tensor<4x!tessel.ptr<f32>>, tensor<4xi32>
+    %row = tessel.load %xp : (tensor<4x!tessel.ptr<f32>>) -> tensor<4xf32>
+    %r2 = tessel.expand_dims %row {axis = 0 : i32} : tensor<4xf32> -> tensor<1x4xf32>
+    %a = tessel.broadcast %r2 : tensor<1x4xf32> -> tensor<16x4xf32>
+    %b = tessel.broadcast %r2 : tensor<1x4xf32> -> tensor<2048x4xf32>
+    %ys = tessel.splat %y : tensor<16x4x!tessel.ptr<f32>>
+    tessel.store %ys, %a : (tensor<16x4x!tessel.ptr<f32>>, tensor<16x4xf32>) -> ()
+    %zs = tessel.splat %z : tensor<2048x4x!tessel.ptr<f32>>
+    tessel.store %zs, %b : (tensor<2048x4x!tessel.ptr<f32>>, tensor<2048x4xf32>) -> ()
+    return
+  }
+}
