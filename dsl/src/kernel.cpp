@@ -2,6 +2,8 @@
 #include "tessel/kernel.hpp"
 
 #include <cctype>
+#include <charconv>
+#include <cmath>
 
 namespace tessel::detail {
 
@@ -45,12 +47,52 @@ void checkKernelName(const std::string &name, SourceLoc loc) {
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
   if (!ok)
     fail({"jit", loc}, "kernel name '" + name + "' is not a C identifier (letters, digits, _; not starting with a digit)");
+  // The kernel's symbol shares a module with these; a clash gives cryptic
+  // errors from the emulator's JIT or the linker.
+  if (name.starts_with("__"))
+    fail({"jit", loc}, "kernel name '" + name + "' is reserved: names starting with '__' belong to the compiler "
+                       "and the device libraries; choose another name");
+  if (name.starts_with("tessel_emu_"))
+    fail({"jit", loc}, "kernel name '" + name + "' is reserved: names starting with 'tessel_emu_' belong to "
+                       "tessel's emulator; choose another name");
 }
 
 void failArgument(const std::string &kernel, size_t index, DType dtype, const std::string &value,
                   const char *problem) {
   throw Error(kernel + ": argument " + std::to_string(index) + " (" + dtypeName(dtype) + ") = " + value + " " +
               problem + " for " + dtypeName(dtype));
+}
+
+void failConstRange(const std::string &kernel, size_t index, const char *type, const std::string &value) {
+  throw Error(kernel + ": argument " + std::to_string(index) + " (Const<" + type + ">) = " + value +
+              " is out of range for " + type);
+}
+
+void failConstNotInteger(const std::string &kernel, size_t index, const char *type, const std::string &value) {
+  throw Error(kernel + ": argument " + std::to_string(index) + " (Const<" + type + ">) = " + value +
+              " is not an integer, which Const<" + type + "> needs");
+}
+
+std::string numberText(double v) {
+  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e18)
+    return std::to_string(static_cast<long long>(v));
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
+void failNullPointer(const std::string &kernel, size_t index, DType pointee, const char *what) {
+  throw Error(kernel + ": argument " + std::to_string(index) + " (Ptr<" + dtypeName(pointee) +
+              ">) is a null pointer (" + what + ")");
+}
+
+void failForeignBuffer(const std::string &kernel, size_t index, DType pointee, const DeviceImpl &bufferDevice,
+                       const DeviceImpl &launchDevice) {
+  std::string on = bufferDevice.name(), launch = launchDevice.name();
+  if (on == launch) // two devices of one name: still two devices
+    on = "another " + on + " device";
+  throw Error(kernel + ": argument " + std::to_string(index) + " (Ptr<" + dtypeName(pointee) + ">) is a Buffer on " +
+              on + " but the launch is on " + launch + "; a kernel reads only buffers of its launch's device");
 }
 
 } // namespace tessel::detail

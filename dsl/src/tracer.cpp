@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -28,7 +29,24 @@ bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 constexpr size_t kMaxRank = 2;
 
-// Tile shapes the user asks for must be powers of two and at most 2-D.
+// The most elements one tile may hold (Triton's limit too): a block
+// program's tile lives in one workgroup's registers and LDS, and far larger
+// shapes would only exhaust the compiler's memory.
+constexpr int kMaxTileElementsLog2 = 20;
+
+// Error unless a shape of power-of-two dimensions has at most 2^20 elements.
+void checkTileElements(const OpSite &site, const Shape &shape) {
+  int log2 = 0;
+  for (int64_t d : shape)
+    log2 += std::countr_zero(static_cast<uint64_t>(d)); // d is a power of two
+  if (log2 > kMaxTileElementsLog2)
+    fail(site, "shape " + formatShape(shape) + " has 2^" + std::to_string(log2) + " elements; a tile holds at most 2^" +
+                   std::to_string(kMaxTileElementsLog2) + " = " + std::to_string(1 << kMaxTileElementsLog2) +
+                   " (split the work over more programs)");
+}
+
+// Tile shapes the user asks for must be powers of two, at most 2-D and at
+// most 2^20 elements.
 void checkTileShape(const OpSite &site, const Shape &shape) {
   if (shape.size() > kMaxRank)
     fail(site, "rank-" + std::to_string(shape.size()) + " tiles are not supported yet (at most 2-D); shape " +
@@ -37,6 +55,7 @@ void checkTileShape(const OpSite &site, const Shape &shape) {
     if (!isPowerOfTwo(d))
       fail(site, "dimension " + std::to_string(d) + " of shape " + formatShape(shape) +
                      " is not a power of two (tile dimensions must be powers of two)");
+  checkTileElements(site, shape);
 }
 
 // Whether `v`'s trace is still being recorded. Compares addresses before
@@ -139,6 +158,7 @@ Shape broadcastShapes(const OpSite &site, const Shape &a, const Shape &b) {
       fail(site, "shapes " + formatShape(a) + " and " + formatShape(b) + " are not broadcast-compatible");
     result[i] = da == 1 ? db : da;
   }
+  checkTileElements(site, result); // [N, 1] + [1, N] grows
   return result;
 }
 
@@ -324,6 +344,7 @@ ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi) {
   if (!isPowerOfTwo(hi - lo))
     fail(site, "length hi - lo = " + std::to_string(hi - lo) + " (arange(" + std::to_string(lo) + ", " +
                    std::to_string(hi) + ")) must be a power of two > 0");
+  checkTileElements(site, {hi - lo});
   TraceNode n = makeNode(TraceOp::Arange, DType::I32, false, {hi - lo}, {}, site.loc);
   n.i0 = lo;
   n.i1 = hi;
@@ -457,6 +478,7 @@ ValueRef emitJoin(const OpSite &site, ValueRef a, ValueRef b) {
   if (shape.size() > kMaxRank)
     fail(site, "joining tiles of shape " + formatShape(src.shape) + " would make the rank-3 tile " +
                    formatShape(shape) + "; at most 2-D tiles are supported yet (join 1-D tiles or scalars)");
+  checkTileElements(site, shape);
   checkRegionScalar(ctx, site, shape);
   return ctx.ref(ctx.addNode(makeNode(TraceOp::Join, src.dtype, src.isPtr, std::move(shape), {a.id, b.id}, site.loc)));
 }
@@ -606,6 +628,7 @@ ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDi
 void emitAssume(const OpSite &site, ValueRef cond) {
   Operand oc = Operand::of(cond);
   TraceContext &ctx = contextOf(site, {&oc});
+  if (ctx.isRegion()) fail(site, "cannot be used inside a combine function");
   const Shape &shape = ctx.node(cond.id).shape;
   if (!shape.empty())
     fail(site, "the condition must be a scalar bool, not a tile of shape " + formatShape(shape));
@@ -613,9 +636,17 @@ void emitAssume(const OpSite &site, ValueRef cond) {
 }
 
 namespace {
-ValueRef emitHint(TraceOp op, const OpSite &site, ValueRef a, int64_t value) {
+// The facts are about offsets of the kernel's tiles; a combine function's
+// scalars have none to state.
+TraceContext &hintContext(const OpSite &site, ValueRef a) {
   Operand oa = Operand::of(a);
   TraceContext &ctx = contextOf(site, {&oa});
+  if (ctx.isRegion()) fail(site, "cannot be used inside a combine function");
+  return ctx;
+}
+
+ValueRef emitHint(TraceOp op, const OpSite &site, ValueRef a, int64_t value) {
+  TraceContext &ctx = hintContext(site, a);
   TraceNode src = ctx.node(a.id);
   TraceNode n = makeNode(op, src.dtype, src.isPtr, src.shape, {a.id}, site.loc);
   n.i0 = value;
@@ -626,12 +657,16 @@ ValueRef emitHint(TraceOp op, const OpSite &site, ValueRef a, int64_t value) {
 ValueRef emitMultipleOf(const OpSite &site, ValueRef a, int64_t d) {
   if (!isPowerOfTwo(d))
     fail(site, "the divisor " + std::to_string(d) + " must be a power of two > 0");
+  if (hintContext(site, a).node(a.id).shape.empty())
+    fail(site, "needs a tile of offsets, not a scalar; for a scalar n say assume(n % " + std::to_string(d) +
+                   " == 0)");
   return emitHint(TraceOp::MultipleOf, site, a, d);
 }
 
 ValueRef emitMaxContiguous(const OpSite &site, ValueRef a, int64_t c) {
   if (!isPowerOfTwo(c))
     fail(site, "the run length " + std::to_string(c) + " must be a power of two > 0");
+  hintContext(site, a);
   Shape shape = shapeOf(a, site);
   if (shape.empty())
     fail(site, "needs a tile, not a scalar (runs are along the last dimension)");

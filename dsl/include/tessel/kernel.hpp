@@ -10,9 +10,12 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <source_location>
 #include <string>
 #include <string_view>
@@ -34,6 +37,31 @@ void checkKernelName(const std::string &name, SourceLoc loc);
 // Error naming the kernel, the argument and its range.
 [[noreturn]] void failArgument(const std::string &kernel, size_t index, DType dtype, const std::string &value,
                                const char *problem);
+// Errors naming the kernel, the trace-time constant (`type`: "int8_t", ...) and its value.
+[[noreturn]] void failConstRange(const std::string &kernel, size_t index, const char *type, const std::string &value);
+[[noreturn]] void failConstNotInteger(const std::string &kernel, size_t index, const char *type,
+                                      const std::string &value);
+// The shortest text that reads back as `v` ("64.9", "3e+10" as "30000000000").
+std::string numberText(double v);
+
+// The name of a Const<T>'s T in messages.
+template <class T> constexpr const char *constTypeName() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    return sizeof(T) == 1 ? "int8_t" : sizeof(T) == 2 ? "int16_t" : sizeof(T) == 4 ? "int32_t" : "int64_t";
+  else if constexpr (std::is_integral_v<T>)
+    return sizeof(T) == 1 ? "uint8_t" : sizeof(T) == 2 ? "uint16_t" : sizeof(T) == 4 ? "uint32_t" : "uint64_t";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_floating_point_v<T>) return "long double";
+  else return "enum";
+}
+
+// Error naming the kernel and the pointer argument that is null (`what`: how it came to be).
+[[noreturn]] void failNullPointer(const std::string &kernel, size_t index, DType pointee, const char *what);
+// Error naming the kernel, the Buffer argument, its device and the launch's.
+[[noreturn]] void failForeignBuffer(const std::string &kernel, size_t index, DType pointee,
+                                    const DeviceImpl &bufferDevice, const DeviceImpl &launchDevice);
 
 // Specialization bits of one runtime argument, as a key word.
 enum SpecBit : uint64_t { kEqualsOne = 1, kDivisibleBy16 = 2, kAligned16 = 4 };
@@ -52,16 +80,28 @@ template <class E> struct param_traits<Tile<E>> {
   static constexpr uint32_t size = isPtr ? 8 : sizeof(E); // bool is one byte, as kernargLayout says
 
   // Checks and converts one C++ argument: writes its kernarg bytes and returns its spec bits.
+  // `device`: the launch's device, against which pointers are checked (null
+  // when only tracing or computing a key: no pointer is dereferenced then).
   template <class A>
-  static uint64_t bind(const A &a, std::byte *dst, const std::string &kernel, size_t index) {
+  static uint64_t bind(const A &a, std::byte *dst, const std::string &kernel, size_t index,
+                       const DeviceImpl *device) {
     using T = std::remove_cvref_t<A>;
     if constexpr (isPtr) {
       using Pointee = typename E::pointee;
       uint64_t address;
       if constexpr (std::is_same_v<T, Buffer<Pointee>>) {
         address = reinterpret_cast<uintptr_t>(a.devicePtr());
+        if (device) {
+          if (!address || !a.device())
+            failNullPointer(kernel, index, dtype, "an empty or moved-from Buffer");
+          // Every emulator's memory is host memory, which all emulators read.
+          if (a.device().get() != device && !(a.device()->isEmulator() && device->isEmulator()))
+            failForeignBuffer(kernel, index, dtype, *a.device(), *device);
+        }
       } else if constexpr (std::is_same_v<T, Pointee *> || std::is_same_v<T, const Pointee *>) {
         address = reinterpret_cast<uintptr_t>(a);
+        if (device && !address)
+          failNullPointer(kernel, index, dtype, "a null device address");
       } else {
         static_assert(always_false<T>, "tessel: a Ptr<T> parameter takes a Buffer<T> or a T* device "
                                        "address with the same element type T");
@@ -98,8 +138,28 @@ template <class T> struct param_traits<Const<T>> {
                 "tessel: Const<T> holds a number, a bool or an enum");
   static constexpr bool runtime = false;
   static constexpr uint32_t size = 0;
-  template <class A> static T value(const A &a) {
+  // Checks and converts one C++ argument as runtime integers are: an integer
+  // Const takes only values it can hold, and from a floating-point number
+  // only an integral one (64.9 is an error, not 64).
+  template <class A> static T value(const A &a, const std::string &kernel, size_t index) {
     static_assert(std::is_convertible_v<const A &, T>, "tessel: a Const<T> parameter takes a value convertible to T");
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      constexpr const char *type = constTypeName<T>();
+      if constexpr (std::is_integral_v<A>) {
+        using Wide = std::conditional_t<std::is_signed_v<A>, long long, unsigned long long>;
+        const Wide wide = static_cast<Wide>(a);
+        if (!std::in_range<T>(wide))
+          failConstRange(kernel, index, type, std::to_string(wide));
+      } else if constexpr (std::is_floating_point_v<A>) {
+        const double d = static_cast<double>(a);
+        if (!(d == std::trunc(d))) // NaN and infinities too
+          failConstNotInteger(kernel, index, type, numberText(d));
+        // [min, 2^digits): both bounds exact in a double.
+        if (d < static_cast<double>(std::numeric_limits<T>::min()) ||
+            d >= std::ldexp(1.0, std::numeric_limits<T>::digits))
+          failConstRange(kernel, index, type, numberText(d));
+      }
+    }
     return static_cast<T>(a);
   }
   static uint64_t keyWord(T v) {
@@ -109,11 +169,21 @@ template <class T> struct param_traits<Const<T>> {
   }
 };
 
+// Where a kernel object and its copies keep their runtime. The first launch
+// makes the runtime exactly once, however many threads launch at the same
+// time (the kernel library's `static` kernels are launched from anywhere).
+struct RuntimeSlot {
+  std::once_flag once;
+  std::shared_ptr<KernelRuntime> runtime;   // set once, under `once`
+  std::atomic<KernelRuntime *> ready{nullptr}; // published after `runtime` is set
+};
+
 } // namespace detail
 
 // A block program made launchable. Launching does not change the kernel, so
-// a const kernel launches too. Copies made after the first launch share its
-// compiled-kernel cache; copies made before it each start their own.
+// a const kernel launches too, from any number of threads at once. A copy
+// shares the original's compiled-kernel cache, whether it was made before or
+// after the first launch.
 template <class... Params> class Kernel {
   static constexpr size_t kNumParams = sizeof...(Params);
   static constexpr std::array<bool, kNumParams> kIsRuntime{detail::param_traits<Params>::runtime...};
@@ -150,7 +220,8 @@ public:
     return plan;
   }();
 
-  Kernel(Fn fn, std::string name, SourceLoc loc) : fn_(fn), name_(std::move(name)), loc_(loc) {
+  Kernel(Fn fn, std::string name, SourceLoc loc)
+      : fn_(fn), name_(std::move(name)), loc_(loc), slot_(std::make_shared<detail::RuntimeSlot>()) {
     detail::checkKernelName(name_, loc_);
   }
 
@@ -166,7 +237,7 @@ public:
       request.spec.args.push_back({.equalsOne = (bits & detail::kEqualsOne) != 0,
                                    .divisibleBy16 = (bits & detail::kDivisibleBy16) != 0,
                                    .aligned16 = (bits & detail::kAligned16) != 0});
-    }, scratch.data(), args...);
+    }, scratch.data(), nullptr, args...);
 
     detail::TraceContext ctx(name_);
     detail::TraceScope scope(ctx);
@@ -186,7 +257,7 @@ public:
     checkArity<Args...>();
     detail::KernelKey k;
     std::array<std::byte, kKernargBytesOrOne> kernarg{};
-    fillKeyAndKernarg(k, kernarg.data(), options, args...);
+    fillKeyAndKernarg(k, kernarg.data(), options, nullptr, args...);
     return k;
   }
 
@@ -195,7 +266,7 @@ public:
     checkArity<Args...>();
     detail::KernelKey k;
     std::array<std::byte, kKernargBytesOrOne> bytes{};
-    fillKeyAndKernarg(k, bytes.data(), LaunchOptions{}, args...);
+    fillKeyAndKernarg(k, bytes.data(), LaunchOptions{}, nullptr, args...);
     std::array<std::byte, kKernargs.totalBytes> out{};
     std::memcpy(out.data(), bytes.data(), out.size());
     return out;
@@ -208,11 +279,11 @@ public:
     try {
       detail::KernelKey k;
       alignas(16) std::array<std::byte, kKernargBytesOrOne> kernarg{};
-      fillKeyAndKernarg(k, kernarg.data(), options, args...);
-      if (!runtime_) runtime_ = std::make_shared<detail::KernelRuntime>(name_);
+      fillKeyAndKernarg(k, kernarg.data(), options, &device.impl(), args...);
+      detail::KernelRuntime &runtime = ensureRuntime();
       auto argRefs = std::forward_as_tuple(args...);
       MissContext<decltype(argRefs)> context{this, &argRefs};
-      runtime_->launch(device, grid, options, k, kernarg.data(), kKernargs.totalBytes,
+      runtime.launch(device, grid, options, k, kernarg.data(), kKernargs.totalBytes,
                        &traceOnMiss<decltype(argRefs)>, &context);
     } catch (const Error &e) {
       // Costs nothing unless thrown: the message gains the launch's line.
@@ -248,9 +319,24 @@ public:
   }
 
   // The runtime's counters (null before the first launch).
-  const detail::KernelRuntime *runtime() const { return runtime_.get(); }
+  const detail::KernelRuntime *runtime() const {
+    return slot_ ? slot_->ready.load(std::memory_order_acquire) : nullptr;
+  }
 
 private:
+  // The shared runtime, made by the first launch of this kernel or a copy.
+  detail::KernelRuntime &ensureRuntime() const {
+    if (!slot_)
+      throw Error("kernel object was moved from; launch the object it was moved to");
+    if (detail::KernelRuntime *r = slot_->ready.load(std::memory_order_acquire))
+      return *r;
+    std::call_once(slot_->once, [&] {
+      slot_->runtime = std::make_shared<detail::KernelRuntime>(name_);
+      slot_->ready.store(slot_->runtime.get(), std::memory_order_release);
+    });
+    return *slot_->runtime;
+  }
+
   // What a launch hands the runtime so that a cache miss can trace.
   template <class Tuple> struct MissContext {
     const Kernel *kernel;
@@ -266,11 +352,12 @@ private:
   // Binds each argument in order: runtime ones write kernarg bytes and
   // report their spec bits to `onRuntime(runtimeIndex, bits)`.
   template <size_t... I, class OnRuntime, class... Args>
-  void bindAll(std::index_sequence<I...>, OnRuntime &&onRuntime, std::byte *kernarg, const Args &...args) const {
+  void bindAll(std::index_sequence<I...>, OnRuntime &&onRuntime, std::byte *kernarg, const DeviceImpl *device,
+               const Args &...args) const {
     size_t r = 0;
     auto one = [&]<size_t Index, class P, class A>(const A &a) {
       if constexpr (detail::param_traits<P>::runtime) {
-        uint64_t bits = detail::param_traits<P>::bind(a, kernarg + kKernargs.offsets[r], name_, Index);
+        uint64_t bits = detail::param_traits<P>::bind(a, kernarg + kKernargs.offsets[r], name_, Index, device);
         onRuntime(r, bits);
         ++r;
       }
@@ -278,30 +365,33 @@ private:
     (one.template operator()<I, Params>(args), ...);
   }
 
+  // `device`: the launch's (its pointer arguments are checked), or null.
   template <class... Args>
   void fillKeyAndKernarg(detail::KernelKey &k, std::byte *kernarg, const LaunchOptions &options,
-                         const Args &...args) const {
+                         const DeviceImpl *device, const Args &...args) const {
     bindAll(std::index_sequence_for<Params...>{}, [&](size_t r, uint64_t bits) { k.words[r] = bits; }, kernarg,
-            args...);
+            device, args...);
     size_t w = kNumRuntimeArgs;
-    auto constWord = [&]<class P, class A>(const A &a) {
+    auto constWord = [&]<size_t Index, class P, class A>(const A &a) {
       if constexpr (!detail::param_traits<P>::runtime)
-        k.words[w++] = detail::param_traits<P>::keyWord(detail::param_traits<P>::value(a));
+        k.words[w++] = detail::param_traits<P>::keyWord(detail::param_traits<P>::value(a, name_, Index));
     };
-    (constWord.template operator()<Params>(args), ...);
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      (constWord.template operator()<I, Params>(args), ...);
+    }(std::index_sequence_for<Params...>{});
     k.words[w++] = options.num_warps;
     k.size = static_cast<uint32_t>(w);
   }
 
-  template <class P, class A> static P paramValue(detail::TraceContext &ctx, int32_t argNode, const A &a) {
+  template <class P, size_t Index, class A> P paramValue(detail::TraceContext &ctx, int32_t argNode, const A &a) const {
     if constexpr (detail::param_traits<P>::runtime) return P(ctx.ref(argNode));
-    else return P(detail::param_traits<P>::value(a));
+    else return P(detail::param_traits<P>::value(a, name_, Index));
   }
 
   template <size_t... I, class Tuple>
   void callWith(detail::TraceContext &ctx, const std::array<int32_t, kNumRuntimeArgs> &argNodes,
                 std::index_sequence<I...>, const Tuple &args) const {
-    fn_(paramValue<Params>(ctx, runtimeNode<I>(argNodes), std::get<I>(args))...);
+    fn_(paramValue<Params, I>(ctx, runtimeNode<I>(argNodes), std::get<I>(args))...);
   }
   template <size_t I> static int32_t runtimeNode(const std::array<int32_t, kNumRuntimeArgs> &argNodes) {
     if constexpr (kIsRuntime[I]) {
@@ -321,7 +411,7 @@ private:
   Fn fn_;
   std::string name_;
   SourceLoc loc_;
-  mutable std::shared_ptr<detail::KernelRuntime> runtime_; // made at the first launch
+  std::shared_ptr<detail::RuntimeSlot> slot_; // shared by copies; its runtime is made at the first launch
 };
 
 // A kernel named explicitly.

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -33,14 +35,38 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
+// The largest file an entry may hold. Real entries are a few MB at most (the
+// LLVM IR text of a big kernel); 64 MiB is ten times more than any seen, yet
+// bounds what a damaged or hostile cache folder can make a launch read.
+constexpr size_t kMaxEntryFileBytes = size_t(64) << 20;
+
+// Reads a regular file that tessel wrote, whole; false for anything else: a
+// symlink (tessel writes none; one to /dev/zero would never end), a FIFO
+// (opening it would block), a device, a folder, or a file over the cap.
 bool readFile(const fs::path &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0)
     return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  out = std::move(buffer).str();
-  return !in.bad();
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+      uint64_t(st.st_size) > kMaxEntryFileBytes)
+    return false;
+  out.resize(size_t(st.st_size));
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false; // an error, or the file shrank while read: a damaged entry
+    done += size_t(n);
+  }
+  char extra;
+  return ::read(fd, &extra, 1) == 0; // nor may it have grown
 }
 
 bool writeFile(const fs::path &path, std::string_view bytes) {
@@ -109,6 +135,8 @@ std::optional<CompiledKernel> readEntry(const fs::path &folder) {
       word != "blockSize" || !(in >> k.blockSize) || !(in >> word) || word != "waveSize" ||
       !(in >> k.waveSize) || !(in >> word) || word != "kernargs" ||
       !(in >> k.kernargs.totalBytes >> count) || count > 4096)
+    return std::nullopt;
+  if (k.blockSize == 0) // no kernel launches without a workgroup (older tessels stored such entries)
     return std::nullopt;
   k.kernargs.offsets.resize(count);
   k.kernargs.sizes.resize(count);

@@ -31,6 +31,7 @@ uint64_t KernelKey::hash() const {
 
 namespace {
 std::atomic<bool> gDryLaunches{false};
+constexpr uint32_t kMaxBlockSize = 1024; // threads in one workgroup, on every AMDGPU target
 
 // A kernel is cached per specialization key and per device.
 struct EntryKey {
@@ -51,6 +52,45 @@ struct Entry {
   std::unique_ptr<LoadedKernel> loaded;
 };
 } // namespace
+
+// The kernel caches whose kernel this thread is tracing, innermost first: a
+// kernel body may launch other kernels, but launching a kernel that is being
+// traced on this thread would wait forever for its own cache's lock.
+struct TracingOnThisThread {
+  const void *cache;
+  const TracingOnThisThread *outer;
+};
+thread_local const TracingOnThisThread *tTracing = nullptr;
+
+class TracingScope {
+public:
+  explicit TracingScope(const void *cache) : node_{cache, tTracing} { tTracing = &node_; }
+  ~TracingScope() { tTracing = node_.outer; }
+  TracingScope(const TracingScope &) = delete;
+  TracingScope &operator=(const TracingScope &) = delete;
+
+private:
+  TracingOnThisThread node_;
+};
+
+// The rule for grids on every device: each dimension at least 1 (HIP refuses
+// 0; launching nothing is not launching), at most 2^32 - 1 work-items along x
+// (the dispatch packet's grid size is 32 bits) and a workgroup count that
+// fits in 64 bits. Error naming the grid otherwise.
+void checkGrid(const std::string &kernelName, Dim3 grid, uint32_t blockSize) {
+  auto text = [&] {
+    return "kernel '" + kernelName + "': the grid {" + std::to_string(grid.x) + ", " + std::to_string(grid.y) +
+           ", " + std::to_string(grid.z) + "}";
+  };
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+    throw Error(text() + " has a zero dimension; each of x, y, z must be at least 1");
+  if (uint64_t(grid.x) * blockSize > UINT32_MAX)
+    throw Error(text() + " of workgroups of " + std::to_string(blockSize) +
+                " threads has more than 2^32 - 1 work-items along x");
+  uint64_t workgroups;
+  if (__builtin_mul_overflow(uint64_t(grid.x) * grid.y, uint64_t(grid.z), &workgroups))
+    throw Error(text() + " has more than 2^64 workgroups");
+}
 
 void setDryLaunches(bool on) { gDryLaunches.store(on, std::memory_order_relaxed); }
 bool dryLaunches() { return gDryLaunches.load(std::memory_order_relaxed); }
@@ -105,7 +145,10 @@ Entry &KernelCache::Impl::find(Device &device, const LaunchOptions &options, con
 
 Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, const KernelKey &key,
                                 TraceFn trace, const void *traceContext) {
-  TraceRequest request = trace(traceContext);
+  TraceRequest request = [&] {
+    TracingScope tracing(this);
+    return trace(traceContext);
+  }();
   const std::string arch = device.arch();
   const unsigned codeObjectVersion = device.impl().codeObjectVersion();
   DiskCache &cache = disk ? *disk : DiskCache::process();
@@ -115,17 +158,27 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->device = device.shared();
+  // A workgroup holds 1 to 1024 threads on every AMDGPU target. A kernel
+  // outside that is refused before it is stored: a bad entry in the disk
+  // cache would fail every later launch (and run) too.
+  auto checkBlockSize = [&](const CompiledKernel &k) {
+    if (k.blockSize == 0 || k.blockSize > kMaxBlockSize)
+      throw Error("kernel '" + kernelName + "' was compiled for num_warps = " + std::to_string(options.num_warps) +
+                  " with a workgroup of " + std::to_string(k.blockSize) + " threads (waves of " +
+                  std::to_string(k.waveSize) + "); a workgroup holds 1 to " + std::to_string(kMaxBlockSize) +
+                  " threads, so use a smaller num_warps");
+  };
   if (std::optional<CompiledKernel> cached = cache.load(diskKey)) {
     entry->compiled = std::move(*cached);
     ++stats.diskHits;
+    checkBlockSize(entry->compiled);
   } else {
     entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion});
     ++stats.compiles;
+    checkBlockSize(entry->compiled);
     cache.store(diskKey, entry->compiled);
   }
   const CompiledKernel &compiled = entry->compiled;
-  if (compiled.blockSize == 0)
-    throw Error("kernel '" + kernelName + "' was compiled without a workgroup size");
   try {
     entry->loaded = device.impl().load(compiled);
   } catch (const Error &e) {
@@ -140,6 +193,10 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
 void KernelCache::launch(Device &device, Dim3 grid, const LaunchOptions &options,
                          const KernelKey &key, const void *kernarg, size_t kernargBytes,
                          TraceFn trace, const void *traceContext) {
+  for (const TracingOnThisThread *t = tTracing; t; t = t->outer) // null unless inside a trace
+    if (t->cache == impl_.get())
+      throw Error("kernel " + impl_->kernelName +
+                  " was launched while it is being traced: a kernel's body cannot launch the kernel itself");
   Entry *entry;
   {
     std::lock_guard lock(impl_->mutex);
@@ -151,6 +208,7 @@ void KernelCache::launch(Device &device, Dim3 grid, const LaunchOptions &options
     throw Error("kernel '" + impl_->kernelName + "': the launch passed " +
                 std::to_string(kernargBytes) + " bytes of arguments but the kernel's layout has " +
                 std::to_string(compiled.kernargs.totalBytes));
+  checkGrid(impl_->kernelName, grid, compiled.blockSize);
   if (gDryLaunches.load(std::memory_order_relaxed))
     return;
   entry->device->launch(*entry->loaded, grid, compiled.blockSize, kernarg, kernargBytes);

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string_view>
 
 namespace tessel {
@@ -17,12 +19,33 @@ std::string environment(const char *name) {
 }
 } // namespace
 
+// One emulator per target in the process: each owns a thread pool and a JIT,
+// and the kernel caches keep the devices they loaded kernels on alive, so a
+// new device per call (`k.launch(Device::emulator(), ...)` in a loop) would
+// pile them up. Weak: a device nobody holds is freed.
 Device Device::emulator(std::string arch) {
+  const bool fromEnvironment = arch.empty() && !environment("TESSEL_ARCH").empty();
   if (arch.empty())
     arch = environment("TESSEL_ARCH");
   if (arch.empty())
     arch = "gfx942";
-  return Device(makeEmulatorDevice(requireTarget(arch)));
+  const TargetInfo *found;
+  try {
+    found = &requireTarget(arch);
+  } catch (const Error &e) {
+    if (!fromEnvironment)
+      throw;
+    throw Error("TESSEL_ARCH='" + arch + "' (the emulator's target, from the environment): " + e.what());
+  }
+  const TargetInfo &target = *found;
+  static std::mutex mutex;
+  static std::map<const TargetInfo *, std::weak_ptr<DeviceImpl>> devices;
+  std::lock_guard lock(mutex);
+  std::weak_ptr<DeviceImpl> &slot = devices[&target];
+  std::shared_ptr<DeviceImpl> device = slot.lock();
+  if (!device)
+    slot = device = makeEmulatorDevice(target);
+  return Device(std::move(device));
 }
 
 Device Device::hip(int ordinal) { return Device(makeHipDevice(ordinal)); }

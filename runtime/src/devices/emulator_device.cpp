@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -228,6 +229,8 @@ public:
   bool isEmulator() const override { return true; }
 
   void *allocate(size_t bytes) override {
+    if (bytes > std::numeric_limits<size_t>::max() - kMemoryAlignment)
+      throw Error("emulator: cannot allocate " + std::to_string(bytes) + " bytes (too large)");
     size_t rounded = (std::max<size_t>(bytes, 1) + kMemoryAlignment - 1) / kMemoryAlignment * kMemoryAlignment;
     void *p = std::aligned_alloc(kMemoryAlignment, rounded);
     if (!p)

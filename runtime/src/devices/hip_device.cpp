@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 namespace tessel {
@@ -239,6 +240,7 @@ private:
       throw Error(what + " failed: " + errorText(api_, e));
   }
 
+public:
   // Code object v5 needs ROCm 6 (HIP_VERSION 6.x); older or unknown runtimes get v4.
   static unsigned codeObjectVersionFor(const HipApi &api) {
     int version = 0;
@@ -246,6 +248,8 @@ private:
       return 4;
     return version >= 60000000 ? 5 : 4;
   }
+
+private:
 
   const HipApi &api_;
   int ordinal_;
@@ -256,6 +260,18 @@ private:
 
 } // namespace
 
-std::shared_ptr<DeviceImpl> makeHipDevice(int ordinal) { return std::make_shared<HipDevice>(ordinal); }
+// One device per GPU (per HIP library and runtime version, which tests vary),
+// for the reason Device::emulator() gives: kernel caches keep devices alive.
+std::shared_ptr<DeviceImpl> makeHipDevice(int ordinal) {
+  const HipApi &api = hipApi();
+  static std::mutex mutex;
+  static std::map<std::tuple<const HipApi *, int, unsigned>, std::weak_ptr<DeviceImpl>> devices;
+  std::lock_guard lock(mutex);
+  std::weak_ptr<DeviceImpl> &slot = devices[{&api, ordinal, HipDevice::codeObjectVersionFor(api)}];
+  std::shared_ptr<DeviceImpl> device = slot.lock();
+  if (!device)
+    slot = device = std::make_shared<HipDevice>(ordinal);
+  return device;
+}
 
 } // namespace tessel

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -70,4 +71,55 @@ TEST_CASE("devices: emulator buffers round trip and are 256-byte aligned") {
   CHECK(empty.size() == 0);
   CHECK_THROWS_WITH_AS(b.copyFrom(std::vector<double>(2)),
                        doctest::Contains("2 elements given for a buffer of 3"), Error);
+}
+
+TEST_CASE("devices: a buffer whose byte size overflows is an Error naming the count") {
+  Device dev = Device::emulator("gfx942");
+  const size_t huge = SIZE_MAX / 4 + 65; // * sizeof(float) wraps to 260 bytes
+  const std::string hugeText = std::to_string(huge), almostText = std::to_string(SIZE_MAX - 1);
+  CHECK_THROWS_WITH_AS(dev.alloc<float>(huge), doctest::Contains(hugeText.c_str()), Error);
+  CHECK_THROWS_WITH_AS(dev.alloc<float>(huge), doctest::Contains("too large"), Error);
+  CHECK_THROWS_WITH_AS(dev.alloc<float>(-1), doctest::Contains("negative element count -1"), Error);
+  CHECK_THROWS_WITH_AS(dev.alloc<int64_t>(int64_t(-5)), doctest::Contains("-5"), Error);
+  // One byte short of SIZE_MAX: the emulator's rounding to 256 bytes must not wrap.
+  CHECK_THROWS_WITH_AS(dev.alloc<char>(SIZE_MAX - 1), doctest::Contains(almostText.c_str()), Error);
+  CHECK_THROWS_AS(dev.impl().allocate(SIZE_MAX - 10), Error);
+  // Ordinary sizes still work, from any integer type.
+  CHECK(dev.alloc<float>(short(3)).size() == 3);
+  CHECK(dev.alloc<float>(0).size() == 0);
+}
+
+TEST_CASE("devices: one emulator per target in the process, however often it is asked for") {
+  ScopedEnv arch("TESSEL_ARCH", nullptr);
+  Device a = Device::emulator("gfx942");
+  CHECK(Device::emulator("gfx942").shared() == a.shared());
+  CHECK(Device::emulator().shared() == a.shared()); // the default target is the same device
+  {
+    ScopedEnv device("TESSEL_DEVICE", "emulator");
+    CHECK(Device::open().shared() == a.shared());
+  }
+  Device b = Device::emulator("gfx1100");
+  CHECK(b.shared() != a.shared());
+  CHECK(Device::emulator("gfx1100").shared() == b.shared());
+  // Asking again and again makes no new devices (each would own a thread pool and a JIT).
+  std::shared_ptr<DeviceImpl> keep = Device::emulator("gfx950").shared();
+  for (int i = 0; i < 100; ++i)
+    CHECK(&Device::emulator("gfx950").impl() == keep.get());
+}
+
+TEST_CASE("devices: an unsupported TESSEL_ARCH is named as coming from TESSEL_ARCH") {
+  {
+    ScopedEnv arch("TESSEL_ARCH", "gfx9999");
+    CHECK_THROWS_WITH_AS(Device::emulator(), doctest::Contains("TESSEL_ARCH='gfx9999'"), Error);
+    CHECK_THROWS_WITH_AS(Device::emulator(), doctest::Contains("unsupported AMDGPU target 'gfx9999'"), Error);
+    ScopedEnv device("TESSEL_DEVICE", "emulator");
+    CHECK_THROWS_WITH_AS(Device::open(), doctest::Contains("TESSEL_ARCH='gfx9999'"), Error);
+  }
+  // An arch passed in code is not blamed on the environment.
+  try {
+    Device::emulator("gfx9999");
+    FAIL("expected an error");
+  } catch (const Error &e) {
+    CHECK(std::string(e.what()).find("TESSEL_ARCH") == std::string::npos);
+  }
 }

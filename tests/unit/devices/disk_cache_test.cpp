@@ -4,8 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -137,12 +139,55 @@ TEST_CASE("cache: a damaged entry is removed and reads as a miss") {
     damage(file, true);
     damage(file, false);
   }
+  SUBCASE("an entry without a workgroup size (written by an older tessel) is a miss") {
+    CompiledKernel bad = k;
+    bad.blockSize = 0;
+    cache.store(kKey, bad);
+    CHECK_FALSE(cache.load(kKey).has_value());
+    CHECK_FALSE(fs::exists(dir / kKey));
+  }
   SUBCASE("a missing file") {
     cache.store(kKey, k);
     fs::remove(dir / kKey / "kernel.hsaco");
     CHECK_FALSE(cache.load(kKey).has_value());
   }
   // After damage, a store makes a good entry again.
+  cache.store(kKey, k);
+  auto loaded = cache.load(kKey);
+  REQUIRE(loaded.has_value());
+  checkSame(*loaded, k);
+}
+
+TEST_CASE("cache: an entry's files that are not regular files, or are huge, read as a miss without hanging") {
+  fs::path dir = freshDirectory("hostile");
+  DiskCache cache(dir.string());
+  CompiledKernel k = sampleKernel();
+  auto replace = [&](const char *file, auto &&make) {
+    cache.store(kKey, k);
+    REQUIRE(cache.load(kKey).has_value());
+    fs::remove(dir / kKey / file);
+    make(dir / kKey / file);
+    auto start = std::chrono::steady_clock::now();
+    CHECK_FALSE(cache.load(kKey).has_value());
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    CHECK_FALSE(fs::exists(dir / kKey)); // removed like any damaged entry
+  };
+  for (const char *file : {"meta", "kernel.hsaco"}) {
+    CAPTURE(file);
+    replace(file, [](const fs::path &p) { REQUIRE(::mkfifo(p.c_str(), 0600) == 0); });      // would block
+    replace(file, [](const fs::path &p) { fs::create_symlink("/dev/zero", p); });         // endless
+    replace(file, [](const fs::path &p) { fs::create_directory(p); });
+    replace(file, [](const fs::path &p) {                                                  // 4 GiB, sparse
+      std::ofstream(p).put('x');
+      fs::resize_file(p, uint64_t(4) << 30);
+    });
+  }
+  // A symlink to a good copy of the file is not tessel's either.
+  cache.store(kKey, k);
+  fs::rename(dir / kKey / "kernel.s", dir / "elsewhere.s");
+  fs::create_symlink(dir / "elsewhere.s", dir / kKey / "kernel.s");
+  CHECK_FALSE(cache.load(kKey).has_value());
+  // And a good entry still round-trips.
   cache.store(kKey, k);
   auto loaded = cache.load(kKey);
   REQUIRE(loaded.has_value());

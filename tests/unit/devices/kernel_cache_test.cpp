@@ -48,6 +48,7 @@ const std::vector<TraceArg> kScaleArgs = {{TraceArg::Pointer, DType::F32},
 
 int gCompiles = 0, gTraces = 0;
 bool gCompileBrokenIR = false;
+uint32_t gCompileBlockSize = 64; // what the stand-in compiler reports
 
 CompiledKernel fakeCompile(const Trace &trace, const Specialization &spec, const CompileOptions &options) {
   ++gCompiles;
@@ -58,7 +59,7 @@ CompiledKernel fakeCompile(const Trace &trace, const Specialization &spec, const
   k.assembly = "; asm for " + options.arch;
   k.hsaco = {1, 2, 3};
   k.waveSize = 64;
-  k.blockSize = 64;
+  k.blockSize = gCompileBlockSize;
   k.kernargs = kernargLayout(trace.args);
   return k;
 }
@@ -160,10 +161,11 @@ TEST_CASE("launch path: compile once, then memory hits; a new runtime hits the d
     cache.launch(dev, grid, {.num_warps = 1}, keyOf({1, 3}), args.bytes.data(), args.bytes.size(),
                  &fakeTrace, &traceName);
     CHECK(cache.stats().diskHits == 1); // same trace and specialization: same disk entry
-    Device other = Device::emulator("gfx942");
+    Device other = Device::emulator("gfx90a"); // Device::emulator("gfx942") is `dev` itself
+    REQUIRE(other.shared() != dev.shared());
     cache.launch(other, grid, {.num_warps = 1}, keyOf({1, 2}), args.bytes.data(),
                  args.bytes.size(), &fakeTrace, &traceName);
-    CHECK(cache.stats().diskHits == 2);
+    CHECK(cache.stats().compiles == 2); // another target: another disk entry
     CHECK(cache.stats().memoryHits == 1);
   }
   SUBCASE("kernarg bytes that do not match the layout are an error") {
@@ -186,6 +188,35 @@ TEST_CASE("launch path: a kernel that does not load names itself") {
   CHECK_THROWS_WITH_AS(cache.launch(dev, {1, 1, 1}, {}, keyOf({7}), bytes, 16, &fakeTrace, &traceName),
                        doctest::Contains("loading kernel 'scale' on emulator (gfx942): "), Error);
   gCompileBrokenIR = false;
+}
+
+TEST_CASE("launch path: a kernel compiled with a bad workgroup size is an error and never cached") {
+  gCompiles = 0;
+  fs::path dir = freshDirectory("blocksize");
+  DiskCache disk(dir.string());
+  Device dev = Device::emulator("gfx942");
+  const std::string traceName = "scale";
+  auto x = dev.upload(std::vector<float>(64, 1.0f));
+  ScaleArgs args(x.devicePtr(), 64, 3.0f);
+  for (uint32_t bad : {0u, 2048u}) {
+    gCompileBlockSize = bad;
+    KernelCache cache("scale", &fakeCompile, "identity-1", &disk);
+    const std::string size = std::to_string(bad);
+    CHECK_THROWS_WITH_AS(cache.launch(dev, {1, 1, 1}, {.num_warps = 1}, keyOf({9}), args.bytes.data(),
+                                      args.bytes.size(), &fakeTrace, &traceName),
+                         doctest::Contains(("kernel 'scale' was compiled for num_warps = 1 with a workgroup of " +
+                                            size + " threads").c_str()),
+                         Error);
+    CHECK(fs::is_empty(dir)); // nothing stored
+  }
+  CHECK(gCompiles == 2);
+  // A good compile afterwards is a compile (nothing bad was cached), then works.
+  gCompileBlockSize = 64;
+  KernelCache cache("scale", &fakeCompile, "identity-1", &disk);
+  cache.launch(dev, {1, 1, 1}, {.num_warps = 1}, keyOf({9}), args.bytes.data(), args.bytes.size(), &fakeTrace,
+               &traceName);
+  CHECK(cache.stats().compiles == 1);
+  CHECK(x.download()[0] == 3.0f);
 }
 
 TEST_CASE("launch path: a key past its capacity is an error") {

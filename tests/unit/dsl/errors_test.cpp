@@ -52,6 +52,32 @@ TEST_CASE("arange needs a power-of-two length") {
   CHECK(msg == at(__FILE__, line) + "arange: length hi - lo = 0 (arange(8, 8)) must be a power of two > 0");
 }
 
+TEST_CASE("tile shapes: at most 2^20 elements, however the tile is made") {
+  int line = __LINE__ + 1;
+  std::string msg = errorOf([] { traceBody([] { zeros<f32>({65536, 65536}); }); });
+  CHECK(msg == at(__FILE__, line) + "zeros: shape [65536, 65536] has 2^32 elements; a tile holds at most "
+                                    "2^20 = 1048576 (split the work over more programs)");
+  line = __LINE__ + 1;
+  msg = errorOf([] { traceBody([] { full({int64_t(1) << 40, int64_t(1) << 40}, 1.0f); }); });
+  CHECK(msg == at(__FILE__, line) + "full: shape [1099511627776, 1099511627776] has 2^80 elements; a tile holds "
+                                    "at most 2^20 = 1048576 (split the work over more programs)");
+  line = __LINE__ + 1;
+  msg = errorOf([] { traceBody([] { arange(0, 1 << 21); }); });
+  CHECK(msg == at(__FILE__, line) + "arange: shape [2097152] has 2^21 elements; a tile holds at most "
+                                    "2^20 = 1048576 (split the work over more programs)");
+  int64_t n = 2048;
+  line = __LINE__ + 1;
+  msg = errorOf([&] { traceBody([&] { expand_dims(arange(0, n), 1) + expand_dims(arange(0, n), 0); }); });
+  CHECK(msg == at(__FILE__, line) + "add: shape [2048, 2048] has 2^22 elements; a tile holds at most "
+                                    "2^20 = 1048576 (split the work over more programs)");
+  line = __LINE__ + 1;
+  msg = errorOf([] { traceBody([] { join(arange(0, 1 << 20), arange(0, 1 << 20)); }); });
+  CHECK(msg.find("join: shape [1048576, 2] has 2^21 elements") != std::string::npos);
+  // The limit itself is fine.
+  CHECK(errorOf([] { traceBody([] { zeros<f32>({1024, 1024}); }); }) == "<no error>");
+  CHECK(errorOf([] { traceBody([] { arange(0, 1 << 20); }); }) == "<no error>");
+}
+
 TEST_CASE("tile shapes: powers of two, at most 2-D") {
   int line = __LINE__ + 1;
   std::string msg = errorOf([] { traceBody([] { zeros<f32>({4, 6}); }); });

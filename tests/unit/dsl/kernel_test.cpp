@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 
 using namespace tessel;
@@ -144,6 +145,40 @@ TEST_CASE("integer arguments are range-checked and name their index") {
   CHECK(errorOf([&] { add.trace(p, p, p, size_t{7}, 256); }) == "<no error>");
 }
 
+namespace {
+void fill_i8(Ptr<i8> out, Const<int8_t> V) { store(out + arange(0, 16), full<int8_t>({16}, V)); }
+void scaled(Ptr<f32> out, Const<float> S, Const<unsigned> U) { store(out + arange(0, 16), zeros<float>({16}) + S); }
+} // namespace
+
+TEST_CASE("trace-time constants are range-checked like runtime arguments, and integers stay integers") {
+  auto add = jit<vector_add>();
+  float *p = fakeAddress(0x100);
+  CHECK(errorOf([&] { add.key({}, p, p, p, 1, (1LL << 32) + 256); }) ==
+        "vector_add: argument 4 (Const<int32_t>) = 4294967552 is out of range for int32_t");
+  CHECK(errorOf([&] { add.trace(p, p, p, 1, (1LL << 32) + 256); }) ==
+        "vector_add: argument 4 (Const<int32_t>) = 4294967552 is out of range for int32_t");
+  CHECK(errorOf([&] { add.key({}, p, p, p, 1, 64.9); }) ==
+        "vector_add: argument 4 (Const<int32_t>) = 64.9 is not an integer, which Const<int32_t> needs");
+  CHECK(errorOf([&] { add.key({}, p, p, p, 1, 3e10); }) ==
+        "vector_add: argument 4 (Const<int32_t>) = 30000000000 is out of range for int32_t");
+  CHECK(errorOf([&] { add.key({}, p, p, p, 1, NAN); }).find("is not an integer") != std::string::npos);
+  CHECK(errorOf([&] { add.key({}, p, p, p, 1, 64.0); }) == "<no error>");
+  CHECK(add.key({}, p, p, p, 1, 64.0).words[4] == 64);
+  CHECK(errorOf([&] { add.key({}, p, p, p, 1, uint64_t{256}); }) == "<no error>");
+
+  auto fill = jit<fill_i8>();
+  int8_t *q = reinterpret_cast<int8_t *>(fakeAddress(0x200));
+  CHECK(errorOf([&] { fill.trace(q, 300); }) == "fill_i8: argument 1 (Const<int8_t>) = 300 is out of range for int8_t");
+  CHECK(errorOf([&] { fill.trace(q, -129); }) == "fill_i8: argument 1 (Const<int8_t>) = -129 is out of range for int8_t");
+  CHECK(errorOf([&] { fill.trace(q, -128); }) == "<no error>");
+  CHECK(errorOf([&] { fill.trace(q, true); }) == "<no error>");
+
+  auto sc = jit<scaled>();
+  CHECK(errorOf([&] { sc.key({}, p, 0.1, 7); }) == "<no error>"); // a float constant takes any number
+  CHECK(errorOf([&] { sc.key({}, p, 1, -1); }) ==
+        "scaled: argument 2 (Const<uint32_t>) = -1 is out of range for uint32_t");
+}
+
 TEST_CASE("fingerprint: stable per call, changes with constants and source lines") {
   auto add = jit(vector_add, "va");
   auto other = jit(vector_add_elsewhere, "va");
@@ -174,6 +209,16 @@ TEST_CASE("kernel names") {
                    "jit: kernel name 'vector add' is not a C identifier (letters, digits, _; not starting with a digit)");
   CHECK(errorOf([] { jit(vector_add, ""); }).find("is not a C identifier") != std::string::npos);
   CHECK(errorOf([] { jit(vector_add, "9lives"); }).find("is not a C identifier") != std::string::npos);
+  // Names of tessel's own and the device libraries' symbols are reserved.
+  line = __LINE__ + 1;
+  msg = errorOf([] { jit(vector_add, "__ocml_sin_f32"); });
+  CHECK(msg == at(__FILE__, line) + "jit: kernel name '__ocml_sin_f32' is reserved: names starting with '__' "
+                                    "belong to the compiler and the device libraries; choose another name");
+  msg = errorOf([] { jit(vector_add, "tessel_emu_entry"); });
+  CHECK(msg.find("kernel name 'tessel_emu_entry' is reserved: names starting with 'tessel_emu_' belong to "
+                 "tessel's emulator") != std::string::npos);
+  CHECK(errorOf([] { jit(vector_add, "_private_ok"); }) == "<no error>");
+  CHECK(errorOf([] { jit(vector_add, "tessel_kernel"); }) == "<no error>");
 }
 
 TEST_CASE("launch without a Device needs a Buffer argument") {

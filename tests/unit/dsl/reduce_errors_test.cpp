@@ -307,4 +307,44 @@ TEST_CASE("hint errors") {
   });
   CHECK(msg == at(__FILE__, line) +
                    "max_contiguous: needs a tile, not a scalar (runs are along the last dimension)");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      multiple_of(program_id(0) * 16, 16);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "multiple_of: needs a tile of offsets, not a scalar; for a scalar n say assume(n % 16 == 0)");
+}
+
+TEST_CASE("hints inside a combine function are errors") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      reduce(arange(0, 8), 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        assume(a >= 0);
+        return a + b;
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "assume: cannot be used inside a combine function");
+  msg = errorOf([&] {
+    traceBody([&] {
+      reduce(arange(0, 8), 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        return multiple_of(a, 4) + b;
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "multiple_of: cannot be used inside a combine function");
+  msg = errorOf([&] {
+    traceBody([&] {
+      associative_scan(arange(0, 8), 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        return max_contiguous(a, 1) + b;
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "max_contiguous: cannot be used inside a combine function");
 }

@@ -6,7 +6,9 @@
 #include "tessel/trace.hpp"
 
 #include <cstddef>
+#include <concepts>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <source_location>
 #include <span>
@@ -74,6 +76,12 @@ public:
   const std::shared_ptr<DeviceImpl> &shared() const { return impl_; }
 
   template <class T> Buffer<T> alloc(size_t count);
+  // A signed count (alloc<float>(n) with an int n): Error when negative.
+  template <class T, std::signed_integral N> Buffer<T> alloc(N count) {
+    if (count < 0)
+      throw Error("Device::alloc: a negative element count " + std::to_string(count));
+    return alloc<T>(static_cast<size_t>(count));
+  }
   template <class T> Buffer<T> upload(std::span<const T> host);
   template <class T> Buffer<T> upload(const std::vector<T> &host) {
     return upload<T>(std::span<const T>(host.data(), host.size()));
@@ -90,8 +98,7 @@ template <class T> class Buffer {
 public:
   Buffer() = default;
   Buffer(std::shared_ptr<DeviceImpl> dev, size_t count)
-      : dev_(std::move(dev)), count_(count),
-        ptr_(static_cast<T *>(dev_->allocate(count * sizeof(T) ? count * sizeof(T) : 1))) {}
+      : dev_(std::move(dev)), count_(count), ptr_(static_cast<T *>(dev_->allocate(byteSize(count)))) {}
   Buffer(Buffer &&o) noexcept { *this = std::move(o); }
   Buffer &operator=(Buffer &&o) noexcept {
     if (this != &o) {
@@ -127,6 +134,13 @@ public:
   }
 
 private:
+  // count * sizeof(T) (at least 1), or an Error naming the count when that overflows.
+  static size_t byteSize(size_t count) {
+    if (count > std::numeric_limits<size_t>::max() / sizeof(T))
+      throw Error("Device::alloc: a buffer of " + std::to_string(count) + " elements of " +
+                  std::to_string(sizeof(T)) + " bytes is too large (its size in bytes overflows size_t)");
+    return count ? count * sizeof(T) : 1;
+  }
   void reset() {
     if (ptr_ && dev_)
       dev_->release(ptr_);
