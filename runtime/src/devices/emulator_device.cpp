@@ -27,6 +27,8 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <signal.h>
+#include <unistd.h>
 #include <thread>
 
 namespace tessel {
@@ -157,6 +159,76 @@ struct LaunchJob {
   std::string error;
 };
 
+// ---- wild memory accesses ----------------------------------------------------
+// A kernel that reads or writes outside its buffers kills the host process,
+// as any segfault does; first it says which kernel and workgroup did it.
+
+thread_local const char *tRunningKernel = nullptr; // set while a workgroup runs
+struct sigaction gPreviousSegv, gPreviousBus;
+
+void writeText(const char *text) {
+  size_t n = 0;
+  while (text[n])
+    ++n;
+  while (n > 0) {
+    ssize_t written = ::write(2, text, n);
+    if (written <= 0)
+      return;
+    text += written;
+    n -= size_t(written);
+  }
+}
+
+void writeNumber(uint64_t v, unsigned base) {
+  char digits[24];
+  int i = sizeof digits - 1;
+  digits[i] = 0;
+  do {
+    digits[--i] = "0123456789abcdef"[v % base];
+    v /= base;
+  } while (v && i > 0);
+  writeText(digits + i);
+}
+
+void onMemoryFault(int sig, siginfo_t *info, void *) {
+  if (const char *kernel = tRunningKernel) {
+    const emu::ThreadState &t = emu::currentThread();
+    writeText("tessel emulator: kernel '");
+    writeText(kernel);
+    writeText("', workgroup (");
+    writeNumber(t.workgroup[0], 10);
+    writeText(", ");
+    writeNumber(t.workgroup[1], 10);
+    writeText(", ");
+    writeNumber(t.workgroup[2], 10);
+    writeText("), thread ");
+    writeNumber(t.workitem[0], 10);
+    writeText(": invalid memory access at address 0x");
+    writeNumber(reinterpret_cast<uintptr_t>(info->si_addr), 16);
+    writeText(" (on a GPU, a memory fault); check the kernel's offsets and masks\n");
+  }
+  // The access runs again and ends the process as it would have without us.
+  sigaction(sig, sig == SIGSEGV ? &gPreviousSegv : &gPreviousBus, nullptr);
+}
+
+void installMemoryFaultReport() {
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    struct sigaction action = {};
+    action.sa_sigaction = &onMemoryFault;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &gPreviousSegv);
+    sigaction(SIGBUS, &action, &gPreviousBus);
+  });
+}
+
+// Marks the host thread as running `kernel` for the fault report.
+struct RunningKernel {
+  explicit RunningKernel(const char *kernel) { tRunningKernel = kernel; }
+  ~RunningKernel() { tRunningKernel = nullptr; }
+};
+
 void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   LaunchJob &job = *static_cast<LaunchJob *>(context);
   if (job.failed.load(std::memory_order_relaxed))
@@ -175,6 +247,7 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   if (job.kernel->ldsBytes)
     std::memset(scratch.lds.get(), 0xAB, job.kernel->ldsBytes);
   const EntryFn entry = job.kernel->entry;
+  RunningKernel running(job.kernel->name.c_str());
   if (!job.kernel->needsFibers) {
     for (uint32_t t = 0; t < job.blockSize; ++t) {
       thread.workitem[0] = t;
@@ -196,6 +269,7 @@ class EmulatorDevice final : public DeviceImpl {
 public:
   explicit EmulatorDevice(const TargetInfo &target)
       : target_(target), pool_(std::max(1u, std::thread::hardware_concurrency())) {
+    installMemoryFaultReport();
     static std::once_flag initialized;
     std::call_once(initialized, [] {
       llvm::InitializeNativeTarget();
