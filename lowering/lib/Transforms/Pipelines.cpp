@@ -8,6 +8,7 @@ void mlir::tessel::addTileLevelPasses(OpPassManager &pm) {
   pm.addPass(createTesselSpecialize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createTesselCheckAssumptions());
   pm.addPass(createTesselAssignLayouts());
   pm.addPass(createTesselPlanLds());
 }

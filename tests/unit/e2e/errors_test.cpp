@@ -26,6 +26,13 @@ void huge_tile(Ptr<f32> x, Ptr<f32> out) {
   store(out + offs, load(x + offs));
 }
 
+constexpr int kAssumeLine = __LINE__ + 2;
+void promised_multiple(Ptr<f32> x, i32 n) {
+  assume(n % 128 == 0);
+  auto offs = arange(0, 128);
+  store(x + offs, load(x + offs, offs < n, 0.0f) + 1.0f, offs < n);
+}
+
 void copy(Ptr<f32> x, Ptr<f32> out, i32 n) {
   auto offs = arange(0, 128);
   store(out + offs, load(x + offs, offs < n), offs < n);
@@ -117,4 +124,22 @@ TEST_CASE("a failed launch names the line of the launch") {
     CHECK(contains(msg, "errors_test.cpp:" + std::to_string(line) + ": launching copy: "));
     CHECK(contains(msg, "num_warps must be a power of two"));
   }
+}
+
+TEST_CASE("an assumption the launch's own arguments break is an error at its line") {
+  auto kernel = jit<promised_multiple>();
+  auto x = emulator().upload(randomFloats(128));
+  try {
+    kernel.launch(emulator(), {1}, {.num_warps = 1}, x, 1);
+    FAIL("expected an error");
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    CAPTURE(msg);
+    CHECK(contains(msg, "errors_test.cpp:" + std::to_string(kAssumeLine) + ":"));
+    CHECK(contains(msg, "this assumption is false for the arguments of this launch"));
+  }
+  // Kept, it runs.
+  auto before = x.download();
+  kernel.launch(emulator(), {1}, {.num_warps = 1}, x, 128);
+  CHECK(x.download()[5] == before[5] + 1.0f);
 }

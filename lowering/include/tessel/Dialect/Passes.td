@@ -17,6 +17,16 @@ def TesselSpecialize : Pass<"tessel-specialize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TesselCheckAssumptions : Pass<"tessel-check-assumptions", "::mlir::ModuleOp"> {
+  let summary = "Reject assumptions that the call's own arguments make false";
+  let description = [{
+    After specialization and folding, a `tessel.assume` whose condition is
+    the constant false is a promise this very call breaks (for example
+    `assume(n % 128 == 0)` launched with n == 1): an error at the assume's
+    location, instead of undefined behaviour at run time.
+  }];
+}
+
 def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Give every tile a layout over the workgroup's threads";
   let description = [{
