@@ -3,6 +3,8 @@
 #include "tessel/lowering/compile.hpp"
 #include "tessel/runtime/device.hpp"
 
+#include "emulator_ir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -13,22 +15,13 @@ using namespace tessel;
 
 namespace {
 
-const char *kHeader =
-    "target datalayout = \"e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-"
-    "p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-"
-    "v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9\"\n"
-    "target triple = \"amdgcn-amd-amdhsa\"\n"
-    "declare i32 @llvm.amdgcn.workitem.id.x()\n"
-    "declare i32 @llvm.amdgcn.workgroup.id.x()\n"
-    "declare void @llvm.amdgcn.s.barrier()\n";
+const char *kDeclarations = "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+                            "declare i32 @llvm.amdgcn.workgroup.id.x()\n"
+                            "declare void @llvm.amdgcn.s.barrier()\n";
 
 CompiledKernel kernelFromIR(std::string name, const std::string &body, size_t pointerArgs) {
-  CompiledKernel k;
-  k.name = std::move(name);
-  k.llvmIR = std::string(kHeader) + body;
-  k.kernargs = kernargLayout(std::vector<TraceArg>(pointerArgs, {TraceArg::Pointer, DType::I32}));
-  k.waveSize = 64;
-  return k;
+  return testing::kernelFromIR(std::move(name), std::string(kDeclarations) + body,
+                               std::vector<TraceArg>(pointerArgs, {TraceArg::Pointer, DType::I32}));
 }
 
 std::vector<uint8_t> pointerKernarg(std::initializer_list<void *> pointers) {

@@ -1,6 +1,8 @@
 // The emulator runs handwritten AMDGPU kernel modules, written the way the
 // lowering emits them (amdgcn triple, AMDGPU data layout, amdgpu_kernel).
 #include "tessel/lowering/compile.hpp"
+
+#include "emulator_ir.hpp"
 #include "tessel/runtime/device.hpp"
 
 #include <doctest/doctest.h>
@@ -16,11 +18,7 @@ using namespace tessel;
 
 namespace {
 
-const char *kHeader =
-    "target datalayout = \"e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-"
-    "p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-"
-    "v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9\"\n"
-    "target triple = \"amdgcn-amd-amdhsa\"\n"
+const char *kDeclarations =
     "declare i32 @llvm.amdgcn.workitem.id.x()\n"
     "declare i32 @llvm.amdgcn.workitem.id.y()\n"
     "declare i32 @llvm.amdgcn.workgroup.id.x()\n"
@@ -31,12 +29,7 @@ const char *kHeader =
     "\"uniform-work-group-size\"=\"true\" }\n";
 
 CompiledKernel kernelFromIR(std::string name, const std::string &body, std::vector<TraceArg> args) {
-  CompiledKernel k;
-  k.name = std::move(name);
-  k.llvmIR = std::string(kHeader) + body;
-  k.kernargs = kernargLayout(args);
-  k.waveSize = 64;
-  return k;
+  return testing::kernelFromIR(std::move(name), std::string(kDeclarations) + body, args);
 }
 
 // Kernarg bytes laid out as kernargLayout() says.

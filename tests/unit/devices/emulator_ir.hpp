@@ -1,0 +1,29 @@
+// Handwritten kernel modules for emulator tests: what the lowering emits
+// (AMDGPU triple and gfx942 data layout), wrapped as a CompiledKernel.
+#pragma once
+
+#include "tessel/lowering/compile.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tessel::testing {
+
+inline const char *kAmdgpuModuleHeader =
+    "target datalayout = \"e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-"
+    "p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-"
+    "v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9\"\n"
+    "target triple = \"amdgcn-amd-amdhsa\"\n";
+
+// `ir` is the module after the header: declarations and the kernel.
+inline CompiledKernel kernelFromIR(std::string name, const std::string &ir,
+                                   const std::vector<TraceArg> &args) {
+  CompiledKernel k;
+  k.name = std::move(name);
+  k.llvmIR = std::string(kAmdgpuModuleHeader) + ir;
+  k.kernargs = kernargLayout(args);
+  k.waveSize = 64;
+  return k;
+}
+
+} // namespace tessel::testing
