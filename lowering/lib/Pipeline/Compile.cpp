@@ -107,6 +107,29 @@ void runPasses(mlir::ModuleOp module, DiagnosticCollector &diags, const char *st
     std::fprintf(stderr, "// ----- tessel: after %s -----\n%s\n", stage, printed(module).c_str());
 }
 
+// tessel never allocates private memory, so a private segment in the code
+// object is registers spilled to scratch: slow, so say so, with the kernel's
+// line and what to change.
+void warnAboutSpills(const Trace &trace, const TargetInfo &target, const std::string &assembly) {
+  const std::string field = ".amdhsa_private_segment_fixed_size ";
+  size_t at = assembly.find(field);
+  if (at == std::string::npos)
+    return;
+  long bytes = std::strtol(assembly.c_str() + at + field.size(), nullptr, 10);
+  if (bytes <= 0)
+    return;
+  std::string where;
+  for (const TraceNode &n : trace.nodes)
+    if (n.op != TraceOp::Arg && n.loc.file && *n.loc.file) {
+      where = std::string(n.loc.file) + ":" + std::to_string(n.loc.line) + ": ";
+      break;
+    }
+  std::fprintf(stderr,
+               "%stessel: warning: kernel '%s' spills %ld bytes of registers per thread to "
+               "scratch memory on %s; use a smaller block or more warps (num_warps)\n",
+               where.c_str(), trace.kernelName.c_str(), bytes, target.arch);
+}
+
 } // namespace
 
 CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
@@ -167,6 +190,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   if (dumpRequested())
     std::fprintf(stderr, "// ----- tessel: AMDGPU assembly (%s) -----\n%s\n", target.arch,
                  code.assembly.c_str());
+  warnAboutSpills(trace, target, code.assembly);
   out.hsaco = std::move(code.hsaco);
   out.assembly = std::move(code.assembly);
   out.ldsBytes = ldsBytes;

@@ -4,6 +4,9 @@
 
 #include "tessel/lowering/compile.hpp"
 
+#include <fstream>
+#include <unistd.h>
+
 using namespace tessel;
 using namespace e2e;
 
@@ -142,4 +145,43 @@ TEST_CASE("an assumption the launch's own arguments break is an error at its lin
   auto before = x.download();
   kernel.launch(emulator(), {1}, {.num_warps = 1}, x, 128);
   CHECK(x.download()[5] == before[5] + 1.0f);
+}
+
+namespace {
+// Four 4096-element tiles live at once in one wave of 32 (gfx1100): 512 registers.
+void spilling(Ptr<f32> a, Ptr<f32> b, Ptr<f32> c, Ptr<f32> d, Ptr<f32> out) {
+  auto offs = arange(0, 4096);
+  auto va = load(a + offs), vb = load(b + offs), vc = load(c + offs), vd = load(d + offs);
+  store(out + offs, va * vb + vc * vd + va * vd + vb * vc);
+}
+} // namespace
+
+TEST_CASE("a kernel that spills registers says so when it is compiled") {
+  std::string log = std::string(TESSEL_BINARY_DIR) + "/spill-warning.txt";
+  auto a = emulator().alloc<float>(8192), b = emulator().alloc<float>(8192),
+       c = emulator().alloc<float>(8192), d = emulator().alloc<float>(8192),
+       out = emulator().alloc<float>(8192);
+  std::fflush(stderr);
+  int saved = dup(2);
+  FILE *file = std::fopen(log.c_str(), "w");
+  REQUIRE(file != nullptr);
+  dup2(fileno(file), 2);
+  // Compiled directly (no cache): the warning comes with every compile.
+  bool failed = false;
+  try {
+    detail::TraceRequest request = jit<spilling>().trace(a, b, c, d, out);
+    compileTrace(request.trace, request.spec, {"gfx1100", 1});
+  } catch (...) {
+    failed = true;
+  }
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::fclose(file);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CAPTURE(text);
+  CHECK_FALSE(failed);
+  CHECK(contains(text, "tessel: warning: kernel 'spilling' spills"));
+  CHECK(contains(text, "errors_test.cpp:"));
 }
