@@ -643,9 +643,11 @@ private:
     int64_t waves = distinctWaves(layout, axis);
     if (waves > 1) {
       WaveExchange x = waveExchange(op, op.getSrcs(), axis, waves, lines, loc);
-      for (size_t l = 0; l < lines.size(); ++l)
-        for (size_t i = 0; i < n; ++i)
-          exchangeStore(x, i, x.waveC, l, acc[l][i], loc);
+      onlyOwners(op.getSrcs()[0].getType(), loc, [&] {
+        for (size_t l = 0; l < lines.size(); ++l)
+          for (size_t i = 0; i < n; ++i)
+            exchangeStore(x, i, x.waveC, l, acc[l][i], loc);
+      });
       barrier(loc);
       for (size_t l = 0; l < lines.size(); ++l) {
         auto loadWave = [&](int64_t w) {
@@ -735,9 +737,16 @@ private:
         Value lastLane = b_.create<LLVM::AddOp>(
             loc, b_.create<LLVM::SubOp>(loc, lane_, b_.create<LLVM::MulOp>(loc, laneC, i32(stride))),
             i32((reverse ? 0 : lanes - 1) * stride));
+        // Every lane takes part in the shuffles; only owners store.
+        SmallVector<SmallVector<Value>> totals(lines.size());
         for (size_t l = 0; l < lines.size(); ++l)
           for (size_t i = 0; i < n; ++i)
-            exchangeStore(x, i, waveC, l, shuffle(incl[l][i], lastLane, loc), loc);
+            totals[l].push_back(shuffle(incl[l][i], lastLane, loc));
+        onlyOwners(op.getSrcs()[0].getType(), loc, [&] {
+          for (size_t l = 0; l < lines.size(); ++l)
+            for (size_t i = 0; i < n; ++i)
+              exchangeStore(x, i, waveC, l, totals[l][i], loc);
+        });
         barrier(loc);
         Value waveValid = b_.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, weff, i32(0));
         for (size_t l = 0; l < lines.size(); ++l) {
@@ -787,8 +796,10 @@ private:
     auto writeTile = [&](Value src, llvm::function_ref<Value(ArrayRef<Value>)> index) {
       SmallVector<Value> regs = in(src);
       SmallVector<SmallVector<Value>> coords = registerCoords(src.getType(), loc);
-      for (size_t r = 0; r < regs.size(); ++r)
-        ldsStore(op, slotBytes(index(coords[r])), regs[r], loc);
+      onlyOwners(src.getType(), loc, [&] {
+        for (size_t r = 0; r < regs.size(); ++r)
+          ldsStore(op, slotBytes(index(coords[r])), regs[r], loc);
+      });
     };
     auto srcShape = [&](Value v) -> ArrayRef<int64_t> {
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))
@@ -908,6 +919,22 @@ private:
         require(waveC, wavesNeeded[r]);
     }
     return owner;
+  }
+
+  // Runs `body` (stores to LDS) only in the threads that own the elements
+  // of a tile of type `t`. Replicas may hold a different copy (one loaded
+  // after an owner stored a new value over it); only owners publish theirs.
+  // Whatever `body` reads must be computed before (it runs in a branch).
+  void onlyOwners(Type t, Location loc, llvm::function_ref<void()> body) {
+    Value owner = ownerPredicate(t, loc);
+    if (!owner) {
+      body();
+      return;
+    }
+    predicated(owner, loc, {}, [&]() -> Value {
+      body();
+      return {};
+    });
   }
 
   LogicalResult emitLoad(LoadOp l) {

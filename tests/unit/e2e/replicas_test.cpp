@@ -93,3 +93,41 @@ TEST_CASE("bool tiles load and store as bytes") {
   }
   CHECK(wrong == 0);
 }
+
+namespace {
+// The tile loaded before the in-place update is what moves through LDS, even
+// when the threads holding copies of it load after an owner's store.
+void update_then_move(Ptr<i32> x, Ptr<i32> y, Ptr<i32> z, Const<int> B) {
+  auto o = arange(0, B);
+  auto t = load(x + o);
+  store(x + o, t + 100);
+  auto rr = expand_dims(arange(0, 2), 1) * (B / 2) + expand_dims(arange(0, B / 2), 0);
+  store(y + rr, reshape(t, {2, B / 2}));
+  store(z + arange(0, 1), full({1}, 0) + sum(t, 0));
+}
+} // namespace
+
+TEST_CASE("data moved between threads after an in-place update is the loaded copy") {
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    Device dev = Device::emulator(arch);
+    for (int B : {16, 64, 256}) {
+      for (unsigned warps : {1u, 4u}) {
+        INFO(arch << " B = " << B << " warps = " << warps);
+        std::vector<int32_t> hx(B);
+        for (int i = 0; i < B; ++i)
+          hx[i] = i;
+        auto x = dev.upload(hx);
+        auto y = poisoned<int32_t>(B), z = poisoned<int32_t>(1);
+        jit<update_then_move>().launch(dev, {1}, {.num_warps = warps}, x, y, z, B);
+        auto gx = x.download(), gy = y.download();
+        size_t wrong = 0;
+        for (int i = 0; i < B; ++i) {
+          wrong += gx[i] != i + 100;
+          wrong += gy[i] != i;
+        }
+        CHECK(wrong == 0);
+        CHECK(z.download()[0] == B * (B - 1) / 2);
+      }
+    }
+  }
+}
