@@ -178,6 +178,11 @@ int64_t mlir::tessel::ldsScratchBytes(Operation *op) {
     return perWaveBytes(r.getSrcs(), r.getAxis());
   if (auto s = dyn_cast<ScanOp>(op))
     return perWaveBytes(s.getSrcs(), s.getAxis());
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
+    auto src = cast<RankedTensorType>(convert.getSrc().getType());
+    if (src.getEncoding() == convert.getType().getEncoding() || src.getNumElements() == 1)
+      return 0; // renames registers (see the distributor)
+  }
   if (isa<ConvertLayoutOp, ReshapeOp, PermuteOp, SplitOp>(op))
     return tileBytes(op->getOperand(0));
   if (auto j = dyn_cast<JoinOp>(op))

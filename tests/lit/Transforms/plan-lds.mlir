@@ -33,3 +33,19 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// Converting a one-element tile renames a register: no LDS.
+// CHECK: tessel.lds_bytes = 0 : i64
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_limit = 65536 : i64} {
+  func.func @one_element(%x: !tessel.ptr<f32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 1 : i32} : tensor<1xi32>
+    %xs = tessel.splat %x : tensor<1x!tessel.ptr<f32>>
+    %p = tessel.addptr %xs, %r : tensor<1x!tessel.ptr<f32>>, tensor<1xi32>
+    %v = tessel.load %p : (tensor<1x!tessel.ptr<f32>>) -> tensor<1xf32>
+    %c = tessel.convert_layout %v : tensor<1xf32> -> tensor<1xf32>
+    tessel.store %p, %c : (tensor<1x!tessel.ptr<f32>>, tensor<1xf32>) -> ()
+    return
+  }
+}
