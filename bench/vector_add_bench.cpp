@@ -73,7 +73,7 @@ int diskHitChild() {
   auto t1 = Clock::now();
   add.launch(dev, {cdiv(kN, kBlock)}, {.num_warps = 4}, x, y, out, kN, kBlock);
   double firstLaunch = ms(Clock::now() - t1);
-  const auto &stats = add.runtime()->stats();
+  const LaunchStats stats = add.stats();
   std::printf("disk-cache hit in a new process: entry read and verified in %.2f ms (%s); "
               "first launch incl. loading on %s: %.2f ms (compiles: %llu, disk hits: %llu)\n",
               lookup, hit ? "hit" : "MISS", dev.name().c_str(), firstLaunch,

@@ -77,7 +77,7 @@ int main() {
   int wrong = 0;
   for (int i = 0; i < n; ++i)
     wrong += got[i] != hx[i] + hy[i];
-  const auto &stats = add.runtime()->stats();
+  const LaunchStats stats = add.stats();
   std::printf("vector_add over %d floats: %s (%d wrong)\n", n, wrong ? "MISMATCH" : "matches the host",
               wrong);
   std::printf("kernels compiled: %llu, loaded from the disk cache: %llu\n",

@@ -120,7 +120,7 @@ int main() {
     }
   }
   bool ok = worst <= 1e-5; // a few f32 roundings: exp, the sum, the division
-  const auto &stats = softmax.runtime()->stats();
+  const LaunchStats stats = softmax.stats();
   std::printf("softmax over %d x %d floats: %s (max relative error %.3g)\n", M, N,
               ok ? "matches the float64 reference" : "MISMATCH", worst);
   std::printf("kernels compiled: %llu, loaded from the disk cache: %llu\n",

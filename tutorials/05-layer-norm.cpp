@@ -128,7 +128,7 @@ int main() {
     }
   }
   bool ok = worst <= 1e-5;
-  const auto &stats = layer_norm.runtime()->stats();
+  const LaunchStats stats = layer_norm.stats();
   std::printf("layer norm over %d x %d floats: %s (max relative error %.3g)\n", M, N,
               ok ? "matches the float64 reference" : "MISMATCH", worst);
   std::printf("kernels compiled: %llu, loaded from the disk cache: %llu\n",

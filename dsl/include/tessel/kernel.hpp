@@ -323,6 +323,19 @@ public:
     return slot_ ? slot_->ready.load(std::memory_order_acquire) : nullptr;
   }
 
+  // Launches, memory-cache and disk-cache hits, compiles (all 0 before the
+  // first launch).
+  LaunchStats stats() const {
+    const detail::KernelRuntime *r = runtime();
+    return r ? r->stats() : LaunchStats{};
+  }
+  // What the most recent launch ran: tile IR, LLVM IR, assembly, code object
+  // (null before the first launch).
+  const CompiledKernel *lastCompiled() const {
+    const detail::KernelRuntime *r = runtime();
+    return r ? r->lastKernel() : nullptr;
+  }
+
 private:
   // The shared runtime, made by the first launch of this kernel or a copy.
   detail::KernelRuntime &ensureRuntime() const {

@@ -136,3 +136,20 @@ TEST_CASE("a const kernel launches, on a device handle made in the call") {
     wrong += got[i] != hx[i] + hy[i];
   CHECK(wrong == 0);
 }
+
+TEST_CASE("stats() and lastCompiled() on the kernel object") {
+  auto add = jit<vector_add>();
+  CHECK(add.stats().launches == 0);
+  CHECK(add.lastCompiled() == nullptr);
+  size_t n = 100;
+  auto x = emulator().upload(randomFloats(n)), y = emulator().upload(randomFloats(n));
+  auto out = poisoned<float>(n);
+  add.launch(emulator(), {1}, {}, x, y, out, int(n), kBlock);
+  add.launch(emulator(), {1}, {}, x, y, out, int(n), kBlock);
+  LaunchStats s = add.stats();
+  CHECK(s.launches == 2);
+  CHECK(s.memoryHits == 1);
+  CHECK(s.compiles + s.diskHits == 1);
+  REQUIRE(add.lastCompiled() != nullptr);
+  CHECK(add.lastCompiled()->name == "vector_add");
+}

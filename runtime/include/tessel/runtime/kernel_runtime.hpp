@@ -72,4 +72,8 @@ private:
 };
 
 } // namespace detail
+
+// Counters of one kernel object's launches (Kernel::stats()).
+using LaunchStats = detail::LaunchStats;
+
 } // namespace tessel
