@@ -780,17 +780,9 @@ private:
 
   // Layout conversions and shape changes: every thread writes what it holds
   // to LDS at the element's index, then reads what it needs.
-  // A conversion between layouts that give every thread the same elements
-  // (the same encoding, or a tile of one element) renames registers.
-  bool isRenaming(ConvertLayoutOp convert) {
-    auto src = cast<RankedTensorType>(convert.getSrc().getType());
-    auto dst = convert.getType();
-    return src.getEncoding() == dst.getEncoding() || src.getNumElements() == 1;
-  }
-
   LogicalResult emitThroughLds(Operation *op) {
     Location loc = op->getLoc();
-    if (auto convert = dyn_cast<ConvertLayoutOp>(op); convert && isRenaming(convert)) {
+    if (auto convert = dyn_cast<ConvertLayoutOp>(op); convert && isRegisterRenaming(convert)) {
       regs_[convert.getResult()] = in(convert.getSrc()); // one register each, or equal layouts
       return success();
     }

@@ -153,6 +153,11 @@ int64_t mlir::tessel::ldsElementBytes(Type type) {
   return std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
 }
 
+bool mlir::tessel::isRegisterRenaming(ConvertLayoutOp convert) {
+  auto src = cast<RankedTensorType>(convert.getSrc().getType());
+  return src.getEncoding() == convert.getType().getEncoding() || src.getNumElements() == 1;
+}
+
 static int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 int64_t mlir::tessel::ldsScratchBytes(Operation *op) {
@@ -178,11 +183,8 @@ int64_t mlir::tessel::ldsScratchBytes(Operation *op) {
     return perWaveBytes(r.getSrcs(), r.getAxis());
   if (auto s = dyn_cast<ScanOp>(op))
     return perWaveBytes(s.getSrcs(), s.getAxis());
-  if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
-    auto src = cast<RankedTensorType>(convert.getSrc().getType());
-    if (src.getEncoding() == convert.getType().getEncoding() || src.getNumElements() == 1)
-      return 0; // renames registers (see the distributor)
-  }
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op); convert && isRegisterRenaming(convert))
+    return 0;
   if (isa<ConvertLayoutOp, ReshapeOp, PermuteOp, SplitOp>(op))
     return tileBytes(op->getOperand(0));
   if (auto j = dyn_cast<JoinOp>(op))

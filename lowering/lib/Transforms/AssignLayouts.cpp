@@ -119,7 +119,7 @@ struct UnionFind {
 };
 
 struct LayoutGroup {
-  SmallVector<int64_t> shape; // largest extent per dim among members
+  SmallVector<int64_t> shape; // the extent of each dim (members agree or are 1)
   struct Anchor {
     unsigned dim;
     int64_t vec;
@@ -128,7 +128,6 @@ struct LayoutGroup {
   // Set when the group's layout must be a slice of another group's: it feeds
   // tessel.expand_dims, or it is the result of tessel.reduce.
   std::optional<std::pair<unsigned, Value>> sliceOf; // (axis, a value of the parent group)
-  Operation *sliceUser = nullptr;
   std::optional<unsigned> scanAxis; // a scan runs along this dim: one chunk per thread
   Attribute layout;
   bool resolving = false;
@@ -235,13 +234,13 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
           use.set(copy);
       return true;
     }
+    // A group's shape: the extents its members agree on (1 where all are 1).
     for (unsigned i = 0; i < uf_.values.size(); ++i) {
-      LayoutGroup &g = groups_[uf_.find(i)];
-      auto shape = cast<RankedTensorType>(uf_.values[i].getType()).getShape();
+      unsigned root = uf_.find(i);
+      LayoutGroup &g = groups_[root];
       if (g.shape.empty())
-        g.shape.assign(shape.begin(), shape.end());
-      for (unsigned d = 0; d < shape.size() && d < g.shape.size(); ++d)
-        g.shape[d] = std::max(g.shape[d], shape[d]);
+        for (int64_t e : uf_.extents[root])
+          g.shape.push_back(e ? e : 1);
     }
     for (const SliceConstraint &c : constraints) {
       LayoutGroup &g = groupOf(c.child);
@@ -251,7 +250,6 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         return true;
       }
       g.sliceOf = {c.axis, c.parent};
-      g.sliceUser = c.op;
     }
     // A scan needs one contiguous chunk per thread along its axis: a slice
     // layout, or a group scanned along another axis too, cannot give it that.

@@ -66,6 +66,10 @@ int64_t ldsElementBytes(Type type);
 // different banks.
 inline int64_t ldsPaddedSlots(int64_t elements) { return elements + elements / 32; }
 
+// A conversion between layouts that give every thread the same elements
+// (one encoding, or a one-element tile): the distributor renames registers.
+bool isRegisterRenaming(ConvertLayoutOp convert);
+
 // Workgroup memory (LDS) `op` needs as scratch while it runs; 0 if none.
 int64_t ldsScratchBytes(Operation *op);
 
