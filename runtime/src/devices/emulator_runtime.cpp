@@ -2,6 +2,7 @@
 #include "emulator_runtime.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -277,9 +278,57 @@ static uint64_t tessel_emu_update_dpp_b64(uint64_t old, uint64_t src, uint32_t c
 
 namespace tessel::emu {
 
+// ---- narrowing float conversions ------------------------------------------
+// Host code generation calls these compiler-rt functions for fptrunc to bf16
+// and f16 on CPUs without the instruction (x86-64 before AVX512-BF16). The
+// emulator supplies them, rounding to nearest even as the AMDGPU code does, so
+// a result never depends on which host runs the kernel or on its libgcc.
+namespace {
+// `x` rounded to a float format with `mantissaBits` explicit bits, minimum
+// normal exponent `minExp` and largest finite value `maxFinite`; returns the
+// result as a double (exact) or +-inf.
+double roundToFormat(double x, int mantissaBits, int minExp, double maxFinite) {
+  double a = std::fabs(x);
+  if (a == 0)
+    return x;
+  int e;
+  std::frexp(a, &e); // a = m * 2^e, m in [0.5, 1): the leading bit is 2^(e-1)
+  double quantum = std::ldexp(1.0, std::max(e - 1, minExp) - mantissaBits);
+  double r = std::nearbyint(a / quantum) * quantum; // exact scaling; ties to even
+  if (r > maxFinite)
+    r = INFINITY;
+  return std::copysign(r, x);
+}
+uint16_t bf16Bits(double x) {
+  if (std::isnan(x)) // a quiet NaN with the sign, as the hardware conversion gives
+    return std::signbit(x) ? 0xFFC0 : 0x7FC0;
+  float f = static_cast<float>(roundToFormat(x, 7, -126, 0x1.FEp127)); // exact
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>(bits >> 16);
+}
+_Float16 toHalf(double x) {
+  if (std::isnan(x))
+    return static_cast<_Float16>(x);
+  return static_cast<_Float16>(roundToFormat(x, 10, -14, 65504.0)); // exact
+}
+} // namespace
+
+extern "C" __bf16 tessel_emu_truncsfbf2(float x) { return std::bit_cast<__bf16>(bf16Bits(x)); }
+extern "C" __bf16 tessel_emu_truncdfbf2(double x) { return std::bit_cast<__bf16>(bf16Bits(x)); }
+extern "C" _Float16 tessel_emu_truncsfhf2(float x) { return toHalf(x); }
+extern "C" _Float16 tessel_emu_truncdfhf2(double x) { return toHalf(x); }
+extern "C" float tessel_emu_extendhfsf2(_Float16 x) { return static_cast<float>(x); }
+
 std::vector<RuntimeSymbol> runtimeSymbols() {
 #define TESSEL_EMU_SYMBOL(fn) RuntimeSymbol{#fn, reinterpret_cast<void *>(&fn)}
+#define TESSEL_EMU_LIBCALL(name, fn) RuntimeSymbol{name, reinterpret_cast<void *>(&fn)}
   return {
+      TESSEL_EMU_LIBCALL("__truncsfbf2", tessel_emu_truncsfbf2),
+      TESSEL_EMU_LIBCALL("__truncdfbf2", tessel_emu_truncdfbf2),
+      TESSEL_EMU_LIBCALL("__truncsfhf2", tessel_emu_truncsfhf2),
+      TESSEL_EMU_LIBCALL("__truncdfhf2", tessel_emu_truncdfhf2),
+      TESSEL_EMU_LIBCALL("__extendhfsf2", tessel_emu_extendhfsf2),
       TESSEL_EMU_SYMBOL(tessel_emu_workitem_id_x),  TESSEL_EMU_SYMBOL(tessel_emu_workitem_id_y),
       TESSEL_EMU_SYMBOL(tessel_emu_workitem_id_z),  TESSEL_EMU_SYMBOL(tessel_emu_workgroup_id_x),
       TESSEL_EMU_SYMBOL(tessel_emu_workgroup_id_y), TESSEL_EMU_SYMBOL(tessel_emu_workgroup_id_z),
@@ -288,6 +337,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
   };
+#undef TESSEL_EMU_LIBCALL
 #undef TESSEL_EMU_SYMBOL
 }
 
