@@ -1,5 +1,5 @@
 // tessel-opt: runs tessel's (and upstream) passes on MLIR text, for lit tests.
-#include "tessel/Dialect/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

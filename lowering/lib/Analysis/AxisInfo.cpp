@@ -1,5 +1,5 @@
 #include "tessel/Analysis/AxisInfo.h"
-#include "tessel/Dialect/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/Dialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/TypeSwitch.h"

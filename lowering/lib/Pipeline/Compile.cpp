@@ -1,7 +1,7 @@
 // compileTrace: the whole compiler as one linear script, in the spirit of
 // Halide's Lower.cpp. Each stage is one call; TESSEL_DUMP=1 prints the IR
 // after each.
-#include "tessel/Dialect/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/pipeline.hpp"
 

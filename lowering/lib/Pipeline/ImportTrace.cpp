@@ -1,6 +1,6 @@
 // Trace -> tessel dialect. Every node becomes an op located at the user's C++
 // line, so diagnostics from any later pass point at the user's source.
-#include "tessel/Dialect/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/Dialect.h"
 #include "tessel/lowering/pipeline.hpp"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -5,8 +5,8 @@
 // CHECK-LABEL: llvm.func @vector_add(
 // CHECK-SAME: !llvm.ptr<1>
 // CHECK-SAME: rocdl.flat_work_group_size = "256,256", rocdl.kernel
-// CHECK: rocdl.workitem.id.x
-// CHECK: rocdl.workgroup.id.x
+// CHECK-DAG: rocdl.workitem.id.x
+// CHECK-DAG: rocdl.workgroup.id.x
 // CHECK: llvm.cond_br
 // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
@@ -93,8 +93,8 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
 // (one per wave); only wave 0's lanes store, so replicas never race.
 // CHECK-LABEL: llvm.func @replicated_store(
 // CHECK: %[[WAVE:.*]] = llvm.lshr %{{.*}}, %{{.*}} : i32
-// CHECK: %[[WC:.*]] = llvm.and %[[WAVE]], %{{.*}} : i32
-// CHECK: %[[OWNER:.*]] = llvm.icmp "ult" %[[WC]], %{{.*}} : i32
+// CHECK: %[[REPLICA_BITS:.*]] = llvm.and %[[WAVE]], %{{.*}} : i32
+// CHECK: %[[OWNER:.*]] = llvm.icmp "eq" %[[REPLICA_BITS]], %{{.*}} : i32
 // CHECK: llvm.cond_br %[[OWNER]]
 // CHECK: llvm.store
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32} {

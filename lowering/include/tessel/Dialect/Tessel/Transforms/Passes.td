@@ -64,13 +64,18 @@ def TesselConvertToLLVM : Pass<"tessel-convert-to-llvm", "::mlir::ModuleOp"> {
   let description = [{
     Turns each kernel function, whose tiles carry layouts, into an
     `llvm.func` with the `rocdl.kernel` attribute in which every thread
-    computes the elements its layout gives it. Loads and stores move `vec`
-    elements at a time and are predicated by branches on their mask. Thread
-    and workgroup ids come from ROCDL ops; `num_programs` reads the grid size
-    from the dispatch packet. Math functions without an AMDGPU instruction
-    become calls to the ROCm device library (`__ocml_*`).
+    computes the elements its layout gives it: a tile becomes the registers
+    one thread holds (a 1:N type conversion), and one family of patterns per
+    kind of op (elementwise, load/store, reduce, scan, layout conversion,
+    SPMD ids, control flow) emits its per-thread code, with the hardware
+    primitives (DPP, ds_bpermute, barriers, LDS) from one TargetInfo. Loads
+    and stores move `vec` elements at a time and are predicated on their mask;
+    math functions without an AMDGPU instruction become calls to the ROCm
+    device library (`__ocml_*`). Structured control flow ends as LLVM
+    branches.
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::ROCDL::ROCDLDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::cf::ControlFlowDialect"];
 }
 
 #endif // TESSEL_PASSES

@@ -1,104 +1,15 @@
-//===- TesselOps.td - the tessel tile dialect --------------*- tablegen -*-===//
-//
-// The tessel dialect holds a block program at tile level: what one program
-// instance (one workgroup) computes over whole tiles. Tiles are ranked tensors
-// whose elements are scalars or !tessel.ptr values; elementwise arithmetic uses
-// the arith and math dialects on those tensors. Layout encodings on the tensor
-// types say how a tile is spread over the threads of the workgroup once
-// layouts are assigned.
-//
-// Belongs here: ops with no upstream equivalent at tile level (program ids,
-// ranges, pointer arithmetic, masked memory access, shape changes of tiles).
-// Does not: per-thread code (that is LLVM/ROCDL), host-side concepts.
-//
-//===----------------------------------------------------------------------===//
-
+//===- TesselOps.td - tessel ops ----------------------------*- tablegen -*-===//
 #ifndef TESSEL_OPS
 #define TESSEL_OPS
 
-include "mlir/IR/OpBase.td"
-include "mlir/IR/AttrTypeBase.td"
-include "mlir/IR/BuiltinTypes.td"
+include "tessel/Dialect/Tessel/IR/TesselDialect.td"
+include "tessel/Dialect/Tessel/IR/TesselTypes.td"
+include "tessel/Dialect/Tessel/IR/TesselAttrs.td"
+include "tessel/Dialect/Tessel/IR/TesselInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
-
-def Tessel_Dialect : Dialect {
-  let name = "tessel";
-  let cppNamespace = "::mlir::tessel";
-  let summary = "Tile-level block programs for AMD GPUs";
-  let description = [{
-    One program instance of a tessel kernel operates on tiles: statically
-    shaped tensors of scalars or pointers. The dialect provides program ids,
-    integer ranges, pointer arithmetic and masked loads and stores; arith and
-    math ops supply elementwise computation on the same tensors.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
-  let useDefaultTypePrinterParser = 1;
-  let useDefaultAttributePrinterParser = 1;
-}
-
-class Tessel_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tessel_Dialect, mnemonic, traits>;
-
-//===----------------------------------------------------------------------===//
-// Types
-//===----------------------------------------------------------------------===//
-
-def Tessel_PtrType : TypeDef<Tessel_Dialect, "Ptr"> {
-  let mnemonic = "ptr";
-  let summary = "pointer to global memory holding elements of one type";
-  let parameters = (ins "::mlir::Type":$pointeeType);
-  let assemblyFormat = "`<` $pointeeType `>`";
-}
-
-def Tessel_Ptr : Type<CPred<"::llvm::isa<::mlir::tessel::PtrType>($_self)">,
-                      "tessel pointer", "::mlir::tessel::PtrType">;
-def Tessel_PtrTensor : RankedTensorOf<[Tessel_Ptr]>;
-def Tessel_PtrLike : AnyTypeOf<[Tessel_Ptr, Tessel_PtrTensor]>;
-def Tessel_IntLike : AnyTypeOf<[AnySignlessInteger, RankedTensorOf<[AnySignlessInteger]>]>;
-def Tessel_I1Tensor : RankedTensorOf<[I1]>;
-def Tessel_BoolLike : AnyTypeOf<[I1, Tessel_I1Tensor]>;
-def Tessel_Tile : RankedTensorOf<[AnyType]>;
-
-//===----------------------------------------------------------------------===//
-// Layout encodings
-//===----------------------------------------------------------------------===//
-
-def Tessel_BlockedLayoutAttr : AttrDef<Tessel_Dialect, "BlockedLayout"> {
-  let mnemonic = "blocked";
-  let summary = "a tile split into per-thread blocks";
-  let description = [{
-    Each thread holds `sizePerThread` contiguous elements per dimension;
-    `threadsPerWave` threads of a wave and `wavesPerBlock` waves tile the
-    dimensions; the pattern repeats to cover the tile and wraps (replicates)
-    where the tile is smaller. `order` lists dimensions fastest first: a
-    thread's registers and the lanes of a wave run along order[0] first.
-  }];
-  let parameters = (ins
-    ArrayRefParameter<"unsigned">:$sizePerThread,
-    ArrayRefParameter<"unsigned">:$threadsPerWave,
-    ArrayRefParameter<"unsigned">:$wavesPerBlock,
-    ArrayRefParameter<"unsigned">:$order);
-  let assemblyFormat = [{
-    `<` `sizePerThread` `=` `[` $sizePerThread `]` `,` `threadsPerWave` `=` `[` $threadsPerWave `]`
-    `,` `wavesPerBlock` `=` `[` $wavesPerBlock `]` `,` `order` `=` `[` $order `]` `>`
-  }];
-  let genVerifyDecl = 1;
-}
-
-def Tessel_SliceLayoutAttr : AttrDef<Tessel_Dialect, "SliceLayout"> {
-  let mnemonic = "slice";
-  let summary = "a parent layout with one dimension removed";
-  let description = [{
-    The layout of a tile that `tessel.expand_dims` turns into a tile of the
-    parent layout: element i of the slice sits where the parent holds the
-    elements whose coordinate along `dim` is dropped.
-  }];
-  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
-  let assemblyFormat = "`<` struct(params) `>`";
-}
 
 //===----------------------------------------------------------------------===//
 // Ops
@@ -192,7 +103,7 @@ def Tessel_StoreOp : Tessel_Op<"store", [MemoryEffects<[MemWrite]>]> {
 // Reductions and scans
 //===----------------------------------------------------------------------===//
 
-def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure, RecursiveMemoryEffects, IsolatedFromAbove,
+def Tessel_ReduceOp : Tessel_Op<"reduce", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure, RecursiveMemoryEffects, IsolatedFromAbove,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "combine tiles along one axis";
   let description = [{
@@ -210,7 +121,7 @@ def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure, RecursiveMemoryEffects, Isolate
   let hasVerifier = 1;
 }
 
-def Tessel_ScanOp : Tessel_Op<"scan", [Pure, RecursiveMemoryEffects, IsolatedFromAbove,
+def Tessel_ScanOp : Tessel_Op<"scan", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure, RecursiveMemoryEffects, IsolatedFromAbove,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "inclusive prefix combination along one axis";
   let description = [{
@@ -238,7 +149,7 @@ def Tessel_YieldOp : Tessel_Op<"yield", [Pure, Terminator, ReturnLike,
 // Data movement between layouts and shapes (through LDS)
 //===----------------------------------------------------------------------===//
 
-def Tessel_ConvertLayoutOp : Tessel_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
+def Tessel_ConvertLayoutOp : Tessel_Op<"convert_layout", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure, SameOperandsAndResultShape,
     SameOperandsAndResultElementType]> {
   let summary = "the same tile in another layout";
   let arguments = (ins Tessel_Tile:$src);
@@ -246,7 +157,7 @@ def Tessel_ConvertLayoutOp : Tessel_Op<"convert_layout", [Pure, SameOperandsAndR
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
 }
 
-def Tessel_ReshapeOp : Tessel_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+def Tessel_ReshapeOp : Tessel_Op<"reshape", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure, SameOperandsAndResultElementType]> {
   let summary = "the same elements in row-major order under another shape";
   let arguments = (ins Tessel_Tile:$src);
   let results = (outs Tessel_Tile:$result);
@@ -254,7 +165,7 @@ def Tessel_ReshapeOp : Tessel_Op<"reshape", [Pure, SameOperandsAndResultElementT
   let hasVerifier = 1;
 }
 
-def Tessel_PermuteOp : Tessel_Op<"permute", [Pure, SameOperandsAndResultElementType]> {
+def Tessel_PermuteOp : Tessel_Op<"permute", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure, SameOperandsAndResultElementType]> {
   let summary = "reorder dimensions: result dim i is operand dim order[i]";
   let arguments = (ins Tessel_Tile:$src, DenseI32ArrayAttr:$order);
   let results = (outs Tessel_Tile:$result);
@@ -262,7 +173,7 @@ def Tessel_PermuteOp : Tessel_Op<"permute", [Pure, SameOperandsAndResultElementT
   let hasVerifier = 1;
 }
 
-def Tessel_JoinOp : Tessel_Op<"join", [Pure]> {
+def Tessel_JoinOp : Tessel_Op<"join", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure]> {
   let summary = "stack two tiles (or scalars) along a new last dimension of size 2";
   let arguments = (ins AnyType:$lhs, AnyType:$rhs);
   let results = (outs Tessel_Tile:$result);
@@ -270,7 +181,7 @@ def Tessel_JoinOp : Tessel_Op<"join", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tessel_SplitOp : Tessel_Op<"split", [Pure]> {
+def Tessel_SplitOp : Tessel_Op<"split", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure]> {
   let summary = "one half of a tile whose last dimension is 2 (a scalar for a 1-D tile)";
   let arguments = (ins Tessel_Tile:$src, ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>:$half);
   let results = (outs AnyType:$result);

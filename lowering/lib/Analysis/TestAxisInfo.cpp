@@ -1,12 +1,12 @@
 // Prints the axis analysis as remarks so lit tests can check it.
 #include "tessel/Analysis/AxisInfo.h"
-#include "tessel/Dialect/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELTESTAXISINFO
-#include "tessel/Dialect/Passes.h.inc"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;

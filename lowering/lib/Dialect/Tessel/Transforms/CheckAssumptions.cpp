@@ -1,11 +1,11 @@
 // Assumptions the call's own arguments make false (see Passes.td).
-#include "tessel/Dialect/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELCHECKASSUMPTIONS
-#include "tessel/Dialect/Passes.h.inc"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;

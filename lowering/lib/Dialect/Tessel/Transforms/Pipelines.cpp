@@ -1,5 +1,5 @@
 // The pass pipeline, shared by compileTrace and tessel-opt.
-#include "tessel/Dialect/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"

@@ -1,12 +1,12 @@
 // The LDS plan (see Passes.td).
-#include "tessel/Dialect/Layout.h"
-#include "tessel/Dialect/Passes.h"
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELPLANLDS
-#include "tessel/Dialect/Passes.h.inc"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;
@@ -42,19 +42,10 @@ void place(SmallVectorImpl<Buffer> &buffers) {
   }
 }
 
-std::string describe(Operation *op) {
-  if (isa<ReduceOp>(op))
-    return "a reduction across waves";
-  if (isa<ScanOp>(op))
-    return "a scan across waves";
-  if (isa<ConvertLayoutOp>(op))
-    return "a layout conversion";
-  return "moving a tile between shapes ('" + op->getName().getStringRef().str() + "')";
-}
-
 struct PlanLdsPass : mlir::tessel::impl::TesselPlanLdsBase<PlanLdsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    TesselDialect &dialect = tesselDialect(module.getContext());
     int64_t total = 0;
     if (failed(verifyEveryTileHasLayout(module)))
       return signalPassFailure();
@@ -77,17 +68,17 @@ struct PlanLdsPass : mlir::tessel::impl::TesselPlanLdsBase<PlanLdsPass> {
       place(buffers);
       Builder b(module.getContext());
       for (Buffer &buf : buffers) {
-        buf.op->setAttr("tessel.lds_offset", b.getI64IntegerAttr(buf.offset));
+        dialect.getLdsOffsetAttrHelper().setAttr(buf.op, b.getI64IntegerAttr(buf.offset));
         total = std::max(total, buf.offset + buf.bytes);
       }
     }
     total = (total + 15) / 16 * 16;
-    module->setAttr("tessel.lds_bytes", Builder(module.getContext()).getI64IntegerAttr(total));
-    auto limit = module->getAttrOfType<IntegerAttr>("tessel.lds_limit");
+    dialect.getLdsBytesAttrHelper().setAttr(module, Builder(module.getContext()).getI64IntegerAttr(total));
+    IntegerAttr limit = dialect.getLdsLimitAttrHelper().getAttr(module);
     if (limit && total > limit.getInt()) {
-      auto target = module->getAttrOfType<StringAttr>("tessel.target");
+      StringAttr target = dialect.getTargetAttrHelper().getAttr(module);
       largest->emitError() << "needs " << largestBytes << " bytes of LDS (workgroup memory) for "
-                           << describe(largest) << "; the kernel's LDS plan totals " << total
+                           << cast<LdsScratchOpInterface>(largest).describeLdsUse() << "; the kernel's LDS plan totals " << total
                            << " bytes but " << (target ? target.getValue() : "the target")
                            << " has " << limit.getInt()
                            << "; use smaller tiles (a smaller block size) or fewer warps";

@@ -1,12 +1,12 @@
 // Specialization (see Passes.td): integer arguments known to equal 1 become
 // constants; divisibility facts stay on the arguments for the axis analysis.
-#include "tessel/Dialect/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSPECIALIZE
-#include "tessel/Dialect/Passes.h.inc"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;
@@ -20,7 +20,8 @@ struct SpecializePass : mlir::tessel::impl::TesselSpecializeBase<SpecializePass>
         continue;
       OpBuilder builder(&func.getBody().front(), func.getBody().front().begin());
       for (BlockArgument arg : func.getArguments()) {
-        if (!func.getArgAttr(arg.getArgNumber(), "tessel.equal_to_one"))
+        if (!func.getArgAttr(arg.getArgNumber(),
+                             tesselDialect(func.getContext()).getEqualToOneAttrHelper().getName()))
           continue;
         auto type = dyn_cast<IntegerType>(arg.getType());
         if (!type) {

@@ -3,15 +3,15 @@
 // the axis analysis of its memory ops, or the slice of another group's layout
 // when it feeds tessel.expand_dims.
 #include "tessel/Analysis/AxisInfo.h"
-#include "tessel/Dialect/Layout.h"
-#include "tessel/Dialect/Passes.h"
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELASSIGNLAYOUTS
-#include "tessel/Dialect/Passes.h.inc"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 } // namespace mlir::tessel
 
 using namespace mlir;
@@ -142,15 +142,11 @@ bool movesThroughLds(Operation *op) {
 struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLayoutsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto warpsAttr = module->getAttrOfType<IntegerAttr>("tessel.num_warps");
-    auto waveAttr = module->getAttrOfType<IntegerAttr>("tessel.wave_size");
-    if (!warpsAttr || !waveAttr) {
-      module.emitError("tessel-assign-layouts needs tessel.num_warps and tessel.wave_size "
-                       "on the module");
+    FailureOr<KernelConfig> config = getKernelConfig(module, getArgument());
+    if (failed(config))
       return signalPassFailure();
-    }
-    numWarps_ = warpsAttr.getInt();
-    waveSize_ = waveAttr.getInt();
+    numWarps_ = config->numWarps;
+    waveSize_ = config->waveSize;
     for (auto func : module.getOps<func::FuncOp>())
       if (failed(assign(func)))
         return signalPassFailure();
@@ -357,7 +353,8 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         Attribute parent = layoutOf(parentRoot);
         if (!parent)
           return {};
-        return g.layout = SliceLayoutAttr::get(ctx, g.sliceOf->first, parent);
+        return g.layout = SliceLayoutAttr::get(ctx, g.sliceOf->first,
+                                               cast<DistributedLayoutAttr>(parent));
       }
       unsigned rank = g.shape.size();
       SmallVector<unsigned> order;
@@ -441,7 +438,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
           continue;
         Type elem = type.getElementType();
         int64_t bits = isa<PtrType>(elem) ? 64 : std::max(32u, elem.getIntOrFloatBitWidth());
-        int64_t registers = getRegisterLayout(type).numRegisters() * bits / 32;
+        int64_t registers = registersPerThread(type) * bits / 32;
         if (registers <= kMaxRegistersPerTile)
           continue;
         std::string shape;

@@ -1,0 +1,47 @@
+// The tessel dialect: types, layouts and their interface, op interfaces and
+// ops (see the .td files beside this one).
+#pragma once
+
+#include "tessel/Dialect/Tessel/IR/LinearLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h.inc"
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.h.inc"
+#include "tessel/Dialect/Tessel/IR/TesselOpInterfaces.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselOps.h.inc"
+
+namespace mlir::tessel {
+
+// Element type of a tile or the type itself for scalars.
+Type elementTypeOf(Type t);
+// Pointee of a pointer or a tile of pointers.
+Type pointeeOf(Type t);
+
+// How a kernel module is launched, from its typed module attributes.
+struct KernelConfig {
+  unsigned numWarps = 0;
+  unsigned waveSize = 0;
+};
+// Fails with an error naming `pass` when the module lacks them.
+FailureOr<KernelConfig> getKernelConfig(ModuleOp module, StringRef pass);
+// The dialect's typed attribute helpers (TesselDialect::get...AttrHelper()).
+TesselDialect &tesselDialect(MLIRContext *ctx);
+
+} // namespace mlir::tessel

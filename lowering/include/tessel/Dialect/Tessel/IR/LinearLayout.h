@@ -1,0 +1,71 @@
+// The linear form of a distributed layout: which element of a tile each
+// register of each lane of each wave holds. Every layout (blocked, slice, and
+// the matrix-core layouts to come) converts to one, and the compiler asks it,
+// never the layout, about elements per thread, replicas and coordinates.
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+
+namespace mlir::tessel {
+
+// Tile dimensions are powers of two. Register r of lane l of wave w holds the
+// element whose coordinates are the XOR of the bases of the bits set in r, l
+// and w. A basis of zeros replicates: the registers, lanes or waves that bit
+// tells apart hold the same elements. Each basis moves along at most one
+// dimension and no two bases share a coordinate bit, so XOR is also the sum.
+class LinearLayout {
+public:
+  using Basis = llvm::SmallVector<int64_t, 4>; // an offset per tile dimension
+
+  LinearLayout(llvm::ArrayRef<int64_t> shape, llvm::SmallVector<Basis> registers,
+               llvm::SmallVector<Basis> lanes, llvm::SmallVector<Basis> waves)
+      : shape_(shape), registers_(std::move(registers)), lanes_(std::move(lanes)),
+        waves_(std::move(waves)) {}
+
+  llvm::ArrayRef<int64_t> shape() const { return shape_; }
+  unsigned rank() const { return shape_.size(); }
+  llvm::ArrayRef<Basis> registerBases() const { return registers_; }
+  llvm::ArrayRef<Basis> laneBases() const { return lanes_; }
+  llvm::ArrayRef<Basis> waveBases() const { return waves_; }
+
+  int64_t numRegisters() const { return int64_t(1) << registers_.size(); }
+  // Static coordinates of register `reg` (its lane and wave add the rest).
+  Basis registerCoords(int64_t reg) const;
+  // The register whose static coordinates are `coords`; -1 when none is.
+  int64_t registerAt(llvm::ArrayRef<int64_t> coords) const;
+
+  // Bits of a lane (wave) id that move along `dim`, lowest first.
+  llvm::SmallVector<unsigned> laneBitsAlong(unsigned dim) const;
+  llvm::SmallVector<unsigned> waveBitsAlong(unsigned dim) const;
+  // Lanes (waves) that hold distinct coordinates along `dim`.
+  int64_t distinctLanes(unsigned dim) const { return int64_t(1) << laneBitsAlong(dim).size(); }
+  int64_t distinctWaves(unsigned dim) const { return int64_t(1) << waveBitsAlong(dim).size(); }
+  // Lane (wave) id bits that only replicate; a thread owns its elements when
+  // its id has none of them set.
+  uint64_t laneReplicaMask() const;
+  uint64_t waveReplicaMask() const;
+
+  // A thread's registers grouped into lines along `dim`: each line lists the
+  // registers that differ only in their `dim` coordinate, by increasing
+  // coordinate. Lines come in register order of the layout without `dim`
+  // (what a reduction along `dim` leaves).
+  llvm::SmallVector<llvm::SmallVector<int64_t>> linesAlong(unsigned dim) const;
+  // Elements along `dim` held in consecutive registers from register 0.
+  int64_t contiguousRegisters(unsigned dim) const;
+  // The same layout without dimension `dim` (whose extent must be 1).
+  LinearLayout withoutDim(unsigned dim) const;
+
+  bool operator==(const LinearLayout &o) const {
+    return shape_ == o.shape_ && registers_ == o.registers_ && lanes_ == o.lanes_ &&
+           waves_ == o.waves_;
+  }
+
+private:
+  llvm::SmallVector<int64_t, 4> shape_;
+  llvm::SmallVector<Basis> registers_, lanes_, waves_;
+};
+
+} // namespace mlir::tessel

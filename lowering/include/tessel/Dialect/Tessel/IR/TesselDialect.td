@@ -1,0 +1,55 @@
+//===- TesselDialect.td - the tessel tile dialect ----------*- tablegen -*-===//
+//
+// The tessel dialect holds a block program at tile level: what one program
+// instance (one workgroup) computes over whole tiles. Tiles are ranked tensors
+// whose elements are scalars or !tessel.ptr values; elementwise arithmetic uses
+// the arith and math dialects on those tensors. Layout encodings on the tensor
+// types say how a tile is spread over the threads of the workgroup once
+// layouts are assigned.
+//
+// Belongs here: ops with no upstream equivalent at tile level (program ids,
+// ranges, pointer arithmetic, masked memory access, shape changes of tiles,
+// reductions and scans), the layouts, and the facts passes hand each other.
+// Does not: per-thread code (that is LLVM/ROCDL), host-side concepts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_DIALECT
+#define TESSEL_DIALECT
+
+include "mlir/IR/OpBase.td"
+
+def Tessel_Dialect : Dialect {
+  let name = "tessel";
+  let cppNamespace = "::mlir::tessel";
+  let summary = "Tile-level block programs for AMD GPUs";
+  let description = [{
+    One program instance of a tessel kernel operates on tiles: statically
+    shaped tensors of scalars or pointers. The dialect provides program ids,
+    integer ranges, pointer arithmetic and masked loads and stores; arith and
+    math ops supply elementwise computation on the same tensors.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  // The facts one pass hands the next, as typed attributes (one definition,
+  // read through TesselDialect::get...AttrHelper()).
+  let discardableAttrs = (ins
+    // On the module: how the kernel is launched and the target's limits.
+    "::mlir::StringAttr":$target,        // "gfx942"
+    "::mlir::IntegerAttr":$num_warps,    // waves per workgroup
+    "::mlir::IntegerAttr":$wave_size,    // lanes per wave (64 on gfx9, 32 on gfx11)
+    "::mlir::IntegerAttr":$lds_limit,    // bytes of LDS a workgroup may use
+    "::mlir::IntegerAttr":$lds_bytes,    // bytes the LDS plan uses
+    // On an op that needs LDS scratch: where the LDS plan put it.
+    "::mlir::IntegerAttr":$lds_offset,
+    // On kernel arguments: what the call's values let the compiler assume.
+    "::mlir::UnitAttr":$equal_to_one,
+    "::mlir::IntegerAttr":$divisibility
+  );
+}
+
+class Tessel_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tessel_Dialect, mnemonic, traits>;
+
+#endif // TESSEL_DIALECT

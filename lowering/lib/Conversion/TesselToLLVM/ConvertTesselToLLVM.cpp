@@ -1,0 +1,89 @@
+// The pass that distributes tiles over threads (see Passes.td): tile-level
+// functions whose tiles carry layouts become per-thread LLVM dialect code,
+// through the op families' patterns (PatternTesselOpToLLVM.h).
+#include "PatternTesselOpToLLVM.h"
+
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELCONVERTTOLLVM
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+struct ConvertTesselToLLVMPass
+    : mlir::tessel::impl::TesselConvertToLLVMBase<ConvertTesselToLLVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = module.getContext();
+    if (failed(verifyEveryTileHasLayout(module)))
+      return signalPassFailure();
+    FailureOr<KernelConfig> config = getKernelConfig(module, getArgument());
+    if (failed(config))
+      return signalPassFailure();
+    TesselDialect &tessel = tesselDialect(ctx);
+    StringAttr arch = tessel.getTargetAttrHelper().getAttr(module);
+    TargetInfo target(arch ? arch.getValue() : "", config->waveSize, config->numWarps);
+
+    // The LDS plan's bytes, as one workgroup array every LDS access indexes.
+    if (IntegerAttr lds = tessel.getLdsBytesAttrHelper().getAttr(module); lds && lds.getInt() > 0) {
+      OpBuilder b(module.getBodyRegion());
+      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), lds.getInt());
+      b.create<LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/false, LLVM::Linkage::Internal,
+                               TargetInfo::kLdsSymbol, Attribute(), /*alignment=*/16,
+                               /*addrSpace=*/kLdsAddressSpace);
+    }
+
+    for (auto func : module.getOps<func::FuncOp>())
+      if (llvm::any_of(func.getArgumentTypes(), [](Type t) { return isa<RankedTensorType>(t); })) {
+        func.emitError("kernel arguments must be scalars or pointers, not tiles");
+        return signalPassFailure();
+      }
+
+    TesselToLLVMTypeConverter converter(ctx);
+    LLVMConversionTarget legality(*ctx);
+    legality.addLegalDialect<ROCDL::ROCDLDialect>();
+    legality.addIllegalDialect<TesselDialect, func::FuncDialect, arith::ArithDialect,
+                               math::MathDialect>();
+    RewritePatternSet patterns(ctx);
+    populateControlFlowOpToLLVMPatterns(converter, target, patterns, legality);
+    populateSPMDOpToLLVMPatterns(converter, target, patterns);
+    populateViewOpToLLVMPatterns(converter, target, patterns);
+    populateElementwiseOpToLLVMPatterns(converter, target, patterns);
+    populateLoadStoreOpToLLVMPatterns(converter, target, patterns);
+    populateReduceOpToLLVMPatterns(converter, target, patterns);
+    populateScanOpToLLVMPatterns(converter, target, patterns);
+    populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
+    // The scalar arith and math ops the tile patterns leave become LLVM ops.
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    if (failed(applyPartialConversion(module, legality, std::move(patterns))))
+      return signalPassFailure();
+
+    // Structured control flow (predication, loops) to LLVM branches.
+    LLVMConversionTarget branches(*ctx);
+    branches.addLegalDialect<ROCDL::ROCDLDialect>();
+    branches.addIllegalDialect<scf::SCFDialect, cf::ControlFlowDialect>();
+    RewritePatternSet branchPatterns(ctx);
+    populateSCFToControlFlowConversionPatterns(branchPatterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, branchPatterns);
+    if (failed(applyPartialConversion(module, branches, std::move(branchPatterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

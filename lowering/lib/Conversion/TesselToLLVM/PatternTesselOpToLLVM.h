@@ -1,0 +1,58 @@
+// The conversion of tile-level tessel IR to per-thread LLVM dialect, as one
+// populate function per op family, each in its own file. A tile becomes the
+// registers one thread holds (TesselToLLVMTypeConverter, 1:N); hardware
+// primitives come from TargetInfo.
+#pragma once
+
+#include "TargetInfo.h"
+#include "TypeConverter.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tessel {
+
+// Base of tessel's conversion patterns: the type converter and the target.
+template <class SourceOp> class TesselOpToLLVMPattern : public OpConversionPattern<SourceOp> {
+public:
+  TesselOpToLLVMPattern(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                        PatternBenefit benefit = 1)
+      : OpConversionPattern<SourceOp>(converter, &converter.getContext(), benefit),
+        converter(converter), target(target) {}
+
+protected:
+  const TesselToLLVMTypeConverter &converter;
+  const TargetInfo &target;
+};
+
+// Every flattened register of each of `operands` (the adaptor's view of them).
+inline SmallVector<Value> registersOf(ValueRange converted) {
+  return SmallVector<Value>(converted.begin(), converted.end());
+}
+
+// program_id, num_programs, make_range.
+void populateSPMDOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                  const TargetInfo &target, RewritePatternSet &patterns);
+// splat, broadcast, expand_dims and the analysis hints: register renaming.
+void populateViewOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                  const TargetInfo &target, RewritePatternSet &patterns);
+// arith and math on tiles (one scalar op per register), constants, addptr, assume.
+void populateElementwiseOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                         const TargetInfo &target, RewritePatternSet &patterns);
+// load and store: vector accesses, predication on masks, ownership of replicas.
+void populateLoadStoreOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                       const TargetInfo &target, RewritePatternSet &patterns);
+// reduce: within a thread, across lanes (butterfly), across waves (LDS).
+void populateReduceOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                    const TargetInfo &target, RewritePatternSet &patterns);
+// scan: within a thread, across lanes (Hillis-Steele), across waves (LDS).
+void populateScanOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                  const TargetInfo &target, RewritePatternSet &patterns);
+// convert_layout, reshape, permute, join, split: through LDS.
+void populateConvertLayoutOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                           const TargetInfo &target, RewritePatternSet &patterns);
+// The kernel function and its return; scf ops carrying tiles (structural).
+void populateControlFlowOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                         const TargetInfo &target, RewritePatternSet &patterns,
+                                         ConversionTarget &legality);
+
+} // namespace mlir::tessel

@@ -1,0 +1,129 @@
+#include "TargetInfo.h"
+#include "TypeConverter.h"
+#include "Utility.h"
+
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+Value TargetInfo::threadId(OpBuilder &b, Location loc) const {
+  return b.create<ROCDL::ThreadIdXOp>(loc, b.getI32Type());
+}
+
+Value TargetInfo::laneId(OpBuilder &b, Location loc) const {
+  return b.create<LLVM::AndOp>(loc, threadId(b, loc), i32Value(b, loc, waveSize_ - 1));
+}
+
+Value TargetInfo::waveId(OpBuilder &b, Location loc) const {
+  return b.create<LLVM::LShrOp>(loc, threadId(b, loc), i32Value(b, loc, llvm::Log2_32(waveSize_)));
+}
+
+Value TargetInfo::programId(OpBuilder &b, Location loc, unsigned axis) const {
+  Type i32 = b.getI32Type();
+  switch (axis) {
+  case 0: return b.create<ROCDL::BlockIdXOp>(loc, i32);
+  case 1: return b.create<ROCDL::BlockIdYOp>(loc, i32);
+  default: return b.create<ROCDL::BlockIdZOp>(loc, i32);
+  }
+}
+
+Value TargetInfo::numPrograms(OpBuilder &b, Location loc, unsigned axis) const {
+  // grid_size_{x,y,z} (work-items) sit at bytes 12/16/20 of the dispatch
+  // packet; workgroups are blockSize x 1 x 1 threads.
+  auto ptr4 = LLVM::LLVMPointerType::get(b.getContext(), kConstantAddressSpace);
+  Value packet = b.create<LLVM::CallIntrinsicOp>(loc, ptr4, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
+                                                 ValueRange{})
+                     .getResult(0);
+  Value field = b.create<LLVM::GEPOp>(loc, ptr4, b.getI8Type(), packet,
+                                      ArrayRef<LLVM::GEPArg>{int32_t(12 + 4 * axis)});
+  Value size = b.create<LLVM::LoadOp>(loc, b.getI32Type(), field, /*alignment=*/4);
+  if (axis == 0)
+    size = b.create<LLVM::UDivOp>(loc, size, i32Value(b, loc, numWarps_ * waveSize_));
+  return size;
+}
+
+void TargetInfo::barrier(OpBuilder &b, Location loc) const {
+  b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release, "workgroup");
+  b.create<ROCDL::SBarrierOp>(loc);
+  b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "workgroup");
+}
+
+Value TargetInfo::moveAcrossLanes(OpBuilder &b, Location loc, Value v,
+                                  const std::function<Value(Value)> &move32) const {
+  Type t = v.getType();
+  Type i32 = b.getI32Type();
+  unsigned bits = t.getIntOrFloatBitWidth();
+  if (bits == 64) {
+    auto pair = VectorType::get({2}, i32);
+    Value asPair = b.create<LLVM::BitcastOp>(loc, pair, v);
+    Value out = b.create<LLVM::UndefOp>(loc, pair);
+    for (int h = 0; h < 2; ++h) {
+      Value part = b.create<LLVM::ExtractElementOp>(loc, asPair, i32Value(b, loc, h));
+      out = b.create<LLVM::InsertElementOp>(loc, out, move32(part), i32Value(b, loc, h));
+    }
+    return b.create<LLVM::BitcastOp>(loc, t, out);
+  }
+  Type intT = b.getIntegerType(bits);
+  Value asInt = isa<FloatType>(t) ? Value(b.create<LLVM::BitcastOp>(loc, intT, v)) : v;
+  Value wide = bits == 32 ? asInt : Value(b.create<LLVM::ZExtOp>(loc, i32, asInt));
+  Value moved = move32(wide);
+  Value narrow = bits == 32 ? moved : Value(b.create<LLVM::TruncOp>(loc, intT, moved));
+  return isa<FloatType>(t) ? Value(b.create<LLVM::BitcastOp>(loc, t, narrow)) : narrow;
+}
+
+Value TargetInfo::shuffle(OpBuilder &b, Location loc, Value v, Value srcLane) const {
+  Value addr = b.create<LLVM::ShlOp>(
+      loc, b.create<LLVM::AndOp>(loc, srcLane, i32Value(b, loc, waveSize_ - 1)), i32Value(b, loc, 2));
+  return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
+    return b.create<ROCDL::DsBpermuteOp>(loc, b.getI32Type(), addr, x);
+  });
+}
+
+namespace {
+// DPP row controls (GFX9 and GFX11 alike).
+constexpr int32_t kDppQuadXor1 = 0xB1;   // quad_perm [1, 0, 3, 2]
+constexpr int32_t kDppQuadXor2 = 0x4E;   // quad_perm [2, 3, 0, 1]
+constexpr int32_t kDppHalfMirror = 0x141; // lane i <-> 7 - i within 8
+constexpr int32_t kDppMirror = 0x140;     // lane i <-> 15 - i within 16
+} // namespace
+
+Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t distance,
+                                   bool lowerBitsReduced) const {
+  // Within a row of 16 lanes DPP moves the value without the LDS hardware.
+  int32_t ctrl = distance == 1   ? kDppQuadXor1
+                 : distance == 2 ? kDppQuadXor2
+                 : distance == 4 && lowerBitsReduced ? kDppHalfMirror
+                 : distance == 8 && lowerBitsReduced ? kDppMirror
+                                                     : 0;
+  if (!ctrl)
+    return shuffle(b, loc, v,
+                   b.create<LLVM::XOrOp>(loc, laneId(b, loc), i32Value(b, loc, distance)));
+  return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
+    return b.create<ROCDL::DPPUpdateOp>(loc, x.getType(), x, x, ctrl, /*rowMask=*/0xF,
+                                        /*bankMask=*/0xF, /*boundCtrl=*/true);
+  });
+}
+
+Value TargetInfo::ldsPointer(OpBuilder &b, Location loc, Operation *op, Value byteOffset) const {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto lds = module.lookupSymbol<LLVM::GlobalOp>(kLdsSymbol);
+  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), kLdsAddressSpace);
+  Value base = b.create<LLVM::AddressOfOp>(loc, ptr3, lds ? lds.getSymName() : kLdsSymbol);
+  Value offset = b.create<LLVM::AddOp>(loc, byteOffset, i32Value(b, loc, ldsOffset(op)));
+  return b.create<LLVM::GEPOp>(loc, ptr3, b.getI8Type(), base, ValueRange{offset});
+}
+
+void TargetInfo::ldsStore(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const {
+  if (v.getType().isInteger(1))
+    v = b.create<LLVM::ZExtOp>(loc, b.getI8Type(), v);
+  b.create<LLVM::StoreOp>(loc, v, ldsPointer(b, loc, op, byteOffset));
+}
+
+Value TargetInfo::ldsLoad(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Type t) const {
+  Type stored = t.isInteger(1) ? b.getI8Type() : t;
+  Value v = b.create<LLVM::LoadOp>(loc, stored, ldsPointer(b, loc, op, byteOffset));
+  return t.isInteger(1) ? Value(b.create<LLVM::TruncOp>(loc, t, v)) : v;
+}

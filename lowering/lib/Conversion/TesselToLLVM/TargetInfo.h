@@ -1,0 +1,59 @@
+// The hardware primitives the conversion patterns use, in one place: thread,
+// lane and wave ids, program ids, barriers, moving values between lanes (DPP
+// within a row of 16 lanes, ds_bpermute across the wave) and LDS access. A
+// pattern asks for an operation, never which chip it is on.
+#pragma once
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+
+namespace mlir::tessel {
+
+class TargetInfo {
+public:
+  TargetInfo(StringRef arch, unsigned waveSize, unsigned numWarps)
+      : arch_(arch.str()), waveSize_(waveSize), numWarps_(numWarps) {}
+
+  StringRef arch() const { return arch_; }
+  unsigned waveSize() const { return waveSize_; }
+  unsigned numWarps() const { return numWarps_; }
+
+  Value threadId(OpBuilder &b, Location loc) const;
+  Value laneId(OpBuilder &b, Location loc) const;
+  Value waveId(OpBuilder &b, Location loc) const;
+  Value programId(OpBuilder &b, Location loc, unsigned axis) const;
+  // Workgroups along `axis` (from the dispatch packet's grid size).
+  Value numPrograms(OpBuilder &b, Location loc, unsigned axis) const;
+
+  // Every thread of the workgroup arrives before any continues; LDS writes
+  // before it are visible to reads after it.
+  void barrier(OpBuilder &b, Location loc) const;
+
+  // `v` as held by lane `srcLane` of this wave (every lane must take part).
+  Value shuffle(OpBuilder &b, Location loc, Value v, Value srcLane) const;
+  // The partner's value in the step of a butterfly over lane bit `distance`
+  // (a power of two). `lowerBitsReduced`: lanes that differ only in lower
+  // bits hold the same value, so a mirror within a row pairs like an xor.
+  Value butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t distance,
+                         bool lowerBitsReduced) const;
+
+  // A pointer `byteOffset` bytes into the LDS scratch the plan gave `op`.
+  Value ldsPointer(OpBuilder &b, Location loc, Operation *op, Value byteOffset) const;
+  void ldsStore(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const;
+  Value ldsLoad(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Type t) const;
+
+  // The module's LDS, one array the LDS plan divides.
+  static constexpr const char *kLdsSymbol = "tessel_lds";
+
+private:
+  // Moves `v` between lanes 32 bits at a time with `move32`.
+  Value moveAcrossLanes(OpBuilder &b, Location loc, Value v,
+                        const std::function<Value(Value)> &move32) const;
+
+  std::string arch_;
+  unsigned waveSize_, numWarps_;
+};
+
+} // namespace mlir::tessel

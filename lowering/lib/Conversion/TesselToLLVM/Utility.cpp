@@ -1,0 +1,290 @@
+#include "Utility.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+Value mlir::tessel::i32Value(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(v));
+}
+
+Value mlir::tessel::constantValue(OpBuilder &b, Location loc, Type type, TypedAttr value) {
+  return b.create<LLVM::ConstantOp>(loc, type, value);
+}
+
+bool mlir::tessel::areConsecutive(ArrayRef<unsigned> bits) {
+  for (size_t i = 1; i < bits.size(); ++i)
+    if (bits[i] != bits[i - 1] + 1)
+      return false;
+  return true;
+}
+
+Value mlir::tessel::idBitsValue(OpBuilder &b, Location loc, Value id, ArrayRef<unsigned> bits) {
+  if (bits.empty())
+    return i32Value(b, loc, 0);
+  // Each run of consecutive bits is one shift and mask.
+  Value sum;
+  for (size_t j = 0; j < bits.size();) {
+    size_t n = 1;
+    while (j + n < bits.size() && bits[j + n] == bits[j] + n)
+      ++n;
+    Value v = bits[j] ? Value(b.create<LLVM::LShrOp>(loc, id, i32Value(b, loc, bits[j]))) : id;
+    v = b.create<LLVM::AndOp>(loc, v, i32Value(b, loc, (int64_t(1) << n) - 1));
+    if (j)
+      v = b.create<LLVM::ShlOp>(loc, v, i32Value(b, loc, j));
+    sum = sum ? Value(b.create<LLVM::OrOp>(loc, sum, v)) : v;
+    j += n;
+  }
+  return sum;
+}
+
+// What the id bits add to coordinate `dim`: runs of consecutive bits whose
+// bases double become one shift, mask and multiply each.
+static Value idContribution(OpBuilder &b, Location loc, ArrayRef<LinearLayout::Basis> bases,
+                            Value id, unsigned dim) {
+  Value sum;
+  for (unsigned i = 0; i < bases.size();) {
+    int64_t base = bases[i][dim];
+    if (!base) {
+      ++i;
+      continue;
+    }
+    unsigned n = 1;
+    while (i + n < bases.size() && bases[i + n][dim] == base << n)
+      ++n;
+    SmallVector<unsigned> run;
+    for (unsigned k = 0; k < n; ++k)
+      run.push_back(i + k);
+    Value term = idBitsValue(b, loc, id, run);
+    if (base != 1)
+      term = b.create<LLVM::MulOp>(loc, term, i32Value(b, loc, base));
+    sum = sum ? Value(b.create<LLVM::AddOp>(loc, sum, term)) : term;
+    i += n;
+  }
+  return sum;
+}
+
+SmallVector<Value> mlir::tessel::emitCoordinates(OpBuilder &b, Location loc,
+                                                 const TargetInfo &target, RankedTensorType type,
+                                                 unsigned dim) {
+  LinearLayout layout = getLinearLayout(type);
+  Value lane, wave;
+  if (!layout.laneBitsAlong(dim).empty())
+    lane = idContribution(b, loc, layout.laneBases(), target.laneId(b, loc), dim);
+  if (!layout.waveBitsAlong(dim).empty())
+    wave = idContribution(b, loc, layout.waveBases(), target.waveId(b, loc), dim);
+  Value dyn = lane && wave ? Value(b.create<LLVM::AddOp>(loc, lane, wave)) : lane ? lane : wave;
+  // Registers share their static coordinate along `dim` in runs: emit each once.
+  llvm::DenseMap<int64_t, Value> byStatic;
+  SmallVector<Value> out;
+  for (int64_t r = 0; r < layout.numRegisters(); ++r) {
+    int64_t s = layout.registerCoords(r)[dim];
+    Value &c = byStatic[s];
+    if (!c)
+      c = !dyn ? i32Value(b, loc, s)
+          : s  ? Value(b.create<LLVM::AddOp>(loc, dyn, i32Value(b, loc, s)))
+               : dyn;
+    out.push_back(c);
+  }
+  return out;
+}
+
+SmallVector<SmallVector<Value>> mlir::tessel::emitRegisterCoords(OpBuilder &b, Location loc,
+                                                                 const TargetInfo &target,
+                                                                 Type t) {
+  auto type = dyn_cast<RankedTensorType>(t);
+  if (!type)
+    return {SmallVector<Value>()};
+  SmallVector<SmallVector<Value>> perDim;
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    perDim.push_back(emitCoordinates(b, loc, target, type, d));
+  int64_t n = registersPerThread(type);
+  SmallVector<SmallVector<Value>> out(n);
+  for (int64_t r = 0; r < n; ++r)
+    for (unsigned d = 0; d < type.getRank(); ++d)
+      out[r].push_back(perDim[d][r]);
+  return out;
+}
+
+Value mlir::tessel::emitLinearIndex(OpBuilder &b, Location loc, ArrayRef<Value> coords,
+                                    ArrayRef<int64_t> shape) {
+  Value idx = i32Value(b, loc, 0);
+  for (size_t d = 0; d < coords.size(); ++d) {
+    idx = b.create<LLVM::MulOp>(loc, idx, i32Value(b, loc, shape[d]));
+    idx = b.create<LLVM::AddOp>(loc, idx, coords[d]);
+  }
+  return idx;
+}
+
+Value mlir::tessel::emitOwnerPredicate(OpBuilder &b, Location loc, const TargetInfo &target,
+                                       Type t) {
+  auto type = dyn_cast<RankedTensorType>(t);
+  if (!type) // a scalar: every thread holds it, thread 0 stores it
+    return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, target.threadId(b, loc),
+                                  i32Value(b, loc, 0));
+  LinearLayout layout = getLinearLayout(type);
+  // Id bits the layout does not use replicate too.
+  auto replicas = [](ArrayRef<LinearLayout::Basis> bases, uint64_t mask, uint64_t count) {
+    uint64_t unused = (count - 1) & ~((uint64_t(1) << bases.size()) - 1);
+    return (mask | unused) & (count - 1);
+  };
+  uint64_t laneMask = replicas(layout.laneBases(), layout.laneReplicaMask(), target.waveSize());
+  uint64_t waveMask = replicas(layout.waveBases(), layout.waveReplicaMask(), target.numWarps());
+  Value owner;
+  auto require = [&](Value id, uint64_t mask) {
+    Value bits = b.create<LLVM::AndOp>(loc, id, i32Value(b, loc, mask));
+    Value zero = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, bits, i32Value(b, loc, 0));
+    owner = owner ? Value(b.create<LLVM::AndOp>(loc, owner, zero)) : zero;
+  };
+  if (laneMask)
+    require(target.laneId(b, loc), laneMask);
+  if (waveMask)
+    require(target.waveId(b, loc), waveMask);
+  return owner;
+}
+
+void mlir::tessel::onlyOwners(OpBuilder &b, Location loc, const TargetInfo &target, Type t,
+                              function_ref<void()> body) {
+  Value owner = emitOwnerPredicate(b, loc, target, t);
+  if (!owner) {
+    body();
+    return;
+  }
+  predicated(b, loc, owner, {}, [&]() -> Value {
+    body();
+    return {};
+  });
+}
+
+Value mlir::tessel::predicated(OpBuilder &b, Location loc, Value pred, Value otherwise,
+                               function_ref<Value()> body) {
+  SmallVector<Type, 1> results;
+  if (otherwise)
+    results.push_back(otherwise.getType());
+  auto ifOp = b.create<scf::IfOp>(loc, results, pred, /*withElseRegion=*/bool(otherwise));
+  OpBuilder::InsertionGuard guard(b);
+  auto blockOf = [&](Region &r) -> Block * {
+    if (r.empty())
+      b.createBlock(&r);
+    return &r.front();
+  };
+  Block *then = blockOf(ifOp.getThenRegion());
+  if (then->empty() || !then->back().hasTrait<OpTrait::IsTerminator>()) {
+    b.setInsertionPointToEnd(then);
+    Value v = body();
+    b.create<scf::YieldOp>(loc, otherwise ? ValueRange{v} : ValueRange{});
+  } else {
+    b.setInsertionPoint(then->getTerminator());
+    body();
+  }
+  if (otherwise) {
+    b.setInsertionPointToEnd(blockOf(ifOp.getElseRegion()));
+    b.create<scf::YieldOp>(loc, ValueRange{otherwise});
+    return ifOp.getResult(0);
+  }
+  return {};
+}
+
+Value mlir::tessel::vectorOf(OpBuilder &b, Location loc, ArrayRef<Value> elems, Type elemType) {
+  if (elems.size() == 1)
+    return elems[0];
+  auto vecType = VectorType::get({int64_t(elems.size())}, elemType);
+  Value v = b.create<LLVM::UndefOp>(loc, vecType);
+  for (size_t i = 0; i < elems.size(); ++i)
+    v = b.create<LLVM::InsertElementOp>(loc, v, elems[i], i32Value(b, loc, i));
+  return v;
+}
+
+Type mlir::tessel::memoryType(OpBuilder &b, Type elem) {
+  return elem.isInteger(1) ? Type(b.getI8Type()) : elem;
+}
+
+Value mlir::tessel::toMemory(OpBuilder &b, Location loc, Value v) {
+  if (!v.getType().isInteger(1))
+    return v;
+  return b.create<LLVM::ZExtOp>(loc, b.getI8Type(), v);
+}
+
+Value mlir::tessel::fromMemory(OpBuilder &b, Location loc, Value v, Type elem) {
+  if (!elem.isInteger(1))
+    return v;
+  return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, v,
+                                constantValue(b, loc, b.getI8Type(), b.getI8IntegerAttr(0)));
+}
+
+// Integer division with every input defined, the same on both executors
+// (LLVM's sdiv/udiv are undefined for /0 and MIN/-1, and the optimizer would
+// otherwise delete a user's guard): x/0 = -1 (all ones), x%0 = x,
+// MIN/-1 = MIN, MIN%-1 = 0.
+static Value emitDefinedDivision(OpBuilder &b, Operation *op, ValueRange operands) {
+  if (!isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp>(op))
+    return {};
+  bool isSigned = isa<arith::DivSIOp, arith::RemSIOp>(op);
+  bool isDiv = isa<arith::DivSIOp, arith::DivUIOp>(op);
+  Location loc = op->getLoc();
+  Value x = operands[0], d = operands[1];
+  auto type = cast<IntegerType>(x.getType());
+  auto c = [&](const APInt &v) { return constantValue(b, loc, type, b.getIntegerAttr(type, v)); };
+  unsigned w = type.getWidth();
+  Value zero = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, d, c(APInt(w, 0)));
+  Value bad = zero;
+  if (isSigned) {
+    Value isMin = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, x, c(APInt::getSignedMinValue(w)));
+    Value isMinusOne = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, d, c(APInt::getAllOnes(w)));
+    bad = b.create<LLVM::OrOp>(loc, zero, b.create<LLVM::AndOp>(loc, isMin, isMinusOne));
+  }
+  // With a divisor of 1, MIN/-1 already gives MIN and MIN%-1 gives 0.
+  Value safe = b.create<LLVM::SelectOp>(loc, bad, c(APInt(w, 1)), d);
+  Value q;
+  if (isa<arith::DivSIOp>(op))
+    q = b.create<LLVM::SDivOp>(loc, x, safe);
+  else if (isa<arith::RemSIOp>(op))
+    q = b.create<LLVM::SRemOp>(loc, x, safe);
+  else if (isa<arith::DivUIOp>(op))
+    q = b.create<LLVM::UDivOp>(loc, x, safe);
+  else
+    q = b.create<LLVM::URemOp>(loc, x, safe);
+  return b.create<LLVM::SelectOp>(loc, zero, isDiv ? c(APInt::getAllOnes(w)) : x, q);
+}
+
+// Math functions AMDGPU has no accurate instruction for come from ocml.
+static Value emitDeviceLibraryCall(OpBuilder &b, Operation *op, ValueRange operands, Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  if (!floatType)
+    return {};
+  StringRef base = llvm::TypeSwitch<Operation *, StringRef>(op)
+                       .Case<math::SinOp>([](auto) { return "sin"; })
+                       .Case<math::CosOp>([](auto) { return "cos"; })
+                       .Case<math::ExpOp>([](auto) { return "exp"; })
+                       .Case<math::Exp2Op>([](auto) { return "exp2"; })
+                       .Case<math::LogOp>([](auto) { return "log"; })
+                       .Case<math::Log2Op>([](auto) { return "log2"; })
+                       .Case<arith::RemFOp>([](auto) { return "fmod"; })
+                       .Default([](auto) { return ""; });
+  bool needsLibrary = !base.empty() && (floatType.isF64() || base == "sin" || base == "cos" ||
+                                        base == "fmod");
+  if (!needsLibrary)
+    return {};
+  std::string name = ("__ocml_" + base + "_f" + Twine(floatType.getWidth())).str();
+  auto module = op->getParentOfType<ModuleOp>();
+  auto fnType = LLVM::LLVMFunctionType::get(type, SmallVector<Type>(operands.size(), type));
+  if (!module.lookupSymbol<LLVM::LLVMFuncOp>(name)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    b.create<LLVM::LLVMFuncOp>(module.getLoc(), name, fnType);
+  }
+  return b.create<LLVM::CallOp>(op->getLoc(), fnType, name, operands).getResult();
+}
+
+Value mlir::tessel::emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands,
+                                 Type resultType) {
+  if (Value call = emitDeviceLibraryCall(b, op, operands, resultType))
+    return call;
+  if (Value q = emitDefinedDivision(b, op, operands))
+    return q;
+  OperationState state(op->getLoc(), op->getName().getStringRef(), operands,
+                       TypeRange{resultType}, op->getAttrs());
+  return b.create(state)->getResult(0);
+}

@@ -1,0 +1,59 @@
+// Per-thread code shared by the conversion patterns: constants, the
+// coordinates a thread's registers hold, ownership of replicated elements,
+// predication, and scalar versions of elementwise ops.
+#pragma once
+
+#include "TargetInfo.h"
+
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tessel {
+
+Value i32Value(OpBuilder &b, Location loc, int64_t v);
+Value constantValue(OpBuilder &b, Location loc, Type type, TypedAttr value);
+
+// Coordinates (i32) along `dim` of every register of a tile of `type`.
+SmallVector<Value> emitCoordinates(OpBuilder &b, Location loc, const TargetInfo &target,
+                                   RankedTensorType type, unsigned dim);
+// Per register, its coordinates in every dim; a scalar is one register
+// with no coordinates.
+SmallVector<SmallVector<Value>> emitRegisterCoords(OpBuilder &b, Location loc,
+                                                   const TargetInfo &target, Type type);
+// The id bits `bits` of `id` (a lane or wave id), packed: this thread's
+// coordinate among the lanes (waves) that hold distinct data along a dim.
+Value idBitsValue(OpBuilder &b, Location loc, Value id, ArrayRef<unsigned> bits);
+// True when `bits` are consecutive (a scan needs its lanes in order).
+bool areConsecutive(ArrayRef<unsigned> bits);
+
+// Row-major linear index of coordinates (i32 values) in `shape`.
+Value emitLinearIndex(OpBuilder &b, Location loc, ArrayRef<Value> coords, ArrayRef<int64_t> shape);
+
+// True in the one thread that stores each element of a tile of type `t`
+// (a scalar: thread 0). Other threads hold replicas and must not store: on a
+// GPU their stores would race with the owner's. Null when every thread owns
+// what it holds.
+Value emitOwnerPredicate(OpBuilder &b, Location loc, const TargetInfo &target, Type t);
+// Runs `body` (stores) only in the threads that own the elements of a tile of
+// type `t`. Whatever `body` reads must be computed before.
+void onlyOwners(OpBuilder &b, Location loc, const TargetInfo &target, Type t,
+                function_ref<void()> body);
+// Runs `body` only where `pred` holds (scf.if); returns body's value, or
+// `otherwise` where pred is false, when `otherwise` is given.
+Value predicated(OpBuilder &b, Location loc, Value pred, Value otherwise,
+                 function_ref<Value()> body);
+
+Value vectorOf(OpBuilder &b, Location loc, ArrayRef<Value> elems, Type elemType);
+// Bools are bytes in memory (as in C++), i1 in registers.
+Type memoryType(OpBuilder &b, Type elem);
+Value toMemory(OpBuilder &b, Location loc, Value v);
+Value fromMemory(OpBuilder &b, Location loc, Value v, Type elem);
+
+// The scalar version of the arith/math op `op` on `operands`: integer
+// division defined for every input, ocml calls for math without an AMDGPU
+// instruction, else the same op on scalars.
+Value emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands, Type resultType);
+
+} // namespace mlir::tessel

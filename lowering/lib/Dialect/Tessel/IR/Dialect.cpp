@@ -1,0 +1,107 @@
+// The tessel dialect: registration, types, layouts' verifiers, shared helpers.
+#include "tessel/Dialect/Tessel/IR/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+#include "tessel/Dialect/Tessel/IR/TesselDialect.cpp.inc"
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.cpp.inc"
+#include "tessel/Dialect/Tessel/IR/TesselOpInterfaces.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"
+
+namespace {
+// Prints layouts as #blocked, #blocked1, ... aliases, as Triton does.
+struct TesselOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedLayoutAttr>(attr)) {
+      os << "blocked";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<SliceLayoutAttr>(attr)) {
+      os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
+void TesselDialect::initialize() {
+  addInterfaces<TesselOpAsmInterface>();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tessel/Dialect/Tessel/IR/TesselTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"
+      >();
+}
+
+Type mlir::tessel::elementTypeOf(Type t) {
+  if (auto tensor = dyn_cast<RankedTensorType>(t))
+    return tensor.getElementType();
+  return t;
+}
+
+Type mlir::tessel::pointeeOf(Type t) {
+  return cast<PtrType>(elementTypeOf(t)).getPointeeType();
+}
+
+static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                        ArrayRef<unsigned> sizePerThread,
+                                        ArrayRef<unsigned> threadsPerWave,
+                                        ArrayRef<unsigned> wavesPerBlock,
+                                        ArrayRef<unsigned> order) {
+  size_t rank = sizePerThread.size();
+  if (threadsPerWave.size() != rank || wavesPerBlock.size() != rank || order.size() != rank)
+    return emitError() << "blocked layout parameters must all have rank " << rank;
+  for (size_t d = 0; d < rank; ++d) {
+    if (!isPowerOf2(sizePerThread[d]) || !isPowerOf2(threadsPerWave[d]) ||
+        !isPowerOf2(wavesPerBlock[d]))
+      return emitError() << "blocked layout sizes must be powers of two";
+  }
+  llvm::SmallVector<bool> seen(rank, false);
+  for (unsigned d : order) {
+    if (d >= rank || seen[d])
+      return emitError() << "blocked layout order must be a permutation of 0.." << rank - 1;
+    seen[d] = true;
+  }
+  return success();
+}
+
+
+TesselDialect &mlir::tessel::tesselDialect(MLIRContext *ctx) {
+  return *ctx->getOrLoadDialect<TesselDialect>();
+}
+
+FailureOr<KernelConfig> mlir::tessel::getKernelConfig(ModuleOp module, StringRef pass) {
+  TesselDialect &dialect = tesselDialect(module.getContext());
+  IntegerAttr warps = dialect.getNumWarpsAttrHelper().getAttr(module);
+  IntegerAttr wave = dialect.getWaveSizeAttrHelper().getAttr(module);
+  if (!warps || !wave)
+    return module.emitError() << pass << " needs " << dialect.getNumWarpsAttrHelper().getName()
+                              << " and " << dialect.getWaveSizeAttrHelper().getName()
+                              << " on the module";
+  return KernelConfig{unsigned(warps.getInt()), unsigned(wave.getInt())};
+}

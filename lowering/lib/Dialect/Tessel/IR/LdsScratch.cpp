@@ -1,0 +1,53 @@
+// LdsScratchOpInterface for the ops that exchange data between threads: how
+// many bytes each needs is a question of its tiles' layouts.
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+// A tile staged whole, one padded slot per element.
+int64_t tileBytes(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return ldsPaddedSlots(t.getNumElements()) * ldsElementBytes(t);
+}
+
+// A reduce or scan whose axis spans several waves exchanges one value per
+// line and wave, per operand (each operand's section 8-byte aligned).
+int64_t perWaveBytes(ValueRange srcs, unsigned axis) {
+  auto type = cast<RankedTensorType>(srcs[0].getType());
+  int64_t waves = getLinearLayout(type).distinctWaves(axis);
+  if (waves == 1)
+    return 0;
+  int64_t lines = type.getNumElements() / type.getDimSize(axis);
+  int64_t bytes = 0;
+  for (Value s : srcs)
+    bytes = alignTo(bytes, 8) + waves * lines * ldsElementBytes(s.getType());
+  return bytes;
+}
+} // namespace
+
+int64_t ReduceOp::getLdsScratchBytes() { return perWaveBytes(getSrcs(), getAxis()); }
+std::string ReduceOp::describeLdsUse() { return "a reduction across waves"; }
+
+int64_t ScanOp::getLdsScratchBytes() { return perWaveBytes(getSrcs(), getAxis()); }
+std::string ScanOp::describeLdsUse() { return "a scan across waves"; }
+
+int64_t ConvertLayoutOp::getLdsScratchBytes() {
+  return isRegisterRenaming(*this) ? 0 : tileBytes(getSrc());
+}
+std::string ConvertLayoutOp::describeLdsUse() { return "a layout conversion"; }
+
+int64_t ReshapeOp::getLdsScratchBytes() { return tileBytes(getSrc()); }
+std::string ReshapeOp::describeLdsUse() { return "moving a tile between shapes ('tessel.reshape')"; }
+
+int64_t PermuteOp::getLdsScratchBytes() { return tileBytes(getSrc()); }
+std::string PermuteOp::describeLdsUse() { return "moving a tile between shapes ('tessel.permute')"; }
+
+int64_t JoinOp::getLdsScratchBytes() { return tileBytes(getResult()); }
+std::string JoinOp::describeLdsUse() { return "moving a tile between shapes ('tessel.join')"; }
+
+int64_t SplitOp::getLdsScratchBytes() { return tileBytes(getSrc()); }
+std::string SplitOp::describeLdsUse() { return "moving a tile between shapes ('tessel.split')"; }
