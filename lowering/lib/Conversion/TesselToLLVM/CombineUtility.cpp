@@ -62,7 +62,8 @@ WaveExchange::WaveExchange(OpBuilder &b, Location loc, const TargetInfo &target,
     sections_.push_back(bytes);
     bytes += waves_ * lineCount_ * ldsElementBytes(s.getType());
   }
-  waveC_ = idBitsValue(b, loc, target.waveId(b, loc), layout.waveBitsAlong(axis));
+  waveC_ = idBitsValue(b, loc, target.waveId(b, loc), layout.waveBitsAlong(axis),
+                       target.waveIdBits());
   SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b, loc, target, type);
   for (const SmallVector<int64_t> &line : lines)
     lineIdx_.push_back(lineNumber(b, loc, coords[line[0]], type, axis));

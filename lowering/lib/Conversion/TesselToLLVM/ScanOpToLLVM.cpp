@@ -63,7 +63,7 @@ struct ScanOpConversion : TesselOpToLLVMPattern<ScanOp> {
     int64_t lanes = layout.distinctLanes(axis);
     int64_t stride = laneBits.empty() ? 1 : int64_t(1) << laneBits[0];
     Value lane = target.laneId(rewriter, loc);
-    Value laneC = idBitsValue(rewriter, loc, lane, laneBits);
+    Value laneC = idBitsValue(rewriter, loc, lane, laneBits, target.laneIdBits());
     auto c = [&](int64_t v) { return i32Value(rewriter, loc, v); };
     Value eff = reverse ? Value(rewriter.create<LLVM::SubOp>(loc, c(lanes - 1), laneC)) : laneC;
     int64_t towardsPrevious = reverse ? stride : -stride;

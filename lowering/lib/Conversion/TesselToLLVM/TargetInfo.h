@@ -19,6 +19,9 @@ public:
   StringRef arch() const { return arch_; }
   unsigned waveSize() const { return waveSize_; }
   unsigned numWarps() const { return numWarps_; }
+  // Bits of a lane id and of a wave id.
+  unsigned laneIdBits() const { return llvm::Log2_32(waveSize_); }
+  unsigned waveIdBits() const { return llvm::Log2_32(numWarps_); }
 
   Value threadId(OpBuilder &b, Location loc) const;
   Value laneId(OpBuilder &b, Location loc) const;

@@ -21,7 +21,8 @@ bool mlir::tessel::areConsecutive(ArrayRef<unsigned> bits) {
   return true;
 }
 
-Value mlir::tessel::idBitsValue(OpBuilder &b, Location loc, Value id, ArrayRef<unsigned> bits) {
+Value mlir::tessel::idBitsValue(OpBuilder &b, Location loc, Value id, ArrayRef<unsigned> bits,
+                                unsigned idWidth) {
   if (bits.empty())
     return i32Value(b, loc, 0);
   // Each run of consecutive bits is one shift and mask.
@@ -31,7 +32,8 @@ Value mlir::tessel::idBitsValue(OpBuilder &b, Location loc, Value id, ArrayRef<u
     while (j + n < bits.size() && bits[j + n] == bits[j] + n)
       ++n;
     Value v = bits[j] ? Value(b.create<LLVM::LShrOp>(loc, id, i32Value(b, loc, bits[j]))) : id;
-    v = b.create<LLVM::AndOp>(loc, v, i32Value(b, loc, (int64_t(1) << n) - 1));
+    if (bits[j] + n < idWidth) // the id's top bits need no mask
+      v = b.create<LLVM::AndOp>(loc, v, i32Value(b, loc, (int64_t(1) << n) - 1));
     if (j)
       v = b.create<LLVM::ShlOp>(loc, v, i32Value(b, loc, j));
     sum = sum ? Value(b.create<LLVM::OrOp>(loc, sum, v)) : v;
@@ -43,7 +45,7 @@ Value mlir::tessel::idBitsValue(OpBuilder &b, Location loc, Value id, ArrayRef<u
 // What the id bits add to coordinate `dim`: runs of consecutive bits whose
 // bases double become one shift, mask and multiply each.
 static Value idContribution(OpBuilder &b, Location loc, ArrayRef<LinearLayout::Basis> bases,
-                            Value id, unsigned dim) {
+                            Value id, unsigned idWidth, unsigned dim) {
   Value sum;
   for (unsigned i = 0; i < bases.size();) {
     int64_t base = bases[i][dim];
@@ -57,7 +59,7 @@ static Value idContribution(OpBuilder &b, Location loc, ArrayRef<LinearLayout::B
     SmallVector<unsigned> run;
     for (unsigned k = 0; k < n; ++k)
       run.push_back(i + k);
-    Value term = idBitsValue(b, loc, id, run);
+    Value term = idBitsValue(b, loc, id, run, idWidth);
     if (base != 1)
       term = b.create<LLVM::MulOp>(loc, term, i32Value(b, loc, base));
     sum = sum ? Value(b.create<LLVM::AddOp>(loc, sum, term)) : term;
@@ -72,9 +74,11 @@ SmallVector<Value> mlir::tessel::emitCoordinates(OpBuilder &b, Location loc,
   LinearLayout layout = getLinearLayout(type);
   Value lane, wave;
   if (!layout.laneBitsAlong(dim).empty())
-    lane = idContribution(b, loc, layout.laneBases(), target.laneId(b, loc), dim);
+    lane = idContribution(b, loc, layout.laneBases(), target.laneId(b, loc), target.laneIdBits(),
+                          dim);
   if (!layout.waveBitsAlong(dim).empty())
-    wave = idContribution(b, loc, layout.waveBases(), target.waveId(b, loc), dim);
+    wave = idContribution(b, loc, layout.waveBases(), target.waveId(b, loc), target.waveIdBits(),
+                          dim);
   Value dyn = lane && wave ? Value(b.create<LLVM::AddOp>(loc, lane, wave)) : lane ? lane : wave;
   // Registers share their static coordinate along `dim` in runs: emit each once.
   llvm::DenseMap<int64_t, Value> byStatic;

@@ -24,7 +24,9 @@ SmallVector<SmallVector<Value>> emitRegisterCoords(OpBuilder &b, Location loc,
                                                    const TargetInfo &target, Type type);
 // The id bits `bits` of `id` (a lane or wave id), packed: this thread's
 // coordinate among the lanes (waves) that hold distinct data along a dim.
-Value idBitsValue(OpBuilder &b, Location loc, Value id, ArrayRef<unsigned> bits);
+// `idWidth`: the bits the id has (TargetInfo::laneIdBits, waveIdBits).
+Value idBitsValue(OpBuilder &b, Location loc, Value id, ArrayRef<unsigned> bits,
+                  unsigned idWidth);
 // True when `bits` are consecutive (a scan needs its lanes in order).
 bool areConsecutive(ArrayRef<unsigned> bits);
 

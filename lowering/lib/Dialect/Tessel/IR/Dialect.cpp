@@ -100,8 +100,9 @@ FailureOr<KernelConfig> mlir::tessel::getKernelConfig(ModuleOp module, StringRef
   IntegerAttr warps = dialect.getNumWarpsAttrHelper().getAttr(module);
   IntegerAttr wave = dialect.getWaveSizeAttrHelper().getAttr(module);
   if (!warps || !wave)
-    return module.emitError() << pass << " needs " << dialect.getNumWarpsAttrHelper().getName()
-                              << " and " << dialect.getWaveSizeAttrHelper().getName()
+    return module.emitError() << pass << " needs "
+                              << dialect.getNumWarpsAttrHelper().getName().getValue() << " and "
+                              << dialect.getWaveSizeAttrHelper().getName().getValue()
                               << " on the module";
   return KernelConfig{unsigned(warps.getInt()), unsigned(wave.getInt())};
 }

@@ -91,6 +91,10 @@ static LogicalResult verifyCombiner(Operation *op, ValueRange srcs, Region &comb
     if (cast<RankedTensorType>(s.getType()).getShape() != first.getShape())
       return op->emitOpError("operands must have one shape");
   Block &body = combine.front();
+  // The combine is replayed on scalars, per register: each op computes one value.
+  for (Operation &nested : body.without_terminator())
+    if (nested.getNumResults() != 1 || nested.getNumRegions() != 0)
+      return nested.emitError("a combine function can only compute values");
   size_t n = srcs.size();
   if (body.getNumArguments() != 2 * n)
     return op->emitOpError("combine region must take ") << 2 * n << " arguments";

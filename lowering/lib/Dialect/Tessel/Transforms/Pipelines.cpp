@@ -16,6 +16,7 @@ void mlir::tessel::addTileLevelPasses(OpPassManager &pm) {
 void mlir::tessel::addDistributionPasses(OpPassManager &pm) {
   pm.addPass(createTesselConvertToLLVM());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void mlir::tessel::registerTesselPipelines() {
