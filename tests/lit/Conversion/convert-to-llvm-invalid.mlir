@@ -6,3 +6,4 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
     return
   }
 }
+

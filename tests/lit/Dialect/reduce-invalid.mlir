@@ -76,3 +76,16 @@ func.func @join_shapes(%a: tensor<8xf32>, %b: tensor<4xf32>) {
   %j = tessel.join %a, %b : tensor<8xf32>, tensor<4xf32> -> tensor<8x2xf32>
   return
 }
+
+// -----
+
+#a = #tessel.blocked<sizePerThread = [1], threadsPerWave = [64], wavesPerBlock = [1], order = [0]>
+#b = #tessel.blocked<sizePerThread = [2], threadsPerWave = [32], wavesPerBlock = [1], order = [0]>
+func.func @operands_in_two_layouts(%x: tensor<64xf32, #a>, %y: tensor<64xi32, #b>) {
+  // expected-error@below {{'tessel.reduce' op operands must have one layout}}
+  %m, %i = tessel.reduce %x, %y {axis = 0 : i32} : (tensor<64xf32, #a>, tensor<64xi32, #b>) -> (f32, i32) {
+  ^bb0(%a0: f32, %a1: i32, %b0: f32, %b1: i32):
+    tessel.yield %a0, %a1 : f32, i32
+  }
+  return
+}

@@ -35,7 +35,26 @@ struct ConvertTesselToLLVMPass
     FailureOr<KernelConfig> config = getKernelConfig(module, getArgument());
     if (failed(config))
       return signalPassFailure();
+    if (failed(verifyLayoutsFit(module, config->waveSize, config->numWarps)))
+      return signalPassFailure();
     TesselDialect &tessel = tesselDialect(ctx);
+    // Every op that exchanges data through LDS needs its place in the plan.
+    int64_t planned = 0;
+    if (IntegerAttr lds = tessel.getLdsBytesAttrHelper().getAttr(module))
+      planned = lds.getInt();
+    WalkResult unplanned = module.walk([&](LdsScratchOpInterface op) -> WalkResult {
+      int64_t bytes = op.getLdsScratchBytes();
+      if (bytes == 0)
+        return WalkResult::advance();
+      if (!tessel.getLdsOffsetAttrHelper().isAttrPresent(op) || ldsOffset(op) + bytes > planned) {
+        op->emitError() << "needs " << bytes << " bytes of LDS that the LDS plan has not placed; "
+                        << "run tessel-plan-lds first";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (unplanned.wasInterrupted())
+      return signalPassFailure();
     StringAttr arch = tessel.getTargetAttrHelper().getAttr(module);
     TargetInfo target(arch ? arch.getValue() : "", config->waveSize, config->numWarps);
 

@@ -23,8 +23,19 @@ struct ScanOpConversion : TesselOpToLLVMPattern<ScanOp> {
     size_t n = op.getSrcs().size();
     LinearLayout layout = getLinearLayout(type);
     SmallVector<unsigned> laneBits = layout.laneBitsAlong(axis);
-    if (!areConsecutive(laneBits) || !areConsecutive(layout.waveBitsAlong(axis)))
-      return op.emitError("tessel compiler bug: a scan needs its lanes and waves in axis order");
+    // Scan order is thread order: one contiguous chunk per thread along the
+    // axis, lanes and waves numbered along it (layout assignment makes it so).
+    bool oneChunk = true;
+    int64_t expected = 1;
+    for (const LinearLayout::Basis &basis : layout.registerBases())
+      if (basis[axis]) {
+        oneChunk &= basis[axis] == expected;
+        expected *= 2;
+      }
+    if (!oneChunk || !areConsecutive(laneBits) || !areConsecutive(layout.waveBitsAlong(axis)))
+      return op.emitError("a scan needs one contiguous chunk per thread along its axis, with "
+                          "lanes and waves in axis order (tessel compiler bug: layout "
+                          "assignment gives scans such a layout)");
     Region &combine = op.getCombine();
     bool failedCombine = false;
     auto apply = [&](ValueRange lhs, ValueRange rhs) -> SmallVector<Value> {
@@ -80,12 +91,18 @@ struct ScanOpConversion : TesselOpToLLVMPattern<ScanOp> {
         s = selectEach(rewriter, loc, take, apply(other, s), s);
       }
     }
-    SmallVector<SmallVector<Value>> prefix(lines.size());
-    Value from = rewriter.create<LLVM::AddOp>(loc, lane, c(towardsPrevious));
-    for (size_t l = 0; l < lines.size(); ++l)
-      for (Value v : incl[l])
-        prefix[l].push_back(target.shuffle(rewriter, loc, v, from));
-    Value prefixValid = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, eff, c(0));
+    // The inclusive total of the lanes before this one (none when the axis
+    // lies within one lane).
+    SmallVector<SmallVector<Value>> prefix(incl);
+    Value prefixValid =
+        constantValue(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(false));
+    if (lanes > 1) {
+      Value from = rewriter.create<LLVM::AddOp>(loc, lane, c(towardsPrevious));
+      for (size_t l = 0; l < lines.size(); ++l)
+        for (size_t i = 0; i < n; ++i)
+          prefix[l][i] = target.shuffle(rewriter, loc, incl[l][i], from);
+      prefixValid = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, eff, c(0));
+    }
 
     // 3. Across waves: each wave's total through LDS.
     if (layout.distinctWaves(axis) > 1) {
@@ -117,8 +134,9 @@ struct ScanOpConversion : TesselOpToLLVMPattern<ScanOp> {
             v.push_back(x.load(rewriter, loc, i, w, l, incl[l][i].getType()));
           return v;
         };
+        // The last wave in scan order is in no wave's prefix.
         SmallVector<Value> wacc = loadWave(0);
-        for (int64_t j = 1; j < waves; ++j) {
+        for (int64_t j = 1; j < waves - 1; ++j) {
           Value inPrefix = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, c(j), weff);
           wacc = selectEach(rewriter, loc, inPrefix, apply(wacc, loadWave(j)), wacc);
         }

@@ -134,3 +134,24 @@ int64_t mlir::tessel::ldsOffset(Operation *op) {
     return offset.getInt();
   return 0;
 }
+
+LogicalResult mlir::tessel::verifyLayoutsFit(Operation *root, unsigned waveSize, unsigned numWarps) {
+  WalkResult result = root->walk([&](Operation *op) -> WalkResult {
+    for (Value v : op->getResults()) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || !isa_and_nonnull<DistributedLayoutAttr>(t.getEncoding()))
+        continue;
+      LinearLayout layout = getLinearLayout(t);
+      int64_t lanes = int64_t(1) << layout.laneBases().size();
+      int64_t waves = int64_t(1) << layout.waveBases().size();
+      if (lanes != waveSize || waves != numWarps) {
+        op->emitError() << "this tile's layout spreads it over " << lanes << " lanes and " << waves
+                        << " waves, but the kernel runs " << numWarps << " waves of " << waveSize
+                        << " lanes";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}

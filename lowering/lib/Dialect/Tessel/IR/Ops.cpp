@@ -87,9 +87,14 @@ static LogicalResult verifyCombiner(Operation *op, ValueRange srcs, Region &comb
   if (axis < 0 || axis >= first.getRank())
     return op->emitOpError("axis ") << axis << " is out of range for a rank-" << first.getRank()
                                     << " tile";
-  for (Value s : srcs)
-    if (cast<RankedTensorType>(s.getType()).getShape() != first.getShape())
+  for (Value s : srcs) {
+    auto t = cast<RankedTensorType>(s.getType());
+    if (t.getShape() != first.getShape())
       return op->emitOpError("operands must have one shape");
+    // Combined register by register: every operand in the same layout.
+    if (t.getEncoding() != first.getEncoding())
+      return op->emitOpError("operands must have one layout");
+  }
   Block &body = combine.front();
   // The combine is replayed on scalars, per register: each op computes one value.
   for (Operation &nested : body.without_terminator())
@@ -140,6 +145,8 @@ LogicalResult ScanOp::verify() {
     auto s = cast<RankedTensorType>(src.getType()), r = cast<RankedTensorType>(result.getType());
     if (s.getShape() != r.getShape() || s.getElementType() != r.getElementType())
       return emitOpError("results must have the operands' shapes and element types");
+    if (s.getEncoding() != r.getEncoding())
+      return emitOpError("results must have the operands' layout");
   }
   return success();
 }

@@ -15,6 +15,9 @@ int64_t registersPerThread(Type type);
 
 // Fails, with an error at the first one, when a tile in `root` has no layout.
 LogicalResult verifyEveryTileHasLayout(Operation *root);
+// Fails, with an error at the first one, when a tile's layout covers another
+// number of lanes or waves than the kernel runs.
+LogicalResult verifyLayoutsFit(Operation *root, unsigned waveSize, unsigned numWarps);
 
 // A blocked layout for `shape` with `vec` contiguous elements per thread
 // along `order[0]`, spreading waveSize lanes and numWarps waves over the

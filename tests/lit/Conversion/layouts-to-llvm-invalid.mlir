@@ -1,0 +1,27 @@
+// Pins what tessel-convert-to-llvm refuses in the layouts and LDS plan it is given.
+// RUN: tessel-opt %s -split-input-file --tessel-convert-to-llvm -verify-diagnostics
+
+// A layout written for 32-lane waves reaching a wave64 kernel: refused
+// rather than distributed over lanes that do not exist.
+#b32 = #tessel.blocked<sizePerThread = [1], threadsPerWave = [32], wavesPerBlock = [1], order = [0]>
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
+  func.func @layout_for_another_wave_size() {
+    // expected-error@below {{this tile's layout spreads it over 32 lanes and 1 waves, but the kernel runs 1 waves of 64 lanes}}
+    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #b32>
+    return
+  }
+}
+
+// -----
+
+// A layout conversion the LDS plan never placed (tessel-plan-lds did not run).
+#one = #tessel.blocked<sizePerThread = [1], threadsPerWave = [64], wavesPerBlock = [1], order = [0]>
+#two = #tessel.blocked<sizePerThread = [2], threadsPerWave = [64], wavesPerBlock = [1], order = [0]>
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
+  func.func @unplanned_lds() {
+    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #one>
+    // expected-error@below {{needs 264 bytes of LDS that the LDS plan has not placed; run tessel-plan-lds first}}
+    %c = tessel.convert_layout %r : tensor<64xi32, #one> -> tensor<64xi32, #two>
+    return
+  }
+}
