@@ -1,5 +1,6 @@
 // tessel-opt: runs tessel's (and upstream) passes on MLIR text, for lit tests.
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/lowering/pipeline.hpp"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -13,7 +14,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::tessel::TesselDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::LLVM::LLVMDialect, mlir::ROCDL::ROCDLDialect>();
   mlir::tessel::registerTesselPasses();
-  mlir::tessel::registerTesselPipelines();
+  tessel::registerTesselPipelines();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));

@@ -1,6 +1,8 @@
 // compileTrace: the whole compiler as one linear script, in the spirit of
-// Halide's Lower.cpp. Each stage is one call; TESSEL_DUMP=1 prints the IR
-// after each.
+// Halide's Lower.cpp: import the trace, run the passes (listed in order in
+// buildTesselPipeline below), translate to LLVM IR, generate AMDGPU code.
+// TESSEL_DUMP=1 prints the IR between the stages; TESSEL_PRINT_AFTER_ALL=1
+// prints the module after every pass (MLIR's IR printing).
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/pipeline.hpp"
@@ -9,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
@@ -71,7 +74,7 @@ public:
           return mlir::success();
         }) {}
   [[noreturn]] void fail(const std::string &stage) {
-    throw Error(message_.empty() ? "tessel: " + stage + " failed" : message_);
+    throw Error(message_.empty() ? "tessel: " + stage + " failed (tessel compiler bug)" : message_);
   }
 
 private:
@@ -97,15 +100,31 @@ std::string printed(const llvm::Module &m) {
   return s;
 }
 
-void runPasses(mlir::ModuleOp module, DiagnosticCollector &diags, const char *stage,
-               llvm::function_ref<void(mlir::PassManager &)> build) {
-  mlir::PassManager pm(module.getContext());
-  build(pm);
-  if (mlir::failed(pm.run(module)))
-    diags.fail(stage);
-  if (dumpRequested())
-    std::fprintf(stderr, "// ----- tessel: after %s -----\n%s\n", stage, printed(module).c_str());
+bool printAfterAllRequested() {
+  const char *v = std::getenv("TESSEL_PRINT_AFTER_ALL");
+  return v && *v && std::string(v) != "0";
 }
+
+// Keeps the tile IR as the last tile-level pass left it (what the user's
+// program became: layouts, vector widths, the LDS plan), and names the pass
+// that failed.
+class PipelineObserver : public mlir::PassInstrumentation {
+public:
+  explicit PipelineObserver(std::string &tileIR, std::string &failedPass)
+      : tileIR_(tileIR), failedPass_(failedPass) {}
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    if (pass->getArgument() == kLastTileLevelPass)
+      if (auto module = mlir::dyn_cast<mlir::ModuleOp>(op))
+        tileIR_ = printed(module);
+  }
+  void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *) override {
+    failedPass_ = pass->getArgument().str();
+  }
+  static constexpr const char *kLastTileLevelPass = "tessel-plan-lds";
+
+private:
+  std::string &tileIR_, &failedPass_;
+};
 
 // tessel never allocates private memory, so a private segment in the code
 // object is registers spilled to scratch: slow, so say so, with the kernel's
@@ -132,6 +151,34 @@ void warnAboutSpills(const Trace &trace, const TargetInfo &target, const std::st
 
 } // namespace
 
+// Every pass, in order. tessel-opt's --tessel-lower-to-llvm runs this list.
+void buildTesselPipeline(mlir::OpPassManager &pm) {
+  using namespace mlir;
+  using namespace mlir::tessel;
+  // Specialize for the call: arguments equal to 1 become constants.
+  pm.addPass(createTesselSpecialize());
+  // Simplify: fold what specialization made constant, share equal values.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // An assume() the call's own arguments make false is an error here.
+  pm.addPass(createTesselCheckAssumptions());
+  // Every tile gets a layout over the workgroup's threads (axis analysis
+  // picks vector widths); conversions where a tile is needed in two.
+  pm.addPass(createTesselAssignLayouts());
+  // Every LDS buffer gets an offset; the total is checked against the target.
+  pm.addPass(createTesselPlanLds()); // (PipelineObserver keeps the tile IR here)
+  // Convert to LLVM: each thread's share of every tile, as LLVM dialect.
+  pm.addPass(createTesselConvertToLLVM());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void registerTesselPipelines() {
+  mlir::PassPipelineRegistration<>("tessel-lower-to-llvm",
+                                   "Every pass from tile-level IR to per-thread LLVM dialect",
+                                   [](mlir::OpPassManager &pm) { buildTesselPipeline(pm); });
+}
+
 CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
                             const CompileOptions &options) {
   const TargetInfo &target = requireTarget(options.arch);
@@ -156,21 +203,30 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   if (mlir::failed(mlir::verify(*module)))
     diags.fail("importing the trace");
 
-  // 2. Specialize for this call, simplify, assign layouts.
-  runPasses(*module, diags, "specialization, layouts and the LDS plan",
-            [](mlir::PassManager &pm) { mlir::tessel::addTileLevelPasses(pm); });
+  // 2. The passes (buildTesselPipeline): tile-level IR to per-thread LLVM dialect.
   CompiledKernel out;
   out.name = trace.kernelName;
-  out.tileIR = printed(module.get());
+  {
+    mlir::PassManager pm(ctx.get());
+    buildTesselPipeline(pm);
+    std::string failedPass;
+    pm.addInstrumentation(std::make_unique<PipelineObserver>(out.tileIR, failedPass));
+    if (printAfterAllRequested())
+      pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                          [](mlir::Pass *, mlir::Operation *) { return true; },
+                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+    if (mlir::failed(pm.run(*module)))
+      diags.fail("the pass '" + failedPass + "'");
+  }
+  if (dumpRequested())
+    std::fprintf(stderr, "// ----- tessel: tile IR after layouts and the LDS plan -----\n%s\n"
+                         "// ----- tessel: per-thread LLVM dialect -----\n%s\n",
+                 out.tileIR.c_str(), printed(module.get()).c_str());
   uint32_t ldsBytes = 0;
-  if (auto lds = (*module)->getAttrOfType<mlir::IntegerAttr>("tessel.lds_bytes"))
+  if (auto lds = mlir::tessel::tesselDialect(ctx.get()).getLdsBytesAttrHelper().getAttr(*module))
     ldsBytes = lds.getInt();
 
-  // 3. Distribute over threads: per-thread LLVM dialect.
-  runPasses(*module, diags, "distribution to threads",
-            [](mlir::PassManager &pm) { mlir::tessel::addDistributionPasses(pm); });
-
-  // 4. The kernel module both executors start from.
+  // 3. The kernel module both executors start from.
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(*module, llvmContext, trace.kernelName);
@@ -182,7 +238,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
                             options.codeObjectVersion * 100);
   out.llvmIR = printed(*llvmModule);
 
-  // 5. AMDGPU code object.
+  // 4. AMDGPU code object.
   if (dumpRequested())
     std::fprintf(stderr, "// ----- tessel: the kernel module (LLVM IR) -----\n%s\n",
                  out.llvmIR.c_str());

@@ -8,6 +8,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <memory>
 
@@ -26,5 +27,10 @@ std::unique_ptr<mlir::MLIRContext> makeContext();
 mlir::OwningOpRef<mlir::ModuleOp> importTrace(mlir::MLIRContext &ctx, const Trace &trace,
                                               const Specialization &spec,
                                               const TargetInfo &target, unsigned numWarps);
+
+// Every pass from tile-level IR to per-thread LLVM dialect, in order.
+void buildTesselPipeline(mlir::OpPassManager &pm);
+// Registers it as `tessel-lower-to-llvm` (for tessel-opt).
+void registerTesselPipelines();
 
 } // namespace tessel

@@ -16,12 +16,7 @@ namespace mlir::tessel {
 #define GEN_PASS_REGISTRATION
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 
-// The compiler's pass pipeline in its two halves (compileTrace prints the tile
-// IR between them): specialize, simplify, assign layouts, plan LDS; then
-// distribute over threads into the LLVM dialect.
-void addTileLevelPasses(OpPassManager &pm);
-void addDistributionPasses(OpPassManager &pm);
-// Registers both as one pipeline, `tessel-lower-to-llvm`, for tessel-opt.
-void registerTesselPipelines();
+// The pipeline that runs them in order: tessel::buildTesselPipeline
+// (lowering/lib/Pipeline/Compile.cpp).
 
 } // namespace mlir::tessel
