@@ -4,6 +4,10 @@
 // cached launch), and traces `fn` only when the runtime misses its cache.
 #pragma once
 
+#include "tessel/core/error.hpp"
+#include "tessel/core/kernarg.hpp"
+#include "tessel/core/specialization.hpp"
+#include "tessel/core/trace.hpp"
 #include "tessel/ops.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/kernel_runtime.hpp"
