@@ -4,6 +4,10 @@
 // cached launch), and traces `fn` only when the runtime misses its cache.
 #pragma once
 
+#include "tessel/core/error.hpp"
+#include "tessel/core/kernarg.hpp"
+#include "tessel/core/specialization.hpp"
+#include "tessel/core/trace.hpp"
 #include "tessel/ops.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/kernel_runtime.hpp"
@@ -77,7 +81,9 @@ template <class E> struct param_traits<Tile<E>> {
   static constexpr bool isPtr = is_pointer_elem<E>::value;
   static constexpr DType dtype = elem_info<E>::dtype;
   static constexpr TraceArg arg{isPtr ? TraceArg::Pointer : is_float_elem<E> ? TraceArg::Float : TraceArg::Int, dtype};
-  static constexpr uint32_t size = isPtr ? 8 : sizeof(E); // bool is one byte, as kernargLayout says
+  // bind() writes a 64-bit address or the C++ value; the kernarg rule must agree.
+  static_assert((isPtr ? sizeof(uint64_t) : sizeof(E)) == kernargBytes(arg),
+                "tessel: bind() writes a different number of bytes than the kernarg rule gives the argument");
 
   // Checks and converts one C++ argument: writes its kernarg bytes and returns its spec bits.
   // `device`: the launch's device, against which pointers are checked (null
@@ -137,7 +143,6 @@ template <class T> struct param_traits<Const<T>> {
   static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>,
                 "tessel: Const<T> holds a number, a bool or an enum");
   static constexpr bool runtime = false;
-  static constexpr uint32_t size = 0;
   // Checks and converts one C++ argument as runtime integers are: an integer
   // Const takes only values it can hold, and from a floating-point number
   // only an integral one (64.9 is an error, not 64).
@@ -187,7 +192,6 @@ struct RuntimeSlot {
 template <class... Params> class Kernel {
   static constexpr size_t kNumParams = sizeof...(Params);
   static constexpr std::array<bool, kNumParams> kIsRuntime{detail::param_traits<Params>::runtime...};
-  static constexpr std::array<uint32_t, kNumParams> kParamBytes{detail::param_traits<Params>::size...};
 
 public:
   using Fn = void (*)(Params...);
@@ -196,29 +200,19 @@ public:
   static constexpr size_t kKeyWords = kNumRuntimeArgs + kNumConstArgs + 1;
   static_assert(kKeyWords <= detail::KernelKey::kCapacity, "tessel: too many kernel parameters for the key");
 
-  // The kernarg segment, computed from Params by kernargLayout()'s rule:
-  // runtime arguments in order, each at its natural alignment.
-  struct KernargPlan {
-    std::array<uint32_t, kNumRuntimeArgs> offsets{};
-    std::array<uint32_t, kNumRuntimeArgs> sizes{};
-    uint32_t totalBytes = 0;
-  };
-  static constexpr KernargPlan kKernargs = [] {
-    KernargPlan plan;
-    uint32_t offset = 0;
+  // The runtime arguments in order, as trace() records them in Trace::args.
+  static constexpr std::array<TraceArg, kNumRuntimeArgs> kRuntimeArgs = [] {
+    std::array<TraceArg, kNumRuntimeArgs> args{};
     size_t r = 0;
-    for (size_t i = 0; i < kNumParams; ++i) {
-      if (!kIsRuntime[i]) continue;
-      uint32_t size = kParamBytes[i];
-      offset = (offset + size - 1) / size * size;
-      plan.offsets[r] = offset;
-      plan.sizes[r] = size;
-      offset += size;
-      ++r;
-    }
-    plan.totalBytes = offset;
-    return plan;
+    auto add = [&]<class P>() {
+      if constexpr (detail::param_traits<P>::runtime) args[r++] = detail::param_traits<P>::arg;
+    };
+    (add.template operator()<Params>(), ...);
+    return args;
   }();
+  // The kernarg segment, laid out at compile time by the rule the compiler's
+  // kernargLayout() uses (core/kernarg.hpp).
+  static constexpr KernargPlan<kNumRuntimeArgs> kKernargs = kernargPlan(kRuntimeArgs);
 
   Kernel(Fn fn, std::string name, SourceLoc loc)
       : fn_(fn), name_(std::move(name)), loc_(loc), slot_(std::make_shared<detail::RuntimeSlot>()) {
@@ -242,11 +236,7 @@ public:
     detail::TraceContext ctx(name_);
     detail::TraceScope scope(ctx);
     std::array<int32_t, kNumRuntimeArgs> argNodes{};
-    size_t r = 0;
-    auto addArg = [&]<class P>() {
-      if constexpr (detail::param_traits<P>::runtime) argNodes[r++] = ctx.addArg(detail::param_traits<P>::arg, loc_);
-    };
-    (addArg.template operator()<Params>(), ...);
+    for (size_t r = 0; r < kNumRuntimeArgs; ++r) argNodes[r] = ctx.addArg(kRuntimeArgs[r], loc_);
     callWith(ctx, argNodes, std::index_sequence_for<Params...>{}, std::forward_as_tuple(args...));
     request.trace = ctx.take();
     return request;

@@ -2,12 +2,12 @@
 // Include this one header: tiles and ops, the kernel object, devices.
 #pragma once
 
+#include "tessel/core/compiled_kernel.hpp" // what Kernel::lastCompiled() shows
+#include "tessel/core/error.hpp"           // what every failure throws
 #include "tessel/kernel.hpp"
-#include "tessel/lowering/compile.hpp" // CompiledKernel: what lastKernel() shows
 #include "tessel/ops.hpp"
 #include "tessel/reduce.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/kernel_runtime.hpp"
 #include "tessel/tile.hpp"
-#include "tessel/trace.hpp"
 #include "tessel/types.hpp"

@@ -4,7 +4,9 @@
 // (tile.hpp, ops.hpp) checks element types at compile time and calls these.
 #pragma once
 
-#include "tessel/trace.hpp"
+#include "tessel/core/error.hpp"
+#include "tessel/core/source_loc.hpp"
+#include "tessel/core/trace.hpp"
 
 #include <cstdint>
 #include <functional>

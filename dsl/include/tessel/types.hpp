@@ -2,7 +2,7 @@
 // pointer element, and the mapping from a C++ element type to its DType.
 #pragma once
 
-#include "tessel/trace.hpp"
+#include "tessel/core/dtype.hpp"
 
 #include <bit>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // LLVM IR kernel module -> optimized AMDGPU object + assembly -> .hsaco (lld in process).
 #include "tessel/lowering/amdgpu_codegen.hpp"
 
-#include "tessel/trace.hpp"
+#include "tessel/core/error.hpp"
 
 #include <lld/Common/Driver.h>
 #include <llvm/ADT/SmallString.h>

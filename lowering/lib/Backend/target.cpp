@@ -1,7 +1,7 @@
 // The one table of AMDGPU targets tessel supports (DESIGN principle 6).
 #include "tessel/lowering/target.hpp"
 
-#include "tessel/trace.hpp"
+#include "tessel/core/error.hpp"
 
 #include <array>
 

@@ -6,7 +6,8 @@
 #include "emulator_retarget.hpp"
 #include "emulator_runtime.hpp"
 
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/core/error.hpp"
 #include "tessel/lowering/target.hpp"
 
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>

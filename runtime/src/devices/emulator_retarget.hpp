@@ -2,7 +2,8 @@
 // the very module that becomes the code object. Internal to tessel_devices.
 #pragma once
 
-#include "tessel/trace.hpp"
+#include "tessel/core/error.hpp"
+#include "tessel/core/kernarg.hpp"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,8 @@
 // where ROCm is absent. No HIP headers: the few types and constants are here.
 #include "devices_internal.hpp"
 
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/core/error.hpp"
 #include "tessel/lowering/target.hpp"
 
 #include <cctype>

@@ -1,7 +1,7 @@
 // AMDGPU code generation from handwritten LLVM IR kernels: code objects per
 // target, ocml linking, rejection of external calls, an untouched input module.
 #include "tessel/lowering/amdgpu_codegen.hpp"
-#include "tessel/trace.hpp"
+#include "tessel/core/error.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // The target table: facts per target and the error for an unknown one.
 #include "tessel/lowering/target.hpp"
-#include "tessel/trace.hpp"
+#include "tessel/core/error.hpp"
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,7 @@
 // (AMDGPU triple and gfx942 data layout), wrapped as a CompiledKernel.
 #pragma once
 
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
 // Barriers, LDS and cross-lane operations: the threads of a workgroup run as
 // fibers that switch at s_barrier and at wave-level ops.
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/core/error.hpp"
 #include "tessel/runtime/device.hpp"
 
 #include "emulator_ir.hpp"

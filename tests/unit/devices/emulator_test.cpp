@@ -1,6 +1,7 @@
 // The emulator runs handwritten AMDGPU kernel modules, written the way the
 // lowering emits them (amdgcn triple, AMDGPU data layout, amdgpu_kernel).
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/core/error.hpp"
 
 #include "emulator_ir.hpp"
 #include "tessel/runtime/device.hpp"

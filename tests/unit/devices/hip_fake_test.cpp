@@ -3,7 +3,8 @@
 // code object version. Launches of compiled kernels: tests/unit/e2e/hip_fake_test.cpp.
 #include "fake_hip.hpp"
 
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/core/error.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/disk_cache.hpp"
 

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -103,6 +104,15 @@ TEST_CASE("compile-time kernarg offsets equal kernargLayout()") {
         std::vector<uint32_t>{0, 8, 16, 24, 28, 30, 32, 40, 42, 48});
   CHECK(K::kKernargs.totalBytes == 56);
   static_assert(decltype(jit<vector_add>())::kKernargs.totalBytes == 28);
+  // One rule lays out both sides: the trace hands the compiler exactly the
+  // kernel's runtime arguments, and the compiler's kernargLayout(), evaluated
+  // at compile time on them, is kKernargs.
+  CHECK(std::equal(req.trace.args.begin(), req.trace.args.end(), K::kRuntimeArgs.begin(), K::kRuntimeArgs.end()));
+  static_assert([] {
+    KernargLayout l = kernargLayout(std::vector<TraceArg>(K::kRuntimeArgs.begin(), K::kRuntimeArgs.end()));
+    return std::ranges::equal(l.offsets, K::kKernargs.offsets) && std::ranges::equal(l.sizes, K::kKernargs.sizes) &&
+           l.totalBytes == K::kKernargs.totalBytes;
+  }());
 
   // The packed bytes hold each value at its offset.
   auto bytes = k.kernarg(a, int8_t{-3}, int64_t{1} << 40, 2.5, 16, true, 1.5f, g, 300, 0.75f, 2.0);

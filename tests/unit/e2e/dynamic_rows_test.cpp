@@ -3,7 +3,7 @@
 // every valid M, and the loads and stores move 128 bits at a time.
 #include "e2e_common.hpp"
 
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
 
 using namespace tessel;
 using namespace e2e;

@@ -2,8 +2,6 @@
 // cannot prove alignment.
 #include "e2e_common.hpp"
 
-#include "tessel/lowering/compile.hpp"
-
 using namespace tessel;
 using namespace e2e;
 

@@ -5,7 +5,7 @@
 #include "e2e_common.hpp"
 #include "fake_hip.hpp"
 
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
 
 #include <cstdlib>
 #include <cstring>

@@ -3,7 +3,7 @@
 // inserts when one tile is needed in two layouts.
 #include "e2e_common.hpp"
 
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
 
 using namespace tessel;
 using namespace e2e;

@@ -4,7 +4,7 @@
 
 #include <tessel/kernels/softmax.hpp>
 
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
 
 #include <algorithm>
 #include <regex>

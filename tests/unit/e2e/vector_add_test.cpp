@@ -1,7 +1,7 @@
 // Vector add end to end: trace, specialize, lower, cache, run on the emulator.
 #include "e2e_common.hpp"
 
-#include "tessel/lowering/compile.hpp"
+#include "tessel/core/compiled_kernel.hpp"
 
 #include <cstdlib>
 #include <filesystem>

@@ -3,7 +3,7 @@
 // host. Public header: no LLVM, no HIP headers.
 #pragma once
 
-#include "tessel/trace.hpp"
+#include "tessel/core/error.hpp"
 
 #include <cstddef>
 #include <concepts>

@@ -5,8 +5,8 @@
 // miss; an unwritable cache directory falls back to memory with one warning.
 #pragma once
 
-#include "tessel/lowering/compile.hpp"
-#include "tessel/trace.hpp"
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/core/specialization.hpp"
 
 #include <cstdint>
 #include <map>

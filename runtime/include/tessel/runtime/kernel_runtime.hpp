@@ -4,8 +4,9 @@
 // launches it. A cached launch must not allocate and must not trace.
 #pragma once
 
+#include "tessel/core/specialization.hpp"
+#include "tessel/core/trace.hpp"
 #include "tessel/runtime/device.hpp"
-#include "tessel/trace.hpp"
 
 #include <array>
 #include <cstddef>

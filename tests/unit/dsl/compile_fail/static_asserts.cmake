@@ -32,9 +32,9 @@ foreach(_case IN LISTS _dsl_cf_cases)
   list(GET _parts 1 _re)
   add_test(NAME dsl_static_assert_${_n}
     COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -DCASE=${_n}
-      -I${CMAKE_SOURCE_DIR}/dsl/include -I${CMAKE_SOURCE_DIR}/runtime/include -I${CMAKE_SOURCE_DIR}/lowering/include ${_dsl_cf_src})
+      -I${CMAKE_SOURCE_DIR}/core/include -I${CMAKE_SOURCE_DIR}/dsl/include -I${CMAKE_SOURCE_DIR}/runtime/include ${_dsl_cf_src})
   set_tests_properties(dsl_static_assert_${_n} PROPERTIES PASS_REGULAR_EXPRESSION "${_re}")
 endforeach()
 add_test(NAME dsl_static_assert_0
   COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -DCASE=0
-    -I${CMAKE_SOURCE_DIR}/dsl/include -I${CMAKE_SOURCE_DIR}/runtime/include -I${CMAKE_SOURCE_DIR}/lowering/include ${_dsl_cf_src})
+    -I${CMAKE_SOURCE_DIR}/core/include -I${CMAKE_SOURCE_DIR}/dsl/include -I${CMAKE_SOURCE_DIR}/runtime/include ${_dsl_cf_src})

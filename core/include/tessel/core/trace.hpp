@@ -4,26 +4,14 @@
 // fingerprinted cheaply for the cache key.
 #pragma once
 
+#include "tessel/core/dtype.hpp"
+#include "tessel/core/source_loc.hpp"
+
 #include <cstdint>
-#include <exception>
 #include <string>
 #include <vector>
 
 namespace tessel {
-
-// Element types of tiles (the C++ types are in types.hpp).
-enum class DType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
-
-const char *dtypeName(DType t);     // "i1", "f32", ...
-unsigned dtypeBits(DType t);        // 1, 8, ..., 64
-inline bool isFloat(DType t) { return t >= DType::F16; }
-
-// Where in the user's C++ an op was traced (from std::source_location).
-struct SourceLoc {
-  const char *file = "";
-  uint32_t line = 0;
-  uint32_t column = 0;
-};
 
 // Opcodes. Operand conventions are given per op; "tile" means any rank
 // (0 = scalar). Binary elementwise ops see operands of one shape and one
@@ -95,9 +83,12 @@ struct TraceNode {
   std::vector<TraceNode> region; // Reduce/Scan: the traced combine function
 };
 
+// A runtime argument of the kernel; its place in the kernarg segment is
+// kernarg.hpp's rule.
 struct TraceArg {
   enum Kind : uint8_t { Pointer, Int, Float } kind;
   DType dtype;  // pointee type for Pointer
+  bool operator==(const TraceArg &) const = default;
 };
 
 struct Trace {
@@ -108,40 +99,6 @@ struct Trace {
   // Stable 64-bit fingerprint of everything above except source locations'
   // file pointers (the file names' text is hashed).
   uint64_t fingerprint() const;
-};
-
-// What a call's arguments let the compiler assume (DESIGN: specialization).
-// One entry per Trace::args entry; all false is always correct.
-struct ArgSpecialization {
-  bool equalsOne = false;     // Int: the value is exactly 1 (becomes a constant)
-  bool divisibleBy16 = false; // Int: value % 16 == 0
-  bool aligned16 = false;     // Pointer: address % 16 == 0
-  bool operator==(const ArgSpecialization &) const = default;
-};
-struct Specialization {
-  std::vector<ArgSpecialization> args;
-  bool operator==(const Specialization &) const = default;
-};
-
-// Where each runtime argument sits in the kernarg segment (AMDGPU ABI:
-// natural alignment, in order; pointers are 8 bytes, scalars their width,
-// i1 one byte). Every Trace::args entry is present, specialized or not.
-struct KernargLayout {
-  std::vector<uint32_t> offsets;
-  std::vector<uint32_t> sizes;
-  uint32_t totalBytes = 0;
-};
-KernargLayout kernargLayout(const std::vector<TraceArg> &args);
-
-// Thrown for every user-facing error (trace-time shape errors, compile errors,
-// resource limits, runtime failures). `what()` names the C++ file:line.
-class Error : public std::exception {
-public:
-  explicit Error(std::string message) : message_(std::move(message)) {}
-  const char *what() const noexcept override { return message_.c_str(); }
-
-private:
-  std::string message_;
 };
 
 } // namespace tessel

@@ -1,34 +1,9 @@
-#include "tessel/trace.hpp"
+// traceOpName and Trace::fingerprint.
+#include "tessel/core/trace.hpp"
 
 #include <cstring>
 
 namespace tessel {
-
-const char *dtypeName(DType t) {
-  switch (t) {
-  case DType::I1: return "i1";
-  case DType::I8: return "i8";
-  case DType::I16: return "i16";
-  case DType::I32: return "i32";
-  case DType::I64: return "i64";
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::F32: return "f32";
-  case DType::F64: return "f64";
-  }
-  return "?";
-}
-
-unsigned dtypeBits(DType t) {
-  switch (t) {
-  case DType::I1: return 1;
-  case DType::I8: return 8;
-  case DType::I16: case DType::F16: case DType::BF16: return 16;
-  case DType::I32: case DType::F32: return 32;
-  case DType::I64: case DType::F64: return 64;
-  }
-  return 0;
-}
 
 const char *traceOpName(TraceOp op) {
   switch (op) {
@@ -111,20 +86,6 @@ uint64_t Trace::fingerprint() const {
   }
   hashNodes(f, nodes);
   return f.h;
-}
-
-KernargLayout kernargLayout(const std::vector<TraceArg> &args) {
-  KernargLayout layout;
-  uint32_t offset = 0;
-  for (const TraceArg &a : args) {
-    uint32_t size = a.kind == TraceArg::Pointer ? 8 : (dtypeBits(a.dtype) + 7) / 8;
-    offset = (offset + size - 1) / size * size;
-    layout.offsets.push_back(offset);
-    layout.sizes.push_back(size);
-    offset += size;
-  }
-  layout.totalBytes = offset;
-  return layout;
 }
 
 } // namespace tessel

@@ -1,0 +1,51 @@
+// The trace's fingerprint: what the cache key hashes of a trace.
+#include "tessel/core/trace.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace tessel;
+
+namespace {
+
+Trace smallTrace() {
+  Trace t;
+  t.kernelName = "k";
+  t.args = {{TraceArg::Pointer, DType::F32}, {TraceArg::Int, DType::I32}};
+  t.nodes.push_back({.op = TraceOp::Arg, .dtype = DType::F32, .isPtr = true, .loc = {"a.cpp", 1, 1}});
+  t.nodes.push_back({.op = TraceOp::Arg, .dtype = DType::I32, .i0 = 1, .loc = {"a.cpp", 1, 1}});
+  t.nodes.push_back({.op = TraceOp::Arange, .dtype = DType::I32, .shape = {64}, .i1 = 64, .loc = {"a.cpp", 2, 5}});
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("the fingerprint hashes ops, shapes and non-argument locations") {
+  const Trace base = smallTrace();
+  CHECK(smallTrace().fingerprint() == base.fingerprint());
+
+  Trace shape = smallTrace();
+  shape.nodes[2].shape = {128};
+  CHECK(shape.fingerprint() != base.fingerprint());
+
+  Trace line = smallTrace();
+  line.nodes[2].loc.line = 3;
+  CHECK(line.fingerprint() != base.fingerprint());
+
+  // The file name's text counts, not where it is stored.
+  std::string file = "a.cpp";
+  Trace copy = smallTrace();
+  copy.nodes[2].loc.file = file.c_str();
+  CHECK(copy.fingerprint() == base.fingerprint());
+
+  // An argument's location is where jit() was called: not part of the kernel.
+  Trace argLoc = smallTrace();
+  argLoc.nodes[0].loc = {"b.cpp", 9, 9};
+  CHECK(argLoc.fingerprint() == base.fingerprint());
+}
+
+TEST_CASE("op names") {
+  CHECK(std::string(traceOpName(TraceOp::Arange)) == "Arange");
+  CHECK(std::string(traceOpName(TraceOp::MaxContiguous)) == "MaxContiguous");
+}
