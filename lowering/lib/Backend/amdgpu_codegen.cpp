@@ -57,7 +57,7 @@ void initializeAmdgpuOnce() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetInfo &target) {
+std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetFacts &target) {
   initializeAmdgpuOnce();
   llvm::Triple triple(kAmdgpuTriple);
   std::string error;
@@ -73,7 +73,7 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetInfo &target)
 }
 
 // Computing the data layout needs a TargetMachine; remember it per target.
-std::string dataLayoutFor(const TargetInfo &target) {
+std::string dataLayoutFor(const TargetFacts &target) {
   static std::mutex mutex;
   static std::map<std::string, std::string, std::less<>> layouts;
   std::lock_guard lock(mutex);
@@ -85,7 +85,7 @@ std::string dataLayoutFor(const TargetInfo &target) {
   return layout;
 }
 
-void setTripleAndDataLayout(llvm::Module &module, const TargetInfo &target) {
+void setTripleAndDataLayout(llvm::Module &module, const TargetFacts &target) {
   module.setTargetTriple(llvm::Triple(kAmdgpuTriple));
   module.setDataLayout(dataLayoutFor(target));
 }
@@ -164,7 +164,7 @@ void linkOcml(llvm::Module &module, const ScopedDiagnostics &diagnostics) {
 
 // The control constants ocml reads, defined here so no per-ISA oclc_*.bc is needed
 // (rocm-device-libs 5.2 ships none for gfx942, gfx950, gfx1100).
-void defineOclcControls(llvm::Module &module, const TargetInfo &target) {
+void defineOclcControls(llvm::Module &module, const TargetFacts &target) {
   const std::pair<const char *, uint64_t> controls[] = {
       {"__oclc_ISA_version", target.isaVersion},
       {"__oclc_wavefrontsize64", target.waveSize == 64 ? 1 : 0},
@@ -264,7 +264,7 @@ std::vector<uint8_t> linkHsaco(const std::string &object) {
 }
 
 // A kernel may not depend on anything outside its code object (no malloc, no libm).
-void rejectUndefinedSymbols(const std::vector<uint8_t> &hsaco, const TargetInfo &target) {
+void rejectUndefinedSymbols(const std::vector<uint8_t> &hsaco, const TargetFacts &target) {
   llvm::StringRef bytes(reinterpret_cast<const char *>(hsaco.data()), hsaco.size());
   auto object = llvm::object::ObjectFile::createELFObjectFile(
       llvm::MemoryBufferRef(bytes, "kernel.hsaco"));
@@ -306,14 +306,14 @@ void rejectUndefinedSymbols(const std::vector<uint8_t> &hsaco, const TargetInfo 
 
 } // namespace
 
-void configureModuleForTarget(llvm::Module &module, const TargetInfo &target) {
+void configureModuleForTarget(llvm::Module &module, const TargetFacts &target) {
   setTripleAndDataLayout(module, target);
   module.setModuleFlag(llvm::Module::Error, kCodeObjectVersionFlag,
                        llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
                            llvm::Type::getInt32Ty(module.getContext()), kCodeObjectVersion)));
 }
 
-AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetInfo &target) {
+AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target) {
   std::unique_ptr<llvm::TargetMachine> machine = makeTargetMachine(target);
   // The clone lives in the caller's context; keep its diagnostics from exiting the process.
   ScopedDiagnostics diagnostics(module.getContext());

@@ -11,31 +11,84 @@ namespace {
 constexpr unsigned kLds64KiB = 64 * 1024;
 constexpr unsigned kMaxWorkgroup = 1024;
 
+using enum DType;
+constexpr MatrixCore kMfma = MatrixCore::Mfma, kWmma = MatrixCore::Wmma;
+
+// CDNA2 (gfx90a): MFMA with 4-deep f16, bf16 (_1k) and i8 steps.
+constexpr MatrixInstr kGfx90aMatrix[] = {
+    {kMfma, F16, F32, 32, 32, 8, "llvm.amdgcn.mfma.f32.32x32x8f16"},
+    {kMfma, F16, F32, 16, 16, 16, "llvm.amdgcn.mfma.f32.16x16x16f16"},
+    {kMfma, BF16, F32, 32, 32, 8, "llvm.amdgcn.mfma.f32.32x32x8bf16.1k"},
+    {kMfma, BF16, F32, 16, 16, 16, "llvm.amdgcn.mfma.f32.16x16x16bf16.1k"},
+    {kMfma, I8, I32, 32, 32, 8, "llvm.amdgcn.mfma.i32.32x32x8i8"},
+    {kMfma, I8, I32, 16, 16, 16, "llvm.amdgcn.mfma.i32.16x16x16i8"},
+    {kMfma, F32, F32, 32, 32, 2, "llvm.amdgcn.mfma.f32.32x32x2f32"},
+    {kMfma, F32, F32, 16, 16, 4, "llvm.amdgcn.mfma.f32.16x16x4f32"},
+};
+// CDNA3 (gfx942): i8 steps twice as deep (the 8-deep ones are gone).
+constexpr MatrixInstr kGfx942Matrix[] = {
+    {kMfma, F16, F32, 32, 32, 8, "llvm.amdgcn.mfma.f32.32x32x8f16"},
+    {kMfma, F16, F32, 16, 16, 16, "llvm.amdgcn.mfma.f32.16x16x16f16"},
+    {kMfma, BF16, F32, 32, 32, 8, "llvm.amdgcn.mfma.f32.32x32x8bf16.1k"},
+    {kMfma, BF16, F32, 16, 16, 16, "llvm.amdgcn.mfma.f32.16x16x16bf16.1k"},
+    {kMfma, I8, I32, 32, 32, 16, "llvm.amdgcn.mfma.i32.32x32x16.i8"},
+    {kMfma, I8, I32, 16, 16, 32, "llvm.amdgcn.mfma.i32.16x16x32.i8"},
+    {kMfma, F32, F32, 32, 32, 2, "llvm.amdgcn.mfma.f32.32x32x2f32"},
+    {kMfma, F32, F32, 16, 16, 4, "llvm.amdgcn.mfma.f32.16x16x4f32"},
+};
+// CDNA4 (gfx950): f16, bf16 and i8 steps twice as deep again.
+constexpr MatrixInstr kGfx950Matrix[] = {
+    {kMfma, F16, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.f16"},
+    {kMfma, F16, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.f16"},
+    {kMfma, F16, F32, 32, 32, 8, "llvm.amdgcn.mfma.f32.32x32x8f16"},
+    {kMfma, F16, F32, 16, 16, 16, "llvm.amdgcn.mfma.f32.16x16x16f16"},
+    {kMfma, BF16, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.bf16"},
+    {kMfma, BF16, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.bf16"},
+    {kMfma, I8, I32, 32, 32, 32, "llvm.amdgcn.mfma.i32.32x32x32.i8"},
+    {kMfma, I8, I32, 16, 16, 64, "llvm.amdgcn.mfma.i32.16x16x64.i8"},
+    {kMfma, F32, F32, 32, 32, 2, "llvm.amdgcn.mfma.f32.32x32x2f32"},
+    {kMfma, F32, F32, 16, 16, 4, "llvm.amdgcn.mfma.f32.16x16x4f32"},
+};
+// RDNA3 (gfx1100): WMMA, 16x16x16 per wave of 32.
+constexpr MatrixInstr kGfx1100Matrix[] = {
+    {kWmma, F16, F32, 16, 16, 16, "llvm.amdgcn.wmma.f32.16x16x16.f16"},
+    {kWmma, BF16, F32, 16, 16, 16, "llvm.amdgcn.wmma.f32.16x16x16.bf16"},
+    {kWmma, I8, I32, 16, 16, 16, "llvm.amdgcn.wmma.i32.16x16x16.iu8"},
+};
+
 // isaVersion follows the oclc_isa_version_<gfx>.bc convention: major*1000 +
 // minor*100 + stepping, with the hex stepping of gfx90a ('a' = 10) spelled 10.
-constexpr std::array<TargetInfo, 4> kTargets = {{
-    {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", true, false},
-    {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", true, false},
-    {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", true, false},
-    {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", false, true},
+constexpr std::array<TargetFacts, 4> kTargets = {{
+    {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", kGfx90aMatrix},
+    {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix},
+    {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix},
+    {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix},
 }};
 
 } // namespace
 
-const TargetInfo *lookupTarget(std::string_view arch) {
-  for (const TargetInfo &target : kTargets)
+std::vector<MatrixInstr> TargetFacts::matrixInstrsFor(DType operand, DType accumulator) const {
+  std::vector<MatrixInstr> out;
+  for (const MatrixInstr &i : matrixInstrs)
+    if (i.operand == operand && i.accumulator == accumulator)
+      out.push_back(i);
+  return out;
+}
+
+const TargetFacts *lookupTarget(std::string_view arch) {
+  for (const TargetFacts &target : kTargets)
     if (arch == target.arch)
       return &target;
   return nullptr;
 }
 
-const TargetInfo &requireTarget(std::string_view arch) {
-  if (const TargetInfo *target = lookupTarget(arch))
+const TargetFacts &requireTarget(std::string_view arch) {
+  if (const TargetFacts *target = lookupTarget(arch))
     return *target;
   std::string message = "unsupported AMDGPU target '" + std::string(arch) +
                         "'; tessel supports: ";
   bool first = true;
-  for (const TargetInfo &target : kTargets) {
+  for (const TargetFacts &target : kTargets) {
     message += first ? "" : ", ";
     message += target.arch;
     first = false;
@@ -46,7 +99,7 @@ const TargetInfo &requireTarget(std::string_view arch) {
 std::vector<std::string> supportedTargets() {
   std::vector<std::string> names;
   names.reserve(kTargets.size());
-  for (const TargetInfo &target : kTargets)
+  for (const TargetFacts &target : kTargets)
     names.emplace_back(target.arch);
   return names;
 }

@@ -129,7 +129,7 @@ private:
 // tessel never allocates private memory, so a private segment in the code
 // object is registers spilled to scratch: slow, so say so, with the kernel's
 // line and what to change.
-void warnAboutSpills(const Trace &trace, const TargetInfo &target, const std::string &assembly) {
+void warnAboutSpills(const Trace &trace, const TargetFacts &target, const std::string &assembly) {
   const std::string field = ".amdhsa_private_segment_fixed_size ";
   size_t at = assembly.find(field);
   if (at == std::string::npos)
@@ -181,7 +181,7 @@ void registerTesselPipelines() {
 
 CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
                             const CompileOptions &options) {
-  const TargetInfo &target = requireTarget(options.arch);
+  const TargetFacts &target = requireTarget(options.arch);
   if (options.numWarps == 0 || (options.numWarps & (options.numWarps - 1)) ||
       uint64_t(options.numWarps) * target.waveSize > target.maxWorkgroupSize)
     throw Error("num_warps must be a power of two with num_warps * " +

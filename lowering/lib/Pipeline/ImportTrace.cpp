@@ -15,7 +15,7 @@ class TraceImporter {
 public:
   TraceImporter(MLIRContext &ctx, const Trace &trace) : ctx_(ctx), trace_(trace), b_(&ctx) {}
 
-  OwningOpRef<ModuleOp> run(const Specialization &spec, const TargetInfo &target,
+  OwningOpRef<ModuleOp> run(const Specialization &spec, const TargetFacts &target,
                             unsigned numWarps) {
     Location unknown = UnknownLoc::get(&ctx_);
     OwningOpRef<ModuleOp> module = ModuleOp::create(unknown);
@@ -422,7 +422,7 @@ private:
 } // namespace
 
 OwningOpRef<ModuleOp> importTrace(MLIRContext &ctx, const Trace &trace,
-                                  const Specialization &spec, const TargetInfo &target,
+                                  const Specialization &spec, const TargetFacts &target,
                                   unsigned numWarps) {
   return TraceImporter(ctx, trace).run(spec, target, numWarps);
 }

@@ -29,7 +29,7 @@ Device Device::emulator(std::string arch) {
     arch = environment("TESSEL_ARCH");
   if (arch.empty())
     arch = "gfx942";
-  const TargetInfo *found;
+  const TargetFacts *found;
   try {
     found = &requireTarget(arch);
   } catch (const Error &e) {
@@ -37,9 +37,9 @@ Device Device::emulator(std::string arch) {
       throw;
     throw Error("TESSEL_ARCH='" + arch + "' (the emulator's target, from the environment): " + e.what());
   }
-  const TargetInfo &target = *found;
+  const TargetFacts &target = *found;
   static std::mutex mutex;
-  static std::map<const TargetInfo *, std::weak_ptr<DeviceImpl>> devices;
+  static std::map<const TargetFacts *, std::weak_ptr<DeviceImpl>> devices;
   std::lock_guard lock(mutex);
   std::weak_ptr<DeviceImpl> &slot = devices[&target];
   std::shared_ptr<DeviceImpl> device = slot.lock();

@@ -8,9 +8,9 @@
 #include <string>
 
 namespace tessel {
-struct TargetInfo;
+struct TargetFacts;
 
-std::shared_ptr<DeviceImpl> makeEmulatorDevice(const TargetInfo &target);
+std::shared_ptr<DeviceImpl> makeEmulatorDevice(const TargetFacts &target);
 // Throws tessel::Error saying why no HIP GPU is usable.
 std::shared_ptr<DeviceImpl> makeHipDevice(int ordinal);
 

@@ -268,7 +268,7 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
 
 class EmulatorDevice final : public DeviceImpl {
 public:
-  explicit EmulatorDevice(const TargetInfo &target)
+  explicit EmulatorDevice(const TargetFacts &target)
       : target_(target), pool_(std::max(1u, std::thread::hardware_concurrency())) {
     installMemoryFaultReport();
     static std::once_flag initialized;
@@ -449,7 +449,7 @@ private:
     builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, modules);
   }
 
-  const TargetInfo &target_;
+  const TargetFacts &target_;
   WorkerPool pool_;
   std::unique_ptr<llvm::TargetMachine> machine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
@@ -464,7 +464,7 @@ EmulatorKernel::~EmulatorKernel() { device_.unload(dylib_); }
 
 } // namespace
 
-std::shared_ptr<DeviceImpl> makeEmulatorDevice(const TargetInfo &target) {
+std::shared_ptr<DeviceImpl> makeEmulatorDevice(const TargetFacts &target) {
   return std::make_shared<EmulatorDevice>(target);
 }
 

@@ -255,7 +255,7 @@ private:
   const HipApi &api_;
   int ordinal_;
   std::string name_;
-  const TargetInfo *target_ = nullptr;
+  const TargetFacts *target_ = nullptr;
   unsigned codeObjectVersion_ = 4;
 };
 

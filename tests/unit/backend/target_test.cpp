@@ -13,17 +13,17 @@ TEST_CASE("target table holds the facts of each supported target") {
     const char *arch;
     unsigned waveSize, ldsBytes, isaVersion;
     const char *feature;
-    bool mfma, wmma;
+    MatrixCore matrixKind;
   };
   const Expected expected[] = {
-      {"gfx90a", 64, 65536, 9010, "+wavefrontsize64", true, false},
-      {"gfx942", 64, 65536, 9402, "+wavefrontsize64", true, false},
-      {"gfx950", 64, 163840, 9500, "+wavefrontsize64", true, false},
-      {"gfx1100", 32, 65536, 11000, "+wavefrontsize32", false, true},
+      {"gfx90a", 64, 65536, 9010, "+wavefrontsize64", MatrixCore::Mfma},
+      {"gfx942", 64, 65536, 9402, "+wavefrontsize64", MatrixCore::Mfma},
+      {"gfx950", 64, 163840, 9500, "+wavefrontsize64", MatrixCore::Mfma},
+      {"gfx1100", 32, 65536, 11000, "+wavefrontsize32", MatrixCore::Wmma},
   };
   for (const Expected &e : expected) {
     CAPTURE(e.arch);
-    const TargetInfo *target = lookupTarget(e.arch);
+    const TargetFacts *target = lookupTarget(e.arch);
     REQUIRE(target != nullptr);
     CHECK(std::string(target->arch) == e.arch);
     CHECK(target->waveSize == e.waveSize);
@@ -31,8 +31,9 @@ TEST_CASE("target table holds the facts of each supported target") {
     CHECK(target->maxWorkgroupSize == 1024);
     CHECK(target->isaVersion == e.isaVersion);
     CHECK(std::string(target->features).find(e.feature) != std::string::npos);
-    CHECK(target->hasMfma == e.mfma);
-    CHECK(target->hasWmma == e.wmma);
+    REQUIRE(!target->matrixInstrs.empty());
+    for (const MatrixInstr &i : target->matrixInstrs)
+      CHECK(i.kind == e.matrixKind);
     CHECK(&requireTarget(e.arch) == target);
   }
   CHECK(supportedTargets() == std::vector<std::string>{"gfx90a", "gfx942", "gfx950", "gfx1100"});
@@ -52,4 +53,26 @@ TEST_CASE("an unknown target is nullptr from lookup and an Error listing the sup
   CHECK(message.find("gfx1200") != std::string::npos);
   for (const char *arch : {"gfx90a", "gfx942", "gfx950", "gfx1100"})
     CHECK(message.find(arch) != std::string::npos);
+}
+
+TEST_CASE("matrix-core instructions per target and element type") {
+  auto shapes = [](const char *arch, DType operand, DType accumulator) {
+    std::vector<std::string> out;
+    for (const MatrixInstr &i : requireTarget(arch).matrixInstrsFor(operand, accumulator))
+      out.push_back(std::to_string(i.m) + "x" + std::to_string(i.n) + "x" + std::to_string(i.k));
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(shapes("gfx90a", DType::F16, DType::F32) == V{"32x32x8", "16x16x16"});
+  CHECK(shapes("gfx942", DType::F16, DType::F32) == V{"32x32x8", "16x16x16"});
+  CHECK(shapes("gfx950", DType::F16, DType::F32) == V{"32x32x16", "16x16x32", "32x32x8", "16x16x16"});
+  CHECK(shapes("gfx1100", DType::F16, DType::F32) == V{"16x16x16"});
+  CHECK(shapes("gfx90a", DType::I8, DType::I32) == V{"32x32x8", "16x16x16"});
+  CHECK(shapes("gfx942", DType::I8, DType::I32) == V{"32x32x16", "16x16x32"});
+  CHECK(shapes("gfx950", DType::I8, DType::I32) == V{"32x32x32", "16x16x64"});
+  CHECK(shapes("gfx942", DType::BF16, DType::F32) == V{"32x32x8", "16x16x16"});
+  CHECK(shapes("gfx942", DType::F32, DType::F32) == V{"32x32x2", "16x16x4"});
+  // No matrix instruction takes i8 into f32, or f64 at all in the table.
+  CHECK(shapes("gfx942", DType::I8, DType::F32).empty());
+  CHECK(shapes("gfx1100", DType::F32, DType::F32).empty());
 }

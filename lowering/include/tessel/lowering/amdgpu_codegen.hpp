@@ -16,7 +16,7 @@ namespace tessel {
 
 // Sets triple (amdgcn-amd-amdhsa), data layout and code object version on a
 // kernel module about to be generated for `target`.
-void configureModuleForTarget(llvm::Module &module, const TargetInfo &target);
+void configureModuleForTarget(llvm::Module &module, const TargetFacts &target);
 
 struct AmdgpuCode {
   std::vector<uint8_t> hsaco; // linked code object (ELF, one kernel descriptor per kernel)
@@ -27,6 +27,6 @@ struct AmdgpuCode {
 // modified (work happens on a clone). Calls to __ocml_* functions are linked
 // from the ROCm device libraries. Throws tessel::Error on failure, including
 // when the linked code object still has undefined symbols.
-AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetInfo &target);
+AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target);
 
 } // namespace tessel

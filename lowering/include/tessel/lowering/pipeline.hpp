@@ -26,7 +26,7 @@ std::unique_ptr<mlir::MLIRContext> makeContext();
 // its arguments and the target on the module. Throws tessel::Error.
 mlir::OwningOpRef<mlir::ModuleOp> importTrace(mlir::MLIRContext &ctx, const Trace &trace,
                                               const Specialization &spec,
-                                              const TargetInfo &target, unsigned numWarps);
+                                              const TargetFacts &target, unsigned numWarps);
 
 // Every pass from tile-level IR to per-thread LLVM dialect, in order.
 void buildTesselPipeline(mlir::OpPassManager &pm);

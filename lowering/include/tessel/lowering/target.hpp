@@ -2,27 +2,43 @@
 // (DESIGN principle 6: targets are data).
 #pragma once
 
+#include "tessel/core/dtype.hpp"
+
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tessel {
 
-struct TargetInfo {
+// One matrix-core instruction: D[m x n] = A[m x k] * B[k x n] + C per wave,
+// A and B of `operand` elements, C and D of `accumulator`.
+enum class MatrixCore : uint8_t { Mfma, Wmma };
+struct MatrixInstr {
+  MatrixCore kind;
+  DType operand, accumulator;
+  unsigned m, n, k;
+  const char *intrinsic; // the LLVM intrinsic, "llvm.amdgcn.mfma.f32.32x32x8f16"
+};
+
+struct TargetFacts {
   const char *arch;            // "gfx942"
   unsigned waveSize;           // 64 (gfx9) or 32 (gfx11)
   unsigned ldsBytes;           // workgroup memory per workgroup
   unsigned maxWorkgroupSize;   // threads per workgroup
   unsigned isaVersion;         // e.g. 9402, for __oclc_ISA_version
   const char *features;        // LLVM target features string ("+wavefrontsize64", ...)
-  bool hasMfma;                // matrix cores, gfx9 style
-  bool hasWmma;                // matrix cores, gfx11 style
+  std::span<const MatrixInstr> matrixInstrs; // the matrix-core instructions, largest first
+
+  // The instructions for `operand` inputs accumulating in `accumulator`
+  // (the dot lowering picks among them); empty when the target has none.
+  std::vector<MatrixInstr> matrixInstrsFor(DType operand, DType accumulator) const;
 };
 
 // nullptr when `arch` is not one tessel supports.
-const TargetInfo *lookupTarget(std::string_view arch);
+const TargetFacts *lookupTarget(std::string_view arch);
 // Throws tessel::Error listing the supported targets when `arch` is unknown.
-const TargetInfo &requireTarget(std::string_view arch);
+const TargetFacts &requireTarget(std::string_view arch);
 std::vector<std::string> supportedTargets();
 
 } // namespace tessel
