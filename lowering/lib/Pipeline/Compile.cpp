@@ -170,7 +170,6 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Convert to LLVM: each thread's share of every tile, as LLVM dialect.
   pm.addPass(createTesselConvertToLLVM());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
 }
 
 void registerTesselPipelines() {

@@ -32,10 +32,10 @@ struct ConvertTesselToLLVMPass
     MLIRContext *ctx = module.getContext();
     if (failed(verifyEveryTileHasLayout(module)))
       return signalPassFailure();
-    FailureOr<KernelConfig> config = getKernelConfig(module, getArgument());
-    if (failed(config))
+    FailureOr<KernelConfig> kernel = getKernelConfig(module, getArgument());
+    if (failed(kernel))
       return signalPassFailure();
-    if (failed(verifyLayoutsFit(module, config->waveSize, config->numWarps)))
+    if (failed(verifyLayoutsFit(module, kernel->waveSize, kernel->numWarps)))
       return signalPassFailure();
     TesselDialect &tessel = tesselDialect(ctx);
     // Every op that exchanges data through LDS needs its place in the plan.
@@ -56,7 +56,7 @@ struct ConvertTesselToLLVMPass
     if (unplanned.wasInterrupted())
       return signalPassFailure();
     StringAttr arch = tessel.getTargetAttrHelper().getAttr(module);
-    TargetInfo target(arch ? arch.getValue() : "", config->waveSize, config->numWarps);
+    TargetInfo target(arch ? arch.getValue() : "", kernel->waveSize, kernel->numWarps);
 
     // The LDS plan's bytes, as one workgroup array every LDS access indexes.
     if (IntegerAttr lds = tessel.getLdsBytesAttrHelper().getAttr(module); lds && lds.getInt() > 0) {
@@ -90,7 +90,11 @@ struct ConvertTesselToLLVMPass
     // The scalar arith and math ops the tile patterns leave become LLVM ops.
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);
-    if (failed(applyPartialConversion(module, legality, std::move(patterns))))
+    // Patterns never fail after changing the IR (what could fail is checked
+    // above or by verifiers), so the conversion needs no rollback: faster.
+    ConversionConfig config;
+    config.allowPatternRollback = false;
+    if (failed(applyPartialConversion(module, legality, std::move(patterns), config)))
       return signalPassFailure();
 
     // Structured control flow (predication, loops) to LLVM branches.
@@ -100,7 +104,7 @@ struct ConvertTesselToLLVMPass
     RewritePatternSet branchPatterns(ctx);
     populateSCFToControlFlowConversionPatterns(branchPatterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, branchPatterns);
-    if (failed(applyPartialConversion(module, branches, std::move(branchPatterns))))
+    if (failed(applyPartialConversion(module, branches, std::move(branchPatterns), config)))
       return signalPassFailure();
   }
 };

@@ -9,17 +9,25 @@
 using namespace mlir;
 using namespace mlir::tessel;
 
-Value TargetInfo::threadId(OpBuilder &b, Location loc) const {
-  return b.create<ROCDL::ThreadIdXOp>(loc, b.getI32Type());
+TargetInfo::Ids &TargetInfo::idsAt(OpBuilder &b, Location loc) const {
+  Operation *kernel = b.getInsertionBlock()->getParentOp();
+  while (kernel && !isa<LLVM::LLVMFuncOp>(kernel))
+    kernel = kernel->getParentOp();
+  Ids &ids = ids_[kernel];
+  if (!ids.thread) {
+    OpBuilder::InsertionGuard guard(b);
+    if (kernel)
+      b.setInsertionPointToStart(&cast<LLVM::LLVMFuncOp>(kernel).getBody().front());
+    ids.thread = b.create<ROCDL::ThreadIdXOp>(loc, b.getI32Type());
+    ids.lane = b.create<LLVM::AndOp>(loc, ids.thread, i32Value(b, loc, waveSize_ - 1));
+    ids.wave = b.create<LLVM::LShrOp>(loc, ids.thread, i32Value(b, loc, llvm::Log2_32(waveSize_)));
+  }
+  return ids;
 }
 
-Value TargetInfo::laneId(OpBuilder &b, Location loc) const {
-  return b.create<LLVM::AndOp>(loc, threadId(b, loc), i32Value(b, loc, waveSize_ - 1));
-}
-
-Value TargetInfo::waveId(OpBuilder &b, Location loc) const {
-  return b.create<LLVM::LShrOp>(loc, threadId(b, loc), i32Value(b, loc, llvm::Log2_32(waveSize_)));
-}
+Value TargetInfo::threadId(OpBuilder &b, Location loc) const { return idsAt(b, loc).thread; }
+Value TargetInfo::laneId(OpBuilder &b, Location loc) const { return idsAt(b, loc).lane; }
+Value TargetInfo::waveId(OpBuilder &b, Location loc) const { return idsAt(b, loc).wave; }
 
 Value TargetInfo::programId(OpBuilder &b, Location loc, unsigned axis) const {
   Type i32 = b.getI32Type();

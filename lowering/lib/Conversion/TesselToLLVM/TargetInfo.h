@@ -7,6 +7,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <functional>
 
 namespace mlir::tessel {
@@ -54,6 +56,14 @@ private:
   // Moves `v` between lanes 32 bits at a time with `move32`.
   Value moveAcrossLanes(OpBuilder &b, Location loc, Value v,
                         const std::function<Value(Value)> &move32) const;
+
+  // Thread, lane and wave ids, made once at the top of each kernel: every
+  // op of the kernel uses the same values (no CSE needed to merge copies).
+  struct Ids {
+    Value thread, lane, wave;
+  };
+  Ids &idsAt(OpBuilder &b, Location loc) const;
+  mutable llvm::DenseMap<Operation *, Ids> ids_;
 
   std::string arch_;
   unsigned waveSize_, numWarps_;
