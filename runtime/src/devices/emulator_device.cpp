@@ -191,7 +191,14 @@ void writeNumber(uint64_t v, unsigned base) {
   writeText(digits + i);
 }
 
+std::atomic_flag gFaultReported = ATOMIC_FLAG_INIT;
+
 void onMemoryFault(int sig, siginfo_t *info, void *) {
+  // Workgroups run on several host threads: the first to fault reports and
+  // ends the process; any other waits here, so the reports never interleave.
+  if (gFaultReported.test_and_set())
+    for (;;)
+      ::pause();
   if (const char *kernel = tRunningKernel) {
     const emu::ThreadState &t = emu::currentThread();
     writeText("tessel emulator: kernel '");
