@@ -1,0 +1,172 @@
+// Layouts' linear forms against the definitions they encode: a blocked
+// layout's elements per thread, computed here straight from its parameters,
+// must be exactly the elements its LinearLayout gives each thread.
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+#include <vector>
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+using Coord = std::vector<int64_t>;
+
+struct Blocked {
+  std::vector<unsigned> spt, tpw, wpb, order;
+};
+
+// The blocked layout's definition: along each dim, thread (lane l, wave w)
+// holds elements rep * perBlock + w_d * spt * tpw + l_d * spt + e (mod shape),
+// with l_d, w_d its lane and wave coordinates (ids split along `order`).
+std::set<Coord> blockedElements(const Blocked &b, const std::vector<int64_t> &shape, int64_t lane,
+                                int64_t wave) {
+  size_t rank = shape.size();
+  auto split = [&](int64_t id, const std::vector<unsigned> &counts) {
+    std::vector<int64_t> c(rank);
+    for (unsigned d : b.order) {
+      c[d] = id % counts[d];
+      id /= counts[d];
+    }
+    return c;
+  };
+  std::vector<int64_t> l = split(lane, b.tpw), w = split(wave, b.wpb);
+  std::vector<std::vector<int64_t>> perDim(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t perBlock = int64_t(b.spt[d]) * b.tpw[d] * b.wpb[d];
+    int64_t reps = std::max<int64_t>(1, shape[d] / perBlock);
+    int64_t perThread = std::min<int64_t>(b.spt[d], shape[d]);
+    for (int64_t r = 0; r < reps; ++r)
+      for (int64_t e = 0; e < perThread; ++e)
+        perDim[d].push_back((r * perBlock + w[d] * b.spt[d] * b.tpw[d] + l[d] * b.spt[d] + e) %
+                            shape[d]);
+  }
+  std::set<Coord> out = {Coord()};
+  for (size_t d = 0; d < rank; ++d) {
+    std::set<Coord> next;
+    for (const Coord &c : out)
+      for (int64_t v : perDim[d]) {
+        Coord n = c;
+        n.push_back(v);
+        next.insert(n);
+      }
+    out = next;
+  }
+  return out;
+}
+
+std::set<Coord> linearElements(const LinearLayout &layout, int64_t lane, int64_t wave) {
+  std::set<Coord> out;
+  for (int64_t r = 0; r < layout.numRegisters(); ++r) {
+    LinearLayout::Basis c = layout.registerCoords(r);
+    for (size_t i = 0; i < layout.laneBases().size(); ++i)
+      if (lane >> i & 1)
+        for (unsigned d = 0; d < c.size(); ++d)
+          c[d] ^= layout.laneBases()[i][d];
+    for (size_t i = 0; i < layout.waveBases().size(); ++i)
+      if (wave >> i & 1)
+        for (unsigned d = 0; d < c.size(); ++d)
+          c[d] ^= layout.waveBases()[i][d];
+    out.insert(Coord(c.begin(), c.end()));
+  }
+  return out;
+}
+
+struct Context {
+  MLIRContext ctx;
+  Context() { ctx.loadDialect<TesselDialect>(); }
+  BlockedLayoutAttr blocked(const Blocked &b) {
+    return BlockedLayoutAttr::get(&ctx, b.spt, b.tpw, b.wpb, b.order);
+  }
+};
+
+} // namespace
+
+TEST_CASE("a blocked layout's linear form gives each thread the elements the definition does") {
+  Context c;
+  struct Case {
+    Blocked layout;
+    std::vector<int64_t> shape;
+  };
+  const Case cases[] = {
+      {{{4}, {64}, {4}, {0}}, {1024}},            // vectors of 4, 4 waves
+      {{{4}, {64}, {4}, {0}}, {4096}},            // repeated over the tile
+      {{{1}, {64}, {4}, {0}}, {64}},              // smaller than the threads: replicas
+      {{{1, 4}, {8, 8}, {2, 2}, {1, 0}}, {32, 64}},
+      {{{1, 1}, {64, 1}, {1, 4}, {0, 1}}, {16, 8}}, // columns first, wrapping rows
+      {{{2, 2}, {4, 8}, {1, 2}, {1, 0}}, {2, 128}},
+      {{{1, 1, 4}, {2, 2, 8}, {1, 2, 1}, {2, 1, 0}}, {4, 2, 64}}, // rank 3
+      {{{1}, {32}, {8}, {0}}, {512}},             // wave32, 8 waves
+  };
+  for (const Case &k : cases) {
+    LinearLayout linear = c.blocked(k.layout).toLinearLayout(k.shape);
+    int64_t lanes = 1, waves = 1;
+    for (unsigned t : k.layout.tpw)
+      lanes *= t;
+    for (unsigned w : k.layout.wpb)
+      waves *= w;
+    REQUIRE((int64_t(1) << linear.laneBases().size()) == lanes);
+    REQUIRE((int64_t(1) << linear.waveBases().size()) == waves);
+    std::map<Coord, int> holders;
+    for (int64_t w = 0; w < waves; ++w)
+      for (int64_t l = 0; l < lanes; ++l) {
+        std::set<Coord> expected = blockedElements(k.layout, k.shape, l, w);
+        CHECK(linearElements(linear, l, w) == expected);
+        // Owners: a thread with no replica bit set; each element has exactly one.
+        if ((uint64_t(l) & linear.laneReplicaMask()) == 0 && (uint64_t(w) & linear.waveReplicaMask()) == 0)
+          for (const Coord &e : expected)
+            ++holders[e];
+      }
+    int64_t elements = 1;
+    for (int64_t d : k.shape)
+      elements *= d;
+    CHECK(int64_t(holders.size()) == elements);
+    for (auto &[e, n] : holders)
+      CHECK(n == 1);
+  }
+}
+
+TEST_CASE("a slice's linear form is its parent's without the sliced dim") {
+  Context c;
+  Blocked parent{{1, 4}, {8, 8}, {2, 2}, {1, 0}};
+  auto slice = SliceLayoutAttr::get(&c.ctx, 1, c.blocked(parent));
+  LinearLayout s = slice.toLinearLayout({32});
+  // Lanes and waves along the dropped dim hold the same rows: replicas.
+  std::set<Coord> rows;
+  for (int64_t w = 0; w < 4; ++w)
+    for (int64_t l = 0; l < 64; ++l) {
+      std::set<Coord> held = linearElements(s, l, w);
+      std::set<Coord> fromParent;
+      for (const Coord &e : blockedElements(parent, {32, 1}, l, w))
+        fromParent.insert(Coord{e[0]});
+      CHECK(held == fromParent);
+      rows.insert(held.begin(), held.end());
+    }
+  CHECK(rows.size() == 32);
+  // Order [1, 0]: lane bits 0-2 run along the dropped dim (replicas), 3-5 along the rows.
+  CHECK(s.laneBitsAlong(0) == llvm::SmallVector<unsigned>{3, 4, 5});
+  CHECK(s.laneReplicaMask() == 0b000111);
+}
+
+TEST_CASE("registers: lookup by coordinates, lines along an axis, contiguous runs") {
+  Context c;
+  LinearLayout l = c.blocked({{2, 4}, {8, 8}, {1, 1}, {1, 0}}).toLinearLayout({32, 64});
+  for (int64_t r = 0; r < l.numRegisters(); ++r)
+    CHECK(l.registerAt(l.registerCoords(r)) == r);
+  CHECK(l.contiguousRegisters(1) == 4);
+  CHECK(l.contiguousRegisters(0) == 1);
+  // 4 lines along dim 1 (2 rows per rep x 2 reps of 16 rows), 8 registers each by column.
+  auto lines = l.linesAlong(1);
+  REQUIRE(lines.size() == 4);
+  for (auto &line : lines) {
+    REQUIRE(line.size() == 8);
+    for (size_t j = 1; j < line.size(); ++j) {
+      CHECK(l.registerCoords(line[j])[1] > l.registerCoords(line[j - 1])[1]);
+      CHECK(l.registerCoords(line[j])[0] == l.registerCoords(line[0])[0]);
+    }
+  }
+}
