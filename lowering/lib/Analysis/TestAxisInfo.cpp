@@ -3,6 +3,7 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELTESTAXISINFO
@@ -20,16 +21,10 @@ struct TestAxisInfoPass : mlir::tessel::impl::TesselTestAxisInfoBase<TestAxisInf
       func.walk([&](Operation *op) {
         if (op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType()))
           return;
-        const AxisInfo &info = analysis.get(op->getResult(0));
-        auto list = [](ArrayRef<int64_t> v) {
-          std::string s = "[";
-          for (size_t i = 0; i < v.size(); ++i)
-            s += (i ? ", " : "") + std::to_string(v[i]);
-          return s + "]";
-        };
-        op->emitRemark() << "contiguity = " << list(info.contiguity)
-                         << ", divisibility = " << list(info.divisibility)
-                         << ", constancy = " << list(info.constancy);
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        analysis.get(op->getResult(0)).print(os);
+        op->emitRemark() << text;
       });
     }
   }

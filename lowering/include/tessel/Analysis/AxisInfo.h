@@ -3,30 +3,53 @@
 // are equal (constancy), and the largest power of two known to divide the
 // first element of each such run (divisibility; bytes for pointers). It is
 // what lets loads and stores move up to 16 bytes per thread.
+//
+// It is a sparse forward dataflow analysis (mlir/Analysis/DataFlow): values
+// that meet at block arguments and region results (scf.for iter_args,
+// scf.if and scf.while results) keep what holds on every incoming edge.
 #pragma once
 
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Value.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace mlir {
+class DataFlowSolver;
+} // namespace mlir
 
 namespace mlir::tessel {
 
+// The facts about one value, and the dataflow lattice element: a
+// default-constructed AxisInfo (no dimensions) is "not computed yet".
 struct AxisInfo {
   // One entry per dimension; scalars have one entry.
   llvm::SmallVector<int64_t, 2> contiguity, divisibility, constancy;
   // Highest divisibility tracked (2^30); stands in for "divisible by anything" (0).
   static constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
   unsigned rank() const { return contiguity.size(); }
+  bool isUninitialized() const { return contiguity.empty(); }
   static AxisInfo unknown(unsigned rank);
   static AxisInfo uniform(llvm::ArrayRef<int64_t> shape, int64_t divisibility);
+  // What holds on both sides of a control-flow merge: per dimension, the gcd
+  // of each fact. An uninitialized side contributes nothing.
+  static AxisInfo join(const AxisInfo &a, const AxisInfo &b);
+  bool operator==(const AxisInfo &other) const;
+  // "contiguity = [..], divisibility = [..], constancy = [..]".
+  void print(llvm::raw_ostream &os) const;
 };
 
-// Straight-line analysis of one function body (kernels have no control flow
-// yet); operands are visited before users.
+// Runs the analysis over one function (or any op with regions) once; queries
+// are lookups afterwards.
 class AxisInfoAnalysis {
 public:
   explicit AxisInfoAnalysis(Operation *func);
+  ~AxisInfoAnalysis();
+  // Unknown (all ones) of the value's rank when nothing is known about it.
   AxisInfo get(Value v) const;
   // Elements one thread may move at once through `ptr` (a tile of pointers)
   // along dimension `dim`, honoring `mask`'s constancy when given; at most 16 bytes.
@@ -35,8 +58,7 @@ public:
   unsigned contiguousDim(Value ptr) const;
 
 private:
-  void visit(Operation *op);
-  llvm::DenseMap<Value, AxisInfo> info_;
+  std::unique_ptr<DataFlowSolver> solver_;
 };
 
 int64_t highestPowerOf2Divisor(int64_t v);

@@ -1,0 +1,249 @@
+// Transfer functions of the axis analysis, by op kind: constants and tile
+// construction, shape changes, integer arithmetic, comparisons, hints, and
+// the elementwise default.
+#include "AxisInfoTransfer.h"
+#include "tessel/Dialect/Tessel/IR/Dialect.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+int64_t mlir::tessel::elementBytes(Type pointee) {
+  return std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
+}
+
+namespace {
+
+int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
+
+// What every transfer function sees: the op, its result's shape (empty for
+// scalars) and its operands' facts.
+struct OpFacts {
+  Operation *op;
+  ArrayRef<const AxisInfo *> operands;
+  SmallVector<int64_t> shape;
+  unsigned rank; // at least 1
+
+  const AxisInfo &in(unsigned i) const { return *operands[i]; }
+  int64_t extent(unsigned d) const { return shape.empty() ? 1 : shape[d]; }
+  AxisInfo unknown() const { return AxisInfo::unknown(rank); }
+};
+
+SmallVector<int64_t> shapeOf(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return SmallVector<int64_t>(t.getShape());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and tile construction
+//===----------------------------------------------------------------------===//
+
+AxisInfo visitConstant(const OpFacts &f, arith::ConstantOp c) {
+  int64_t div = 1;
+  if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+    div = highestPowerOf2Divisor(i.getInt());
+  else if (auto d = dyn_cast<DenseIntElementsAttr>(c.getValue()); d && d.isSplat())
+    div = highestPowerOf2Divisor(d.getSplatValue<APInt>().getSExtValue());
+  return AxisInfo::uniform(f.shape, div);
+}
+
+AxisInfo visitMakeRange(const OpFacts &f, MakeRangeOp r) {
+  AxisInfo out = f.unknown();
+  out.contiguity[0] = f.shape[0];
+  out.divisibility[0] = highestPowerOf2Divisor(r.getStart());
+  return out;
+}
+
+AxisInfo visitSplat(const OpFacts &f) { return AxisInfo::uniform(f.shape, f.in(0).divisibility[0]); }
+
+//===----------------------------------------------------------------------===//
+// Shape changes
+//===----------------------------------------------------------------------===//
+
+AxisInfo visitBroadcast(const OpFacts &f, BroadcastOp b) {
+  SmallVector<int64_t> srcShape = shapeOf(b.getSrc());
+  const AxisInfo &src = f.in(0);
+  AxisInfo out = f.unknown();
+  for (unsigned d = 0; d < f.rank; ++d) {
+    bool grown = srcShape[d] == 1 && f.shape[d] != 1;
+    out.contiguity[d] = grown ? 1 : src.contiguity[d];
+    out.divisibility[d] = src.divisibility[d];
+    out.constancy[d] = grown ? f.shape[d] : src.constancy[d];
+  }
+  return out;
+}
+
+AxisInfo visitExpandDims(const OpFacts &f, ExpandDimsOp e) {
+  AxisInfo out = f.in(0);
+  // Along the new dim every element is its own run: only what divides
+  // every element of the operand holds.
+  int64_t minDiv = AxisInfo::kMaxDivisibility;
+  for (unsigned d = 0; d < out.rank(); ++d)
+    minDiv = std::min(minDiv, out.contiguity[d] > 1 ? 1 : out.divisibility[d]);
+  unsigned axis = e.getAxis();
+  out.contiguity.insert(out.contiguity.begin() + axis, 1);
+  out.divisibility.insert(out.divisibility.begin() + axis, minDiv);
+  out.constancy.insert(out.constancy.begin() + axis, 1);
+  return out;
+}
+
+AxisInfo visitPermute(const OpFacts &f, PermuteOp p) {
+  const AxisInfo &src = f.in(0);
+  AxisInfo out = f.unknown();
+  for (unsigned d = 0; d < f.rank; ++d) {
+    unsigned from = p.getOrder()[d];
+    out.contiguity[d] = src.contiguity[from];
+    out.divisibility[d] = src.divisibility[from];
+    out.constancy[d] = src.constancy[from];
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Integer and pointer arithmetic
+//===----------------------------------------------------------------------===//
+
+// addi, and addptr (whose offset counts elements, divisibility counts bytes).
+AxisInfo visitAdd(const OpFacts &f, int64_t scale) {
+  const AxisInfo &a = f.in(0), &b = f.in(1);
+  AxisInfo out = f.unknown();
+  for (unsigned d = 0; d < f.rank; ++d) {
+    out.contiguity[d] =
+        std::max(gcd(a.contiguity[d], b.constancy[d]), gcd(a.constancy[d], b.contiguity[d]));
+    out.divisibility[d] = gcd(a.divisibility[d],
+                              std::min(b.divisibility[d] * scale, AxisInfo::kMaxDivisibility));
+    out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+  }
+  return out;
+}
+
+AxisInfo visitSub(const OpFacts &f) {
+  const AxisInfo &a = f.in(0), &b = f.in(1);
+  AxisInfo out = f.unknown();
+  for (unsigned d = 0; d < f.rank; ++d) {
+    out.contiguity[d] = gcd(a.contiguity[d], b.constancy[d]);
+    out.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d]);
+    out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+  }
+  return out;
+}
+
+// muli, and shli (whose shift amount's value is not tracked).
+AxisInfo visitMul(const OpFacts &f, bool shift) {
+  const AxisInfo &a = f.in(0), &b = f.in(1);
+  AxisInfo out = f.unknown();
+  for (unsigned d = 0; d < f.rank; ++d) {
+    // Only constant factors are tracked: a contiguous run times a
+    // constant is no longer contiguous, but stays divisible.
+    // Divisibility describes the first element of each contiguous run;
+    // once the product breaks runs up, a run's later elements count.
+    int64_t da = a.contiguity[d] > 1 ? 1 : a.divisibility[d];
+    int64_t db = b.contiguity[d] > 1 || shift ? 1 : b.divisibility[d];
+    out.divisibility[d] = std::min(da * db, AxisInfo::kMaxDivisibility);
+    out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Comparisons
+//===----------------------------------------------------------------------===//
+
+AxisInfo visitCmp(const OpFacts &f, arith::CmpIOp c) {
+  const AxisInfo &a = f.in(0), &b = f.in(1);
+  bool ordering = c.getPredicate() != arith::CmpIPredicate::eq &&
+                  c.getPredicate() != arith::CmpIPredicate::ne;
+  AxisInfo out = f.unknown();
+  for (unsigned d = 0; d < f.rank; ++d) {
+    int64_t full = f.extent(d);
+    int64_t k = gcd(a.constancy[d], b.constancy[d]);
+    // A contiguous run starting at a multiple of D, compared with a
+    // value that is also a multiple of D, changes outcome only at
+    // multiples of D.
+    if (ordering && b.constancy[d] == full)
+      k = std::max(k, gcd(a.contiguity[d], gcd(a.divisibility[d], b.divisibility[d])));
+    if (ordering && a.constancy[d] == full)
+      k = std::max(k, gcd(b.contiguity[d], gcd(a.divisibility[d], b.divisibility[d])));
+    out.constancy[d] = k;
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Hints
+//===----------------------------------------------------------------------===//
+
+AxisInfo visitMultipleOf(const OpFacts &f, MultipleOfOp m) {
+  AxisInfo out = f.in(0);
+  for (int64_t &d : out.divisibility)
+    d = std::max(d, std::min<int64_t>(m.getDivisor(), AxisInfo::kMaxDivisibility));
+  return out;
+}
+
+AxisInfo visitMaxContiguous(const OpFacts &f, MaxContiguousOp m) {
+  AxisInfo out = f.in(0);
+  out.contiguity.back() = std::max<int64_t>(out.contiguity.back(), m.getCount());
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Everything else
+//===----------------------------------------------------------------------===//
+
+// Ops that apply one function to each element: the result's constancy is
+// what all operands share.
+bool isElementwise(Operation *op) {
+  if (op->getNumOperands() == 0 || op->getNumResults() != 1 ||
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return false;
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (bool(t) != bool(result) || (t && t.getShape() != result.getShape()))
+      return false;
+  }
+  return true;
+}
+
+AxisInfo visitElementwise(const OpFacts &f) {
+  AxisInfo out = f.unknown();
+  for (unsigned d = 0; d < f.rank; ++d) {
+    int64_t c = f.extent(d);
+    for (const AxisInfo *operand : f.operands)
+      if (operand->rank() == f.rank)
+        c = gcd(c, operand->constancy[d]);
+    out.constancy[d] = c;
+  }
+  return out;
+}
+
+} // namespace
+
+AxisInfo mlir::tessel::transferAxisInfo(Operation *op, ArrayRef<const AxisInfo *> operands) {
+  OpFacts f{op, operands, shapeOf(op->getResult(0)), 1};
+  f.rank = std::max<unsigned>(f.shape.size(), 1);
+  return llvm::TypeSwitch<Operation *, AxisInfo>(op)
+      .Case([&](arith::ConstantOp c) { return visitConstant(f, c); })
+      .Case([&](MakeRangeOp r) { return visitMakeRange(f, r); })
+      .Case([&](SplatOp) { return visitSplat(f); })
+      .Case([&](BroadcastOp b) { return visitBroadcast(f, b); })
+      .Case([&](ExpandDimsOp e) { return visitExpandDims(f, e); })
+      .Case([&](PermuteOp p) { return visitPermute(f, p); })
+      .Case([&](arith::AddIOp) { return visitAdd(f, 1); })
+      .Case([&](AddPtrOp p) { return visitAdd(f, elementBytes(pointeeOf(p.getType()))); })
+      .Case([&](arith::SubIOp) { return visitSub(f); })
+      .Case([&](arith::MulIOp) { return visitMul(f, /*shift=*/false); })
+      .Case([&](arith::ShLIOp) { return visitMul(f, /*shift=*/true); })
+      .Case([&](arith::CmpIOp c) { return visitCmp(f, c); })
+      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, ConvertLayoutOp>(
+          [&](Operation *) { return f.in(0); })
+      .Case([&](MultipleOfOp m) { return visitMultipleOf(f, m); })
+      .Case([&](MaxContiguousOp m) { return visitMaxContiguous(f, m); })
+      // Loads, reduce, scan, reshape, join, split and anything unlisted:
+      // unknown, but elementwise arith/math keeps shared constancy.
+      .Default([&](Operation *) { return isElementwise(op) ? visitElementwise(f) : f.unknown(); });
+}
