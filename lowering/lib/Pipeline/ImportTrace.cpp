@@ -19,10 +19,11 @@ public:
                             unsigned numWarps) {
     Location unknown = UnknownLoc::get(&ctx_);
     OwningOpRef<ModuleOp> module = ModuleOp::create(unknown);
-    (*module)->setAttr("tessel.target", b_.getStringAttr(target.arch));
-    (*module)->setAttr("tessel.num_warps", b_.getI32IntegerAttr(numWarps));
-    (*module)->setAttr("tessel.wave_size", b_.getI32IntegerAttr(target.waveSize));
-    (*module)->setAttr("tessel.lds_limit", b_.getI64IntegerAttr(target.ldsBytes));
+    mlir::tessel::TesselDialect &tessel = mlir::tessel::tesselDialect(&ctx_);
+    tessel.getTargetAttrHelper().setAttr(*module, b_.getStringAttr(target.arch));
+    tessel.getNumWarpsAttrHelper().setAttr(*module, b_.getI32IntegerAttr(numWarps));
+    tessel.getWaveSizeAttrHelper().setAttr(*module, b_.getI32IntegerAttr(target.waveSize));
+    tessel.getLdsLimitAttrHelper().setAttr(*module, b_.getI64IntegerAttr(target.ldsBytes));
 
     SmallVector<Type> argTypes;
     for (const TraceArg &a : trace_.args)
@@ -34,10 +35,10 @@ public:
     for (size_t i = 0; i < trace_.args.size(); ++i) {
       const ArgSpecialization s = i < spec.args.size() ? spec.args[i] : ArgSpecialization{};
       if (s.equalsOne && trace_.args[i].kind == TraceArg::Int)
-        func.setArgAttr(i, "tessel.equal_to_one", b_.getUnitAttr());
+        func.setArgAttr(i, tessel.getEqualToOneAttrHelper().getName(), b_.getUnitAttr());
       if ((s.divisibleBy16 && trace_.args[i].kind == TraceArg::Int) ||
           (s.aligned16 && trace_.args[i].kind == TraceArg::Pointer))
-        func.setArgAttr(i, "tessel.divisibility", b_.getI32IntegerAttr(16));
+        func.setArgAttr(i, tessel.getDivisibilityAttrHelper().getName(), b_.getI32IntegerAttr(16));
     }
     funcForRegion_ = func;
     Block *body = func.addEntryBlock();
@@ -406,9 +407,10 @@ private:
       return;
     // The power of two it guarantees, within what the analysis tracks.
     int64_t d = std::min<int64_t>(divisor->i0 & -divisor->i0, int64_t(1) << 30);
-    auto existing = func.getArgAttrOfType<IntegerAttr>(arg->i0, "tessel.divisibility");
+    StringAttr name = mlir::tessel::tesselDialect(&ctx_).getDivisibilityAttrHelper().getName();
+    auto existing = func.getArgAttrOfType<IntegerAttr>(arg->i0, name);
     if (d > 1 && (!existing || existing.getInt() < d))
-      func.setArgAttr(arg->i0, "tessel.divisibility", b_.getI32IntegerAttr(d));
+      func.setArgAttr(arg->i0, name, b_.getI32IntegerAttr(d));
   }
 
   MLIRContext &ctx_;

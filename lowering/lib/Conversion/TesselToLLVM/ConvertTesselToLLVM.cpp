@@ -1,4 +1,4 @@
-// The pass that distributes tiles over threads (see Passes.td): tile-level
+// The pass that converts tile-level IR to LLVM (see Passes.td): tile-level
 // functions whose tiles carry layouts become per-thread LLVM dialect code,
 // through the op families' patterns (PatternTesselOpToLLVM.h).
 #include "PatternTesselOpToLLVM.h"

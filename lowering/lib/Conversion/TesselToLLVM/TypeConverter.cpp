@@ -12,7 +12,7 @@ TesselToLLVMTypeConverter::TesselToLLVMTypeConverter(MLIRContext *ctx) : LLVMTyp
   addConversion([this](RankedTensorType tile, SmallVectorImpl<Type> &results)
                     -> std::optional<LogicalResult> {
     if (!isa_and_nonnull<DistributedLayoutAttr>(tile.getEncoding()))
-      return failure(); // a tile without a layout cannot be distributed
+      return failure(); // a tile without a layout has no registers
     Type scalar = scalarType(tile);
     if (!scalar)
       return failure();

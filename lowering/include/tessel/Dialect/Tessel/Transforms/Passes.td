@@ -60,7 +60,7 @@ def TesselTestAxisInfo : Pass<"tessel-test-axis-info", "::mlir::ModuleOp"> {
 }
 
 def TesselConvertToLLVM : Pass<"tessel-convert-to-llvm", "::mlir::ModuleOp"> {
-  let summary = "Distribute tiles over threads: per-thread LLVM dialect code";
+  let summary = "Convert tile-level IR to per-thread LLVM dialect code";
   let description = [{
     Turns each kernel function, whose tiles carry layouts, into an
     `llvm.func` with the `rocdl.kernel` attribute in which every thread
