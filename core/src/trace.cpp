@@ -9,7 +9,7 @@ const char *traceOpName(TraceOp op) {
   switch (op) {
 #define TESSEL_OP_NAME(name) case TraceOp::name: return #name;
     TESSEL_OP_NAME(Arg) TESSEL_OP_NAME(ConstInt) TESSEL_OP_NAME(ConstFloat)
-    TESSEL_OP_NAME(ProgramId) TESSEL_OP_NAME(NumPrograms) TESSEL_OP_NAME(Arange)
+    TESSEL_OP_NAME(Op) TESSEL_OP_NAME(Arange)
     TESSEL_OP_NAME(Splat) TESSEL_OP_NAME(Broadcast) TESSEL_OP_NAME(ExpandDims)
     TESSEL_OP_NAME(Add) TESSEL_OP_NAME(Sub) TESSEL_OP_NAME(Mul) TESSEL_OP_NAME(Div)
     TESSEL_OP_NAME(Rem) TESSEL_OP_NAME(Min) TESSEL_OP_NAME(Max) TESSEL_OP_NAME(And)
@@ -23,7 +23,7 @@ const char *traceOpName(TraceOp op) {
     TESSEL_OP_NAME(Store) TESSEL_OP_NAME(Reshape) TESSEL_OP_NAME(Permute)
     TESSEL_OP_NAME(Join) TESSEL_OP_NAME(Split) TESSEL_OP_NAME(Reduce) TESSEL_OP_NAME(Scan)
     TESSEL_OP_NAME(Result) TESSEL_OP_NAME(RegionArg) TESSEL_OP_NAME(Yield)
-    TESSEL_OP_NAME(Assume) TESSEL_OP_NAME(MultipleOf) TESSEL_OP_NAME(MaxContiguous)
+    TESSEL_OP_NAME(Assume)
 #undef TESSEL_OP_NAME
   }
   return "?";
@@ -63,6 +63,16 @@ void hashNodes(Fnv &f, const std::vector<TraceNode> &nodes) {
     f.pod(n.ints.size());
     for (int64_t v : n.ints) f.pod(v);
     hashNodes(f, n.region);
+    f.str(n.name.c_str());
+    f.pod(n.results);
+    f.pod(n.attrs.size());
+    for (const TraceAttr &a : n.attrs) {
+      f.pod(a.kind);
+      f.str(a.name.c_str());
+      f.pod(a.value);
+      f.pod(a.values.size());
+      for (int64_t v : a.values) f.pod(v);
+    }
     // Locations appear in diagnostics, so they are part of what a compiled
     // kernel depends on -- except an argument's, which is where jit() was
     // called: the same kernel jitted in two places is one kernel.

@@ -326,14 +326,20 @@ void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *m
   ctx.addNode(makeNode(TraceOp::Store, pointee, false, std::move(shape), std::move(ids), site.loc));
 }
 
-ValueRef emitProgramIndex(TraceOp op, const OpSite &site, int axis) {
+ValueRef emitOp(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands,
+                DType dtype, bool isPtr, Shape shape, std::vector<TraceAttr> attrs) {
+  TraceNode n = makeNode(TraceOp::Op, dtype, isPtr, std::move(shape), std::move(operands), site.loc);
+  n.name = name;
+  n.attrs = std::move(attrs);
+  return ctx.ref(ctx.addNode(std::move(n)));
+}
+
+ValueRef emitProgramIndex(const char *opName, const OpSite &site, int axis) {
   TraceContext &ctx = currentContext(site.name, site.loc);
   if (ctx.isRegion()) fail(site, "cannot be used inside a combine function");
   if (axis < 0 || axis > 2)
     fail(site, "axis " + std::to_string(axis) + " is out of range (0, 1 or 2)");
-  TraceNode n = makeNode(op, DType::I32, false, {}, {}, site.loc);
-  n.i0 = axis;
-  return ctx.ref(ctx.addNode(std::move(n)));
+  return emitOp(ctx, site, opName, {}, DType::I32, false, {}, {{TraceAttr::I32, "axis", axis}});
 }
 
 ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi) {
@@ -645,12 +651,11 @@ TraceContext &hintContext(const OpSite &site, ValueRef a) {
   return ctx;
 }
 
-ValueRef emitHint(TraceOp op, const OpSite &site, ValueRef a, int64_t value) {
+// tessel.multiple_of / tessel.max_contiguous: the value unchanged, with a fact.
+ValueRef emitHint(const char *opName, const char *attr, const OpSite &site, ValueRef a, int64_t value) {
   TraceContext &ctx = hintContext(site, a);
-  TraceNode src = ctx.node(a.id);
-  TraceNode n = makeNode(op, src.dtype, src.isPtr, src.shape, {a.id}, site.loc);
-  n.i0 = value;
-  return ctx.ref(ctx.addNode(std::move(n)));
+  const TraceNode &src = ctx.node(a.id);
+  return emitOp(ctx, site, opName, {a.id}, src.dtype, src.isPtr, src.shape, {{TraceAttr::I64, attr, value}});
 }
 } // namespace
 
@@ -660,7 +665,7 @@ ValueRef emitMultipleOf(const OpSite &site, ValueRef a, int64_t d) {
   if (hintContext(site, a).node(a.id).shape.empty())
     fail(site, "needs a tile of offsets, not a scalar; for a scalar n say assume(n % " + std::to_string(d) +
                    " == 0)");
-  return emitHint(TraceOp::MultipleOf, site, a, d);
+  return emitHint("tessel.multiple_of", "divisor", site, a, d);
 }
 
 ValueRef emitMaxContiguous(const OpSite &site, ValueRef a, int64_t c) {
@@ -673,7 +678,7 @@ ValueRef emitMaxContiguous(const OpSite &site, ValueRef a, int64_t c) {
   if (c > shape.back())
     fail(site, "the run length " + std::to_string(c) + " exceeds the last dimension of shape " +
                    formatShape(shape));
-  return emitHint(TraceOp::MaxContiguous, site, a, c);
+  return emitHint("tessel.max_contiguous", "count", site, a, c);
 }
 
 } // namespace tessel::detail

@@ -54,11 +54,11 @@ template <class A, class B> consteval void requireBinary() {
 
 // Index of this program instance along `axis` (0, 1 or 2).
 inline i32 program_id(int axis, source_location loc = source_location::current()) {
-  return i32(detail::emitProgramIndex(TraceOp::ProgramId, {"program_id", detail::toSourceLoc(loc)}, axis));
+  return i32(detail::emitProgramIndex("tessel.program_id", {"program_id", detail::toSourceLoc(loc)}, axis));
 }
 // Number of program instances along `axis` (the grid size).
 inline i32 num_programs(int axis, source_location loc = source_location::current()) {
-  return i32(detail::emitProgramIndex(TraceOp::NumPrograms, {"num_programs", detail::toSourceLoc(loc)}, axis));
+  return i32(detail::emitProgramIndex("tessel.num_programs", {"num_programs", detail::toSourceLoc(loc)}, axis));
 }
 // [lo, lo + 1, ..., hi - 1] as a 1-D i32 tile; hi - lo must be a power of two.
 inline i32 arange(int64_t lo, int64_t hi, source_location loc = source_location::current()) {

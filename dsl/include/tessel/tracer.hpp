@@ -123,7 +123,12 @@ ValueRef emitCast(const OpSite &site, ValueRef a, DType to);
 ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset);
 ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const Operand *other);
 void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *mask);
-ValueRef emitProgramIndex(TraceOp op, const OpSite &site, int axis);
+// A generic op (TraceOp::Op) named by its MLIR name, with its result type and
+// attributes: how a new op is traced (the importer needs no case for it).
+ValueRef emitOp(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands,
+                DType dtype, bool isPtr, Shape shape, std::vector<TraceAttr> attrs);
+// tessel.program_id / tessel.num_programs along `axis`.
+ValueRef emitProgramIndex(const char *opName, const OpSite &site, int axis);
 ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi);
 ValueRef emitFull(const OpSite &site, const Shape &shape, Operand value, DType elem);
 ValueRef emitBroadcastTo(const OpSite &site, ValueRef a, const Shape &shape);

@@ -199,7 +199,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   // 1. The trace as tile-level IR.
   mlir::OwningOpRef<mlir::ModuleOp> module =
       importTrace(*ctx, trace, spec, target, options.numWarps);
-  if (mlir::failed(mlir::verify(*module)))
+  if (!module || mlir::failed(mlir::verify(*module)))
     diags.fail("importing the trace");
 
   // 2. The passes (buildTesselPipeline): tile-level IR to per-thread LLVM dialect.

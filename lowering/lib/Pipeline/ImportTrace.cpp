@@ -47,6 +47,8 @@ public:
     for (size_t i = 0; i < trace_.nodes.size(); ++i)
       values_[i] = importNode(trace_.nodes[i], func);
     b_.create<func::ReturnOp>(unknown);
+    if (malformed_)
+      return nullptr;
     return module;
   }
 
@@ -198,10 +200,8 @@ private:
       return constantLike(type, scalarAttr(mlir::tessel::elementTypeOf(type), n.i0,
                                            n.op == TraceOp::ConstFloat ? n.f : double(n.i0)),
                           loc);
-    case TraceOp::ProgramId:
-      return b_.create<mlir::tessel::ProgramIdOp>(loc, b_.getI32Type(), n.i0);
-    case TraceOp::NumPrograms:
-      return b_.create<mlir::tessel::NumProgramsOp>(loc, b_.getI32Type(), n.i0);
+    case TraceOp::Op:
+      return importOp(n, type, loc);
     case TraceOp::Arange:
       return b_.create<mlir::tessel::MakeRangeOp>(loc, type, n.i0, n.i1);
     case TraceOp::Splat:
@@ -324,10 +324,6 @@ private:
       recordAssumption(n, func);
       b_.create<mlir::tessel::AssumeOp>(loc, operand(n, 0));
       return {};
-    case TraceOp::MultipleOf:
-      return b_.create<mlir::tessel::MultipleOfOp>(loc, operand(n, 0), n.i0);
-    case TraceOp::MaxContiguous:
-      return b_.create<mlir::tessel::MaxContiguousOp>(loc, operand(n, 0), n.i0);
     case TraceOp::Store: {
       Value ptr = operand(n, 0), value = operand(n, 1);
       Value mask = n.operands.size() >= 3 ? operand(n, 2) : Value();
@@ -336,6 +332,40 @@ private:
     }
     }
     fail(n, "unknown op");
+  }
+
+  // A generic op, built by name: its verifier (run right after the import)
+  // checks operands, types and attributes, so a malformed node is an error.
+  Value importOp(const TraceNode &n, Type type, Location loc) {
+    // Reported as diagnostics (the module then fails to verify), not thrown:
+    // see the note on fail() below.
+    std::optional<RegisteredOperationName> name = RegisteredOperationName::lookup(n.name, &ctx_);
+    if (!name || n.results > 1) {
+      emitError(loc) << "malformed trace: "
+                     << (name ? "a generic op has 0 or 1 results" : "no operation named '" + n.name + "'");
+      malformed_ = true;
+      return n.results ? b_.create<UnrealizedConversionCastOp>(loc, type, ValueRange{}).getResult(0)
+                       : Value();
+    }
+    OperationState state(loc, *name);
+    for (size_t i = 0; i < n.operands.size(); ++i)
+      state.addOperands(operand(n, i));
+    if (n.results == 1)
+      state.addTypes(type);
+    for (const TraceAttr &a : n.attrs) {
+      Attribute attr;
+      switch (a.kind) {
+      case TraceAttr::I32: attr = b_.getI32IntegerAttr(a.value); break;
+      case TraceAttr::I64: attr = b_.getI64IntegerAttr(a.value); break;
+      case TraceAttr::Bool: attr = b_.getBoolAttr(a.value != 0); break;
+      case TraceAttr::I32Array:
+        attr = b_.getDenseI32ArrayAttr(SmallVector<int32_t>(a.values.begin(), a.values.end()));
+        break;
+      }
+      state.addAttribute(a.name, attr);
+    }
+    Operation *op = b_.create(state);
+    return op->getNumResults() ? op->getResult(0) : Value();
   }
 
   // Reduce or scan: the op, with the combine region imported from the node's
@@ -419,6 +449,7 @@ private:
   func::FuncOp funcForRegion_;
   OpBuilder b_;
   std::vector<Value> values_;
+  bool malformed_ = false; // an error was emitted as a diagnostic
 };
 
 } // namespace

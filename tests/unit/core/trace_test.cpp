@@ -47,5 +47,22 @@ TEST_CASE("the fingerprint hashes ops, shapes and non-argument locations") {
 
 TEST_CASE("op names") {
   CHECK(std::string(traceOpName(TraceOp::Arange)) == "Arange");
-  CHECK(std::string(traceOpName(TraceOp::MaxContiguous)) == "MaxContiguous");
+  CHECK(std::string(traceOpName(TraceOp::Assume)) == "Assume");
+}
+
+TEST_CASE("a generic op's name, attributes and result count are part of the fingerprint") {
+  auto withOp = [](std::string name, int64_t axis, uint8_t results) {
+    Trace t = smallTrace();
+    TraceNode n{.op = TraceOp::Op, .dtype = DType::I32, .loc = {"a.cpp", 3, 1}};
+    n.name = std::move(name);
+    n.attrs = {{TraceAttr::I32, "axis", axis, {}}};
+    n.results = results;
+    t.nodes.push_back(std::move(n));
+    return t;
+  };
+  const Trace base = withOp("tessel.program_id", 0, 1);
+  CHECK(withOp("tessel.program_id", 0, 1).fingerprint() == base.fingerprint());
+  CHECK(withOp("tessel.num_programs", 0, 1).fingerprint() != base.fingerprint());
+  CHECK(withOp("tessel.program_id", 1, 1).fingerprint() != base.fingerprint());
+  CHECK(withOp("tessel.program_id", 0, 0).fingerprint() != base.fingerprint());
 }

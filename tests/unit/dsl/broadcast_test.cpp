@@ -14,7 +14,7 @@ TEST_CASE("scalar op scalar stays scalar; scalar op tile splats") {
     auto v = s + arange(0, 8);
     CHECK(v.shape() == Shape{8});
   });
-  // ProgramId, ConstInt, Add, Arange, Splat, Add (clang order; check by wiring)
+  // tessel.program_id, ConstInt, Add, Arange, Splat, Add (clang order; check by wiring)
   REQUIRE(t.nodes.size() == 6);
   const TraceNode &scalarAdd = t.nodes[2];
   CHECK(scalarAdd.op == Add);
@@ -203,7 +203,8 @@ TEST_CASE("full, zeros, broadcast_to, num_programs") {
   CHECK(t.nodes[0].shape == Shape{2, 8});
   CHECK(t.nodes[1].op == ConstFloat);
   CHECK(t.nodes[1].dtype == DType::F64);
-  CHECK(t.nodes[2].op == NumPrograms);
-  CHECK(t.nodes[2].i0 == 1);
+  CHECK(t.nodes[2].op == Op);
+  CHECK(t.nodes[2].name == "tessel.num_programs");
+  CHECK(t.nodes[2].attrs == std::vector<TraceAttr>{{TraceAttr::I32, "axis", 1, {}}});
   CHECK(t.nodes[3].op == Splat);
 }

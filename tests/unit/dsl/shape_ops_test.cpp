@@ -91,16 +91,16 @@ TEST_CASE("assume, multiple_of and max_contiguous record their facts") {
 
   const TraceNode *mult = nullptr, *contig = nullptr;
   for (const TraceNode &n : t.nodes) {
-    if (n.op == MultipleOf) mult = &n;
-    if (n.op == MaxContiguous) contig = &n;
+    if (n.op == Op && n.name == "tessel.multiple_of") mult = &n;
+    if (n.op == Op && n.name == "tessel.max_contiguous") contig = &n;
   }
   REQUIRE(mult);
   REQUIRE(contig);
-  CHECK(mult->i0 == 128);
+  CHECK(mult->attrs == std::vector<TraceAttr>{{TraceAttr::I64, "divisor", 128, {}}});
   CHECK(mult->shape == Shape{128});
   CHECK(mult->dtype == DType::I32);
   CHECK(t.nodes[mult->operands[0]].op == Add);
-  CHECK(contig->i0 == 128);
+  CHECK(contig->attrs == std::vector<TraceAttr>{{TraceAttr::I64, "count", 128, {}}});
   CHECK(contig->shape == Shape{128});
-  CHECK(t.nodes[contig->operands[0]].op == MultipleOf);
+  CHECK(&t.nodes[contig->operands[0]] == mult);
 }

@@ -61,7 +61,7 @@ TEST_CASE("vector_add traces to the expected nodes") {
   CHECK(nSplat.operands == std::vector<int32_t>{3});
   CHECK(nSplat.shape == Shape{256});
 
-  // offs = Add(Splat(Mul(ProgramId 0, ConstInt 256)), Arange(0, 256))
+  // offs = Add(Splat(Mul(tessel.program_id 0, ConstInt 256)), Arange(0, 256))
   REQUIRE(offs.op == Add);
   CHECK(offs.dtype == DType::I32);
   const TraceNode &startSplat = n[offs.operands[0]];
@@ -74,8 +74,9 @@ TEST_CASE("vector_add traces to the expected nodes") {
   const TraceNode &start = n[startSplat.operands[0]];
   REQUIRE(start.op == Mul);
   CHECK(start.shape.empty()); // scalar * scalar stays scalar
-  CHECK(n[start.operands[0]].op == ProgramId);
-  CHECK(n[start.operands[0]].i0 == 0);
+  CHECK(n[start.operands[0]].op == Op);
+  CHECK(n[start.operands[0]].name == "tessel.program_id");
+  CHECK(n[start.operands[0]].attrs == std::vector<TraceAttr>{{TraceAttr::I32, "axis", 0, {}}});
   CHECK(n[start.operands[1]].op == ConstInt);
   CHECK(n[start.operands[1]].i0 == 256);
   CHECK(n[start.operands[1]].dtype == DType::I32);

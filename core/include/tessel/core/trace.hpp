@@ -20,8 +20,12 @@ enum class TraceOp : uint8_t {
   Arg,         // i0 = kernel argument index. Scalar or pointer.
   ConstInt,    // i0 = value; shape may be non-empty (a filled tile)
   ConstFloat,  // f = value; shape may be non-empty
-  ProgramId,   // i0 = axis (0..2); scalar i32
-  NumPrograms, // i0 = axis; scalar i32
+  // A generic op: the node names its MLIR op (`name`, e.g. "tessel.program_id")
+  // and its attributes (`attrs`); operands as any node's, the result is the
+  // node's type (or none, `results == 0`). The importer builds it by name and
+  // the op's verifier checks it, so a new op needs no case of its own here or
+  // in the importer.
+  Op,
   Arange,      // i0 = lo, i1 = hi; 1-D i32 of hi - lo elements
   Splat,       // (scalar) -> tile of `shape`
   Broadcast,   // (tile) -> `shape`; size-1 dims grow, rank unchanged
@@ -64,11 +68,18 @@ enum class TraceOp : uint8_t {
   Yield,       // inside a region: its last node; operands = the region's results
   // --- facts for the analyses (issue 3) ---
   Assume,      // (scalar i1 condition); no result
-  MultipleOf,  // (tile), i0 = d: the first element of each contiguous run is a multiple of d
-  MaxContiguous, // (tile), i0 = c: runs of c elements along the last dim are contiguous
 };
 
 const char *traceOpName(TraceOp op);
+
+// An attribute of a generic op (TraceOp::Op).
+struct TraceAttr {
+  enum Kind : uint8_t { I32, I64, Bool, I32Array } kind;
+  std::string name;             // "axis"
+  int64_t value = 0;            // I32, I64, Bool
+  std::vector<int64_t> values;  // I32Array
+  bool operator==(const TraceAttr &) const = default;
+};
 
 struct TraceNode {
   TraceOp op;
@@ -81,6 +92,10 @@ struct TraceNode {
   SourceLoc loc;
   std::vector<int64_t> ints;     // op-specific list (Permute's permutation)
   std::vector<TraceNode> region; // Reduce/Scan: the traced combine function
+  // TraceOp::Op only: the MLIR op's name, its attributes, its result count (0 or 1).
+  std::string name;
+  std::vector<TraceAttr> attrs;
+  uint8_t results = 1;
 };
 
 // A runtime argument of the kernel; its place in the kernarg segment is

@@ -1,0 +1,69 @@
+// Generic trace ops (TraceOp::Op) are built by their MLIR name and checked by
+// the op's verifier: a malformed one is a tessel::Error with its line, never
+// a crash.
+#include "e2e_common.hpp"
+
+#include "tessel/lowering/compile.hpp"
+
+using namespace tessel;
+
+namespace {
+
+Trace traceWith(TraceNode op) {
+  Trace t;
+  t.kernelName = "generic";
+  t.args = {{TraceArg::Pointer, DType::I32}};
+  t.nodes.push_back({.op = TraceOp::Arg, .dtype = DType::I32, .isPtr = true});
+  op.loc = {"kernel.cpp", 7, 3};
+  t.nodes.push_back(std::move(op));
+  return t;
+}
+
+std::string compileError(const Trace &t) {
+  try {
+    compileTrace(t, Specialization{}, CompileOptions{});
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("a generic op compiles by its name") {
+  TraceNode pid{.op = TraceOp::Op, .dtype = DType::I32};
+  pid.name = "tessel.program_id";
+  pid.attrs = {{TraceAttr::I32, "axis", 2, {}}};
+  Trace t = traceWith(pid);
+  t.nodes.push_back({.op = TraceOp::Store, .dtype = DType::I32, .operands = {0, 1}}); // *p = program_id(2)
+  CompiledKernel k = compileTrace(t, Specialization{}, CompileOptions{});
+  CHECK(k.tileIR.find("tessel.program_id 2") != std::string::npos);
+  CHECK(k.llvmIR.find("llvm.amdgcn.workgroup.id.z") != std::string::npos);
+}
+
+TEST_CASE("a generic op no dialect defines is an error naming it and the line") {
+  TraceNode bad{.op = TraceOp::Op, .dtype = DType::I32};
+  bad.name = "tessel.no_such_op";
+  std::string message = compileError(traceWith(bad));
+  CAPTURE(message);
+  CHECK(message.find("kernel.cpp:7") != std::string::npos);
+  CHECK(message.find("no operation named 'tessel.no_such_op'") != std::string::npos);
+}
+
+TEST_CASE("a generic op its verifier rejects is an error at its line") {
+  TraceNode bad{.op = TraceOp::Op, .dtype = DType::I32};
+  bad.name = "tessel.program_id";
+  bad.attrs = {{TraceAttr::I32, "axis", 5, {}}}; // axes are 0, 1, 2
+  std::string message = compileError(traceWith(bad));
+  CAPTURE(message);
+  CHECK(message.find("kernel.cpp:7") != std::string::npos);
+  CHECK(message.find("axis") != std::string::npos);
+
+  TraceNode noAttr{.op = TraceOp::Op, .dtype = DType::I32};
+  noAttr.name = "tessel.num_programs"; // its axis attribute missing
+  message = compileError(traceWith(noAttr));
+  CAPTURE(message);
+  CHECK(message.find("kernel.cpp:7") != std::string::npos);
+  CHECK(message.find("axis") != std::string::npos);
+}
+
