@@ -290,7 +290,7 @@ ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset) {
   ip = broadcastNode(ctx, site, ip, shape);
   io = broadcastNode(ctx, site, io, shape);
   DType pointee = ctx.node(ip).dtype;
-  return ctx.ref(ctx.addNode(makeNode(TraceOp::AddPtr, pointee, true, std::move(shape), {ip, io}, site.loc)));
+  return emitOp(ctx, site, "tessel.addptr", {ip, io}, pointee, true, std::move(shape), {});
 }
 
 ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const Operand *other) {
@@ -351,10 +351,8 @@ ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi) {
     fail(site, "length hi - lo = " + std::to_string(hi - lo) + " (arange(" + std::to_string(lo) + ", " +
                    std::to_string(hi) + ")) must be a power of two > 0");
   checkTileElements(site, {hi - lo});
-  TraceNode n = makeNode(TraceOp::Arange, DType::I32, false, {hi - lo}, {}, site.loc);
-  n.i0 = lo;
-  n.i1 = hi;
-  return ctx.ref(ctx.addNode(std::move(n)));
+  return emitOp(ctx, site, "tessel.make_range", {}, DType::I32, false, {hi - lo},
+                {{TraceAttr::I32, "start", lo}, {TraceAttr::I32, "end", hi}});
 }
 
 ValueRef emitFull(const OpSite &site, const Shape &shape, Operand value, DType elem) {
@@ -434,7 +432,7 @@ ValueRef emitReshape(const OpSite &site, ValueRef a, const Shape &shape) {
                    " elements) to " + formatShape(shape) + " (" + std::to_string(elementCount(shape)) +
                    " elements)");
   if (src.shape == shape) return a;
-  return ctx.ref(ctx.addNode(makeNode(TraceOp::Reshape, src.dtype, src.isPtr, shape, {a.id}, site.loc)));
+  return emitOp(ctx, site, "tessel.reshape", {a.id}, src.dtype, src.isPtr, shape, {});
 }
 
 ValueRef emitPermute(const OpSite &site, ValueRef a, const std::vector<int64_t> &perm) {
@@ -459,9 +457,8 @@ ValueRef emitPermute(const OpSite &site, ValueRef a, const std::vector<int64_t> 
     identity = identity && perm[i] == static_cast<int64_t>(i);
   }
   if (identity) return a;
-  TraceNode n = makeNode(TraceOp::Permute, src.dtype, src.isPtr, std::move(shape), {a.id}, site.loc);
-  n.ints = perm;
-  return ctx.ref(ctx.addNode(std::move(n)));
+  return emitOp(ctx, site, "tessel.permute", {a.id}, src.dtype, src.isPtr, std::move(shape),
+                {{TraceAttr::I32Array, "order", 0, perm}});
 }
 
 ValueRef emitTrans(const OpSite &site, ValueRef a) {
@@ -486,7 +483,7 @@ ValueRef emitJoin(const OpSite &site, ValueRef a, ValueRef b) {
                    formatShape(shape) + "; at most 2-D tiles are supported yet (join 1-D tiles or scalars)");
   checkTileElements(site, shape);
   checkRegionScalar(ctx, site, shape);
-  return ctx.ref(ctx.addNode(makeNode(TraceOp::Join, src.dtype, src.isPtr, std::move(shape), {a.id, b.id}, site.loc)));
+  return emitOp(ctx, site, "tessel.join", {a.id, b.id}, src.dtype, src.isPtr, std::move(shape), {});
 }
 
 std::pair<ValueRef, ValueRef> emitSplit(const OpSite &site, ValueRef a) {
@@ -498,9 +495,8 @@ std::pair<ValueRef, ValueRef> emitSplit(const OpSite &site, ValueRef a) {
   Shape shape(src.shape.begin(), src.shape.end() - 1);
   ValueRef halves[2];
   for (int64_t half = 0; half < 2; ++half) {
-    TraceNode n = makeNode(TraceOp::Split, src.dtype, src.isPtr, shape, {a.id}, site.loc);
-    n.i0 = half;
-    halves[half] = ctx.ref(ctx.addNode(std::move(n)));
+    halves[half] = emitOp(ctx, site, "tessel.split", {a.id}, src.dtype, src.isPtr, shape,
+                          {{TraceAttr::I32, "half", half}});
   }
   return {halves[0], halves[1]};
 }
@@ -592,9 +588,8 @@ ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDi
 
   // Each element's index along `axis`, as a tile of the input's shape.
   int64_t length = src.shape[static_cast<size_t>(axis)];
-  TraceNode range = makeNode(TraceOp::Arange, DType::I32, false, {length}, {}, site.loc);
-  range.i1 = length;
-  ValueRef index = ctx.ref(ctx.addNode(std::move(range)));
+  ValueRef index = emitOp(ctx, site, "tessel.make_range", {}, DType::I32, false, {length},
+                          {{TraceAttr::I32, "start", 0}, {TraceAttr::I32, "end", length}});
   if (src.shape.size() == 2) {
     index = emitExpandDims(site, index, 1 - axis);
     index = ctx.ref(broadcastNode(ctx, site, index.id, src.shape));

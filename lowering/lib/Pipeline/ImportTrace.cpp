@@ -202,8 +202,6 @@ private:
                           loc);
     case TraceOp::Op:
       return importOp(n, type, loc);
-    case TraceOp::Arange:
-      return b_.create<mlir::tessel::MakeRangeOp>(loc, type, n.i0, n.i1);
     case TraceOp::Splat:
       return b_.create<mlir::tessel::SplatOp>(loc, type, operand(n, 0));
     case TraceOp::Broadcast:
@@ -281,25 +279,12 @@ private:
       return b_.create<SelectOp>(loc, operand(n, 0), operand(n, 1), operand(n, 2));
     case TraceOp::Cast:
       return cast(operand(n, 0), type, loc);
-    case TraceOp::AddPtr:
-      return b_.create<mlir::tessel::AddPtrOp>(loc, operand(n, 0).getType(), operand(n, 0),
-                                               operand(n, 1));
     case TraceOp::Load: {
       Value ptr = operand(n, 0);
       Value mask = n.i0 >= 2 ? operand(n, 1) : Value();
       Value other = n.i0 >= 3 ? operand(n, 2) : Value();
       return b_.create<mlir::tessel::LoadOp>(loc, type, ptr, mask, other);
     }
-    case TraceOp::Reshape:
-      return b_.create<mlir::tessel::ReshapeOp>(loc, type, operand(n, 0));
-    case TraceOp::Permute: {
-      SmallVector<int32_t> order(n.ints.begin(), n.ints.end());
-      return b_.create<mlir::tessel::PermuteOp>(loc, type, operand(n, 0), order);
-    }
-    case TraceOp::Join:
-      return b_.create<mlir::tessel::JoinOp>(loc, type, operand(n, 0), operand(n, 1));
-    case TraceOp::Split:
-      return b_.create<mlir::tessel::SplitOp>(loc, type, operand(n, 0), n.i0);
     case TraceOp::Reduce:
     case TraceOp::Scan:
       return combiner(n, loc);

@@ -15,7 +15,10 @@ Trace smallTrace() {
   t.args = {{TraceArg::Pointer, DType::F32}, {TraceArg::Int, DType::I32}};
   t.nodes.push_back({.op = TraceOp::Arg, .dtype = DType::F32, .isPtr = true, .loc = {"a.cpp", 1, 1}});
   t.nodes.push_back({.op = TraceOp::Arg, .dtype = DType::I32, .i0 = 1, .loc = {"a.cpp", 1, 1}});
-  t.nodes.push_back({.op = TraceOp::Arange, .dtype = DType::I32, .shape = {64}, .i1 = 64, .loc = {"a.cpp", 2, 5}});
+  TraceNode range{.op = TraceOp::Op, .dtype = DType::I32, .shape = {64}, .loc = {"a.cpp", 2, 5}};
+  range.name = "tessel.make_range";
+  range.attrs = {{TraceAttr::I32, "start", 0, {}}, {TraceAttr::I32, "end", 64, {}}};
+  t.nodes.push_back(std::move(range));
   return t;
 }
 
@@ -46,7 +49,7 @@ TEST_CASE("the fingerprint hashes ops, shapes and non-argument locations") {
 }
 
 TEST_CASE("op names") {
-  CHECK(std::string(traceOpName(TraceOp::Arange)) == "Arange");
+  CHECK(std::string(traceOpName(TraceOp::Splat)) == "Splat");
   CHECK(std::string(traceOpName(TraceOp::Assume)) == "Assume");
 }
 

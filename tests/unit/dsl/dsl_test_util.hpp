@@ -4,6 +4,7 @@
 #include <tessel/tessel.hpp>
 
 #include <string>
+#include <vector>
 
 namespace dsltest {
 
@@ -23,6 +24,24 @@ template <class F> std::string errorOf(F &&f) {
     return e.what();
   }
   return "<no error>";
+}
+
+// True when `n` is the generic op (TraceOp::Op) named `name`.
+inline bool isOp(const tessel::TraceNode &n, const std::string &name) {
+  return n.op == tessel::TraceOp::Op && n.name == name;
+}
+// The value of integer attribute `name` of a generic op (-1 when absent).
+inline int64_t attrOf(const tessel::TraceNode &n, const std::string &name) {
+  for (const tessel::TraceAttr &a : n.attrs)
+    if (a.name == name)
+      return a.value;
+  return -1;
+}
+inline std::vector<int64_t> attrListOf(const tessel::TraceNode &n, const std::string &name) {
+  for (const tessel::TraceAttr &a : n.attrs)
+    if (a.name == name)
+      return a.values;
+  return {};
 }
 
 // "file:line: " as trace-time errors start.

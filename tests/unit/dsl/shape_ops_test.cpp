@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 
 using namespace tessel;
+using dsltest::attrListOf;
+using dsltest::attrOf;
+using dsltest::isOp;
 using dsltest::traceBody;
 using enum TraceOp;
 
@@ -19,14 +22,14 @@ TEST_CASE("reshape keeps the elements; the same shape adds nothing") {
     CHECK(same.ref().id == back.ref().id);
   });
   REQUIRE(t.nodes.size() == 3);
-  CHECK(t.nodes[1].op == Reshape);
+  CHECK(isOp(t.nodes[1], "tessel.reshape"));
   CHECK(t.nodes[1].shape == Shape{32});
   CHECK(t.nodes[1].operands == std::vector<int32_t>{0});
-  CHECK(t.nodes[2].op == Reshape);
+  CHECK(isOp(t.nodes[2], "tessel.reshape"));
   CHECK(t.nodes[2].shape == Shape{2, 16});
 }
 
-TEST_CASE("permute and trans record the permutation in ints") {
+TEST_CASE("permute and trans record the permutation as the order attribute") {
   Trace t = traceBody([] {
     auto x = zeros<f32>({4, 8});
     auto p = permute(x, {1, 0});
@@ -37,11 +40,11 @@ TEST_CASE("permute and trans record the permutation in ints") {
     CHECK(id.ref().id == x.ref().id);
   });
   REQUIRE(t.nodes.size() >= 3);
-  CHECK(t.nodes[1].op == Permute);
-  CHECK(t.nodes[1].ints == std::vector<int64_t>{1, 0});
+  CHECK(isOp(t.nodes[1], "tessel.permute"));
+  CHECK(attrListOf(t.nodes[1], "order") == std::vector<int64_t>{1, 0});
   CHECK(t.nodes[1].shape == Shape{8, 4});
-  CHECK(t.nodes[2].op == Permute);
-  CHECK(t.nodes[2].ints == std::vector<int64_t>{1, 0});
+  CHECK(isOp(t.nodes[2], "tessel.permute"));
+  CHECK(attrListOf(t.nodes[2], "order") == std::vector<int64_t>{1, 0});
   CHECK(t.nodes[2].operands == std::vector<int32_t>{1});
 }
 
@@ -61,14 +64,14 @@ TEST_CASE("join adds a last dim of 2; split takes it apart") {
     (void)y;
   });
   const TraceNode &join0 = t.nodes[2];
-  CHECK(join0.op == Join);
+  CHECK(isOp(join0, "tessel.join"));
   CHECK(join0.operands == std::vector<int32_t>{0, 1});
   CHECK(join0.dtype == DType::I32);
-  CHECK(t.nodes[3].op == Split);
-  CHECK(t.nodes[3].i0 == 0);
+  CHECK(isOp(t.nodes[3], "tessel.split"));
+  CHECK(attrOf(t.nodes[3], "half") == 0);
   CHECK(t.nodes[3].operands == std::vector<int32_t>{2});
-  CHECK(t.nodes[4].op == Split);
-  CHECK(t.nodes[4].i0 == 1);
+  CHECK(isOp(t.nodes[4], "tessel.split"));
+  CHECK(attrOf(t.nodes[4], "half") == 1);
   CHECK(t.nodes[4].shape == Shape{8});
 }
 

@@ -26,7 +26,6 @@ enum class TraceOp : uint8_t {
   // the op's verifier checks it, so a new op needs no case of its own here or
   // in the importer.
   Op,
-  Arange,      // i0 = lo, i1 = hi; 1-D i32 of hi - lo elements
   Splat,       // (scalar) -> tile of `shape`
   Broadcast,   // (tile) -> `shape`; size-1 dims grow, rank unchanged
   ExpandDims,  // (tile), i0 = axis; inserts a size-1 dim
@@ -45,14 +44,8 @@ enum class TraceOp : uint8_t {
   Fma,         // (a, b, c) -> a * b + c, floats
   Where,       // (cond i1, a, b) -> a's dtype
   Cast,        // (a) -> `dtype` (int<->float, widen/narrow, to/from i1)
-  AddPtr,      // (ptr tile, int offset tile) -> ptr tile; offsets in elements
   Load,        // (ptrs [, mask [, other]]) -> elements; i0 = number of operands
   Store,       // (ptrs, value [, mask]); no result
-  // --- shape changes (issue 3) ---
-  Reshape,     // (tile) -> `shape`, same element count, row-major order kept
-  Permute,     // (tile), ints = permutation: result dim i is operand dim ints[i]
-  Join,        // (a, b) -> a's shape + [2]: result[..., 0] = a, result[..., 1] = b
-  Split,       // (t) whose last dim is 2; i0 = 0 or 1 picks that half; shape drops it
   // --- reductions and scans (issue 3) ---
   // Reduce: operands = N input tiles of one shape; i0 = axis. `region` is the
   // combine function: 2N RegionArg nodes first (scalars; args 0..N-1 are the
