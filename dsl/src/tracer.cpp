@@ -177,16 +177,15 @@ int32_t broadcastNode(TraceContext &ctx, const OpSite &site, int32_t id, const S
   TraceNode src = ctx.node(id); // copy: addNode may move the node storage
   if (src.shape == to) return id;
   if (src.shape.empty())
-    return ctx.addNode(makeNode(TraceOp::Splat, src.dtype, src.isPtr, to, {id}, site.loc));
+    return emitOp(ctx, site, "tessel.splat", {id}, src.dtype, src.isPtr, to, {}).id;
   Shape shape = src.shape;
   while (shape.size() < to.size()) {
     shape.insert(shape.begin(), 1);
-    TraceNode n = makeNode(TraceOp::ExpandDims, src.dtype, src.isPtr, shape, {id}, site.loc);
-    n.i0 = 0;
-    id = ctx.addNode(std::move(n));
+    id = emitOp(ctx, site, "tessel.expand_dims", {id}, src.dtype, src.isPtr, shape,
+                {{TraceAttr::I32, "axis", 0}}).id;
   }
   if (shape != to)
-    id = ctx.addNode(makeNode(TraceOp::Broadcast, src.dtype, src.isPtr, to, {id}, site.loc));
+    id = emitOp(ctx, site, "tessel.broadcast", {id}, src.dtype, src.isPtr, to, {}).id;
   return id;
 }
 
@@ -303,9 +302,9 @@ ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const O
   Shape shape = ctx.node(ptr.id).shape;
   for (size_t i = 1; i < ids.size(); ++i) shape = broadcastShapes(site, shape, ctx.node(ids[i]).shape);
   for (int32_t &id : ids) id = broadcastNode(ctx, site, id, shape);
-  TraceNode n = makeNode(TraceOp::Load, pointee, false, std::move(shape), std::move(ids), site.loc);
-  n.i0 = static_cast<int64_t>(n.operands.size());
-  return ctx.ref(ctx.addNode(std::move(n)));
+  std::vector<int64_t> segments{1, mask ? 1 : 0, other ? 1 : 0};
+  return emitOp(ctx, site, "tessel.load", std::move(ids), pointee, false, std::move(shape),
+                {{TraceAttr::I32Array, "operandSegmentSizes", 0, std::move(segments)}});
 }
 
 void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *mask) {
@@ -323,14 +322,15 @@ void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *m
   };
   std::vector<int32_t> ids{ptr.id, fitToPointers(materialize(ctx, site, value, pointee), "the value")};
   if (mask) ids.push_back(fitToPointers(materialize(ctx, site, *mask, DType::I1), "the mask"));
-  ctx.addNode(makeNode(TraceOp::Store, pointee, false, std::move(shape), std::move(ids), site.loc));
+  emitOp(ctx, site, "tessel.store", std::move(ids), pointee, false, std::move(shape), {}, /*results=*/0);
 }
 
 ValueRef emitOp(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands,
-                DType dtype, bool isPtr, Shape shape, std::vector<TraceAttr> attrs) {
+                DType dtype, bool isPtr, Shape shape, std::vector<TraceAttr> attrs, uint8_t results) {
   TraceNode n = makeNode(TraceOp::Op, dtype, isPtr, std::move(shape), std::move(operands), site.loc);
   n.name = name;
   n.attrs = std::move(attrs);
+  n.results = results;
   return ctx.ref(ctx.addNode(std::move(n)));
 }
 
@@ -391,9 +391,11 @@ ValueRef emitExpandDims(const OpSite &site, ValueRef a, int64_t axis) {
   shape.insert(shape.begin() + axis, 1);
   checkTileShape(site, shape);
   checkRegionScalar(ctx, site, shape);
-  TraceNode n = makeNode(TraceOp::ExpandDims, src.dtype, src.isPtr, std::move(shape), {a.id}, site.loc);
-  n.i0 = axis;
-  return ctx.ref(ctx.addNode(std::move(n)));
+  // A scalar (a 1-D reduction kept with keep_dims) becomes a 1-element tile.
+  if (src.shape.empty())
+    return emitOp(ctx, site, "tessel.splat", {a.id}, src.dtype, src.isPtr, std::move(shape), {});
+  return emitOp(ctx, site, "tessel.expand_dims", {a.id}, src.dtype, src.isPtr, std::move(shape),
+                {{TraceAttr::I32, "axis", axis}});
 }
 
 

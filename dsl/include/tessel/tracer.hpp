@@ -125,8 +125,9 @@ ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const O
 void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *mask);
 // A generic op (TraceOp::Op) named by its MLIR name, with its result type and
 // attributes: how a new op is traced (the importer needs no case for it).
+// `results`: 1, or 0 for an op with no result (then the node is an effect).
 ValueRef emitOp(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands,
-                DType dtype, bool isPtr, Shape shape, std::vector<TraceAttr> attrs);
+                DType dtype, bool isPtr, Shape shape, std::vector<TraceAttr> attrs, uint8_t results = 1);
 // tessel.program_id / tessel.num_programs along `axis`.
 ValueRef emitProgramIndex(const char *opName, const OpSite &site, int axis);
 ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi);

@@ -202,17 +202,6 @@ private:
                           loc);
     case TraceOp::Op:
       return importOp(n, type, loc);
-    case TraceOp::Splat:
-      return b_.create<mlir::tessel::SplatOp>(loc, type, operand(n, 0));
-    case TraceOp::Broadcast:
-      return b_.create<mlir::tessel::BroadcastOp>(loc, type, operand(n, 0));
-    case TraceOp::ExpandDims: {
-      Value src = operand(n, 0);
-      // A scalar (a 1-D reduction kept with keep_dims) becomes a 1-element tile.
-      if (!isa<RankedTensorType>(src.getType()))
-        return b_.create<mlir::tessel::SplatOp>(loc, type, src);
-      return b_.create<mlir::tessel::ExpandDimsOp>(loc, type, src, n.i0);
-    }
     case TraceOp::Add: return binary(AddIOp(), AddFOp());
     case TraceOp::Sub: return binary(SubIOp(), SubFOp());
     case TraceOp::Mul: return binary(MulIOp(), MulFOp());
@@ -279,12 +268,6 @@ private:
       return b_.create<SelectOp>(loc, operand(n, 0), operand(n, 1), operand(n, 2));
     case TraceOp::Cast:
       return cast(operand(n, 0), type, loc);
-    case TraceOp::Load: {
-      Value ptr = operand(n, 0);
-      Value mask = n.i0 >= 2 ? operand(n, 1) : Value();
-      Value other = n.i0 >= 3 ? operand(n, 2) : Value();
-      return b_.create<mlir::tessel::LoadOp>(loc, type, ptr, mask, other);
-    }
     case TraceOp::Reduce:
     case TraceOp::Scan:
       return combiner(n, loc);
@@ -309,12 +292,6 @@ private:
       recordAssumption(n, func);
       b_.create<mlir::tessel::AssumeOp>(loc, operand(n, 0));
       return {};
-    case TraceOp::Store: {
-      Value ptr = operand(n, 0), value = operand(n, 1);
-      Value mask = n.operands.size() >= 3 ? operand(n, 2) : Value();
-      b_.create<mlir::tessel::StoreOp>(loc, ptr, value, mask);
-      return {};
-    }
     }
     fail(n, "unknown op");
   }

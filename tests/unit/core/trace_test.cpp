@@ -49,7 +49,7 @@ TEST_CASE("the fingerprint hashes ops, shapes and non-argument locations") {
 }
 
 TEST_CASE("op names") {
-  CHECK(std::string(traceOpName(TraceOp::Splat)) == "Splat");
+  CHECK(std::string(traceOpName(TraceOp::Reduce)) == "Reduce");
   CHECK(std::string(traceOpName(TraceOp::Assume)) == "Assume");
 }
 

@@ -35,7 +35,10 @@ TEST_CASE("a generic op compiles by its name") {
   pid.name = "tessel.program_id";
   pid.attrs = {{TraceAttr::I32, "axis", 2, {}}};
   Trace t = traceWith(pid);
-  t.nodes.push_back({.op = TraceOp::Store, .dtype = DType::I32, .operands = {0, 1}}); // *p = program_id(2)
+  TraceNode store{.op = TraceOp::Op, .dtype = DType::I32, .operands = {0, 1}}; // *p = program_id(2)
+  store.name = "tessel.store";
+  store.results = 0;
+  t.nodes.push_back(std::move(store));
   CompiledKernel k = compileTrace(t, Specialization{}, CompileOptions{});
   CHECK(k.tileIR.find("tessel.program_id 2") != std::string::npos);
   CHECK(k.llvmIR.find("llvm.amdgcn.workgroup.id.z") != std::string::npos);

@@ -26,9 +26,6 @@ enum class TraceOp : uint8_t {
   // the op's verifier checks it, so a new op needs no case of its own here or
   // in the importer.
   Op,
-  Splat,       // (scalar) -> tile of `shape`
-  Broadcast,   // (tile) -> `shape`; size-1 dims grow, rank unchanged
-  ExpandDims,  // (tile), i0 = axis; inserts a size-1 dim
   // Elementwise binary: (a, b), same shape & dtype; result dtype = operand's
   Add, Sub, Mul,
   Div,         // ints: truncating (C); floats: IEEE
@@ -44,8 +41,6 @@ enum class TraceOp : uint8_t {
   Fma,         // (a, b, c) -> a * b + c, floats
   Where,       // (cond i1, a, b) -> a's dtype
   Cast,        // (a) -> `dtype` (int<->float, widen/narrow, to/from i1)
-  Load,        // (ptrs [, mask [, other]]) -> elements; i0 = number of operands
-  Store,       // (ptrs, value [, mask]); no result
   // --- reductions and scans (issue 3) ---
   // Reduce: operands = N input tiles of one shape; i0 = axis. `region` is the
   // combine function: 2N RegionArg nodes first (scalars; args 0..N-1 are the
