@@ -23,7 +23,6 @@ const char *traceOpName(TraceOp op) {
    
     TESSEL_OP_NAME(Reduce) TESSEL_OP_NAME(Scan)
     TESSEL_OP_NAME(Result) TESSEL_OP_NAME(RegionArg) TESSEL_OP_NAME(Yield)
-    TESSEL_OP_NAME(Assume)
 #undef TESSEL_OP_NAME
   }
   return "?";

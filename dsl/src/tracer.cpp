@@ -635,7 +635,7 @@ void emitAssume(const OpSite &site, ValueRef cond) {
   const Shape &shape = ctx.node(cond.id).shape;
   if (!shape.empty())
     fail(site, "the condition must be a scalar bool, not a tile of shape " + formatShape(shape));
-  ctx.addNode(makeNode(TraceOp::Assume, DType::I1, false, {}, {cond.id}, site.loc));
+  emitOp(ctx, site, "tessel.assume", {cond.id}, DType::I1, false, {}, {}, /*results=*/0);
 }
 
 namespace {

@@ -288,10 +288,6 @@ private:
       b_.create<mlir::tessel::YieldOp>(loc, values);
       return {};
     }
-    case TraceOp::Assume:
-      recordAssumption(n, func);
-      b_.create<mlir::tessel::AssumeOp>(loc, operand(n, 0));
-      return {};
     }
     fail(n, "unknown op");
   }
@@ -377,32 +373,6 @@ private:
     if (block->empty() || !isa<mlir::tessel::YieldOp>(block->back()))
       fail(n, "malformed trace: the combine function does not end in a yield");
     return op->getResult(0);
-  }
-
-  // assume(x % C == 0) on an argument becomes a divisibility fact the axis
-  // analysis reads; other conditions stay as tessel.assume (llvm.assume).
-  void recordAssumption(const TraceNode &n, func::FuncOp func) {
-    auto node = [&](int32_t i) -> const TraceNode * {
-      return i >= 0 && size_t(i) < trace_.nodes.size() ? &trace_.nodes[i] : nullptr;
-    };
-    if (regionBlock_ || n.operands.empty())
-      return;
-    const TraceNode *cmp = node(n.operands[0]);
-    if (!cmp || cmp->op != TraceOp::CmpEq || cmp->operands.size() != 2)
-      return;
-    const TraceNode *rem = node(cmp->operands[0]), *zero = node(cmp->operands[1]);
-    if (!rem || !zero || rem->op != TraceOp::Rem || zero->op != TraceOp::ConstInt || zero->i0 != 0)
-      return;
-    const TraceNode *arg = node(rem->operands[0]), *divisor = node(rem->operands[1]);
-    if (!arg || !divisor || arg->op != TraceOp::Arg || divisor->op != TraceOp::ConstInt ||
-        divisor->i0 <= 0)
-      return;
-    // The power of two it guarantees, within what the analysis tracks.
-    int64_t d = std::min<int64_t>(divisor->i0 & -divisor->i0, int64_t(1) << 30);
-    StringAttr name = mlir::tessel::tesselDialect(&ctx_).getDivisibilityAttrHelper().getName();
-    auto existing = func.getArgAttrOfType<IntegerAttr>(arg->i0, name);
-    if (d > 1 && (!existing || existing.getInt() < d))
-      func.setArgAttr(arg->i0, name, b_.getI32IntegerAttr(d));
   }
 
   MLIRContext &ctx_;

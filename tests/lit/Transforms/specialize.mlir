@@ -13,3 +13,25 @@ func.func @stride_one(%p: !tessel.ptr<f32> {tessel.divisibility = 16 : i32}, %s:
   %q = tessel.addptr %p, %o : !tessel.ptr<f32>, i32
   return
 }
+
+// assume(n % 48 == 0) on an argument: 16 (the power of two in 48) divides n,
+// recorded on the argument for the axis analysis; a larger fact stays.
+// CHECK-LABEL: func.func @assumed_multiple
+// CHECK-SAME: %{{[a-z0-9]+}}: i32 {tessel.divisibility = 16 : i32}
+// CHECK-SAME: %{{[a-z0-9]+}}: i32 {tessel.divisibility = 32 : i32}
+// CHECK-SAME: %{{[a-z0-9]+}}: i32)
+func.func @assumed_multiple(%n: i32, %m: i32 {tessel.divisibility = 32 : i32}, %k: i32) {
+  %c48 = arith.constant 48 : i32
+  %c0 = arith.constant 0 : i32
+  %r = arith.remsi %n, %c48 : i32
+  %z = arith.cmpi eq, %r, %c0 : i32
+  tessel.assume %z
+  %c4 = arith.constant 4 : i32
+  %r2 = arith.remsi %m, %c4 : i32
+  %z2 = arith.cmpi eq, %r2, %c0 : i32
+  tessel.assume %z2
+  // A condition of another form is a plain assumption: no fact for %k.
+  %g = arith.cmpi sge, %k, %c48 : i32
+  tessel.assume %g
+  return
+}

@@ -50,7 +50,6 @@ TEST_CASE("the fingerprint hashes ops, shapes and non-argument locations") {
 
 TEST_CASE("op names") {
   CHECK(std::string(traceOpName(TraceOp::Reduce)) == "Reduce");
-  CHECK(std::string(traceOpName(TraceOp::Assume)) == "Assume");
 }
 
 TEST_CASE("a generic op's name, attributes and result count are part of the fingerprint") {

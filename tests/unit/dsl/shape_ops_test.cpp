@@ -85,7 +85,7 @@ TEST_CASE("assume, multiple_of and max_contiguous record their facts") {
   Trace t = k.trace(static_cast<float *>(nullptr), 256).trace;
   std::vector<const TraceNode *> assumes;
   for (const TraceNode &n : t.nodes)
-    if (n.op == Assume) assumes.push_back(&n);
+    if (isOp(n, "tessel.assume")) assumes.push_back(&n);
   REQUIRE(assumes.size() == 2);
   CHECK(assumes[0]->operands.size() == 1);
   CHECK(t.nodes[assumes[0]->operands[0]].op == CmpEq);

@@ -54,8 +54,6 @@ enum class TraceOp : uint8_t {
   Result,      // (multi-result node), i0 = result index
   RegionArg,   // inside a region: i0 = argument index
   Yield,       // inside a region: its last node; operands = the region's results
-  // --- facts for the analyses (issue 3) ---
-  Assume,      // (scalar i1 condition); no result
 };
 
 const char *traceOpName(TraceOp op);

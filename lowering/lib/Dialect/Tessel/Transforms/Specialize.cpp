@@ -1,8 +1,10 @@
 // Specialization (see Passes.td): integer arguments known to equal 1 become
-// constants; divisibility facts stay on the arguments for the axis analysis.
+// constants; divisibility facts stay on the arguments for the axis analysis,
+// and assume(arg % C == 0) adds one.
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSPECIALIZE
@@ -32,7 +34,29 @@ struct SpecializePass : mlir::tessel::impl::TesselSpecializeBase<SpecializePass>
         Value one = builder.create<arith::ConstantOp>(arg.getLoc(), IntegerAttr::get(type, 1));
         arg.replaceAllUsesWith(one);
       }
+      func.walk([&](AssumeOp assume) { recordDivisibility(func, assume); });
     }
+  }
+
+  // assume(arg % C == 0) on a kernel argument: the power of two in C divides
+  // the argument, a fact the axis analysis reads from the argument.
+  static void recordDivisibility(func::FuncOp func, AssumeOp assume) {
+    auto cmp = assume.getCond().getDefiningOp<arith::CmpIOp>();
+    if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq || !matchPattern(cmp.getRhs(), m_Zero()))
+      return;
+    Operation *rem = cmp.getLhs().getDefiningOp();
+    if (!isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem))
+      return;
+    auto arg = dyn_cast<BlockArgument>(rem->getOperand(0));
+    APInt divisor;
+    if (!arg || arg.getOwner() != &func.getBody().front() ||
+        !matchPattern(rem->getOperand(1), m_ConstantInt(&divisor)) || !divisor.isStrictlyPositive())
+      return;
+    int64_t d = std::min<int64_t>(int64_t(1) << divisor.countr_zero(), int64_t(1) << 30);
+    StringAttr name = tesselDialect(func.getContext()).getDivisibilityAttrHelper().getName();
+    auto existing = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), name);
+    if (d > 1 && (!existing || existing.getInt() < d))
+      func.setArgAttr(arg.getArgNumber(), name, IntegerAttr::get(IntegerType::get(func.getContext(), 32), d));
   }
 };
 } // namespace

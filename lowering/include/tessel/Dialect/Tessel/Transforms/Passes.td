@@ -12,7 +12,7 @@ def TesselSpecialize : Pass<"tessel-specialize", "::mlir::ModuleOp"> {
     constant 1 (the argument stays in the signature so the kernarg layout does
     not depend on the specialization). `tessel.divisibility` on integer and
     pointer arguments stays as an argument attribute that the axis analysis
-    reads.
+    reads; `tessel.assume(arg % C == 0)` adds one (the power of two in C).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
