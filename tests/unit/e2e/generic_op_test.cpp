@@ -70,3 +70,22 @@ TEST_CASE("a generic op its verifier rejects is an error at its line") {
   CHECK(message.find("axis") != std::string::npos);
 }
 
+
+// The importer throws from deep inside MLIR-built code: the exception must
+// unwind through it (a zero-length function placed at the importer's address
+// once hid its unwind table, and every malformed trace ended in
+// std::terminate).
+TEST_CASE("a malformed trace is an error at its line, not a crash") {
+  TraceNode dangling{.op = TraceOp::Op, .dtype = DType::I32, .operands = {0, 42}};
+  dangling.name = "tessel.store";
+  dangling.results = 0;
+  std::string message = compileError(traceWith(dangling));
+  CAPTURE(message);
+  CHECK(message.find("kernel.cpp:7") != std::string::npos);
+  CHECK(message.find("malformed trace: operand 1 is missing") != std::string::npos);
+
+  TraceNode arg{.op = TraceOp::Arg, .dtype = DType::I32, .i0 = 3}; // the kernel has one argument
+  message = compileError(traceWith(arg));
+  CAPTURE(message);
+  CHECK(message.find("argument index out of range") != std::string::npos);
+}
