@@ -7,23 +7,12 @@ namespace tessel {
 
 const char *traceOpName(TraceOp op) {
   switch (op) {
-#define TESSEL_OP_NAME(name) case TraceOp::name: return #name;
-    TESSEL_OP_NAME(Arg) TESSEL_OP_NAME(ConstInt) TESSEL_OP_NAME(ConstFloat)
-    TESSEL_OP_NAME(Op)
-   
-    TESSEL_OP_NAME(Add) TESSEL_OP_NAME(Sub) TESSEL_OP_NAME(Mul) TESSEL_OP_NAME(Div)
-    TESSEL_OP_NAME(Rem) TESSEL_OP_NAME(Min) TESSEL_OP_NAME(Max) TESSEL_OP_NAME(And)
-    TESSEL_OP_NAME(Or) TESSEL_OP_NAME(Xor) TESSEL_OP_NAME(Shl) TESSEL_OP_NAME(Shr)
-    TESSEL_OP_NAME(CmpEq) TESSEL_OP_NAME(CmpNe) TESSEL_OP_NAME(CmpLt) TESSEL_OP_NAME(CmpLe)
-    TESSEL_OP_NAME(CmpGt) TESSEL_OP_NAME(CmpGe) TESSEL_OP_NAME(Neg) TESSEL_OP_NAME(Not)
-    TESSEL_OP_NAME(Exp) TESSEL_OP_NAME(Exp2) TESSEL_OP_NAME(Log) TESSEL_OP_NAME(Log2)
-    TESSEL_OP_NAME(Sqrt) TESSEL_OP_NAME(Rsqrt) TESSEL_OP_NAME(Abs) TESSEL_OP_NAME(Floor)
-    TESSEL_OP_NAME(Ceil) TESSEL_OP_NAME(Sin) TESSEL_OP_NAME(Cos) TESSEL_OP_NAME(Fma)
-    TESSEL_OP_NAME(Where) TESSEL_OP_NAME(Cast)
-   
-    TESSEL_OP_NAME(Reduce) TESSEL_OP_NAME(Scan)
-    TESSEL_OP_NAME(Result) TESSEL_OP_NAME(RegionArg) TESSEL_OP_NAME(Yield)
-#undef TESSEL_OP_NAME
+  case TraceOp::Arg: return "Arg";
+  case TraceOp::ConstInt: return "ConstInt";
+  case TraceOp::ConstFloat: return "ConstFloat";
+  case TraceOp::Op: return "Op";
+  case TraceOp::Result: return "Result";
+  case TraceOp::RegionArg: return "RegionArg";
   }
   return "?";
 }
@@ -57,13 +46,16 @@ void hashNodes(Fnv &f, const std::vector<TraceNode> &nodes) {
     f.pod(n.operands.size());
     for (int32_t o : n.operands) f.pod(o);
     f.pod(n.i0);
-    f.pod(n.i1);
     f.pod(n.f);
-    f.pod(n.ints.size());
-    for (int64_t v : n.ints) f.pod(v);
-    hashNodes(f, n.region);
     f.str(n.name.c_str());
     f.pod(n.results);
+    f.pod(n.resultTypes.size());
+    for (const TraceType &t : n.resultTypes) {
+      f.pod(t.dtype);
+      f.pod(t.isPtr);
+      f.pod(t.shape.size());
+      for (int64_t d : t.shape) f.pod(d);
+    }
     f.pod(n.attrs.size());
     for (const TraceAttr &a : n.attrs) {
       f.pod(a.kind);
@@ -72,6 +64,8 @@ void hashNodes(Fnv &f, const std::vector<TraceNode> &nodes) {
       f.pod(a.values.size());
       for (int64_t v : a.values) f.pod(v);
     }
+    f.pod(n.regions.size());
+    for (const TraceRegion &r : n.regions) hashNodes(f, r);
     // Locations appear in diagnostics, so they are part of what a compiled
     // kernel depends on -- except an argument's, which is where jit() was
     // called: the same kernel jitted in two places is one kernel.

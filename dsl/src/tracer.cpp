@@ -1,11 +1,12 @@
-// The tracer's untyped core: records nodes, checks shapes, and makes every
-// elementwise node's operands share one shape (Splat, ExpandDims, Broadcast).
-#include "tessel/tracer.hpp"
+// The tracer's untyped core: the trace context and its regions, the checks
+// every op starts with, constants and broadcasting (Splat, ExpandDims,
+// Broadcast), and the builders of leaf, memory, shape and hint ops.
+// Elementwise ops are in elementwise.cpp, reductions and scans in combine.cpp.
+#include "tracer_internal.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <initializer_list>
 #include <limits>
 #include <string>
 
@@ -15,6 +16,20 @@ namespace {
 
 // Traces open on this thread, innermost last.
 thread_local std::vector<TraceContext *> openTraces;
+
+// Whether `v`'s trace is still being recorded. Compares addresses before
+// touching the context, which may have been destroyed.
+bool isLive(const ValueRef &v) {
+  return std::find(openTraces.begin(), openTraces.end(), v.ctx) != openTraces.end() &&
+         v.ctx->serial() == v.serial;
+}
+
+std::atomic<uint64_t> nextSerial{1};
+
+constexpr const char *kCaptureMessage =
+    "a combine function may only use its arguments (and literals), not tiles from outside it";
+
+} // namespace
 
 std::string formatShape(const Shape &shape) {
   std::string s = "[";
@@ -34,7 +49,6 @@ constexpr size_t kMaxRank = 2;
 // shapes would only exhaust the compiler's memory.
 constexpr int kMaxTileElementsLog2 = 20;
 
-// Error unless a shape of power-of-two dimensions has at most 2^20 elements.
 void checkTileElements(const OpSite &site, const Shape &shape) {
   int log2 = 0;
   for (int64_t d : shape)
@@ -45,8 +59,6 @@ void checkTileElements(const OpSite &site, const Shape &shape) {
                    " (split the work over more programs)");
 }
 
-// Tile shapes the user asks for must be powers of two, at most 2-D and at
-// most 2^20 elements.
 void checkTileShape(const OpSite &site, const Shape &shape) {
   if (shape.size() > kMaxRank)
     fail(site, "rank-" + std::to_string(shape.size()) + " tiles are not supported yet (at most 2-D); shape " +
@@ -58,21 +70,7 @@ void checkTileShape(const OpSite &site, const Shape &shape) {
   checkTileElements(site, shape);
 }
 
-// Whether `v`'s trace is still being recorded. Compares addresses before
-// touching the context, which may have been destroyed.
-bool isLive(const ValueRef &v) {
-  return std::find(openTraces.begin(), openTraces.end(), v.ctx) != openTraces.end() &&
-         v.ctx->serial() == v.serial;
-}
-
-std::atomic<uint64_t> nextSerial{1};
-
-constexpr const char *kCaptureMessage =
-    "a combine function may only use its arguments (and literals), not tiles from outside it";
-
-// The trace all tile operands belong to.
-template <class Operands> TraceContext &contextOfAll(const OpSite &site, const Operands &operands) {
-  TraceContext *inner = openTraces.empty() ? nullptr : openTraces.back();
+TraceContext &contextOfAll(const OpSite &site, const std::vector<const Operand *> &operands) {
   TraceContext *found = nullptr;
   for (const Operand *o : operands) {
     if (!o || o->kind != Operand::Value) continue;
@@ -81,23 +79,17 @@ template <class Operands> TraceContext &contextOfAll(const OpSite &site, const O
       fail(site, "uses an empty tile (default-constructed and never assigned)");
     if (!isLive(o->value))
       fail(site, "uses a tile of a trace that has ended (tiles live only while their kernel is traced)");
-    // While a combine function is traced, every value must come from it.
-    if (inner && inner->isRegion() && ctx != inner)
-      fail(site, kCaptureMessage);
     if (found && found != ctx)
       fail(site, "combines tiles of two different traces");
+    ctx->checkVisible(site, o->value.id);
     found = ctx;
   }
   if (!found) fail(site, "needs at least one tile operand");
   return *found;
 }
-TraceContext &contextOf(const OpSite &site, std::initializer_list<const Operand *> operands) {
-  return contextOfAll(site, operands);
-}
 
-// Inside a combine function every value is a scalar.
 void checkRegionScalar(const TraceContext &ctx, const OpSite &site, const Shape &shape) {
-  if (ctx.isRegion() && !shape.empty())
+  if (ctx.inCombine() && !shape.empty())
     fail(site, "a combine function works on scalars; this would make a tile of shape " + formatShape(shape));
 }
 
@@ -123,8 +115,7 @@ TraceNode makeNode(TraceOp op, DType dtype, bool isPtr, Shape shape, std::vector
   return n;
 }
 
-// A constant of element type `elem` (scalar unless `shape` is given).
-int32_t constant(TraceContext &ctx, const OpSite &site, const Operand &lit, DType elem, Shape shape = {}) {
+int32_t constant(TraceContext &ctx, const OpSite &site, const Operand &lit, DType elem, Shape shape) {
   if (lit.kind == Operand::FloatLiteral && !isFloat(elem))
     fail(site, "a floating-point literal cannot become " + std::string(dtypeName(elem)));
   if (lit.kind == Operand::IntLiteral && (lit.literalTooLarge || !intFits(lit.i, elem)) && !isFloat(elem))
@@ -140,13 +131,11 @@ int32_t constant(TraceContext &ctx, const OpSite &site, const Operand &lit, DTyp
   return ctx.addNode(std::move(n));
 }
 
-// The node id of an operand; literals become constants of `elem`.
 int32_t materialize(TraceContext &ctx, const OpSite &site, const Operand &o, DType elem) {
   if (o.kind == Operand::Value) return o.value.id;
   return constant(ctx, site, o, elem);
 }
 
-// numpy/Triton broadcasting of two shapes.
 Shape broadcastShapes(const OpSite &site, const Shape &a, const Shape &b) {
   Shape result(std::max(a.size(), b.size()), 1);
   for (size_t i = 0; i < result.size(); ++i) {
@@ -162,7 +151,6 @@ Shape broadcastShapes(const OpSite &site, const Shape &a, const Shape &b) {
   return result;
 }
 
-// Whether `from` grows into `to` by adding leading 1s and growing size-1 dims.
 bool broadcastsTo(const Shape &from, const Shape &to) {
   if (from.size() > to.size()) return false;
   size_t lead = to.size() - from.size();
@@ -174,7 +162,7 @@ bool broadcastsTo(const Shape &from, const Shape &to) {
 // Reshapes node `id` to `to` (which it must broadcast to): Splat for scalars,
 // else ExpandDims(0) per missing leading dim, then Broadcast.
 int32_t broadcastNode(TraceContext &ctx, const OpSite &site, int32_t id, const Shape &to) {
-  TraceNode src = ctx.node(id); // copy: addNode may move the node storage
+  TraceType src = ctx.type(id); // copy: addNode may move the value table
   if (src.shape == to) return id;
   if (src.shape.empty())
     return emitOp(ctx, site, "tessel.splat", {id}, src.dtype, src.isPtr, to, {}).id;
@@ -189,18 +177,57 @@ int32_t broadcastNode(TraceContext &ctx, const OpSite &site, int32_t id, const S
   return id;
 }
 
-bool isComparison(TraceOp op) { return op >= TraceOp::CmpEq && op <= TraceOp::CmpGe; }
+int64_t normalizeAxis(const OpSite &site, const Shape &shape, int64_t axis) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank == 0)
+    fail(site, "needs a tile with at least one dimension, not a scalar");
+  if (axis < -rank || axis >= rank)
+    fail(site, "axis " + std::to_string(axis) + " is out of range for a rank-" + std::to_string(rank) +
+                   " tile (valid: " + std::to_string(-rank) + " to " + std::to_string(rank - 1) + ")");
+  return axis < 0 ? axis + rank : axis;
+}
 
-} // namespace
+// ---- the trace context ----
 
-TraceContext::TraceContext(std::string kernelName, bool isRegion)
-    : serial_(nextSerial++), isRegion_(isRegion) {
+TraceContext::TraceContext(std::string kernelName) : serial_(nextSerial++) {
   trace_.kernelName = std::move(kernelName);
+  scopes_.push_back({RegionKind::Kernel, -1});
 }
 
 int32_t TraceContext::addNode(TraceNode node) {
-  trace_.nodes.push_back(std::move(node));
-  return static_cast<int32_t>(trace_.nodes.size() - 1);
+  // A multi-result op's node is read through its Result nodes only.
+  values_.push_back({node.results > 1 ? node.resultTypes.front() : node.type(), current_});
+  Scope &scope = scopes_[static_cast<size_t>(current_)];
+  (scope.kind == RegionKind::Kernel ? trace_.nodes : scope.nodes).push_back(std::move(node));
+  return static_cast<int32_t>(values_.size() - 1);
+}
+
+void TraceContext::openRegion(RegionKind kind) {
+  scopes_.push_back({kind, current_});
+  current_ = static_cast<int32_t>(scopes_.size() - 1);
+}
+
+TraceRegion TraceContext::closeRegion() {
+  Scope &scope = scopes_[static_cast<size_t>(current_)];
+  scope.open = false;
+  current_ = scope.parent;
+  return std::move(scope.nodes);
+}
+
+void TraceContext::checkVisible(const OpSite &site, int32_t id) const {
+  int32_t home = values_[static_cast<size_t>(id)].scope;
+  for (int32_t s = current_; s != home; s = scopes_[static_cast<size_t>(s)].parent) {
+    // Climbing out of a combine function: the value is from outside it.
+    if (s < 0 || scopes_[static_cast<size_t>(s)].kind == RegionKind::Combine) {
+      if (s >= 0)
+        fail(site, kCaptureMessage);
+      break;
+    }
+  }
+  // The value's region has closed: it was made inside a region traced
+  // earlier (a tile a combine function leaked to the kernel).
+  if (!scopes_[static_cast<size_t>(home)].open)
+    fail(site, "uses a tile made inside a combine function outside of it");
 }
 
 int32_t TraceContext::addArg(TraceArg arg, SourceLoc loc) {
@@ -227,56 +254,9 @@ TraceContext &currentContext(const char *op, SourceLoc loc) {
 Shape shapeOf(ValueRef v, const OpSite &site) {
   Operand o = Operand::of(v);
   contextOf(site, {&o}); // the same checks as any op: empty, ended
-  return v.ctx->node(v.id).shape;
+  return v.ctx->type(v.id).shape;
 }
 
-ValueRef emitBinary(TraceOp op, const OpSite &site, Operand a, Operand b, DType elem) {
-  TraceContext &ctx = contextOf(site, {&a, &b});
-  int32_t ia = materialize(ctx, site, a, elem);
-  int32_t ib = materialize(ctx, site, b, elem);
-  Shape shape = broadcastShapes(site, ctx.node(ia).shape, ctx.node(ib).shape);
-  ia = broadcastNode(ctx, site, ia, shape);
-  ib = broadcastNode(ctx, site, ib, shape);
-  DType result = isComparison(op) ? DType::I1 : elem;
-  return ctx.ref(ctx.addNode(makeNode(op, result, false, std::move(shape), {ia, ib}, site.loc)));
-}
-
-ValueRef emitUnary(TraceOp op, const OpSite &site, ValueRef a) {
-  Operand oa = Operand::of(a);
-  TraceContext &ctx = contextOf(site, {&oa});
-  const TraceNode &src = ctx.node(a.id);
-  TraceNode n = makeNode(op, src.dtype, false, src.shape, {a.id}, site.loc);
-  return ctx.ref(ctx.addNode(std::move(n)));
-}
-
-ValueRef emitFma(const OpSite &site, Operand a, Operand b, Operand c, DType elem) {
-  TraceContext &ctx = contextOf(site, {&a, &b, &c});
-  int32_t ids[3] = {materialize(ctx, site, a, elem), materialize(ctx, site, b, elem),
-                    materialize(ctx, site, c, elem)};
-  Shape shape = broadcastShapes(site, broadcastShapes(site, ctx.node(ids[0]).shape, ctx.node(ids[1]).shape),
-                                ctx.node(ids[2]).shape);
-  for (int32_t &id : ids) id = broadcastNode(ctx, site, id, shape);
-  return ctx.ref(ctx.addNode(makeNode(TraceOp::Fma, elem, false, shape, {ids[0], ids[1], ids[2]}, site.loc)));
-}
-
-ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType elem) {
-  TraceContext &ctx = contextOf(site, {&cond, &a, &b});
-  int32_t ids[3] = {materialize(ctx, site, cond, DType::I1), materialize(ctx, site, a, elem),
-                    materialize(ctx, site, b, elem)};
-  Shape shape = broadcastShapes(site, broadcastShapes(site, ctx.node(ids[0]).shape, ctx.node(ids[1]).shape),
-                                ctx.node(ids[2]).shape);
-  for (int32_t &id : ids) id = broadcastNode(ctx, site, id, shape);
-  return ctx.ref(ctx.addNode(makeNode(TraceOp::Where, elem, false, shape, {ids[0], ids[1], ids[2]}, site.loc)));
-}
-
-ValueRef emitCast(const OpSite &site, ValueRef a, DType to) {
-  Operand oa = Operand::of(a);
-  TraceContext &ctx = contextOf(site, {&oa});
-  const TraceNode &src = ctx.node(a.id);
-  if (src.dtype == to) return a; // nothing to convert
-  TraceNode n = makeNode(TraceOp::Cast, to, false, src.shape, {a.id}, site.loc);
-  return ctx.ref(ctx.addNode(std::move(n)));
-}
 
 ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset) {
   TraceContext &ctx = contextOf(site, {&ptr, &offset});
@@ -285,22 +265,22 @@ ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset) {
   int32_t io = offset.kind == Operand::Value
                    ? offset.value.id
                    : constant(ctx, site, offset, intFits(offset.i, DType::I32) ? DType::I32 : DType::I64);
-  Shape shape = broadcastShapes(site, ctx.node(ip).shape, ctx.node(io).shape);
+  Shape shape = broadcastShapes(site, ctx.type(ip).shape, ctx.type(io).shape);
   ip = broadcastNode(ctx, site, ip, shape);
   io = broadcastNode(ctx, site, io, shape);
-  DType pointee = ctx.node(ip).dtype;
+  DType pointee = ctx.type(ip).dtype;
   return emitOp(ctx, site, "tessel.addptr", {ip, io}, pointee, true, std::move(shape), {});
 }
 
 ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const Operand *other) {
   Operand op = Operand::of(ptr);
   TraceContext &ctx = contextOf(site, {&op, mask, other});
-  DType pointee = ctx.node(ptr.id).dtype;
+  DType pointee = ctx.type(ptr.id).dtype;
   std::vector<int32_t> ids{ptr.id};
   if (mask) ids.push_back(materialize(ctx, site, *mask, DType::I1));
   if (other) ids.push_back(materialize(ctx, site, *other, pointee));
-  Shape shape = ctx.node(ptr.id).shape;
-  for (size_t i = 1; i < ids.size(); ++i) shape = broadcastShapes(site, shape, ctx.node(ids[i]).shape);
+  Shape shape = ctx.type(ptr.id).shape;
+  for (size_t i = 1; i < ids.size(); ++i) shape = broadcastShapes(site, shape, ctx.type(ids[i]).shape);
   for (int32_t &id : ids) id = broadcastNode(ctx, site, id, shape);
   std::vector<int64_t> segments{1, mask ? 1 : 0, other ? 1 : 0};
   return emitOp(ctx, site, "tessel.load", std::move(ids), pointee, false, std::move(shape),
@@ -310,11 +290,11 @@ ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const O
 void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *mask) {
   Operand op = Operand::of(ptr);
   TraceContext &ctx = contextOf(site, {&op, &value, mask});
-  DType pointee = ctx.node(ptr.id).dtype;
-  Shape shape = ctx.node(ptr.id).shape;
+  DType pointee = ctx.type(ptr.id).dtype;
+  Shape shape = ctx.type(ptr.id).shape;
   // Store writes where the pointers say: values and mask follow the pointers' shape.
   auto fitToPointers = [&](int32_t id, const char *what) {
-    const Shape &from = ctx.node(id).shape;
+    const Shape &from = ctx.type(id).shape;
     if (!broadcastsTo(from, shape))
       fail(site, std::string(what) + " of shape " + formatShape(from) +
                      " does not broadcast to the pointers' shape " + formatShape(shape));
@@ -336,7 +316,7 @@ ValueRef emitOp(TraceContext &ctx, const OpSite &site, const char *name, std::ve
 
 ValueRef emitProgramIndex(const char *opName, const OpSite &site, int axis) {
   TraceContext &ctx = currentContext(site.name, site.loc);
-  if (ctx.isRegion()) fail(site, "cannot be used inside a combine function");
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
   if (axis < 0 || axis > 2)
     fail(site, "axis " + std::to_string(axis) + " is out of range (0, 1 or 2)");
   return emitOp(ctx, site, opName, {}, DType::I32, false, {}, {{TraceAttr::I32, "axis", axis}});
@@ -344,7 +324,7 @@ ValueRef emitProgramIndex(const char *opName, const OpSite &site, int axis) {
 
 ValueRef emitArange(const OpSite &site, int64_t lo, int64_t hi) {
   TraceContext &ctx = currentContext(site.name, site.loc);
-  if (ctx.isRegion()) fail(site, "cannot be used inside a combine function");
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
   if (lo < INT32_MIN || hi > INT32_MAX)
     fail(site, "bounds [" + std::to_string(lo) + ", " + std::to_string(hi) + ") do not fit in i32");
   if (!isPowerOfTwo(hi - lo))
@@ -361,9 +341,9 @@ ValueRef emitFull(const OpSite &site, const Shape &shape, Operand value, DType e
   checkTileShape(site, shape);
   checkRegionScalar(ctx, site, shape);
   if (value.kind != Operand::Value) return ctx.ref(constant(ctx, site, value, elem, shape));
-  if (!ctx.node(value.value.id).shape.empty())
+  if (!ctx.type(value.value.id).shape.empty())
     fail(site, "the fill value must be a scalar, not a tile of shape " +
-                   formatShape(ctx.node(value.value.id).shape));
+                   formatShape(ctx.type(value.value.id).shape));
   return ctx.ref(broadcastNode(ctx, site, value.value.id, shape));
 }
 
@@ -372,7 +352,7 @@ ValueRef emitBroadcastTo(const OpSite &site, ValueRef a, const Shape &shape) {
   TraceContext &ctx = contextOf(site, {&oa});
   checkTileShape(site, shape);
   checkRegionScalar(ctx, site, shape);
-  const Shape &from = ctx.node(a.id).shape;
+  const Shape &from = ctx.type(a.id).shape;
   if (!broadcastsTo(from, shape))
     fail(site, "shape " + formatShape(from) + " does not broadcast to " + formatShape(shape));
   return ctx.ref(broadcastNode(ctx, site, a.id, shape));
@@ -381,7 +361,7 @@ ValueRef emitBroadcastTo(const OpSite &site, ValueRef a, const Shape &shape) {
 ValueRef emitExpandDims(const OpSite &site, ValueRef a, int64_t axis) {
   Operand oa = Operand::of(a);
   TraceContext &ctx = contextOf(site, {&oa});
-  TraceNode src = ctx.node(a.id);
+  TraceType src = ctx.type(a.id);
   int64_t rank = static_cast<int64_t>(src.shape.size());
   if (axis < -(rank + 1) || axis > rank)
     fail(site, "axis " + std::to_string(axis) + " is out of range for a rank-" + std::to_string(rank) +
@@ -407,23 +387,12 @@ int64_t elementCount(const Shape &shape) {
   for (int64_t d : shape) n *= d;
   return n;
 }
-
-// `axis` (negative counts from the end) as an index into a tile of `shape`.
-int64_t normalizeAxis(const OpSite &site, const Shape &shape, int64_t axis) {
-  int64_t rank = static_cast<int64_t>(shape.size());
-  if (rank == 0)
-    fail(site, "needs a tile with at least one dimension, not a scalar");
-  if (axis < -rank || axis >= rank)
-    fail(site, "axis " + std::to_string(axis) + " is out of range for a rank-" + std::to_string(rank) +
-                   " tile (valid: " + std::to_string(-rank) + " to " + std::to_string(rank - 1) + ")");
-  return axis < 0 ? axis + rank : axis;
-}
 } // namespace
 
 ValueRef emitReshape(const OpSite &site, ValueRef a, const Shape &shape) {
   Operand oa = Operand::of(a);
   TraceContext &ctx = contextOf(site, {&oa});
-  TraceNode src = ctx.node(a.id);
+  TraceType src = ctx.type(a.id);
   if (src.shape.empty())
     fail(site, "the operand is a scalar; make a tile of it with full(shape, value)");
   if (shape.empty())
@@ -440,7 +409,7 @@ ValueRef emitReshape(const OpSite &site, ValueRef a, const Shape &shape) {
 ValueRef emitPermute(const OpSite &site, ValueRef a, const std::vector<int64_t> &perm) {
   Operand oa = Operand::of(a);
   TraceContext &ctx = contextOf(site, {&oa});
-  TraceNode src = ctx.node(a.id);
+  TraceType src = ctx.type(a.id);
   size_t rank = src.shape.size();
   std::vector<bool> seen(rank, false);
   bool valid = perm.size() == rank;
@@ -473,8 +442,8 @@ ValueRef emitTrans(const OpSite &site, ValueRef a) {
 ValueRef emitJoin(const OpSite &site, ValueRef a, ValueRef b) {
   Operand oa = Operand::of(a), ob = Operand::of(b);
   TraceContext &ctx = contextOf(site, {&oa, &ob});
-  TraceNode src = ctx.node(a.id);
-  const Shape &other = ctx.node(b.id).shape;
+  TraceType src = ctx.type(a.id);
+  const Shape &other = ctx.type(b.id).shape;
   if (src.shape != other)
     fail(site, "the tiles' shapes differ: " + formatShape(src.shape) + " and " + formatShape(other) +
                    " (join needs one shape)");
@@ -491,7 +460,7 @@ ValueRef emitJoin(const OpSite &site, ValueRef a, ValueRef b) {
 std::pair<ValueRef, ValueRef> emitSplit(const OpSite &site, ValueRef a) {
   Operand oa = Operand::of(a);
   TraceContext &ctx = contextOf(site, {&oa});
-  TraceNode src = ctx.node(a.id);
+  TraceType src = ctx.type(a.id);
   if (src.shape.empty() || src.shape.back() != 2)
     fail(site, "the last dimension must be 2, not shape " + formatShape(src.shape) + " (split undoes join)");
   Shape shape(src.shape.begin(), src.shape.end() - 1);
@@ -503,136 +472,13 @@ std::pair<ValueRef, ValueRef> emitSplit(const OpSite &site, ValueRef a) {
   return {halves[0], halves[1]};
 }
 
-// ---- reductions and scans ----
-
-std::vector<ValueRef> emitRegionOp(TraceOp op, const OpSite &site, const std::vector<ValueRef> &inputs,
-                                   int64_t axis, bool flag, const CombineFn &combine) {
-  std::vector<Operand> operands;
-  for (const ValueRef &v : inputs) operands.push_back(Operand::of(v));
-  std::vector<const Operand *> pointers;
-  for (const Operand &o : operands) pointers.push_back(&o);
-  TraceContext &ctx = contextOfAll(site, pointers);
-  const size_t n = inputs.size();
-  Shape shape = ctx.node(inputs[0].id).shape;
-  for (size_t k = 1; k < n; ++k)
-    if (ctx.node(inputs[k].id).shape != shape)
-      fail(site, "the inputs' shapes differ: input 0 is " + formatShape(shape) + ", input " + std::to_string(k) +
-                     " is " + formatShape(ctx.node(inputs[k].id).shape));
-  axis = normalizeAxis(site, shape, axis);
-
-  // Trace the combine once, into its own (region) context.
-  TraceContext region("combine", /*isRegion=*/true);
-  {
-    TraceScope scope(region);
-    std::vector<ValueRef> args;
-    for (size_t k = 0; k < 2 * n; ++k) {
-      TraceNode arg = makeNode(TraceOp::RegionArg, ctx.node(inputs[k % n].id).dtype, false, {}, {}, site.loc);
-      arg.i0 = static_cast<int64_t>(k);
-      args.push_back(region.ref(region.addNode(std::move(arg))));
-    }
-    std::vector<ValueRef> results = combine(args);
-    // The typed layer checks the count and element types at compile time;
-    // what it cannot see is where the returned values come from.
-    std::vector<int32_t> ids;
-    for (size_t k = 0; k < results.size(); ++k) {
-      const ValueRef &r = results[k];
-      if (!r.ctx)
-        fail(site, "the combine function returned an empty tile (default-constructed and never assigned)");
-      if (r.ctx != &region || r.serial != region.serial())
-        fail(site, kCaptureMessage);
-      const TraceNode &rn = region.node(r.id);
-      if (k >= n || rn.dtype != ctx.node(inputs[k].id).dtype || !rn.shape.empty())
-        fail(site, "the combine function must return " + std::to_string(n) +
-                       " scalars of the inputs' element types");
-      ids.push_back(r.id);
-    }
-    if (results.size() != n)
-      fail(site, "the combine function must return " + std::to_string(n) + " scalars of the inputs' element types");
-    region.addNode(makeNode(TraceOp::Yield, region.node(ids[0]).dtype, false, {}, std::move(ids), site.loc));
-  }
-
-  Shape resultShape = shape;
-  if (op == TraceOp::Reduce) resultShape.erase(resultShape.begin() + axis);
-  std::vector<int32_t> inputIds;
-  for (const ValueRef &v : inputs) inputIds.push_back(v.id);
-  TraceNode node = makeNode(op, ctx.node(inputs[0].id).dtype, false, resultShape, std::move(inputIds), site.loc);
-  node.i0 = axis;
-  if (op == TraceOp::Scan) node.i1 = flag ? 1 : 0;
-  node.region = region.take().nodes;
-  int32_t id = ctx.addNode(std::move(node));
-
-  std::vector<ValueRef> results;
-  for (size_t k = 0; k < n; ++k) {
-    TraceNode r = makeNode(TraceOp::Result, ctx.node(inputs[k].id).dtype, false, resultShape, {id}, site.loc);
-    r.i0 = static_cast<int64_t>(k);
-    ValueRef result = ctx.ref(ctx.addNode(std::move(r)));
-    if (op == TraceOp::Reduce && flag) result = emitExpandDims(site, result, axis);
-    results.push_back(result);
-  }
-  return results;
-}
-
-ValueRef emitBinaryRegionOp(TraceOp op, TraceOp combineOp, const OpSite &site, ValueRef a, int64_t axis,
-                            bool flag) {
-  Operand oa = Operand::of(a);
-  DType dtype = contextOf(site, {&oa}).node(a.id).dtype;
-  CombineFn combine = [&](const std::vector<ValueRef> &args) {
-    return std::vector<ValueRef>{emitBinary(combineOp, site, Operand::of(args[0]), Operand::of(args[1]), dtype)};
-  };
-  return emitRegionOp(op, site, {a}, axis, flag, combine)[0];
-}
-
-ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDims, bool isMax) {
-  Operand oa = Operand::of(a);
-  TraceContext &ctx = contextOf(site, {&oa});
-  TraceNode src = ctx.node(a.id);
-  axis = normalizeAxis(site, src.shape, axis);
-
-  // Each element's index along `axis`, as a tile of the input's shape.
-  int64_t length = src.shape[static_cast<size_t>(axis)];
-  ValueRef index = emitOp(ctx, site, "tessel.make_range", {}, DType::I32, false, {length},
-                          {{TraceAttr::I32, "start", 0}, {TraceAttr::I32, "end", length}});
-  if (src.shape.size() == 2) {
-    index = emitExpandDims(site, index, 1 - axis);
-    index = ctx.ref(broadcastNode(ctx, site, index.id, src.shape));
-  }
-
-  // (v0, i0) accumulated, (v1, i1) next: take the next pair when its value is
-  // more extreme, or equally extreme at a smaller index. A total order (NaN
-  // most extreme for floats), so the combine is associative.
-  CombineFn combine = [&](const std::vector<ValueRef> &args) {
-    auto bin = [&](TraceOp op, ValueRef x, ValueRef y, DType dt) {
-      return emitBinary(op, site, Operand::of(x), Operand::of(y), dt);
-    };
-    ValueRef v0 = args[0], i0 = args[1], v1 = args[2], i1 = args[3];
-    DType dt = src.dtype;
-    ValueRef better = bin(isMax ? TraceOp::CmpGt : TraceOp::CmpLt, v1, v0, dt);
-    ValueRef tie = bin(TraceOp::CmpEq, v1, v0, dt);
-    if (isFloat(dt)) {
-      ValueRef nan1 = bin(TraceOp::CmpNe, v1, v1, dt), nan0 = bin(TraceOp::CmpNe, v0, v0, dt);
-      better = bin(TraceOp::Or, better, bin(TraceOp::And, nan1, emitUnary(TraceOp::Not, site, nan0), DType::I1),
-                   DType::I1);
-      tie = bin(TraceOp::Or, tie, bin(TraceOp::And, nan1, nan0, DType::I1), DType::I1);
-    }
-    ValueRef take = bin(TraceOp::Or, better, bin(TraceOp::And, tie, bin(TraceOp::CmpLt, i1, i0, DType::I32), DType::I1),
-                        DType::I1);
-    return std::vector<ValueRef>{
-        emitWhere(site, Operand::of(take), Operand::of(v1), Operand::of(v0), dt),
-        emitWhere(site, Operand::of(take), Operand::of(i1), Operand::of(i0), DType::I32)};
-  };
-  // Only the index is returned: keep_dims expands it alone, so the value
-  // result stays unread and the compiler may drop it.
-  ValueRef result = emitRegionOp(TraceOp::Reduce, site, {a, index}, axis, false, combine)[1];
-  return keepDims ? emitExpandDims(site, result, axis) : result;
-}
-
 // ---- facts for the analyses ----
 
 void emitAssume(const OpSite &site, ValueRef cond) {
   Operand oc = Operand::of(cond);
   TraceContext &ctx = contextOf(site, {&oc});
-  if (ctx.isRegion()) fail(site, "cannot be used inside a combine function");
-  const Shape &shape = ctx.node(cond.id).shape;
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
+  const Shape &shape = ctx.type(cond.id).shape;
   if (!shape.empty())
     fail(site, "the condition must be a scalar bool, not a tile of shape " + formatShape(shape));
   emitOp(ctx, site, "tessel.assume", {cond.id}, DType::I1, false, {}, {}, /*results=*/0);
@@ -644,14 +490,14 @@ namespace {
 TraceContext &hintContext(const OpSite &site, ValueRef a) {
   Operand oa = Operand::of(a);
   TraceContext &ctx = contextOf(site, {&oa});
-  if (ctx.isRegion()) fail(site, "cannot be used inside a combine function");
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
   return ctx;
 }
 
 // tessel.multiple_of / tessel.max_contiguous: the value unchanged, with a fact.
 ValueRef emitHint(const char *opName, const char *attr, const OpSite &site, ValueRef a, int64_t value) {
   TraceContext &ctx = hintContext(site, a);
-  const TraceNode &src = ctx.node(a.id);
+  const TraceType &src = ctx.type(a.id);
   return emitOp(ctx, site, opName, {a.id}, src.dtype, src.isPtr, src.shape, {{TraceAttr::I64, attr, value}});
 }
 } // namespace
@@ -659,7 +505,7 @@ ValueRef emitHint(const char *opName, const char *attr, const OpSite &site, Valu
 ValueRef emitMultipleOf(const OpSite &site, ValueRef a, int64_t d) {
   if (!isPowerOfTwo(d))
     fail(site, "the divisor " + std::to_string(d) + " must be a power of two > 0");
-  if (hintContext(site, a).node(a.id).shape.empty())
+  if (hintContext(site, a).type(a.id).shape.empty())
     fail(site, "needs a tile of offsets, not a scalar; for a scalar n say assume(n % " + std::to_string(d) +
                    " == 0)");
   return emitHint("tessel.multiple_of", "divisor", site, a, d);
@@ -679,3 +525,4 @@ ValueRef emitMaxContiguous(const OpSite &site, ValueRef a, int64_t c) {
 }
 
 } // namespace tessel::detail
+

@@ -201,7 +201,7 @@ auto where(const C &cond, const A &a, const B &b, source_location loc = source_l
     if constexpr (!std::is_void_v<Elem>) {                                                     \
       static_assert(!detail::is_pointer_elem<Elem>::value && !std::is_same_v<Elem, bool>,      \
                     "tessel: " name " needs numeric tiles");                                   \
-      return Tile<Elem>(detail::emitBinary(TraceOp::op, {name, detail::toSourceLoc(loc)},      \
+      return Tile<Elem>(detail::emitBinary(detail::Elementwise::op, {name, detail::toSourceLoc(loc)}, \
                                            detail::operandOf(a), detail::operandOf(b),         \
                                            detail::elem_info<Elem>::dtype));                   \
     }                                                                                          \
@@ -214,7 +214,7 @@ TESSEL_BINARY_FN(maximum, Max, "maximum")
   template <class E> Tile<E> fn(const Tile<E> &t, source_location loc = source_location::current()) { \
     static_assert(detail::is_float_elem<E>, "tessel: " #fn " needs a floating-point tile; "   \
                                             "use cast<float>(...) first");                     \
-    return Tile<E>(detail::emitUnary(TraceOp::op, {#fn, detail::toSourceLoc(loc)}, t.ref()));  \
+    return Tile<E>(detail::emitUnary(detail::Elementwise::op, {#fn, detail::toSourceLoc(loc)}, t.ref())); \
   }
 TESSEL_MATH_FN(exp, Exp)
 TESSEL_MATH_FN(exp2, Exp2)
@@ -231,7 +231,7 @@ TESSEL_MATH_FN(cos, Cos)
 // |t| for floating and integer tiles.
 template <class E> Tile<E> abs(const Tile<E> &t, source_location loc = source_location::current()) {
   static_assert(detail::is_float_elem<E> || detail::is_int_elem<E>, "tessel: abs needs a numeric tile");
-  return Tile<E>(detail::emitUnary(TraceOp::Abs, {"abs", detail::toSourceLoc(loc)}, t.ref()));
+  return Tile<E>(detail::emitUnary(detail::Elementwise::Abs, {"abs", detail::toSourceLoc(loc)}, t.ref()));
 }
 
 // a * b + c with one rounding, floating-point tiles (literals allowed).
@@ -261,9 +261,9 @@ auto cdiv(const A &a, const B &b, source_location loc = source_location::current
     static_assert(detail::is_int_elem<Elem>, "tessel: cdiv needs integer tiles");
     constexpr DType dt = detail::elem_info<Elem>::dtype;
     detail::OpSite site{"cdiv", detail::toSourceLoc(loc)};
-    detail::ValueRef sum = detail::emitBinary(TraceOp::Add, site, detail::operandOf(a), detail::operandOf(b), dt);
-    detail::ValueRef num = detail::emitBinary(TraceOp::Sub, site, detail::Operand::of(sum), detail::Operand::literal(1), dt);
-    return Tile<Elem>(detail::emitBinary(TraceOp::Div, site, detail::Operand::of(num), detail::operandOf(b), dt));
+    detail::ValueRef sum = detail::emitBinary(detail::Elementwise::Add, site, detail::operandOf(a), detail::operandOf(b), dt);
+    detail::ValueRef num = detail::emitBinary(detail::Elementwise::Sub, site, detail::Operand::of(sum), detail::Operand::literal(1), dt);
+    return Tile<Elem>(detail::emitBinary(detail::Elementwise::Div, site, detail::Operand::of(num), detail::operandOf(b), dt));
   }
 }
 

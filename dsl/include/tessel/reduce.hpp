@@ -58,9 +58,9 @@ template <bool Single, class F, class... Es> consteval bool checkCombine() {
   }
 }
 
-// Traces a Reduce or Scan over `inputs` with the user's combine.
+// Traces a reduce or scan over `inputs` with the user's combine.
 template <bool Single, class F, class... Es>
-std::tuple<Tile<Es>...> regionOp(TraceOp op, const OpSite &site, const std::tuple<Tile<Es>...> &inputs, int axis,
+std::tuple<Tile<Es>...> regionOp(Combining op, const OpSite &site, const std::tuple<Tile<Es>...> &inputs, int axis,
                                  bool flag, F &combine) {
   constexpr size_t n = sizeof...(Es);
   CombineFn fn = [&](const std::vector<ValueRef> &args) {
@@ -105,7 +105,7 @@ template <class E, class F>
 Tile<E> reduce(const Tile<E> &t, int axis, F &&combine, bool keep_dims = false,
                source_location loc = source_location::current()) {
   if constexpr (detail::checkCombine<true, F, E>())
-    return std::get<0>(detail::regionOp<true>(TraceOp::Reduce, {"reduce", detail::toSourceLoc(loc)},
+    return std::get<0>(detail::regionOp<true>(detail::Combining::Reduce, {"reduce", detail::toSourceLoc(loc)},
                                               std::tuple<Tile<E>>(t), axis, keep_dims, combine));
   else
     return t;
@@ -118,7 +118,7 @@ template <class... Es, class F>
 std::tuple<Tile<Es>...> reduce(const std::tuple<Tile<Es>...> &inputs, int axis, F &&combine, bool keep_dims = false,
                                source_location loc = source_location::current()) {
   if constexpr (detail::checkCombine<false, F, Es...>())
-    return detail::regionOp<false>(TraceOp::Reduce, {"reduce", detail::toSourceLoc(loc)}, inputs, axis, keep_dims,
+    return detail::regionOp<false>(detail::Combining::Reduce, {"reduce", detail::toSourceLoc(loc)}, inputs, axis, keep_dims,
                                    combine);
   else
     return inputs;
@@ -130,7 +130,7 @@ template <class E, class F>
 Tile<E> associative_scan(const Tile<E> &t, int axis, F &&combine, bool reverse = false,
                          source_location loc = source_location::current()) {
   if constexpr (detail::checkCombine<true, F, E>())
-    return std::get<0>(detail::regionOp<true>(TraceOp::Scan, {"associative_scan", detail::toSourceLoc(loc)},
+    return std::get<0>(detail::regionOp<true>(detail::Combining::Scan, {"associative_scan", detail::toSourceLoc(loc)},
                                               std::tuple<Tile<E>>(t), axis, reverse, combine));
   else
     return t;
@@ -141,7 +141,7 @@ template <class... Es, class F>
 std::tuple<Tile<Es>...> associative_scan(const std::tuple<Tile<Es>...> &inputs, int axis, F &&combine,
                                          bool reverse = false, source_location loc = source_location::current()) {
   if constexpr (detail::checkCombine<false, F, Es...>())
-    return detail::regionOp<false>(TraceOp::Scan, {"associative_scan", detail::toSourceLoc(loc)}, inputs, axis,
+    return detail::regionOp<false>(detail::Combining::Scan, {"associative_scan", detail::toSourceLoc(loc)}, inputs, axis,
                                    reverse, combine);
   else
     return inputs;
@@ -156,20 +156,20 @@ Tile<detail::accumulate_t<E>> sum(const Tile<E> &t, int axis, bool keep_dims = f
   static_assert(detail::is_scalar_elem<E>, "tessel: sum needs a numeric tile");
   detail::OpSite site{"sum", detail::toSourceLoc(loc)};
   return Tile<detail::accumulate_t<E>>(
-      detail::emitBinaryRegionOp(TraceOp::Reduce, TraceOp::Add, site, detail::toAccumulator(site, t), axis, keep_dims));
+      detail::emitBinaryRegionOp(detail::Combining::Reduce, detail::Elementwise::Add, site, detail::toAccumulator(site, t), axis, keep_dims));
 }
 
 // Largest / smallest element along `axis`; a NaN anywhere makes the result NaN.
 template <class E>
 Tile<E> max(const Tile<E> &t, int axis, bool keep_dims = false, source_location loc = source_location::current()) {
   static_assert(detail::is_float_elem<E> || detail::is_int_elem<E>, "tessel: max and min need numeric tiles");
-  return Tile<E>(detail::emitBinaryRegionOp(TraceOp::Reduce, TraceOp::Max, {"max", detail::toSourceLoc(loc)}, t.ref(),
+  return Tile<E>(detail::emitBinaryRegionOp(detail::Combining::Reduce, detail::Elementwise::Max, {"max", detail::toSourceLoc(loc)}, t.ref(),
                                             axis, keep_dims));
 }
 template <class E>
 Tile<E> min(const Tile<E> &t, int axis, bool keep_dims = false, source_location loc = source_location::current()) {
   static_assert(detail::is_float_elem<E> || detail::is_int_elem<E>, "tessel: max and min need numeric tiles");
-  return Tile<E>(detail::emitBinaryRegionOp(TraceOp::Reduce, TraceOp::Min, {"min", detail::toSourceLoc(loc)}, t.ref(),
+  return Tile<E>(detail::emitBinaryRegionOp(detail::Combining::Reduce, detail::Elementwise::Min, {"min", detail::toSourceLoc(loc)}, t.ref(),
                                             axis, keep_dims));
 }
 
@@ -178,7 +178,7 @@ template <class E>
 Tile<E> xor_sum(const Tile<E> &t, int axis, bool keep_dims = false,
                 source_location loc = source_location::current()) {
   static_assert(detail::is_int_elem<E>, "tessel: xor_sum needs an integer tile");
-  return Tile<E>(detail::emitBinaryRegionOp(TraceOp::Reduce, TraceOp::Xor, {"xor_sum", detail::toSourceLoc(loc)},
+  return Tile<E>(detail::emitBinaryRegionOp(detail::Combining::Reduce, detail::Elementwise::Xor, {"xor_sum", detail::toSourceLoc(loc)},
                                             t.ref(), axis, keep_dims));
 }
 
@@ -205,7 +205,7 @@ Tile<detail::accumulate_t<E>> cumsum(const Tile<E> &t, int axis, bool reverse = 
   static_assert(detail::is_scalar_elem<E>, "tessel: cumsum and cumprod need numeric tiles");
   detail::OpSite site{"cumsum", detail::toSourceLoc(loc)};
   return Tile<detail::accumulate_t<E>>(
-      detail::emitBinaryRegionOp(TraceOp::Scan, TraceOp::Add, site, detail::toAccumulator(site, t), axis, reverse));
+      detail::emitBinaryRegionOp(detail::Combining::Scan, detail::Elementwise::Add, site, detail::toAccumulator(site, t), axis, reverse));
 }
 template <class E>
 Tile<detail::accumulate_t<E>> cumprod(const Tile<E> &t, int axis, bool reverse = false,
@@ -213,7 +213,7 @@ Tile<detail::accumulate_t<E>> cumprod(const Tile<E> &t, int axis, bool reverse =
   static_assert(detail::is_scalar_elem<E>, "tessel: cumsum and cumprod need numeric tiles");
   detail::OpSite site{"cumprod", detail::toSourceLoc(loc)};
   return Tile<detail::accumulate_t<E>>(
-      detail::emitBinaryRegionOp(TraceOp::Scan, TraceOp::Mul, site, detail::toAccumulator(site, t), axis, reverse));
+      detail::emitBinaryRegionOp(detail::Combining::Scan, detail::Elementwise::Mul, site, detail::toAccumulator(site, t), axis, reverse));
 }
 
 } // namespace tessel

@@ -105,17 +105,17 @@ template <class E> class Tile {
   static constexpr DType kDType = detail::elem_info<E>::dtype;
   static constexpr bool kIsPtr = detail::is_pointer_elem<E>::value;
 
-  static Tile binary(TraceOp op, const char *name, const detail::Operand &a,
+  static Tile binary(detail::Elementwise op, const char *name, const detail::Operand &a,
                      const detail::Operand &b, SourceLoc loc) {
     return Tile(detail::emitBinary(op, {name, loc}, a, b, kDType));
   }
-  static Tile<bool> compare(TraceOp op, const char *name, const In &a, const In &b) {
+  static Tile<bool> compare(detail::Elementwise op, const char *name, const In &a, const In &b) {
     return Tile<bool>(detail::emitBinary(op, {name, a.loc}, a.operand, b.operand, kDType));
   }
   static Tile addPtr(const detail::Operand &ptr, const detail::Operand &offset, SourceLoc loc) {
     return Tile(detail::emitAddPtr({"add", loc}, ptr, offset));
   }
-  static Tile unary(TraceOp op, const char *name, const In &a) {
+  static Tile unary(detail::Elementwise op, const char *name, const In &a) {
     // A unary operand is always a tile: In<E> holds a literal only in binary ops.
     return Tile(detail::emitUnary(op, {name, a.loc}, a.operand.value));
   }
@@ -138,11 +138,11 @@ public:
 #define TESSEL_BINARY(sym, kind, op, name)                                                   \
   friend Tile operator sym(const In &a, const In &b) {                                       \
     detail::checkOperatorElem<detail::OpKind::kind, E>();                                    \
-    return binary(TraceOp::op, name, a.operand, b.operand, a.loc);                          \
+    return binary(detail::Elementwise::op, name, a.operand, b.operand, a.loc);               \
   }                                                                                          \
   friend Tile &operator sym##=(Tile & a, const In & b) {                                     \
     detail::checkOperatorElem<detail::OpKind::kind, E>();                                    \
-    return a = binary(TraceOp::op, name, detail::Operand::of(a.v_), b.operand, b.loc);       \
+    return a = binary(detail::Elementwise::op, name, detail::Operand::of(a.v_), b.operand, b.loc); \
   }
   TESSEL_BINARY(+, Arith, Add, "add")
   TESSEL_BINARY(-, Arith, Sub, "sub")
@@ -159,7 +159,7 @@ public:
 #define TESSEL_COMPARE(sym, op, name)                                                        \
   friend Tile<bool> operator sym(const In &a, const In &b) {                                 \
     detail::checkOperatorElem<detail::OpKind::Compare, E>();                                 \
-    return compare(TraceOp::op, name, a, b);                                                 \
+    return compare(detail::Elementwise::op, name, a, b);                                     \
   }
   TESSEL_COMPARE(==, CmpEq, "cmp_eq")
   TESSEL_COMPARE(!=, CmpNe, "cmp_ne")
@@ -171,15 +171,15 @@ public:
 
   friend Tile operator-(const In &a) {
     detail::checkOperatorElem<detail::OpKind::Neg, E>();
-    return unary(TraceOp::Neg, "neg", a);
+    return unary(detail::Elementwise::Neg, "neg", a);
   }
   friend Tile operator~(const In &a) {
     detail::checkOperatorElem<detail::OpKind::Not, E>();
-    return unary(TraceOp::Not, "not", a);
+    return unary(detail::Elementwise::Not, "not", a);
   }
   friend Tile operator!(const In &a) {
     detail::checkOperatorElem<detail::OpKind::LogicalNot, E>();
-    return unary(TraceOp::Not, "not", a);
+    return unary(detail::Elementwise::Not, "not", a);
   }
 
   // Pointer arithmetic: pointers + integer offsets (in elements).

@@ -23,34 +23,63 @@ inline SourceLoc toSourceLoc(const std::source_location &loc) {
 }
 
 struct ValueRef;
+struct OpSite;
 
 // Records one trace. Values (Tile handles) point at their context, so ops
 // find their trace through their operands; leaf ops use the current scope.
+//
+// Nodes go to the innermost open region: the kernel body, or a region being
+// traced (a combine function, later a loop body), which closes into the op
+// that owns it. Every value remembers the region it was made in, so a use
+// from where it is not visible is an error at the user's line.
 class TraceContext {
 public:
-  // A region context records a combine function (Reduce/Scan): its values
-  // are scalars, and tiles from outside it may not be used.
-  explicit TraceContext(std::string kernelName, bool isRegion = false);
+  explicit TraceContext(std::string kernelName);
   TraceContext(const TraceContext &) = delete;
   TraceContext &operator=(const TraceContext &) = delete;
 
+  // Appends `node` to the innermost open region; returns its value id.
   int32_t addNode(TraceNode node);
-  // A handle to node `id` of this trace.
+  // A handle to value `id` of this trace.
   ValueRef ref(int32_t id) const;
   // Unique per context ever made: tells a live trace from a dead one at the same address.
   uint64_t serial() const { return serial_; }
-  bool isRegion() const { return isRegion_; }
-  const TraceNode &node(int32_t id) const { return trace_.nodes[static_cast<size_t>(id)]; }
-  // Adds a runtime kernel argument and its Arg node; returns the node id.
+  const TraceType &type(int32_t id) const { return values_[static_cast<size_t>(id)].type; }
+  // Adds a runtime kernel argument and its Arg node; returns the value id.
   int32_t addArg(TraceArg arg, SourceLoc loc);
+
+  // Kernel: the kernel body. Combine: a combine function (reduce, scan),
+  // which sees only its own values, all scalars.
+  enum class RegionKind : uint8_t { Kernel, Combine };
+  void openRegion(RegionKind kind);
+  // Closes the innermost region and returns its nodes.
+  TraceRegion closeRegion();
+  // Whether the innermost open region is a combine function.
+  bool inCombine() const { return scopes_[static_cast<size_t>(current_)].kind == RegionKind::Combine; }
+  // Error unless value `id` may be used where nodes go now.
+  void checkVisible(const OpSite &site, int32_t id) const;
+  // Whether value `id` was made in the innermost open region.
+  bool isLocal(int32_t id) const { return values_[static_cast<size_t>(id)].scope == current_; }
 
   const Trace &trace() const { return trace_; }
   Trace take() { return std::move(trace_); }
 
 private:
+  struct Scope {
+    RegionKind kind;
+    int32_t parent;    // -1 for the kernel body
+    bool open = true;
+    TraceRegion nodes; // the kernel body's go to trace_.nodes
+  };
+  struct ValueInfo {
+    TraceType type;
+    int32_t scope;
+  };
   Trace trace_;
   uint64_t serial_;
-  bool isRegion_;
+  std::vector<ValueInfo> values_;
+  std::vector<Scope> scopes_;
+  int32_t current_ = 0;
 };
 
 // Makes `context` current for leaf ops (program_id, arange, ...) on this
@@ -113,10 +142,28 @@ struct OpSite {
 
 Shape shapeOf(ValueRef v, const OpSite &site);
 
+// The elementwise operations of the typed layer. The tracer picks the MLIR op
+// for the element type (arith.addi or arith.addf, math.exp through f32 for
+// f16 and bf16, ...), so the compiler sees plain arith and math.
+enum class Elementwise : uint8_t {
+  // binary: (a, b) of one shape and dtype; result dtype = operand's
+  Add, Sub, Mul,
+  Div,         // ints: truncating (C); floats: IEEE
+  Rem,         // ints: sign of dividend (C); floats: fmod
+  Min, Max,    // floats: NaN-propagating
+  And, Or, Xor,
+  Shl, Shr,    // Shr is arithmetic (the ints are signed)
+  // comparisons: (a, b) -> i1 of the same shape
+  CmpEq, CmpNe, CmpLt, CmpLe, CmpGt, CmpGe,
+  // unary
+  Neg, Not,    // Not: bitwise for ints, logical for i1
+  Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Abs, Floor, Ceil, Sin, Cos,
+};
+
 // Elementwise binary op (arithmetic, bitwise, comparison, min/max): `elem`
 // is the element type both operands have (literals become constants of it).
-ValueRef emitBinary(TraceOp op, const OpSite &site, Operand a, Operand b, DType elem);
-ValueRef emitUnary(TraceOp op, const OpSite &site, ValueRef a);
+ValueRef emitBinary(Elementwise op, const OpSite &site, Operand a, Operand b, DType elem);
+ValueRef emitUnary(Elementwise op, const OpSite &site, ValueRef a);
 ValueRef emitFma(const OpSite &site, Operand a, Operand b, Operand c, DType elem);
 ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType elem);
 ValueRef emitCast(const OpSite &site, ValueRef a, DType to);
@@ -126,6 +173,7 @@ void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *m
 // A generic op (TraceOp::Op) named by its MLIR name, with its result type and
 // attributes: how a new op is traced (the importer needs no case for it).
 // `results`: 1, or 0 for an op with no result (then the node is an effect).
+// Operands must be visible here (TraceContext::checkVisible).
 ValueRef emitOp(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands,
                 DType dtype, bool isPtr, Shape shape, std::vector<TraceAttr> attrs, uint8_t results = 1);
 // tessel.program_id / tessel.num_programs along `axis`.
@@ -145,13 +193,14 @@ std::pair<ValueRef, ValueRef> emitSplit(const OpSite &site, ValueRef a);
 // values (N accumulated, then N next; scalars of a region context) and
 // returns the N combined values.
 using CombineFn = std::function<std::vector<ValueRef>(const std::vector<ValueRef> &args)>;
-// A Reduce (flag = keep_dims) or Scan (flag = reverse) node over `inputs`,
-// the combine traced into its region; returns the N results.
-std::vector<ValueRef> emitRegionOp(TraceOp op, const OpSite &site, const std::vector<ValueRef> &inputs,
+enum class Combining : uint8_t { Reduce, Scan };
+// A tessel.reduce (flag = keep_dims) or tessel.scan (flag = reverse) over
+// `inputs`, the combine traced into its region; returns the N results.
+std::vector<ValueRef> emitRegionOp(Combining op, const OpSite &site, const std::vector<ValueRef> &inputs,
                                    int64_t axis, bool flag, const CombineFn &combine);
-// A Reduce or Scan whose combine is the elementwise binary `combineOp`
+// A reduce or scan whose combine is the elementwise binary `combineOp`
 // (Add, Mul, Max, Min, Xor).
-ValueRef emitBinaryRegionOp(TraceOp op, TraceOp combineOp, const OpSite &site, ValueRef a, int64_t axis,
+ValueRef emitBinaryRegionOp(Combining op, Elementwise combineOp, const OpSite &site, ValueRef a, int64_t axis,
                             bool flag);
 // argmax (isMax) / argmin: i32 index of the first extreme value along
 // `axis`; floats order NaN above (argmax) or below (argmin) every number.

@@ -49,7 +49,8 @@ TEST_CASE("the fingerprint hashes ops, shapes and non-argument locations") {
 }
 
 TEST_CASE("op names") {
-  CHECK(std::string(traceOpName(TraceOp::Reduce)) == "Reduce");
+  CHECK(std::string(traceOpName(TraceOp::RegionArg)) == "RegionArg");
+  CHECK(std::string(traceOpName(TraceOp::Op)) == "Op");
 }
 
 TEST_CASE("a generic op's name, attributes and result count are part of the fingerprint") {
@@ -67,4 +68,28 @@ TEST_CASE("a generic op's name, attributes and result count are part of the fing
   CHECK(withOp("tessel.num_programs", 0, 1).fingerprint() != base.fingerprint());
   CHECK(withOp("tessel.program_id", 1, 1).fingerprint() != base.fingerprint());
   CHECK(withOp("tessel.program_id", 0, 0).fingerprint() != base.fingerprint());
+}
+
+TEST_CASE("a generic op's regions and result types are part of the fingerprint") {
+  auto withReduce = [](tessel::DType combineType, std::vector<int64_t> secondShape, const char *combine) {
+    Trace t = smallTrace();
+    TraceNode red{.op = TraceOp::Op, .dtype = DType::I32, .operands = {2, 2}, .loc = {"a.cpp", 4, 1}};
+    red.name = "tessel.reduce";
+    red.results = 2;
+    red.resultTypes = {{DType::I32, false, {}}, {DType::I32, false, std::move(secondShape)}};
+    TraceRegion body;
+    for (int64_t k = 0; k < 4; ++k)
+      body.push_back({.op = TraceOp::RegionArg, .dtype = combineType, .i0 = k, .loc = {"a.cpp", 4, 1}});
+    TraceNode add{.op = TraceOp::Op, .dtype = combineType, .operands = {3, 5}, .loc = {"a.cpp", 4, 1}};
+    add.name = combine;
+    body.push_back(std::move(add));
+    red.regions.push_back(std::move(body));
+    t.nodes.push_back(std::move(red));
+    return t;
+  };
+  const Trace base = withReduce(DType::I32, {}, "arith.addi");
+  CHECK(withReduce(DType::I32, {}, "arith.addi").fingerprint() == base.fingerprint());
+  CHECK(withReduce(DType::I32, {}, "arith.muli").fingerprint() != base.fingerprint());
+  CHECK(withReduce(DType::I64, {}, "arith.addi").fingerprint() != base.fingerprint());
+  CHECK(withReduce(DType::I32, {1}, "arith.addi").fingerprint() != base.fingerprint());
 }

@@ -16,13 +16,13 @@ TEST_CASE("scalar op scalar stays scalar; scalar op tile splats") {
     auto v = s + arange(0, 8);
     CHECK(v.shape() == Shape{8});
   });
-  // tessel.program_id, ConstInt, Add, Arange, Splat, Add (clang order; check by wiring)
+  // tessel.program_id, ConstInt, arith.addi, make_range, splat, arith.addi (clang order; check by wiring)
   REQUIRE(t.nodes.size() == 6);
   const TraceNode &scalarAdd = t.nodes[2];
-  CHECK(scalarAdd.op == Add);
+  CHECK(isOp(scalarAdd, "arith.addi"));
   CHECK(scalarAdd.shape.empty());
   const TraceNode &tileAdd = t.nodes.back();
-  CHECK(tileAdd.op == Add);
+  CHECK(isOp(tileAdd, "arith.addi"));
   const TraceNode &splat = t.nodes[tileAdd.operands[0]];
   CHECK(isOp(splat, "tessel.splat"));
   CHECK(splat.shape == Shape{8});
@@ -37,7 +37,7 @@ TEST_CASE("lower rank gets leading ExpandDims(0), then Broadcast") {
     CHECK(sum.shape() == Shape{8, 4});
   });
   const TraceNode &sum = t.nodes.back();
-  REQUIRE(sum.op == Add);
+  REQUIRE(isOp(sum, "arith.addf"));
   const TraceNode &grown = t.nodes[sum.operands[0]];
   CHECK(isOp(grown, "tessel.broadcast"));
   CHECK(grown.shape == Shape{8, 4});
@@ -60,7 +60,7 @@ TEST_CASE("size-1 dims grow on both sides") {
     CHECK(prod.shape() == Shape{4, 8});
   });
   const TraceNode &mul = t.nodes.back();
-  REQUIRE(mul.op == Mul);
+  REQUIRE(isOp(mul, "arith.muli"));
   for (int side = 0; side < 2; ++side) {
     const TraceNode &b = t.nodes[mul.operands[side]];
     CHECK(isOp(b, "tessel.broadcast"));
@@ -83,7 +83,7 @@ TEST_CASE("literals become constants of the tile's element type") {
   // Find the Mul and check its constant.
   bool sawMul = false, sawShl = false;
   for (const TraceNode &n : t.nodes) {
-    if (n.op == Mul) {
+    if (isOp(n, "arith.mulf")) {
       sawMul = true;
       const TraceNode &splat = t.nodes[n.operands[1]];
       CHECK(isOp(splat, "tessel.splat"));
@@ -94,12 +94,12 @@ TEST_CASE("literals become constants of the tile's element type") {
       CHECK(c.f == 2.0);
       CHECK(c.shape.empty());
     }
-    if (n.op == Shl) {
+    if (isOp(n, "arith.shli")) {
       sawShl = true;
       CHECK(n.dtype == DType::I32);
       CHECK(t.nodes[t.nodes[n.operands[1]].operands[0]].i0 == 2);
     }
-    if (n.op == Add) {
+    if (isOp(n, "arith.addf")) {
       CHECK(isOp(t.nodes[n.operands[0]], "tessel.splat")); // 0.5 splatted on the left
       CHECK(t.nodes[t.nodes[n.operands[0]].operands[0]].f == 0.5);
     }
@@ -160,30 +160,71 @@ TEST_CASE("where, fma, min/max, casts and math record their nodes") {
     (void)r;
     (void)neg;
   });
-  auto count = [&](TraceOp op) {
+  auto count = [&](const char *name) {
     int c = 0;
-    for (const TraceNode &n : t.nodes) c += n.op == op;
+    for (const TraceNode &n : t.nodes) c += isOp(n, name);
     return c;
   };
-  CHECK(count(Cast) == 4);
-  CHECK(count(Where) == 1);
-  CHECK(count(Min) == 1);
-  CHECK(count(Max) == 1);
-  CHECK(count(Fma) == 1);
-  CHECK(count(Not) == 1);
-  CHECK(count(Rem) == 1);
-  CHECK(count(Neg) == 1);
-  CHECK(count(Div) == 1); // cdiv = (a + b - 1) / b
-  for (TraceOp op : {Exp, Log2, Sqrt, Abs, Rsqrt, Floor, Ceil, Sin, Cos, Exp2, Log}) CHECK(count(op) == 1);
+  // The tracer picks each op for its element type.
+  CHECK(count("arith.sitofp") == 1); // cast<f32>(i32)
+  CHECK(count("arith.cmpf") == 2);   // x > 3 and cast<bool>(f32): e != 0
+  CHECK(count("arith.truncf") == 1); // cast<half>(f32)
+  CHECK(count("arith.extf") == 1);   // cast<f32>(f16)
+  CHECK(count("arith.select") == 1);
+  CHECK(count("arith.minimumf") == 1);
+  CHECK(count("arith.maximumf") == 1);
+  CHECK(count("math.fma") == 1);
+  CHECK(count("arith.xori") == 1);   // ~b
+  CHECK(count("arith.remsi") == 1);
+  CHECK(count("arith.subi") == 2);   // -rem is 0 - rem; cdiv = (a + b - 1) / b
+  CHECK(count("arith.divsi") == 1);
+  for (const char *name : {"math.exp", "math.log2", "math.sqrt", "math.absf", "math.rsqrt", "math.floor",
+                           "math.ceil", "math.sin", "math.cos", "math.exp2", "math.log"})
+    CHECK(count(name) == 1);
   for (const TraceNode &n : t.nodes) {
-    if (n.op == Where) {
+    if (isOp(n, "arith.select")) {
       CHECK(t.nodes[n.operands[0]].dtype == DType::I1);
       CHECK(isOp(t.nodes[n.operands[2]], "tessel.splat"));
       CHECK(n.shape == Shape{32});
     }
-    if (n.op == Fma) CHECK(n.dtype == DType::F32);
-    if (n.op == Cast && n.dtype == DType::F16) CHECK(t.nodes[n.operands[0]].dtype == DType::F32);
+    if (isOp(n, "math.fma")) CHECK(n.dtype == DType::F32);
+    if (isOp(n, "arith.truncf")) CHECK(t.nodes[n.operands[0]].dtype == DType::F32);
+    if (isOp(n, "arith.cmpf")) CHECK(n.dtype == DType::I1);
   }
+}
+
+TEST_CASE("math on f16 and bf16 runs in f32; comparisons name their predicate") {
+  Trace t = traceBody([] {
+    auto h = zeros<f16>({8});
+    auto e = exp(h);
+    auto b = cast<bf16>(h); // f16 -> bf16 through f32
+    auto lt = arange(0, 8) < 3;
+    auto ne = h != h;
+    (void)e;
+    (void)b;
+    (void)lt;
+    (void)ne;
+  });
+  int exps = 0, cmps = 0;
+  for (const TraceNode &n : t.nodes) {
+    if (isOp(n, "math.exp")) {
+      ++exps;
+      CHECK(n.dtype == DType::F32);
+      CHECK(isOp(t.nodes[n.operands[0]], "arith.extf"));
+    }
+    if (isOp(n, "arith.truncf") && n.dtype == DType::BF16)
+      CHECK(isOp(t.nodes[n.operands[0]], "arith.extf"));
+    if (isOp(n, "arith.cmpi")) {
+      ++cmps;
+      CHECK(attrOf(n, "predicate") == 2); // slt
+    }
+    if (isOp(n, "arith.cmpf")) {
+      ++cmps;
+      CHECK(attrOf(n, "predicate") == 13); // une: true for NaN, as C's !=
+    }
+  }
+  CHECK(exps == 1);
+  CHECK(cmps == 2);
 }
 
 TEST_CASE("full, zeros, broadcast_to, num_programs") {

@@ -44,6 +44,21 @@ inline std::vector<int64_t> attrListOf(const tessel::TraceNode &n, const std::st
   return {};
 }
 
+// Every node of a trace by value id: post-order, a region's nodes numbered
+// before the op that owns them (as the tracer records them).
+inline void collectById(const std::vector<tessel::TraceNode> &nodes, std::vector<const tessel::TraceNode *> &out) {
+  for (const tessel::TraceNode &n : nodes) {
+    for (const tessel::TraceRegion &r : n.regions)
+      collectById(r, out);
+    out.push_back(&n);
+  }
+}
+inline std::vector<const tessel::TraceNode *> nodesById(const tessel::Trace &t) {
+  std::vector<const tessel::TraceNode *> out;
+  collectById(t.nodes, out);
+  return out;
+}
+
 // "file:line: " as trace-time errors start.
 inline std::string at(const char *file, int line) { return std::string(file) + ":" + std::to_string(line) + ": "; }
 

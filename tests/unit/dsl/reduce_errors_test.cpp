@@ -348,3 +348,20 @@ TEST_CASE("hints inside a combine function are errors") {
   });
   CHECK(msg == at(__FILE__, line) + "max_contiguous: cannot be used inside a combine function");
 }
+
+TEST_CASE("a tile made inside a combine function cannot leave it") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      f32 leaked;
+      reduce(zeros<f32>({8}), 0, [&](auto a, auto b) {
+        leaked = a * b;
+        return a + b;
+      });
+      line = __LINE__ + 1;
+      auto use = leaked + 1.0f;
+      (void)use;
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "add: uses a tile made inside a combine function outside of it");
+}

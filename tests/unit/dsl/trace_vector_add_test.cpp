@@ -56,7 +56,8 @@ TEST_CASE("vector_add traces to the expected nodes") {
   const TraceNode &mask = n[store.operands[2]];
 
   // mask = offs < n: CmpLt(offs, Splat(Arg 3)) -> i1[256]
-  REQUIRE(mask.op == CmpLt);
+  REQUIRE(isOp(mask, "arith.cmpi"));
+  CHECK(attrOf(mask, "predicate") == 2); // slt
   CHECK(mask.dtype == DType::I1);
   CHECK(mask.shape == Shape{256});
   const TraceNode &offs = n[mask.operands[0]];
@@ -66,7 +67,7 @@ TEST_CASE("vector_add traces to the expected nodes") {
   CHECK(nSplat.shape == Shape{256});
 
   // offs = Add(Splat(Mul(tessel.program_id 0, ConstInt 256)), tessel.make_range(0, 256))
-  REQUIRE(offs.op == Add);
+  REQUIRE(isOp(offs, "arith.addi"));
   CHECK(offs.dtype == DType::I32);
   const TraceNode &startSplat = n[offs.operands[0]];
   const TraceNode &range = n[offs.operands[1]];
@@ -76,7 +77,7 @@ TEST_CASE("vector_add traces to the expected nodes") {
   CHECK(attrOf(range, "end") == 256);
   CHECK(range.shape == Shape{256});
   const TraceNode &start = n[startSplat.operands[0]];
-  REQUIRE(start.op == Mul);
+  REQUIRE(isOp(start, "arith.muli"));
   CHECK(start.shape.empty()); // scalar * scalar stays scalar
   CHECK(n[start.operands[0]].op == Op);
   CHECK(n[start.operands[0]].name == "tessel.program_id");
@@ -96,7 +97,7 @@ TEST_CASE("vector_add traces to the expected nodes") {
   CHECK(&n[outPtrs.operands[1]] == &offs);
 
   // sum = Add(Load(x + offs, mask), Load(y + offs, mask))
-  REQUIRE(sum.op == Add);
+  REQUIRE(isOp(sum, "arith.addf"));
   CHECK(sum.dtype == DType::F32);
   for (int side = 0; side < 2; ++side) {
     const TraceNode &ld = n[sum.operands[side]];

@@ -88,4 +88,63 @@ TEST_CASE("a malformed trace is an error at its line, not a crash") {
   message = compileError(traceWith(arg));
   CAPTURE(message);
   CHECK(message.find("argument index out of range") != std::string::npos);
+
+  TraceNode blockArg{.op = TraceOp::RegionArg, .dtype = DType::I32}; // in the kernel body, not a region
+  message = compileError(traceWith(blockArg));
+  CAPTURE(message);
+  CHECK(message.find("kernel.cpp:7: RegionArg: malformed trace: a region argument out of place") !=
+        std::string::npos);
+
+  TraceNode multi{.op = TraceOp::Op, .dtype = DType::I32, .operands = {}};
+  multi.name = "tessel.program_id";
+  multi.results = 2; // and no result types
+  message = compileError(traceWith(multi));
+  CAPTURE(message);
+  CHECK(message.find("the op's result types are missing") != std::string::npos);
+}
+
+// A region is imported before its op, its values numbered first: a reduce
+// written by hand as the tracer would record it compiles.
+TEST_CASE("a generic op with a region and several results compiles") {
+  Trace t;
+  t.kernelName = "by_hand";
+  t.args = {{TraceArg::Pointer, DType::I32}};
+  SourceLoc loc{"kernel.cpp", 9, 1};
+  t.nodes.push_back({.op = TraceOp::Arg, .dtype = DType::I32, .isPtr = true});        // 0
+  TraceNode range{.op = TraceOp::Op, .dtype = DType::I32, .shape = {64}, .loc = loc};  // 1
+  range.name = "tessel.make_range";
+  range.attrs = {{TraceAttr::I32, "start", 0, {}}, {TraceAttr::I32, "end", 64, {}}};
+  t.nodes.push_back(range);
+  TraceNode red{.op = TraceOp::Op, .dtype = DType::I32, .operands = {1, 1}, .loc = loc}; // 8
+  red.name = "tessel.reduce";
+  red.results = 2;
+  red.resultTypes = {{DType::I32, false, {}}, {DType::I32, false, {}}};
+  red.attrs = {{TraceAttr::I32, "axis", 0, {}}};
+  TraceRegion body;
+  for (int64_t k = 0; k < 4; ++k) // 2..5
+    body.push_back({.op = TraceOp::RegionArg, .dtype = DType::I32, .i0 = k, .loc = loc});
+  TraceNode add{.op = TraceOp::Op, .dtype = DType::I32, .operands = {2, 4}, .loc = loc}; // 6: sum
+  add.name = "arith.addi";
+  body.push_back(add);
+  TraceNode yield{.op = TraceOp::Op, .dtype = DType::I32, .operands = {6, 5}, .loc = loc}; // 7: (sum, last)
+  yield.name = "tessel.yield";
+  yield.results = 0;
+  body.push_back(yield);
+  red.regions.push_back(body);
+  t.nodes.push_back(red);
+  t.nodes.push_back({.op = TraceOp::Result, .dtype = DType::I32, .operands = {8}, .i0 = 0, .loc = loc}); // 9
+  TraceNode store{.op = TraceOp::Op, .dtype = DType::I32, .operands = {0, 9}, .loc = loc};
+  store.name = "tessel.store";
+  store.results = 0;
+  t.nodes.push_back(store);
+  CompiledKernel k = compileTrace(t, Specialization{}, CompileOptions{});
+  CHECK(k.tileIR.find("tessel.reduce") != std::string::npos);
+  CHECK(k.tileIR.find("arith.addi") != std::string::npos);
+
+  // The store reads result 0, the region's sum of 0..63 (result 1 would be 63).
+  auto out = e2e::emulator().upload(std::vector<int32_t>{-1});
+  auto loaded = e2e::emulator().impl().load(k);
+  int32_t *arg = out.devicePtr();
+  e2e::emulator().impl().launch(*loaded, {1, 1, 1}, k.blockSize, &arg, sizeof arg);
+  CHECK(out.download()[0] == 64 * 63 / 2);
 }

@@ -2,6 +2,13 @@
 // hand-off from the C++ front end (dsl/) to the compiler (lowering/), kept free
 // of MLIR and LLVM so the public headers stay light and a trace can be
 // fingerprinted cheaply for the cache key.
+//
+// A trace is MLIR in all but syntax: almost every node is a generic op that
+// names its MLIR op ("arith.addf", "tessel.load", "tessel.reduce") with its
+// operands, result types, attributes and regions; the importer builds it by
+// name and the op's verifier checks it. Only what MLIR spells differently
+// (kernel arguments, constants, a multi-result op's results, a block's
+// arguments) has a node kind of its own.
 #pragma once
 
 #include "tessel/core/dtype.hpp"
@@ -13,52 +20,22 @@
 
 namespace tessel {
 
-// Opcodes. Operand conventions are given per op; "tile" means any rank
-// (0 = scalar). Binary elementwise ops see operands of one shape and one
-// dtype: the tracer inserts Splat/Broadcast first.
 enum class TraceOp : uint8_t {
-  Arg,         // i0 = kernel argument index. Scalar or pointer.
-  ConstInt,    // i0 = value; shape may be non-empty (a filled tile)
-  ConstFloat,  // f = value; shape may be non-empty
-  // A generic op: the node names its MLIR op (`name`, e.g. "tessel.program_id")
-  // and its attributes (`attrs`); operands as any node's, the result is the
-  // node's type (or none, `results == 0`). The importer builds it by name and
-  // the op's verifier checks it, so a new op needs no case of its own here or
-  // in the importer.
+  Arg,        // i0 = kernel argument index. Scalar or pointer.
+  ConstInt,   // i0 = value; shape may be non-empty (a filled tile)
+  ConstFloat, // f = value; shape may be non-empty
+  // A generic op: `name` is its MLIR name, `attrs` its attributes, `regions`
+  // its regions; `results` results (the node's own type when 1, `resultTypes`
+  // when more, read through Result nodes).
   Op,
-  // Elementwise binary: (a, b), same shape & dtype; result dtype = operand's
-  Add, Sub, Mul,
-  Div,         // ints: truncating (C); floats: IEEE
-  Rem,         // ints: sign of dividend (C); floats: fmod
-  Min, Max,    // floats: NaN-propagating
-  And, Or, Xor,
-  Shl, Shr,    // Shr is arithmetic for signed ints
-  // Comparisons: (a, b) -> i1 of the same shape
-  CmpEq, CmpNe, CmpLt, CmpLe, CmpGt, CmpGe,
-  // Elementwise unary: (a)
-  Neg, Not,    // Not: bitwise for ints, logical for i1
-  Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Abs, Floor, Ceil, Sin, Cos,
-  Fma,         // (a, b, c) -> a * b + c, floats
-  Where,       // (cond i1, a, b) -> a's dtype
-  Cast,        // (a) -> `dtype` (int<->float, widen/narrow, to/from i1)
-  // --- reductions and scans (issue 3) ---
-  // Reduce: operands = N input tiles of one shape; i0 = axis. `region` is the
-  // combine function: 2N RegionArg nodes first (scalars; args 0..N-1 are the
-  // accumulated values, N..2N-1 the next values, arg k has input k % N's
-  // dtype), then its body, then one Yield whose operands are the N combined
-  // values. Operand indices inside `region` index `region`. Results have the
-  // input shape without `axis` (scalars for 1-D inputs) and are read through
-  // Result nodes only. The node's own dtype/shape are result 0's.
-  Reduce,
-  Scan,        // like Reduce, inclusive; i1 = 1 for reverse; results keep the shape
-  Result,      // (multi-result node), i0 = result index
-  RegionArg,   // inside a region: i0 = argument index
-  Yield,       // inside a region: its last node; operands = the region's results
+  Result,     // result i0 of the multi-result op operands[0]
+  RegionArg,  // argument i0 of the region the node is in (its type is the node's)
 };
 
 const char *traceOpName(TraceOp op);
 
-// An attribute of a generic op (TraceOp::Op).
+// An attribute of a generic op. I64 also carries enum attributes stored as
+// integers (arith.cmpi's predicate).
 struct TraceAttr {
   enum Kind : uint8_t { I32, I64, Bool, I32Array } kind;
   std::string name;             // "axis"
@@ -67,21 +44,42 @@ struct TraceAttr {
   bool operator==(const TraceAttr &) const = default;
 };
 
+// The type of a traced value: a scalar (empty shape) or a tile.
+struct TraceType {
+  DType dtype = DType::I32;     // element type; pointee type when isPtr
+  bool isPtr = false;
+  std::vector<int64_t> shape;
+  bool operator==(const TraceType &) const = default;
+};
+
+struct TraceNode;
+// One region of a generic op, one block: its RegionArg nodes first (the
+// block's arguments, in order), then its body, ending in the terminator (a
+// generic op with no result, e.g. "tessel.yield").
+using TraceRegion = std::vector<TraceNode>;
+
+// Value numbering: a node's id is its place in the trace in post-order, a
+// region's nodes numbered before the op that owns them (the order the tracer
+// records them in). Operands name ids; a node inside a region may use any
+// value defined before it that its op's verifier allows (a loop body may use
+// the kernel's values, a combine function only its own).
 struct TraceNode {
   TraceOp op;
   DType dtype;                   // element type; pointee type when isPtr
   bool isPtr = false;            // element is a pointer to `dtype`
   std::vector<int64_t> shape;    // empty: scalar
-  std::vector<int32_t> operands; // indices of earlier nodes
-  int64_t i0 = 0, i1 = 0;
+  std::vector<int32_t> operands; // ids of earlier values
+  int64_t i0 = 0;
   double f = 0;
   SourceLoc loc;
-  std::vector<int64_t> ints;     // op-specific list (Permute's permutation)
-  std::vector<TraceNode> region; // Reduce/Scan: the traced combine function
-  // TraceOp::Op only: the MLIR op's name, its attributes, its result count (0 or 1).
+  // TraceOp::Op only.
   std::string name;
   std::vector<TraceAttr> attrs;
   uint8_t results = 1;
+  std::vector<TraceType> resultTypes; // when results > 1
+  std::vector<TraceRegion> regions;
+
+  TraceType type() const { return {dtype, isPtr, shape}; }
 };
 
 // A runtime argument of the kernel; its place in the kernarg segment is
@@ -95,7 +93,7 @@ struct TraceArg {
 struct Trace {
   std::string kernelName;
   std::vector<TraceArg> args;    // runtime arguments only (constants are folded)
-  std::vector<TraceNode> nodes;  // in program order; Store nodes are effects
+  std::vector<TraceNode> nodes;  // the kernel body, in program order
 
   // Stable 64-bit fingerprint of everything above except source locations'
   // file pointers (the file names' text is hashed).

@@ -1,0 +1,178 @@
+// Elementwise ops: the tracer picks the MLIR op for the element type, so the
+// trace holds plain arith and math ops (arith.addi for ints, arith.addf for
+// floats, math.exp through f32 for f16 and bf16) and the compiler needs no
+// case of its own for any of them.
+#include "tracer_internal.hpp"
+
+#include <array>
+
+namespace tessel::detail {
+
+namespace {
+
+// arith.cmpi / arith.cmpf predicates (MLIR's CmpIPredicate / CmpFPredicate values).
+enum : int64_t { kCmpIEq = 0, kCmpINe = 1, kCmpISlt = 2, kCmpISle = 3, kCmpISgt = 4, kCmpISge = 5 };
+enum : int64_t { kCmpFOeq = 1, kCmpFOgt = 2, kCmpFOge = 3, kCmpFOlt = 4, kCmpFOle = 5, kCmpFUne = 13 };
+
+struct Names {
+  const char *intOp, *floatOp; // null: not defined for that kind
+  int64_t intPredicate = -1, floatPredicate = -1;
+};
+
+Names namesOf(Elementwise op) {
+  switch (op) {
+  case Elementwise::Add: return {"arith.addi", "arith.addf"};
+  case Elementwise::Sub: return {"arith.subi", "arith.subf"};
+  case Elementwise::Mul: return {"arith.muli", "arith.mulf"};
+  case Elementwise::Div: return {"arith.divsi", "arith.divf"};
+  case Elementwise::Rem: return {"arith.remsi", "arith.remf"};
+  case Elementwise::Min: return {"arith.minsi", "arith.minimumf"};
+  case Elementwise::Max: return {"arith.maxsi", "arith.maximumf"};
+  case Elementwise::And: return {"arith.andi", nullptr};
+  case Elementwise::Or: return {"arith.ori", nullptr};
+  case Elementwise::Xor: return {"arith.xori", nullptr};
+  case Elementwise::Shl: return {"arith.shli", nullptr};
+  case Elementwise::Shr: return {"arith.shrsi", nullptr};
+  case Elementwise::CmpEq: return {"arith.cmpi", "arith.cmpf", kCmpIEq, kCmpFOeq};
+  case Elementwise::CmpNe: return {"arith.cmpi", "arith.cmpf", kCmpINe, kCmpFUne};
+  case Elementwise::CmpLt: return {"arith.cmpi", "arith.cmpf", kCmpISlt, kCmpFOlt};
+  case Elementwise::CmpLe: return {"arith.cmpi", "arith.cmpf", kCmpISle, kCmpFOle};
+  case Elementwise::CmpGt: return {"arith.cmpi", "arith.cmpf", kCmpISgt, kCmpFOgt};
+  case Elementwise::CmpGe: return {"arith.cmpi", "arith.cmpf", kCmpISge, kCmpFOge};
+  case Elementwise::Neg: return {nullptr, "arith.negf"};
+  case Elementwise::Not: return {nullptr, nullptr};
+  case Elementwise::Exp: return {nullptr, "math.exp"};
+  case Elementwise::Exp2: return {nullptr, "math.exp2"};
+  case Elementwise::Log: return {nullptr, "math.log"};
+  case Elementwise::Log2: return {nullptr, "math.log2"};
+  case Elementwise::Sqrt: return {nullptr, "math.sqrt"};
+  case Elementwise::Rsqrt: return {nullptr, "math.rsqrt"};
+  case Elementwise::Abs: return {"math.absi", "math.absf"};
+  case Elementwise::Floor: return {nullptr, "math.floor"};
+  case Elementwise::Ceil: return {nullptr, "math.ceil"};
+  case Elementwise::Sin: return {nullptr, "math.sin"};
+  case Elementwise::Cos: return {nullptr, "math.cos"};
+  }
+  return {nullptr, nullptr};
+}
+
+bool isComparison(Elementwise op) { return op >= Elementwise::CmpEq && op <= Elementwise::CmpGe; }
+bool isHalf(DType t) { return t == DType::F16 || t == DType::BF16; }
+
+int32_t emit(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands, DType dtype,
+             const Shape &shape, std::vector<TraceAttr> attrs = {}) {
+  return emitOp(ctx, site, name, std::move(operands), dtype, false, shape, std::move(attrs)).id;
+}
+
+// A constant filling `shape` with `value` (ints) in `dtype`.
+int32_t fill(TraceContext &ctx, const OpSite &site, DType dtype, const Shape &shape, int64_t value) {
+  TraceNode n = makeNode(isFloat(dtype) ? TraceOp::ConstFloat : TraceOp::ConstInt, dtype, false, shape, {}, site.loc);
+  n.i0 = value;
+  n.f = static_cast<double>(value);
+  return ctx.addNode(std::move(n));
+}
+
+// `name` applied to `operands` of one float type; in f32 when that type is
+// f16 or bf16 (the hardware has no accurate 16-bit versions of most math,
+// and fmod in f32 is exact for 16-bit inputs).
+int32_t floatOp(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands, DType dtype,
+                const Shape &shape) {
+  if (!isHalf(dtype)) return emit(ctx, site, name, std::move(operands), dtype, shape);
+  for (int32_t &id : operands) id = emit(ctx, site, "arith.extf", {id}, DType::F32, shape);
+  int32_t wide = emit(ctx, site, name, std::move(operands), DType::F32, shape);
+  return emit(ctx, site, "arith.truncf", {wide}, dtype, shape);
+}
+
+// Every operand made to one broadcast shape; literals become `elems[i]`.
+template <size_t N>
+std::array<int32_t, N> broadcastOperands(TraceContext &ctx, const OpSite &site, const std::array<const Operand *, N> &ops,
+                                         const std::array<DType, N> &elems, Shape &shape) {
+  std::array<int32_t, N> ids;
+  for (size_t i = 0; i < N; ++i) {
+    ids[i] = materialize(ctx, site, *ops[i], elems[i]);
+    shape = i == 0 ? ctx.type(ids[i]).shape : broadcastShapes(site, shape, ctx.type(ids[i]).shape);
+  }
+  for (int32_t &id : ids) id = broadcastNode(ctx, site, id, shape);
+  return ids;
+}
+
+} // namespace
+
+ValueRef emitBinary(Elementwise op, const OpSite &site, Operand a, Operand b, DType elem) {
+  TraceContext &ctx = contextOf(site, {&a, &b});
+  Shape shape;
+  auto [ia, ib] = broadcastOperands<2>(ctx, site, {&a, &b}, {elem, elem}, shape);
+  Names names = namesOf(op);
+  const char *name = isFloat(elem) ? names.floatOp : names.intOp;
+  if (!name) fail(site, std::string("is not defined for ") + dtypeName(elem) + " operands");
+  if (isComparison(op))
+    return ctx.ref(emit(ctx, site, name, {ia, ib}, DType::I1, shape,
+                        {{TraceAttr::I64, "predicate", isFloat(elem) ? names.floatPredicate : names.intPredicate}}));
+  if (op == Elementwise::Rem && isFloat(elem)) return ctx.ref(floatOp(ctx, site, name, {ia, ib}, elem, shape));
+  return ctx.ref(emit(ctx, site, name, {ia, ib}, elem, shape));
+}
+
+ValueRef emitUnary(Elementwise op, const OpSite &site, ValueRef a) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  const TraceType src = ctx.type(a.id);
+  if (op == Elementwise::Not) { // x ^ all-ones (1 for i1)
+    if (isFloat(src.dtype)) fail(site, "needs an integer or bool operand");
+    int32_t ones = fill(ctx, site, src.dtype, src.shape, src.dtype == DType::I1 ? 1 : -1);
+    return ctx.ref(emit(ctx, site, "arith.xori", {a.id, ones}, src.dtype, src.shape));
+  }
+  if (op == Elementwise::Neg && !isFloat(src.dtype)) // 0 - x
+    return ctx.ref(emit(ctx, site, "arith.subi", {fill(ctx, site, src.dtype, src.shape, 0), a.id}, src.dtype,
+                        src.shape));
+  Names names = namesOf(op);
+  const char *name = isFloat(src.dtype) ? names.floatOp : names.intOp;
+  if (!name) fail(site, std::string("is not defined for ") + dtypeName(src.dtype) + " operands");
+  if (!isFloat(src.dtype) || op == Elementwise::Neg) return ctx.ref(emit(ctx, site, name, {a.id}, src.dtype, src.shape));
+  return ctx.ref(floatOp(ctx, site, name, {a.id}, src.dtype, src.shape));
+}
+
+ValueRef emitFma(const OpSite &site, Operand a, Operand b, Operand c, DType elem) {
+  TraceContext &ctx = contextOf(site, {&a, &b, &c});
+  Shape shape;
+  auto [ia, ib, ic] = broadcastOperands<3>(ctx, site, {&a, &b, &c}, {elem, elem, elem}, shape);
+  return ctx.ref(emit(ctx, site, "math.fma", {ia, ib, ic}, elem, shape));
+}
+
+ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType elem) {
+  TraceContext &ctx = contextOf(site, {&cond, &a, &b});
+  Shape shape;
+  auto [ic, ia, ib] = broadcastOperands<3>(ctx, site, {&cond, &a, &b}, {DType::I1, elem, elem}, shape);
+  return ctx.ref(emit(ctx, site, "arith.select", {ic, ia, ib}, elem, shape));
+}
+
+// int <-> float, widening and narrowing, to and from bool (x != 0).
+ValueRef emitCast(const OpSite &site, ValueRef a, DType to) {
+  Operand oa = Operand::of(a);
+  TraceContext &ctx = contextOf(site, {&oa});
+  const TraceType src = ctx.type(a.id);
+  const DType from = src.dtype;
+  if (from == to) return a; // nothing to convert
+  const Shape &shape = src.shape;
+  auto one = [&](const char *name, int32_t id, DType dtype) { return emit(ctx, site, name, {id}, dtype, shape); };
+  const bool fromInt = !isFloat(from), toInt = !isFloat(to);
+  int32_t id = a.id;
+  if (to == DType::I1) {
+    int32_t zero = fill(ctx, site, from, shape, 0);
+    id = fromInt ? emit(ctx, site, "arith.cmpi", {id, zero}, to, shape, {{TraceAttr::I64, "predicate", kCmpINe}})
+                 : emit(ctx, site, "arith.cmpf", {id, zero}, to, shape, {{TraceAttr::I64, "predicate", kCmpFUne}});
+  } else if (fromInt && toInt) {
+    id = dtypeBits(to) > dtypeBits(from) ? one(from == DType::I1 ? "arith.extui" : "arith.extsi", id, to)
+                                         : one("arith.trunci", id, to);
+  } else if (fromInt) {
+    id = one(from == DType::I1 ? "arith.uitofp" : "arith.sitofp", id, to);
+  } else if (toInt) {
+    id = one("arith.fptosi", id, to);
+  } else if (isHalf(from) && isHalf(to)) { // bf16 <-> f16 through f32
+    id = one("arith.truncf", one("arith.extf", id, DType::F32), to);
+  } else {
+    id = one(dtypeBits(to) > dtypeBits(from) ? "arith.extf" : "arith.truncf", id, to);
+  }
+  return ctx.ref(id);
+}
+
+} // namespace tessel::detail
