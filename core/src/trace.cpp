@@ -39,6 +39,7 @@ void hashNodes(Fnv &f, const std::vector<TraceNode> &nodes) {
   f.pod(nodes.size());
   for (const TraceNode &n : nodes) {
     f.pod(n.op);
+    f.pod(n.id);
     f.pod(n.dtype);
     f.pod(n.isPtr);
     f.pod(n.shape.size());

@@ -194,10 +194,13 @@ TraceContext::TraceContext(std::string kernelName) : serial_(nextSerial++) {
   scopes_.push_back({RegionKind::Kernel, -1});
 }
 
-int32_t TraceContext::addNode(TraceNode node) {
+int32_t TraceContext::addNode(TraceNode node) { return addNodeTo(current_, std::move(node)); }
+
+int32_t TraceContext::addNodeTo(int32_t scopeIndex, TraceNode node) {
   // A multi-result op's node is read through its Result nodes only.
-  values_.push_back({node.results > 1 ? node.resultTypes.front() : node.type(), current_});
-  Scope &scope = scopes_[static_cast<size_t>(current_)];
+  node.id = static_cast<int32_t>(values_.size());
+  values_.push_back({node.results > 1 ? node.resultTypes.front() : node.type(), scopeIndex});
+  Scope &scope = scopes_[static_cast<size_t>(scopeIndex)];
   (scope.kind == RegionKind::Kernel ? trace_.nodes : scope.nodes).push_back(std::move(node));
   return static_cast<int32_t>(values_.size() - 1);
 }

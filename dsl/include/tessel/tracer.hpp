@@ -75,6 +75,8 @@ private:
     TraceType type;
     int32_t scope;
   };
+  int32_t addNodeTo(int32_t scope, TraceNode node);
+
   Trace trace_;
   uint64_t serial_;
   std::vector<ValueInfo> values_;

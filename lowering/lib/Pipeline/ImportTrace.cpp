@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace tessel {
@@ -43,6 +45,14 @@ public:
     func_ = func;
     Block *body = func.addEntryBlock();
     b_.setInsertionPointToEnd(body);
+    std::function<size_t(const std::vector<TraceNode> &)> count = [&](const std::vector<TraceNode> &nodes) {
+      size_t c = nodes.size();
+      for (const TraceNode &n : nodes)
+        for (const TraceRegion &r : n.regions)
+          c += count(r);
+      return c;
+    };
+    idLimit_ = count(trace_.nodes);
     importNodes(trace_.nodes, body);
     b_.create<func::ReturnOp>(unknown);
     if (malformed_)
@@ -106,13 +116,23 @@ private:
     return b_.getIntegerAttr(elem, i);
   }
 
-  // Imports `nodes` into `block` (the builder's insertion point), numbering
-  // their values in post-order: a region's nodes before the op that owns it.
+  // Imports `nodes` into `block` (the builder's insertion point); each
+  // node's value is found by its id from then on.
   void importNodes(const std::vector<TraceNode> &nodes, Block *block) {
     Block *outer = block_;
     block_ = block;
-    for (const TraceNode &n : nodes)
-      values_.push_back(importNode(n));
+    for (const TraceNode &n : nodes) {
+      // Ids are below the node count (the tracer numbers them densely).
+      if (n.id < 0 || size_t(n.id) >= idLimit_ || (size_t(n.id) < values_.size() && defined_[n.id]))
+        fail(n, "malformed trace: value id " + std::to_string(n.id) + " is out of range or used twice");
+      Value v = importNode(n);
+      if (size_t(n.id) >= values_.size()) {
+        values_.resize(n.id + 1);
+        defined_.resize(n.id + 1);
+      }
+      values_[n.id] = v;
+      defined_[n.id] = true;
+    }
     block_ = outer;
   }
 
@@ -197,7 +217,9 @@ private:
   Block *block_ = nullptr; // where nodes go now
   func::FuncOp func_;
   OpBuilder b_;
-  std::vector<Value> values_;
+  std::vector<Value> values_; // by value id
+  std::vector<bool> defined_;
+  size_t idLimit_ = 0;         // the number of nodes in the trace
   bool malformed_ = false; // an error was emitted as a diagnostic
 };
 

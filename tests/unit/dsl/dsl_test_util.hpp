@@ -44,13 +44,14 @@ inline std::vector<int64_t> attrListOf(const tessel::TraceNode &n, const std::st
   return {};
 }
 
-// Every node of a trace by value id: post-order, a region's nodes numbered
-// before the op that owns them (as the tracer records them).
+// Every node of a trace by value id.
 inline void collectById(const std::vector<tessel::TraceNode> &nodes, std::vector<const tessel::TraceNode *> &out) {
   for (const tessel::TraceNode &n : nodes) {
     for (const tessel::TraceRegion &r : n.regions)
       collectById(r, out);
-    out.push_back(&n);
+    if (out.size() <= static_cast<size_t>(n.id))
+      out.resize(static_cast<size_t>(n.id) + 1, nullptr);
+    out[static_cast<size_t>(n.id)] = &n;
   }
 }
 inline std::vector<const tessel::TraceNode *> nodesById(const tessel::Trace &t) {

@@ -9,6 +9,21 @@ using namespace tessel;
 
 namespace {
 
+// Gives the nodes of a hand-written trace their ids: a region's nodes before
+// the op that owns them, as the tracer would for these traces.
+void number(std::vector<TraceNode> &nodes, int32_t &next) {
+  for (TraceNode &n : nodes) {
+    for (TraceRegion &r : n.regions)
+      number(r, next);
+    n.id = next++;
+  }
+}
+Trace numbered(Trace t) {
+  int32_t next = 0;
+  number(t.nodes, next);
+  return t;
+}
+
 Trace traceWith(TraceNode op) {
   Trace t;
   t.kernelName = "generic";
@@ -21,7 +36,7 @@ Trace traceWith(TraceNode op) {
 
 std::string compileError(const Trace &t) {
   try {
-    compileTrace(t, Specialization{}, CompileOptions{});
+    compileTrace(numbered(t), Specialization{}, CompileOptions{});
   } catch (const Error &e) {
     return e.what();
   }
@@ -39,7 +54,7 @@ TEST_CASE("a generic op compiles by its name") {
   store.name = "tessel.store";
   store.results = 0;
   t.nodes.push_back(std::move(store));
-  CompiledKernel k = compileTrace(t, Specialization{}, CompileOptions{});
+  CompiledKernel k = compileTrace(numbered(t), Specialization{}, CompileOptions{});
   CHECK(k.tileIR.find("tessel.program_id 2") != std::string::npos);
   CHECK(k.llvmIR.find("llvm.amdgcn.workgroup.id.z") != std::string::npos);
 }
@@ -101,6 +116,17 @@ TEST_CASE("a malformed trace is an error at its line, not a crash") {
   message = compileError(traceWith(multi));
   CAPTURE(message);
   CHECK(message.find("the op's result types are missing") != std::string::npos);
+
+  Trace twice = numbered(traceWith(TraceNode{.op = TraceOp::Arg, .dtype = DType::I32, .isPtr = true}));
+  twice.nodes[1].id = 0; // the first argument's id again
+  try {
+    compileTrace(twice, Specialization{}, CompileOptions{});
+    message = "";
+  } catch (const Error &e) {
+    message = e.what();
+  }
+  CAPTURE(message);
+  CHECK(message.find("malformed trace: value id 0 is out of range or used twice") != std::string::npos);
 }
 
 // A region is imported before its op, its values numbered first: a reduce
@@ -137,7 +163,7 @@ TEST_CASE("a generic op with a region and several results compiles") {
   store.name = "tessel.store";
   store.results = 0;
   t.nodes.push_back(store);
-  CompiledKernel k = compileTrace(t, Specialization{}, CompileOptions{});
+  CompiledKernel k = compileTrace(numbered(t), Specialization{}, CompileOptions{});
   CHECK(k.tileIR.find("tessel.reduce") != std::string::npos);
   CHECK(k.tileIR.find("arith.addi") != std::string::npos);
 

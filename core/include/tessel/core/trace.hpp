@@ -29,7 +29,8 @@ enum class TraceOp : uint8_t {
   // when more, read through Result nodes).
   Op,
   Result,     // result i0 of the multi-result op operands[0]
-  RegionArg,  // argument i0 of the region the node is in (its type is the node's)
+  RegionArg,  // argument i0 of the region the node is in (its type is the node's);
+              // a region's arguments appear in order, not necessarily first
 };
 
 const char *traceOpName(TraceOp op);
@@ -53,18 +54,21 @@ struct TraceType {
 };
 
 struct TraceNode;
-// One region of a generic op, one block: its RegionArg nodes first (the
-// block's arguments, in order), then its body, ending in the terminator (a
+// One region of a generic op, one block: its nodes, among them RegionArg
+// nodes (the block's arguments, in order), ending in the terminator (a
 // generic op with no result, e.g. "tessel.yield").
 using TraceRegion = std::vector<TraceNode>;
 
-// Value numbering: a node's id is its place in the trace in post-order, a
-// region's nodes numbered before the op that owns them (the order the tracer
-// records them in). Operands name ids; a node inside a region may use any
-// value defined before it that its op's verifier allows (a loop body may use
-// the kernel's values, a combine function only its own).
+// Every value has an id (`TraceNode::id`, unique in the trace): operands name
+// ids. The tracer numbers values in the order it records them, which is not
+// always the order of the node lists: a loop body's block argument for a
+// carried tile is made when the tile is first touched, possibly while an
+// inner loop is being traced. A node may use any value that dominates it
+// and that its op's verifier allows (a loop body may use the kernel's values,
+// a combine function only its own).
 struct TraceNode {
   TraceOp op;
+  int32_t id = -1;               // the value's id (also for ops with no result)
   DType dtype;                   // element type; pointee type when isPtr
   bool isPtr = false;            // element is a pointer to `dtype`
   std::vector<int64_t> shape;    // empty: scalar
