@@ -31,9 +31,7 @@ std::vector<ValueRef> emitRegionOp(Combining op, const OpSite &site, const std::
   // Trace the combine once, into the op's region.
   ctx.openRegion(TraceContext::RegionKind::Combine);
   for (size_t k = 0; k < 2 * n; ++k) {
-    TraceNode arg = makeNode(TraceOp::RegionArg, ctx.type(inputs[k % n].id).dtype, false, {}, {}, site.loc);
-    arg.i0 = static_cast<int64_t>(k);
-    args.push_back(ctx.ref(ctx.addNode(std::move(arg))));
+    args.push_back(ctx.ref(ctx.addRegionArg({ctx.type(inputs[k % n].id).dtype, false, {}}, site.loc)));
   }
   std::vector<ValueRef> results = combine(args);
   // The typed layer checks the count and element types at compile time;

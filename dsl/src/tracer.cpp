@@ -228,9 +228,51 @@ void TraceContext::checkVisible(const OpSite &site, int32_t id) const {
     }
   }
   // The value's region has closed: it was made inside a region traced
-  // earlier (a tile a combine function leaked to the kernel).
-  if (!scopes_[static_cast<size_t>(home)].open)
+  // earlier and was not carried out of it.
+  const Scope &scope = scopes_[static_cast<size_t>(home)];
+  if (!scope.open) {
+    if (scope.kind == RegionKind::Loop)
+      fail(site, "uses a tile made inside a loop body after the loop; give its variable a value before the "
+                 "loop, so that the loop carries it");
     fail(site, "uses a tile made inside a combine function outside of it");
+  }
+}
+
+void TraceContext::carry(ValueRef &tile) {
+  if (tile.ctx != this || tile.serial != serial_ || tile.id < 0) return;
+  const int32_t home = values_[static_cast<size_t>(tile.id)].scope;
+  // The loop bodies between the value's region and here, innermost first.
+  std::vector<int32_t> loops;
+  for (int32_t s = current_; s != home; s = scopes_[static_cast<size_t>(s)].parent) {
+    if (s < 0) return; // made in a closed region: an error where it is used
+    RegionKind kind = scopes_[static_cast<size_t>(s)].kind;
+    if (kind == RegionKind::Combine) return; // a capture: an error where it is used
+    if (kind == RegionKind::Loop) loops.push_back(s);
+  }
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    TraceNode arg = makeNode(TraceOp::RegionArg, type(tile.id).dtype, type(tile.id).isPtr, type(tile.id).shape, {},
+                             SourceLoc{});
+    Scope &loop = scopes_[static_cast<size_t>(*it)];
+    arg.i0 = loop.numArgs++;
+    int32_t id = addNodeTo(*it, std::move(arg));
+    scopes_[static_cast<size_t>(*it)].carried.push_back({&tile, tile.id, id, -1});
+    tile.id = id;
+  }
+}
+
+void TraceContext::forget(const ValueRef *tile) {
+  for (int32_t s = current_; s >= 0; s = scopes_[static_cast<size_t>(s)].parent)
+    for (Carried &c : scopes_[static_cast<size_t>(s)].carried)
+      if (c.tile == tile) {
+        c.last = tile->id;
+        c.tile = nullptr;
+      }
+}
+
+int32_t TraceContext::addRegionArg(TraceType type, SourceLoc loc) {
+  TraceNode arg = makeNode(TraceOp::RegionArg, type.dtype, type.isPtr, std::move(type.shape), {}, loc);
+  arg.i0 = scopes_[static_cast<size_t>(current_)].numArgs++;
+  return addNode(std::move(arg));
 }
 
 int32_t TraceContext::addArg(TraceArg arg, SourceLoc loc) {
@@ -246,6 +288,14 @@ TraceScope::~TraceScope() { openTraces.pop_back(); }
 void fail(const OpSite &site, const std::string &message) {
   throw Error(std::string(site.loc.file) + ":" + std::to_string(site.loc.line) + ": " + site.name + ": " +
               message);
+}
+
+void touchTile(ValueRef &v) {
+  if (v.ctx && isLive(v)) v.ctx->carry(v);
+}
+
+void releaseTile(const ValueRef &v) {
+  if (v.ctx && isLive(v)) v.ctx->forget(&v);
 }
 
 TraceContext &currentContext(const char *op, SourceLoc loc) {

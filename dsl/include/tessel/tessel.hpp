@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tessel/core/compiled_kernel.hpp" // what Kernel::lastCompiled() shows
+#include "tessel/control.hpp"
 #include "tessel/core/error.hpp"           // what every failure throws
 #include "tessel/kernel.hpp"
 #include "tessel/ops.hpp"

@@ -125,8 +125,25 @@ public:
 
   Tile() = default;
   explicit Tile(detail::ValueRef v) : v_(v) {}
+  // Copies and assignments are reads and writes of a variable: in a loop
+  // body they carry the tile through the loop (see for_range).
+  Tile(const Tile &o) : v_(o.ref()) {}
+  Tile(Tile &&o) : v_(o.ref()) {}
+  Tile &operator=(const Tile &o) {
+    detail::ValueRef value = o.ref();
+    detail::touchTile(v_);
+    v_ = value;
+    return *this;
+  }
+  Tile &operator=(Tile &&o) { return *this = static_cast<const Tile &>(o); }
+  ~Tile() {
+    if (v_.ctx) detail::releaseTile(v_);
+  }
 
-  detail::ValueRef ref() const { return v_; }
+  detail::ValueRef ref() const {
+    detail::touchTile(v_);
+    return v_;
+  }
   // The tile's shape at trace time (empty for a scalar).
   Shape shape(std::source_location loc = std::source_location::current()) const {
     return detail::shapeOf(v_, {"shape", detail::toSourceLoc(loc)});
@@ -142,7 +159,7 @@ public:
   }                                                                                          \
   friend Tile &operator sym##=(Tile & a, const In & b) {                                     \
     detail::checkOperatorElem<detail::OpKind::kind, E>();                                    \
-    return a = binary(detail::Elementwise::op, name, detail::Operand::of(a.v_), b.operand, b.loc); \
+    return a = binary(detail::Elementwise::op, name, detail::Operand::of(a.ref()), b.operand, b.loc); \
   }
   TESSEL_BINARY(+, Arith, Add, "add")
   TESSEL_BINARY(-, Arith, Sub, "sub")
@@ -196,11 +213,13 @@ public:
   friend Tile &operator+=(Tile &p, const detail::OffsetIn &offset)
     requires kIsPtr
   {
-    return p = addPtr(detail::Operand::of(p.v_), offset.operand, offset.loc);
+    return p = addPtr(detail::Operand::of(p.ref()), offset.operand, offset.loc);
   }
 
 private:
-  detail::ValueRef v_;
+  // Mutable: reading a tile in a loop body may point it at the loop's
+  // block argument (see for_range).
+  mutable detail::ValueRef v_;
 };
 
 namespace detail {

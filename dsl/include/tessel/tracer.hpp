@@ -49,8 +49,9 @@ public:
   int32_t addArg(TraceArg arg, SourceLoc loc);
 
   // Kernel: the kernel body. Combine: a combine function (reduce, scan),
-  // which sees only its own values, all scalars.
-  enum class RegionKind : uint8_t { Kernel, Combine };
+  // which sees only its own values, all scalars. Loop: a loop body, which
+  // carries every tile it touches that was made outside it.
+  enum class RegionKind : uint8_t { Kernel, Combine, Loop };
   void openRegion(RegionKind kind);
   // Closes the innermost region and returns its nodes.
   TraceRegion closeRegion();
@@ -61,6 +62,27 @@ public:
   // Whether value `id` was made in the innermost open region.
   bool isLocal(int32_t id) const { return values_[static_cast<size_t>(id)].scope == current_; }
 
+  // Loop bodies. A Tile object that holds a value from outside the loop
+  // bodies open now and is read or assigned in one is *carried*: each loop it
+  // crosses gets a block argument for it (initialized with the value it held),
+  // the Tile is pointed at the argument, and when the loop closes what the
+  // Tile then holds is yielded and the Tile gets the loop's result. This is
+  // C++'s meaning of a variable assigned in a loop body, so the user lists
+  // nothing. Called from Tile on every read and assignment.
+  void carry(ValueRef &tile);
+  // A Tile object is gone (destroyed inside a loop body): its slots keep the
+  // value it last held and have nowhere to write the result.
+  void forget(const ValueRef *tile);
+  // Adds a block argument of `type` to the innermost open region.
+  int32_t addRegionArg(TraceType type, SourceLoc loc);
+  struct Carried {
+    ValueRef *tile; // the Tile object's handle; null once the object is gone
+    int32_t init, arg, last;
+  };
+  // The tiles the innermost open region carries, in block-argument order
+  // (after the induction variable).
+  const std::vector<Carried> &carried() const { return scopes_[static_cast<size_t>(current_)].carried; }
+
   const Trace &trace() const { return trace_; }
   Trace take() { return std::move(trace_); }
 
@@ -70,6 +92,8 @@ private:
     int32_t parent;    // -1 for the kernel body
     bool open = true;
     TraceRegion nodes; // the kernel body's go to trace_.nodes
+    int64_t numArgs = 0;
+    std::vector<Carried> carried; // Loop
   };
   struct ValueInfo {
     TraceType type;
@@ -96,6 +120,11 @@ public:
 
 // The innermost open trace; Error naming `op` at `loc` when there is none.
 TraceContext &currentContext(const char *op, SourceLoc loc);
+
+// Tile's hooks: a read or assignment of the handle `v` (carries it through
+// the open loop bodies), and the end of its Tile object.
+void touchTile(ValueRef &v);
+void releaseTile(const ValueRef &v);
 
 // An untyped traced value.
 struct ValueRef {
@@ -207,6 +236,11 @@ ValueRef emitBinaryRegionOp(Combining op, Elementwise combineOp, const OpSite &s
 // argmax (isMax) / argmin: i32 index of the first extreme value along
 // `axis`; floats order NaN above (argmax) or below (argmin) every number.
 ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDims, bool isMax);
+
+// A device loop: scf.for from lo to hi (exclusive) by step, i32 scalars
+// (literals or tiles); `body` gets the induction variable. Tiles the body
+// touches from outside it are carried (TraceContext::carry).
+void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, const std::function<void(ValueRef)> &body);
 
 // Facts for the analyses.
 void emitAssume(const OpSite &site, ValueRef cond);

@@ -104,6 +104,9 @@ struct ConvertTesselToLLVMPass
     RewritePatternSet branchPatterns(ctx);
     populateSCFToControlFlowConversionPatterns(branchPatterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, branchPatterns);
+    // A loop's induction variable steps and compares with arith ops.
+    branches.addIllegalDialect<arith::ArithDialect>();
+    arith::populateArithToLLVMConversionPatterns(converter, branchPatterns);
     if (failed(applyPartialConversion(module, branches, std::move(branchPatterns), config)))
       return signalPassFailure();
   }

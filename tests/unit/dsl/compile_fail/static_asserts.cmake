@@ -25,7 +25,10 @@ set(_dsl_cf_cases
   "21|sum needs a numeric tile"
   "22|xor_sum needs an integer tile"
   "23|argmax and argmin need numeric tiles"
-  "24|max and min need numeric tiles")
+  "24|max and min need numeric tiles"
+  "25|is not contextually convertible to 'bool'"
+  "26|the body of for_range takes the induction variable, an i32"
+  "27|no matching function for call to 'for_range'")
 foreach(_case IN LISTS _dsl_cf_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _n)

@@ -57,6 +57,18 @@ void kernel(Ptr<f32> x, i32 n) {
   auto r = argmax(i < 2, 0);
 #elif CASE == 24
   auto r = max(i < 2, 0);
+#elif CASE == 25
+  int r = 0;
+  for_range(0, n, 4, [&](i32 k) {
+    if (k < n) // a C++ condition on a traced value
+      r = 1;
+  });
+#elif CASE == 26
+  int r = 0;
+  for_range(0, n, 4, [&](f32 k) { (void)k; }); // the induction variable is an i32
+#elif CASE == 27
+  int r = 0;
+  for_range(0, f, 4, [&](i32) {}); // a float bound
 #else
   int r = 0; // CASE 0 compiles: the harness itself works
 #endif

@@ -7,6 +7,7 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::tessel {
@@ -216,21 +217,55 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       }
       if (auto scan = dyn_cast<ScanOp>(op))
         scans.push_back(scan);
+      // A loop-carried tile has one layout: its initial value, the body's
+      // block argument, what the body yields and the loop's result. Where
+      // they disagree the value is converted on the way in (before the loop,
+      // before the yield) or out (after the loop).
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        for (auto [init, arg, result] :
+             llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(), loop.getResults())) {
+          if (!isTile(arg))
+            continue;
+          uniteOrCut(arg, init, op);
+          if (uf_.compatible(arg, result))
+            uf_.unite(arg, result);
+          else if (!cut_)
+            cut_ = {op, result};
+        }
+        return;
+      }
+      if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+        auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+        if (!loop)
+          return; // scf.if: not traced yet
+        for (auto [value, arg] : llvm::zip(yield.getOperands(), loop.getRegionIterArgs()))
+          if (isTile(value))
+            uniteOrCut(arg, value, op);
+        return;
+      }
       if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op) || movesThroughLds(op))
         return;
       for (size_t i = 1; i < tiles.size(); ++i)
         uniteOrCut(tiles[0], tiles[i], op);
     });
     if (cut_) {
-      // One layout cannot hold both: the operand gets a converted copy.
-      auto [op, operand] = *cut_;
+      // One layout cannot hold both: the operand gets a converted copy (or
+      // the result, a loop's, is converted for its users).
+      auto [op, value] = *cut_;
       cut_.reset();
+      auto type = cast<RankedTensorType>(value.getType());
+      auto plain = RankedTensorType::get(type.getShape(), type.getElementType());
+      if (value.getDefiningOp() == op) {
+        OpBuilder b(op->getContext());
+        b.setInsertionPointAfter(op);
+        Value copy = b.create<ConvertLayoutOp>(op->getLoc(), plain, value);
+        value.replaceAllUsesExcept(copy, copy.getDefiningOp());
+        return true;
+      }
       OpBuilder b(op);
-      auto type = cast<RankedTensorType>(operand.getType());
-      Value copy = b.create<ConvertLayoutOp>(
-          op->getLoc(), RankedTensorType::get(type.getShape(), type.getElementType()), operand);
+      Value copy = b.create<ConvertLayoutOp>(op->getLoc(), plain, value);
       for (OpOperand &use : op->getOpOperands())
-        if (use.get() == operand)
+        if (use.get() == value)
           use.set(copy);
       return true;
     }
@@ -407,6 +442,19 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
     for (BlockArgument arg : func.getArguments())
       if (isTile(arg) && failed(withLayout(arg)))
         return failure();
+    // Loop bodies' block arguments: the carried tiles.
+    walk = func.walk([&](Operation *op) -> WalkResult {
+      if (op == func.getOperation())
+        return WalkResult::advance();
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (isTile(arg) && failed(withLayout(arg)))
+              return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
     func.setType(FunctionType::get(ctx, func.getBody().getArgumentTypes(),
                                    func.getFunctionType().getResults()));
 

@@ -1,0 +1,65 @@
+// Device control flow. A C++ `for` in a kernel runs while the kernel is
+// traced, so it unrolls (Triton's static_range); for_range is a loop on the
+// GPU, over a range known only at run time, traced once.
+#pragma once
+
+#include "tessel/ops.hpp"
+
+#include <concepts>
+#include <functional>
+#include <source_location>
+#include <type_traits>
+
+namespace tessel {
+
+namespace detail {
+
+template <class X>
+concept LoopBound = std::same_as<std::remove_cvref_t<X>, Tile<int32_t>> ||
+                    (std::is_integral_v<unwrap_const_t<X>> && !std::is_same_v<unwrap_const_t<X>, bool>);
+
+template <class F> consteval void checkLoopBody() {
+  static_assert(std::is_invocable_v<F &, Tile<int32_t>>,
+                "tessel: the body of for_range takes the induction variable, an i32: [&](i32 k) { ... }");
+}
+
+} // namespace detail
+
+// A loop on the device: body(k) for k = lo, lo + step, ... while k < hi.
+// lo, hi and step are int32_t values or i32 scalar tiles (kernel arguments,
+// program_id, ...); step must be positive. One scf.for is compiled, whatever
+// the trip count.
+//
+// Variables are carried as C++ says: a Tile made before the loop and read
+// or assigned in the body holds, in each iteration, what the previous one
+// left in it, and after the loop what the last one left (its value before
+// the loop when the loop runs zero times):
+//
+//   auto acc = zeros<float>({BLOCK});
+//   for_range(0, n, BLOCK, [&](i32 k) {
+//     auto offs = k + arange(0, BLOCK);
+//     acc = acc + load(x + offs, offs < n, 0.0f);
+//   });
+//   store(out + pid, sum(acc, 0));
+//
+// A carried tile keeps its shape (an error names the loop's line otherwise);
+// a tile made inside the body cannot be used after the loop (give its
+// variable a value before the loop instead).
+template <class Lo, class Hi, class Step, class F>
+  requires detail::LoopBound<Lo> && detail::LoopBound<Hi> && detail::LoopBound<Step>
+void for_range(const Lo &lo, const Hi &hi, const Step &step, F &&body,
+               source_location loc = source_location::current()) {
+  detail::checkLoopBody<F>();
+  if constexpr (std::is_invocable_v<F &, Tile<int32_t>>)
+    detail::emitForRange({"for_range", detail::toSourceLoc(loc)}, detail::operandOf(lo), detail::operandOf(hi),
+                         detail::operandOf(step), [&](detail::ValueRef k) { std::invoke(body, Tile<int32_t>(k)); });
+}
+
+// for_range(lo, hi, 1, body).
+template <class Lo, class Hi, class F>
+  requires detail::LoopBound<Lo> && detail::LoopBound<Hi> && (!detail::LoopBound<F>)
+void for_range(const Lo &lo, const Hi &hi, F &&body, source_location loc = source_location::current()) {
+  for_range(lo, hi, 1, std::forward<F>(body), loc);
+}
+
+} // namespace tessel
