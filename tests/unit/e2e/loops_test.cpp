@@ -66,3 +66,90 @@ TEST_CASE("a sum over a runtime trip count is exact for n = 0, 1, 7, 1000; one c
   CHECK(contains(k.tileIR, "scf.for"));
   CHECK(hasBackwardBranch(k.assembly));
 }
+
+namespace {
+
+// Per row: the sum and the largest value of a row of any length, a block at
+// a time (a tile and a scalar carried, the last block masked).
+void row_stats(Ptr<float> x, Ptr<float> sums, Ptr<float> maxes, i32 N, Const<int> BLOCK) {
+  auto row = program_id(0);
+  auto base = x + row * N;
+  auto acc = zeros<float>({BLOCK});
+  auto largest = max(full<float>({BLOCK}, -INFINITY), 0);
+  for_range(0, N, BLOCK, [&](i32 k) {
+    auto offs = k + arange(0, BLOCK);
+    auto v = load(base + offs, offs < N, 0.0f);
+    acc = acc + v;
+    largest = maximum(largest, max(where(offs < N, v, -INFINITY), 0));
+  });
+  store(sums + row, sum(acc, 0));
+  store(maxes + row, largest);
+}
+
+// out[i] = sum over j < i of (sum over m < j of m): nested loops, a scalar
+// carried through both, the inner bound the outer induction variable.
+void triangle(Ptr<int32_t> out, i32 n) {
+  auto total = zeros<int32_t>({});
+  for_range(0, n, [&](i32 j) {
+    for_range(0, j, [&](i32 m) { total = total + m; });
+    store(out + j, total);
+  });
+}
+
+// A straight-line kernel: masks branch forward only.
+void masked_copy(Ptr<float> x, Ptr<float> y, i32 n) {
+  auto offs = program_id(0) * 256 + arange(0, 256);
+  store(y + offs, load(x + offs, offs < n), offs < n);
+}
+
+} // namespace
+
+TEST_CASE("rows of 100000 and 4097 elements: one loop kernel per block size") {
+  auto kernel = jit<row_stats>();
+  const int BLOCK = 1024;
+  for (int N : {100000, 4097}) {
+    INFO("N = " << N);
+    const int rows = 3;
+    auto hx = randomFloats(size_t(rows) * N, -1, 1);
+    auto x = emulator().upload(hx);
+    auto sums = poisoned<float>(rows), maxes = poisoned<float>(rows);
+    kernel.launch(emulator(), {rows}, {.num_warps = 4}, x, sums, maxes, N, BLOCK);
+    auto gotSums = sums.download(), gotMaxes = maxes.download();
+    for (int r = 0; r < rows; ++r) {
+      double want = 0, absSum = 0;
+      float largest = -INFINITY;
+      for (int c = 0; c < N; ++c) {
+        float v = hx[size_t(r) * N + c];
+        want += v;
+        absSum += std::fabs(v);
+        largest = std::max(largest, v);
+      }
+      CHECK(std::fabs(gotSums[r] - want) <= 1e-5 * absSum);
+      CHECK(gotMaxes[r] == largest);
+    }
+  }
+  const CompiledKernel &k = *kernel.runtime()->lastKernel();
+  CHECK(hasBackwardBranch(k.assembly));
+}
+
+TEST_CASE("nested loops with a runtime inner bound") {
+  auto kernel = jit<triangle>();
+  for (int n : {0, 1, 13}) {
+    INFO("n = " << n);
+    auto out = poisoned<int32_t>(16);
+    kernel.launch(emulator(), {1}, {.num_warps = 1}, out, n);
+    auto got = out.download();
+    int32_t total = 0;
+    for (int j = 0; j < n; ++j) {
+      for (int m = 0; m < j; ++m) total += m;
+      REQUIRE(got[j] == total);
+    }
+  }
+}
+
+TEST_CASE("a straight-line kernel has no backward branch") {
+  auto kernel = jit<masked_copy>();
+  auto x = emulator().upload(randomFloats(300)), y = poisoned<float>(300);
+  kernel.launch(emulator(), {2}, {.num_warps = 4}, x, y, 300);
+  CHECK_FALSE(hasBackwardBranch(kernel.runtime()->lastKernel()->assembly));
+}

@@ -1,0 +1,187 @@
+// for_range: one scf.for node whose body is traced once; the tiles the body
+// touches from outside are carried; and the trace-time errors of loops.
+#include "dsl_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace tessel;
+using dsltest::at;
+using dsltest::errorOf;
+using dsltest::isOp;
+using dsltest::nodesById;
+using dsltest::traceBody;
+using enum TraceOp;
+
+namespace {
+
+const TraceNode *findOp(const std::vector<TraceNode> &nodes, const std::string &name) {
+  for (const TraceNode &n : nodes)
+    if (isOp(n, name)) return &n;
+  return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("a carried accumulator: init, block argument, yield and result") {
+  int32_t accInit = -1, step = -1;
+  Trace t = traceBody([&] {
+    auto acc = zeros<f32>({8});
+    accInit = acc.ref().id;
+    auto n = program_id(0);
+    for_range(0, n, 2, [&](i32 k) { acc = acc + cast<float>(k); });
+    sum(acc, 0);
+  });
+  std::vector<const TraceNode *> byId = nodesById(t);
+  const TraceNode *loop = findOp(t.nodes, "scf.for");
+  REQUIRE(loop);
+  REQUIRE(loop->operands.size() == 4); // lo, hi, step, acc
+  CHECK(byId[loop->operands[0]]->op == ConstInt);
+  CHECK(isOp(*byId[loop->operands[1]], "tessel.program_id"));
+  step = loop->operands[2];
+  CHECK(byId[step]->i0 == 2);
+  CHECK(loop->operands[3] == accInit);
+  CHECK(loop->results == 1);
+  CHECK(loop->shape == Shape{8});
+  CHECK(loop->dtype == DType::F32);
+  REQUIRE(loop->regions.size() == 1);
+  const TraceRegion &body = loop->regions[0];
+  CHECK(body[0].op == RegionArg); // the induction variable
+  CHECK(body[0].i0 == 0);
+  CHECK(body[0].dtype == DType::I32);
+  CHECK(body[0].shape.empty());
+  const TraceNode &yield = body.back();
+  REQUIRE(isOp(yield, "scf.yield"));
+  REQUIRE(yield.operands.size() == 1);
+  const TraceNode &add = *byId[yield.operands[0]];
+  CHECK(isOp(add, "arith.addf"));
+  const TraceNode &arg = *byId[add.operands[0]]; // acc inside the body: the block argument
+  CHECK(arg.op == RegionArg);
+  CHECK(arg.i0 == 1);
+  CHECK(arg.shape == Shape{8});
+  // After the loop acc is the loop's result.
+  const TraceNode &red = t.nodes.back();
+  REQUIRE(isOp(red, "tessel.reduce"));
+  CHECK(red.operands[0] == loop->id);
+}
+
+TEST_CASE("every tile the body touches is carried, each variable on its own") {
+  Trace t = traceBody([&] {
+    auto acc = zeros<int32_t>({4});
+    auto old = acc;              // a second variable holding the same value
+    auto scale = full({4}, 3);   // only read in the body
+    i32 written = zeros<int32_t>({4});
+    for_range(0, 8, [&](i32 k) {
+      written = old;             // assigned, its old value never read
+      acc = acc * scale + k;
+    });
+    auto r = acc + old + written + scale;
+    (void)r;
+  });
+  std::vector<const TraceNode *> byId = nodesById(t);
+  const TraceNode *loop = findOp(t.nodes, "scf.for");
+  REQUIRE(loop);
+  // old, written, acc, scale in the order the body touched them.
+  REQUIRE(loop->results == 4);
+  REQUIRE(loop->resultTypes.size() == 4);
+  const TraceNode &yield = loop->regions[0].back();
+  REQUIRE(yield.operands.size() == 4);
+  const TraceRegion &body = loop->regions[0];
+  std::vector<int32_t> args;
+  for (const TraceNode &n : body)
+    if (n.op == RegionArg) args.push_back(n.id);
+  REQUIRE(args.size() == 5); // k, then the carried four
+  CHECK(yield.operands[0] == args[1]);                      // old: unchanged
+  CHECK(yield.operands[1] == args[1]);                      // written: old's value
+  CHECK(isOp(*byId[yield.operands[2]], "arith.addi"));      // acc: the new value
+  CHECK(yield.operands[3] == args[4]);                      // scale: unchanged
+  // After the loop each variable reads its own result.
+  int results = 0;
+  for (const TraceNode &n : t.nodes)
+    if (n.op == Result && n.operands[0] == loop->id) ++results;
+  CHECK(results == 4);
+}
+
+TEST_CASE("nested loops carry through both; a loop may carry nothing") {
+  Trace t = traceBody([&] {
+    auto acc = zeros<f32>({4});
+    for_range(0, 3, [&](i32 i) {
+      for_range(0, i, [&](i32) { acc = acc + 1.0f; });
+    });
+    sum(acc, 0);
+    for_range(0, 5, [&](i32 k) { assume(k >= 0); });
+  });
+  std::vector<const TraceNode *> byId = nodesById(t);
+  const TraceNode *outer = findOp(t.nodes, "scf.for");
+  REQUIRE(outer);
+  REQUIRE(outer->results == 1);
+  const TraceNode *inner = findOp(outer->regions[0], "scf.for");
+  REQUIRE(inner);
+  // The inner loop starts from the outer loop's block argument and its
+  // bound is the outer induction variable.
+  CHECK(byId[inner->operands[3]]->op == RegionArg);
+  CHECK(byId[inner->operands[3]]->i0 == 1);
+  CHECK(inner->operands[1] == outer->regions[0][0].id);
+  // The outer loop yields the inner loop's result.
+  CHECK(outer->regions[0].back().operands == std::vector<int32_t>{inner->id});
+  const TraceNode &empty = t.nodes.back();
+  REQUIRE(isOp(empty, "scf.for"));
+  CHECK(empty.results == 0);
+  CHECK(empty.operands.size() == 3);
+}
+
+TEST_CASE("loop errors name the line") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      auto acc = zeros<f32>({8});
+      line = __LINE__ + 1;
+      for_range(0, 4, [&](i32) { acc = broadcast_to(expand_dims(acc, 0), {2, 8}); });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "for_range: a tile carried through the loop has shape [8] before it and [2, 8] at the end of "
+                   "the body; a variable assigned in the loop must keep its shape");
+
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      for_range(0, 4, 0, [&](i32) {});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "for_range: the step must be positive, not 0 (a loop counts up from lo to hi, "
+                                    "hi excluded)");
+
+  msg = errorOf([&] {
+    traceBody([&] {
+      i32 last;
+      for_range(0, 4, [&](i32 k) { last = k; });
+      line = __LINE__ + 1;
+      auto next = last + 1;
+      (void)next;
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "add: uses a tile made inside a loop body after the loop; give its variable a "
+                                    "value before the loop, so that the loop carries it");
+
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      for_range(0, arange(0, 4), [&](i32) {});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "for_range: the loop's end must be a scalar, not a tile of shape [4]");
+
+  msg = errorOf([&] {
+    traceBody([&] {
+      reduce(zeros<f32>({8}), 0, [&](auto a, auto b) {
+        line = __LINE__ + 1;
+        for_range(0, 4, [&](i32) {});
+        return a + b;
+      });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "for_range: cannot be used inside a combine function");
+}
