@@ -122,10 +122,15 @@ public:
     if (!lb->getValue().isUninitialized() && !step->getValue().isUninitialized())
       iv.divisibility[0] =
           std::gcd(lb->getValue().divisibility[0], step->getValue().divisibility[0]);
-    propagateIfChanged(argLattices[0], argLattices[0]->join(iv));
-    setAllToEntryStates(argLattices.take_front(firstIndex).drop_front(1));
-    setAllToEntryStates(
-        argLattices.drop_front(firstIndex + successor.getSuccessorInputs().size()));
+    // The other arguments control flow does not set are unknown; indices are
+    // checked one by one (the IV may or may not be counted before firstIndex).
+    size_t inputs = successor.getSuccessorInputs().size();
+    for (size_t i = 0; i < argLattices.size(); ++i) {
+      if (argLattices[i]->getAnchor() == loop.getInductionVar())
+        propagateIfChanged(argLattices[i], argLattices[i]->join(iv));
+      else if (i < firstIndex || i >= firstIndex + inputs)
+        setToEntryState(argLattices[i]);
+    }
   }
 
   // Values nothing flows into: kernel arguments (with the divisibility the

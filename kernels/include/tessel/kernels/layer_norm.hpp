@@ -42,15 +42,55 @@ void layer_norm_rows(Ptr<T> x, Ptr<T> y, Ptr<T> weight, Ptr<T> bias, Ptr<f32> me
   store(rstd + rows, rs, rowOk);
 }
 
+// Rows of any length: program p walks row p a BLOCK at a time, three times:
+// the mean, the squared deviations from it (two passes, as above, so that
+// E[x^2] - E[x]^2 cannot cancel), then the normalized output.
+template <class T>
+void layer_norm_long_rows(Ptr<T> x, Ptr<T> y, Ptr<T> weight, Ptr<T> bias, Ptr<f32> mean, Ptr<f32> rstd, i32 N,
+                          i32 x_stride, i32 y_stride, f32 eps, Const<int> BLOCK) {
+  auto row = program_id(0);
+  auto src = x + row * x_stride;
+  auto dst = y + row * y_stride;
+  auto cols = arange(0, BLOCK);
+  auto n = cast<float>(N);
+  auto acc = zeros<float>({BLOCK});
+  for_range(0, N, BLOCK, [&](i32 k) {
+    auto c = k + cols;
+    acc = acc + detail::widen(load(src + c, c < N, 0.0f));
+  });
+  auto mu = sum(acc, 0) / n;
+  auto dev = zeros<float>({BLOCK});
+  for_range(0, N, BLOCK, [&](i32 k) {
+    auto c = k + cols;
+    auto d = where(c < N, detail::widen(load(src + c, c < N, 0.0f)) - mu, 0.0f);
+    dev = dev + d * d;
+  });
+  auto rs = 1.0f / sqrt(sum(dev, 0) / n + eps);
+  for_range(0, N, BLOCK, [&](i32 k) {
+    auto c = k + cols;
+    auto v = detail::widen(load(src + c, c < N, 0.0f));
+    auto w = detail::widen(load(weight + c, c < N, 0.0f));
+    auto b = detail::widen(load(bias + c, c < N, 0.0f));
+    store(dst + c, detail::narrow<T>((v - mu) * rs * w + b), c < N);
+  });
+  store(mean + row, mu);
+  store(rstd + row, rs);
+}
+
 template <class T> auto &layerNormKernel() {
   static auto kernel = jit(&layer_norm_rows<T>, std::string("tessel_layer_norm_") + detail::typeSuffix<T>());
+  return kernel;
+}
+template <class T> auto &layerNormLongKernel() {
+  static auto kernel =
+      jit(&layer_norm_long_rows<T>, std::string("tessel_layer_norm_long_") + detail::typeSuffix<T>());
   return kernel;
 }
 
 // Normalizes each of the M rows of x (N elements, row stride x_stride) into
 // y (row stride y_stride) with weight[N] and bias[N]; writes mean[M] and
-// rstd[M]. Throws tessel::Error when N exceeds kMaxRowBlock or the sizes do
-// not fit the buffers.
+// rstd[M]. Rows longer than kMaxRowBlock are walked by a loop. Throws
+// tessel::Error when the sizes do not fit the buffers.
 template <class T>
 void layer_norm(Device &dev, const Buffer<T> &x, Buffer<T> &y, const Buffer<T> &weight, const Buffer<T> &bias,
                 Buffer<float> &mean, Buffer<float> &rstd, int64_t M, int64_t N, int64_t x_stride, int64_t y_stride,
@@ -66,6 +106,11 @@ void layer_norm(Device &dev, const Buffer<T> &x, Buffer<T> &y, const Buffer<T> &
   detail::checkVector("layer_norm", "bias", bias.size(), N);
   detail::checkVector("layer_norm", "mean", mean.size(), M);
   detail::checkVector("layer_norm", "rstd", rstd.size(), M);
+  if (cfg.looped) {
+    layerNormLongKernel<T>().launch(dev, {uint32_t(M)}, {.num_warps = cfg.num_warps}, x, y, weight, bias, mean,
+                                    rstd, int32_t(N), int32_t(x_stride), int32_t(y_stride), eps, cfg.block);
+    return;
+  }
   layerNormKernel<T>().launch(dev, {cdiv(M, cfg.rows)}, {.num_warps = cfg.num_warps}, x, y, weight, bias, mean,
                               rstd, int32_t(M), int32_t(N), int32_t(x_stride), int32_t(y_stride), eps, cfg.rows,
                               cfg.block);

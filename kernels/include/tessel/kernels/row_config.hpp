@@ -13,33 +13,36 @@
 
 namespace tessel::kernels {
 
-// The longest row a row-wise kernel handles: a program holds whole rows in
-// registers (kernels have no loops yet), 16384 / (8 * 64) = 32 floats per
-// thread at 8 waves of 64 lanes.
+// The longest row a row-wise kernel holds in registers at once: 16384 /
+// (8 * 64) = 32 floats per thread at 8 waves of 64 lanes. Longer rows are
+// walked a block at a time by a loop in the kernel.
 inline constexpr int kMaxRowBlock = 16384;
+// The block a looped kernel walks a long row with: one kernel (per element
+// type) serves every row length above kMaxRowBlock.
+inline constexpr int kLoopBlock = 4096;
 
 // How one launch of a row-wise kernel is shaped: each program handles
 // `rows` rows of `block` columns (block = the next power of two >= N) with
-// `num_warps` waves.
+// `num_warps` waves; or, when `looped`, one row a block at a time.
 struct RowConfig {
   int block = 1;
   int rows = 1;
   unsigned num_warps = 1;
+  bool looped = false;
 };
 
 // Picks the shape for rows of N elements. Short rows are packed several to a
 // program so that a program holds at least 512 elements; the wave count grows
 // with the elements a program holds (512 per wave, 8 per lane of a wave64,
 // as Triton's tutorials raise num_warps for long rows), from 1 to 8: 1024
-// columns take 2 waves, 4096 and more take 8.
+// columns take 2 waves, 4096 and more take 8. Rows longer than kMaxRowBlock
+// are looped over in blocks of kLoopBlock by 8 waves, one row per program.
 inline RowConfig rowConfig(const char *kernel, int64_t N) {
   if (N < 1)
     throw Error(std::string(kernel) + ": rows need at least one element (N = " + std::to_string(N) + ")");
-  if (N > kMaxRowBlock)
-    throw Error(std::string(kernel) + ": rows of N = " + std::to_string(N) +
-                " elements are longer than the largest supported block (" + std::to_string(kMaxRowBlock) +
-                "); a program holds a whole row in registers");
   RowConfig c;
+  if (N > kMaxRowBlock)
+    return {kLoopBlock, 1, 8, true};
   c.block = static_cast<int>(std::bit_ceil(static_cast<uint64_t>(N)));
   c.rows = c.block >= 512 ? 1 : 512 / c.block;
   int64_t elems = int64_t(c.rows) * c.block;

@@ -1,7 +1,8 @@
 // Row-wise softmax over an M x N matrix, fused into one kernel: each program
 // loads whole rows once, and max, exp, sum and the division happen in
 // registers before one store (an unfused version reads and writes the matrix
-// several times). f32, f16 and bf16 in and out; arithmetic in f32.
+// several times); rows longer than a block are read twice by a loop. f32,
+// f16 and bf16 in and out; arithmetic in f32.
 //
 //   tessel::kernels::softmax(dev, in, out, M, N, in_stride, out_stride);
 #pragma once
@@ -34,16 +35,53 @@ void softmax_rows(Ptr<T> in, Ptr<T> out, i32 M, i32 N, i32 in_stride, i32 out_st
   store(out + r * out_stride + c, detail::narrow<T>(num / expand_dims(den, 1)), mask);
 }
 
-// The kernel object for element type T, one per process; its runtime() has
-// the compile and cache counters and the last compiled kernel.
+// Rows of any length: program p walks row p a BLOCK at a time, twice. The
+// first pass keeps, per position of the block, the largest value seen and
+// the sum of exp(x - that max), rescaling the sum when the max grows (online
+// softmax); the positions then combine into the row's max and sum. The
+// second pass writes exp(x - max) / sum.
+template <class T>
+void softmax_long_rows(Ptr<T> in, Ptr<T> out, i32 N, i32 in_stride, i32 out_stride, Const<int> BLOCK) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  auto row = program_id(0);
+  auto src = in + row * in_stride;
+  auto dst = out + row * out_stride;
+  auto cols = arange(0, BLOCK);
+  auto m = full<float>({BLOCK}, kNegInf);
+  auto s = zeros<float>({BLOCK});
+  for_range(0, N, BLOCK, [&](i32 k) {
+    auto c = k + cols;
+    auto x = detail::widen(load(src + c, c < N, kNegInf));
+    auto grown = maximum(m, x);
+    // A position that has seen only padding keeps max -inf and sum 0 (and
+    // -inf - -inf must not make a NaN).
+    auto shift = where(grown == kNegInf, 0.0f, grown);
+    s = s * exp(m - shift) + exp(x - shift);
+    m = grown;
+  });
+  auto rowMax = max(m, 0);
+  auto rowSum = sum(s * exp(m - rowMax), 0);
+  for_range(0, N, BLOCK, [&](i32 k) {
+    auto c = k + cols;
+    auto x = detail::widen(load(src + c, c < N, kNegInf));
+    store(dst + c, detail::narrow<T>(exp(x - rowMax) / rowSum), c < N);
+  });
+}
+
+// The kernel objects for element type T, one per process; their runtime()
+// has the compile and cache counters and the last compiled kernel.
 template <class T> auto &softmaxKernel() {
   static auto kernel = jit(&softmax_rows<T>, std::string("tessel_softmax_") + detail::typeSuffix<T>());
   return kernel;
 }
+template <class T> auto &softmaxLongKernel() {
+  static auto kernel = jit(&softmax_long_rows<T>, std::string("tessel_softmax_long_") + detail::typeSuffix<T>());
+  return kernel;
+}
 
 // Softmax of each of the M rows of `in` (N elements, row stride in_stride)
-// into `out` (row stride out_stride). Throws tessel::Error when N exceeds
-// kMaxRowBlock or the sizes do not fit the buffers.
+// into `out` (row stride out_stride). Rows longer than kMaxRowBlock are
+// walked by a loop. Throws tessel::Error when the sizes do not fit the buffers.
 template <class T>
 void softmax(Device &dev, const Buffer<T> &in, Buffer<T> &out, int64_t M, int64_t N, int64_t in_stride,
              int64_t out_stride) {
@@ -54,6 +92,11 @@ void softmax(Device &dev, const Buffer<T> &in, Buffer<T> &out, int64_t M, int64_
     return;
   detail::checkMatrix("softmax", "input", in.size(), M, N, in_stride);
   detail::checkMatrix("softmax", "output", out.size(), M, N, out_stride);
+  if (cfg.looped) {
+    softmaxLongKernel<T>().launch(dev, {uint32_t(M)}, {.num_warps = cfg.num_warps}, in, out, int32_t(N),
+                                  int32_t(in_stride), int32_t(out_stride), cfg.block);
+    return;
+  }
   softmaxKernel<T>().launch(dev, {cdiv(M, cfg.rows)}, {.num_warps = cfg.num_warps}, in, out, int32_t(M),
                             int32_t(N), int32_t(in_stride), int32_t(out_stride), cfg.rows, cfg.block);
 }
