@@ -100,6 +100,18 @@ int main() {
     runTime("softmax f32 1823 x 781", dev, 2.0 * M * N * sizeof(float),
             [&] { kernels::softmax(dev, in, out, M, N, N, N); });
   }
+  // Softmax of rows longer than a block: the looped kernel (two passes).
+  {
+    const int M = 4, N = 100000;
+    kernels::RowConfig cfg = kernels::rowConfig("softmax", N);
+    auto in = dev.upload(randomFloats(size_t(M) * N));
+    auto out = dev.alloc<float>(size_t(M) * N);
+    coldCompile("softmax f32, looped (N = 100000)", dev, cfg.num_warps, [&] {
+      return kernels::softmaxLongKernel<float>().trace(in, out, N, N, N, cfg.block);
+    });
+    runTime("softmax f32 4 x 100000 (looped)", dev, 3.0 * M * N * sizeof(float),
+            [&] { kernels::softmax(dev, in, out, M, N, N, N); });
+  }
   // Layer norm, tutorial 05's shape.
   {
     const int M = 1151, N = 8192;
@@ -113,6 +125,20 @@ int main() {
                                                      cfg.block);
     });
     runTime("layer norm f32 1151 x 8192", dev, 2.0 * M * N * sizeof(float),
+            [&] { kernels::layer_norm(dev, x, y, w, b, mean, rstd, M, N, N, N); });
+  }
+  // Layer norm of rows longer than a block: the looped kernel (three passes).
+  {
+    const int M = 64, N = 65536;
+    kernels::RowConfig cfg = kernels::rowConfig("layer_norm", N);
+    auto x = dev.upload(randomFloats(size_t(M) * N)), w = dev.upload(randomFloats(N)),
+         b = dev.upload(randomFloats(N));
+    auto y = dev.alloc<float>(size_t(M) * N);
+    auto mean = dev.alloc<float>(M), rstd = dev.alloc<float>(M);
+    coldCompile("layer norm f32, looped (N = 65536)", dev, cfg.num_warps, [&] {
+      return kernels::layerNormLongKernel<float>().trace(x, y, w, b, mean, rstd, N, N, N, 1e-5f, cfg.block);
+    });
+    runTime("layer norm f32 64 x 65536 (looped)", dev, 4.0 * M * N * sizeof(float),
             [&] { kernels::layer_norm(dev, x, y, w, b, mean, rstd, M, N, N, N); });
   }
   std::filesystem::remove_all(std::getenv("TESSEL_CACHE_DIR"));

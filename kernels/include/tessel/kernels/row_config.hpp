@@ -19,7 +19,7 @@ namespace tessel::kernels {
 inline constexpr int kMaxRowBlock = 16384;
 // The block a looped kernel walks a long row with: one kernel (per element
 // type) serves every row length above kMaxRowBlock.
-inline constexpr int kLoopBlock = 4096;
+inline constexpr int kLoopBlock = 2048;
 
 // How one launch of a row-wise kernel is shaped: each program handles
 // `rows` rows of `block` columns (block = the next power of two >= N) with

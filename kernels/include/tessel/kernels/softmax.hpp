@@ -52,12 +52,11 @@ void softmax_long_rows(Ptr<T> in, Ptr<T> out, i32 N, i32 in_stride, i32 out_stri
   for_range(0, N, BLOCK, [&](i32 k) {
     auto c = k + cols;
     auto x = detail::widen(load(src + c, c < N, kNegInf));
-    auto grown = maximum(m, x);
-    // A position that has seen only padding keeps max -inf and sum 0 (and
-    // -inf - -inf must not make a NaN).
-    auto shift = where(grown == kNegInf, 0.0f, grown);
-    s = s * exp(m - shift) + exp(x - shift);
-    m = grown;
+    // One exp per element: e = exp(-|x - m|) rescales the sum when x is the
+    // new max and is x's term otherwise. Padding (-inf) leaves both alone.
+    auto e = exp(-abs(x - m));
+    s = where(x > m, s * e + 1.0f, where(x == kNegInf, s, s + e));
+    m = maximum(m, x);
   });
   auto rowMax = max(m, 0);
   auto rowSum = sum(s * exp(m - rowMax), 0);
