@@ -102,8 +102,9 @@ ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDi
   int64_t length = src.shape[static_cast<size_t>(axis)];
   ValueRef index = emitOp(ctx, site, "tessel.make_range", {}, DType::I32, false, {length},
                           {{TraceAttr::I32, "start", 0}, {TraceAttr::I32, "end", length}});
-  if (src.shape.size() == 2) {
-    index = emitExpandDims(site, index, 1 - axis);
+  if (src.shape.size() > 1) {
+    for (int64_t d = 0; d < static_cast<int64_t>(src.shape.size()); ++d)
+      if (d != axis) index = emitExpandDims(site, index, d);
     index = ctx.ref(broadcastNode(ctx, site, index.id, src.shape));
   }
 

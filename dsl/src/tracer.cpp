@@ -42,7 +42,7 @@ std::string formatShape(const Shape &shape) {
 
 bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-constexpr size_t kMaxRank = 2;
+constexpr size_t kMaxRank = 4;
 
 // The most elements one tile may hold (Triton's limit too): a block
 // program's tile lives in one workgroup's registers and LDS, and far larger
@@ -61,8 +61,8 @@ void checkTileElements(const OpSite &site, const Shape &shape) {
 
 void checkTileShape(const OpSite &site, const Shape &shape) {
   if (shape.size() > kMaxRank)
-    fail(site, "rank-" + std::to_string(shape.size()) + " tiles are not supported yet (at most 2-D); shape " +
-                   formatShape(shape));
+    fail(site, "rank-" + std::to_string(shape.size()) + " tiles are not supported (at most " +
+                   std::to_string(kMaxRank) + "-D); shape " + formatShape(shape));
   for (int64_t d : shape)
     if (!isPowerOfTwo(d))
       fail(site, "dimension " + std::to_string(d) + " of shape " + formatShape(shape) +
@@ -503,8 +503,9 @@ ValueRef emitJoin(const OpSite &site, ValueRef a, ValueRef b) {
   Shape shape = src.shape;
   shape.push_back(2);
   if (shape.size() > kMaxRank)
-    fail(site, "joining tiles of shape " + formatShape(src.shape) + " would make the rank-3 tile " +
-                   formatShape(shape) + "; at most 2-D tiles are supported yet (join 1-D tiles or scalars)");
+    fail(site, "joining tiles of shape " + formatShape(src.shape) + " would make the rank-" +
+                   std::to_string(shape.size()) + " tile " + formatShape(shape) + "; tiles have at most " +
+                   std::to_string(kMaxRank) + " dimensions");
   checkTileElements(site, shape);
   checkRegionScalar(ctx, site, shape);
   return emitOp(ctx, site, "tessel.join", {a.id, b.id}, src.dtype, src.isPtr, std::move(shape), {});

@@ -78,22 +78,24 @@ TEST_CASE("tile shapes: at most 2^20 elements, however the tile is made") {
   CHECK(errorOf([] { traceBody([] { arange(0, 1 << 20); }); }) == "<no error>");
 }
 
-TEST_CASE("tile shapes: powers of two, at most 2-D") {
+TEST_CASE("tile shapes: powers of two, at most 4-D") {
   int line = __LINE__ + 1;
   std::string msg = errorOf([] { traceBody([] { zeros<f32>({4, 6}); }); });
   CHECK(msg == at(__FILE__, line) +
                    "zeros: dimension 6 of shape [4, 6] is not a power of two (tile dimensions must be powers of two)");
   line = __LINE__ + 1;
-  msg = errorOf([] { traceBody([] { full({2, 2, 2}, 1.0f); }); });
-  CHECK(msg == at(__FILE__, line) + "full: rank-3 tiles are not supported yet (at most 2-D); shape [2, 2, 2]");
+  msg = errorOf([] { traceBody([] { full({2, 2, 2, 2, 2}, 1.0f); }); });
+  CHECK(msg == at(__FILE__, line) + "full: rank-5 tiles are not supported (at most 4-D); shape [2, 2, 2, 2, 2]");
+  CHECK(errorOf([] { traceBody([] { full({2, 2, 2, 2}, 1.0f); }); }) == "<no error>");
   msg = errorOf([&] {
     traceBody([&] {
-      auto t = zeros<f32>({2, 2});
+      auto t = zeros<f32>({2, 2, 2, 2});
       line = __LINE__ + 1;
       expand_dims(t, 0);
     });
   });
-  CHECK(msg == at(__FILE__, line) + "expand_dims: rank-3 tiles are not supported yet (at most 2-D); shape [1, 2, 2]");
+  CHECK(msg == at(__FILE__, line) +
+        "expand_dims: rank-5 tiles are not supported (at most 4-D); shape [1, 2, 2, 2, 2]");
   msg = errorOf([&] {
     traceBody([&] {
       auto t = arange(0, 4);

@@ -179,10 +179,10 @@ TEST_CASE("reshape errors") {
     traceBody([&] {
       auto x = zeros<f32>({4, 8});
       line = __LINE__ + 1;
-      reshape(x, {2, 2, 8});
+      reshape(x, {2, 2, 2, 2, 2});
     });
   });
-  CHECK(msg == at(__FILE__, line) + "reshape: rank-3 tiles are not supported yet (at most 2-D); shape [2, 2, 8]");
+  CHECK(msg == at(__FILE__, line) + "reshape: rank-5 tiles are not supported (at most 4-D); shape [2, 2, 2, 2, 2]");
   msg = errorOf([&] {
     traceBody([&] {
       auto x = zeros<f32>({4, 8});
@@ -244,14 +244,14 @@ TEST_CASE("permute, trans, join and split errors") {
   CHECK(msg == at(__FILE__, line) + "join: the tiles' shapes differ: [8] and [4] (join needs one shape)");
   msg = errorOf([&] {
     traceBody([&] {
-      auto x = zeros<f32>({4, 8});
+      auto x = zeros<f32>({2, 4, 8, 2});
       line = __LINE__ + 1;
       join(x, x);
     });
   });
   CHECK(msg == at(__FILE__, line) +
-                   "join: joining tiles of shape [4, 8] would make the rank-3 tile [4, 8, 2]; at most 2-D tiles "
-                   "are supported yet (join 1-D tiles or scalars)");
+                   "join: joining tiles of shape [2, 4, 8, 2] would make the rank-5 tile [2, 4, 8, 2, 2]; tiles have "
+                   "at most 4 dimensions");
   msg = errorOf([&] {
     traceBody([&] {
       auto x = zeros<f32>({2, 8});
