@@ -118,6 +118,34 @@ exit:
   CHECK(bout.download()[0] == 255);
 }
 
+TEST_CASE("emulator: a barrier in a loop whose trip count differs between threads is an error") {
+  // Thread t runs t % 3 + 1 iterations, each ending at a barrier: every
+  // thread meets the first, only some the second.
+  Device dev = Device::emulator();
+  CompiledKernel k = kernelFromIR("uneven", R"(
+define amdgpu_kernel void @uneven(ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %r = urem i32 %tid, 3
+  %trips = add i32 %r, 1
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  call void @llvm.amdgcn.s.barrier()
+  %next = add i32 %i, 1
+  %more = icmp ult i32 %next, %trips
+  br i1 %more, label %loop, label %exit
+exit:
+  ret void
+}
+)", 1);
+  auto loaded = dev.impl().load(k);
+  auto out = dev.alloc<int32_t>(1);
+  auto args = pointerKernarg({out.devicePtr()});
+  CHECK_THROWS_WITH_AS(dev.impl().launch(*loaded, {1, 1, 1}, 8, args.data(), args.size()),
+                       doctest::Contains("s_barrier reached by only 5 of 8 threads of the workgroup"), Error);
+}
+
 TEST_CASE("emulator: ds_bpermute and DPP row_shr exchange values within a wave") {
   Device dev = Device::emulator("gfx942"); // wave64
   CompiledKernel k = kernelFromIR("lanes", R"(
