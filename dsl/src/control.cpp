@@ -1,5 +1,6 @@
 // Device control flow: for_range becomes one scf.for whose body is traced
-// once; the tiles it touches from outside are carried (TraceContext::carry).
+// once, if_ one scf.if; the tiles they touch from outside are carried
+// (TraceContext::carry).
 #include "tracer_internal.hpp"
 
 #include <string>
@@ -72,7 +73,9 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step,
   loop.regions.push_back(std::move(region));
   int32_t id = ctx.addNode(std::move(loop));
 
-  // After the loop each carried variable holds the loop's result.
+  // After the loop each carried variable holds the loop's result; one the
+  // body only read keeps its value (so that an enclosing branch, which
+  // returns only what it assigns, still sees it unchanged).
   for (size_t k = 0; k < carried.size(); ++k) {
     int32_t result = id;
     if (carried.size() > 1) {
@@ -80,7 +83,91 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step,
       r.i0 = static_cast<int64_t>(k);
       result = ctx.addNode(std::move(r));
     }
-    if (carried[k].tile) carried[k].tile->id = result;
+    if (carried[k].tile) carried[k].tile->id = yields[k] == carried[k].arg ? carried[k].init : result;
+  }
+}
+
+void emitIf(const OpSite &site, Operand cond, const std::function<void()> &thenBody,
+            const std::function<void()> &elseBody) {
+  TraceContext &ctx = contextOf(site, {&cond});
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
+  const int32_t condId = materialize(ctx, site, cond, DType::I1);
+  const TraceType &ct = ctx.type(condId);
+  if (!ct.shape.empty() || ct.isPtr || ct.dtype != DType::I1)
+    fail(site, "the condition must be a scalar bool, not " +
+                   (ct.shape.empty() ? std::string(dtypeName(ct.dtype)) : "a tile of shape " + formatShape(ct.shape)) +
+                   " (use where(...) to choose elementwise)");
+
+  // Each side is traced on its own; what it assigns is put back before the
+  // other side runs, so both start from the values before the if.
+  struct Side {
+    int32_t scope;
+    TraceRegion nodes;
+    std::vector<std::pair<ValueRef *, int32_t>> finals; // (tile, its value at the end of the side)
+  };
+  std::vector<TraceContext::Carried> inits; // every assigned tile, in first-assignment order
+  auto trace = [&](const std::function<void()> &body) {
+    Side side;
+    side.scope = ctx.openRegion(TraceContext::RegionKind::Branch);
+    if (body) body();
+    for (const TraceContext::Carried &c : ctx.carried()) {
+      int32_t value = c.tile ? c.tile->id : c.last;
+      ctx.checkVisible(site, value);
+      if (!c.tile) continue; // gone with the branch: nobody can read the result
+      side.finals.push_back({c.tile, value});
+      bool known = false;
+      for (const TraceContext::Carried &i : inits) known |= i.tile == c.tile;
+      if (!known) inits.push_back(c);
+      c.tile->id = c.init;
+    }
+    side.nodes = ctx.closeRegion();
+    return side;
+  };
+  Side sides[2] = {trace(thenBody), trace(elseBody)};
+
+  std::vector<TraceType> types;
+  for (const TraceContext::Carried &i : inits) types.push_back(ctx.type(i.init));
+  for (Side &side : sides) {
+    std::vector<int32_t> yields;
+    for (size_t k = 0; k < inits.size(); ++k) {
+      int32_t value = inits[k].init;
+      for (auto &[tile, final] : side.finals)
+        if (tile == inits[k].tile) value = final;
+      if (ctx.type(value) != types[k])
+        fail(site, "a tile assigned in a branch has shape " + formatShape(types[k].shape) + " before the if_ and " +
+                       formatShape(ctx.type(value).shape) +
+                       " after the branch; a variable assigned in a branch must keep its shape");
+      yields.push_back(value);
+    }
+    TraceNode yield = makeNode(TraceOp::Op, DType::I1, false, {}, std::move(yields), site.loc);
+    yield.name = "scf.yield";
+    yield.results = 0;
+    ctx.appendTo(side.scope, side.nodes, std::move(yield));
+  }
+  if (inits.size() > 255)
+    fail(site, "the if_ assigns " + std::to_string(inits.size()) + " tiles; at most 255 are supported");
+
+  TraceNode branch = makeNode(TraceOp::Op, DType::I1, false, {}, {condId}, site.loc);
+  branch.name = "scf.if";
+  branch.results = static_cast<uint8_t>(inits.size());
+  if (inits.size() == 1) {
+    branch.dtype = types[0].dtype;
+    branch.isPtr = types[0].isPtr;
+    branch.shape = types[0].shape;
+  } else if (inits.size() > 1) {
+    branch.resultTypes = types;
+  }
+  branch.regions.push_back(std::move(sides[0].nodes));
+  branch.regions.push_back(std::move(sides[1].nodes));
+  int32_t id = ctx.addNode(std::move(branch));
+  for (size_t k = 0; k < inits.size(); ++k) {
+    int32_t result = id;
+    if (inits.size() > 1) {
+      TraceNode r = makeNode(TraceOp::Result, types[k].dtype, types[k].isPtr, types[k].shape, {id}, site.loc);
+      r.i0 = static_cast<int64_t>(k);
+      result = ctx.addNode(std::move(r));
+    }
+    inits[k].tile->id = result;
   }
 }
 

@@ -205,9 +205,17 @@ int32_t TraceContext::addNodeTo(int32_t scopeIndex, TraceNode node) {
   return static_cast<int32_t>(values_.size() - 1);
 }
 
-void TraceContext::openRegion(RegionKind kind) {
+int32_t TraceContext::openRegion(RegionKind kind) {
   scopes_.push_back({kind, current_});
   current_ = static_cast<int32_t>(scopes_.size() - 1);
+  return current_;
+}
+
+int32_t TraceContext::appendTo(int32_t scope, TraceRegion &nodes, TraceNode node) {
+  node.id = static_cast<int32_t>(values_.size());
+  values_.push_back({node.type(), scope});
+  nodes.push_back(std::move(node));
+  return static_cast<int32_t>(values_.size() - 1);
 }
 
 TraceRegion TraceContext::closeRegion() {
@@ -234,22 +242,32 @@ void TraceContext::checkVisible(const OpSite &site, int32_t id) const {
     if (scope.kind == RegionKind::Loop)
       fail(site, "uses a tile made inside a loop body after the loop; give its variable a value before the "
                  "loop, so that the loop carries it");
+    if (scope.kind == RegionKind::Branch)
+      fail(site, "uses a tile made inside a branch of if_ after it; give its variable a value before the if_, "
+                 "so that the if_ returns it");
     fail(site, "uses a tile made inside a combine function outside of it");
   }
 }
 
-void TraceContext::carry(ValueRef &tile) {
+void TraceContext::carry(ValueRef &tile, bool assigning) {
   if (tile.ctx != this || tile.serial != serial_ || tile.id < 0) return;
   const int32_t home = values_[static_cast<size_t>(tile.id)].scope;
-  // The loop bodies between the value's region and here, innermost first.
-  std::vector<int32_t> loops;
+  // The loop bodies (and, for an assignment, branches) between the value's
+  // region and here, innermost first.
+  std::vector<int32_t> crossed;
   for (int32_t s = current_; s != home; s = scopes_[static_cast<size_t>(s)].parent) {
     if (s < 0) return; // made in a closed region: an error where it is used
     RegionKind kind = scopes_[static_cast<size_t>(s)].kind;
     if (kind == RegionKind::Combine) return; // a capture: an error where it is used
-    if (kind == RegionKind::Loop) loops.push_back(s);
+    if (kind == RegionKind::Loop || (assigning && kind == RegionKind::Branch)) crossed.push_back(s);
   }
-  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+  for (auto it = crossed.rbegin(); it != crossed.rend(); ++it) {
+    if (scopes_[static_cast<size_t>(*it)].kind == RegionKind::Branch) {
+      // A branch has no block arguments: the tile keeps its value until it
+      // is assigned, and the branch returns what it then holds.
+      scopes_[static_cast<size_t>(*it)].carried.push_back({&tile, tile.id, -1, -1});
+      continue;
+    }
     TraceNode arg = makeNode(TraceOp::RegionArg, type(tile.id).dtype, type(tile.id).isPtr, type(tile.id).shape, {},
                              SourceLoc{});
     Scope &loop = scopes_[static_cast<size_t>(*it)];
@@ -291,7 +309,11 @@ void fail(const OpSite &site, const std::string &message) {
 }
 
 void touchTile(ValueRef &v) {
-  if (v.ctx && isLive(v)) v.ctx->carry(v);
+  if (v.ctx && isLive(v)) v.ctx->carry(v, /*assigning=*/false);
+}
+
+void assignTile(ValueRef &v) {
+  if (v.ctx && isLive(v)) v.ctx->carry(v, /*assigning=*/true);
 }
 
 void releaseTile(const ValueRef &v) {

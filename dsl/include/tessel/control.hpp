@@ -62,4 +62,27 @@ void for_range(const Lo &lo, const Hi &hi, F &&body, source_location loc = sourc
   for_range(lo, hi, 1, std::forward<F>(body), loc);
 }
 
+// A branch on the device: then_body() runs when the scalar bool `cond` is
+// true, else_body() (if given) when it is false. A Tile made before the if_
+// and assigned in a branch holds, after it, what the branch that ran left in
+// it (its value before the if_ when that branch did not assign it):
+//
+//   auto scale = full<float>({}, 1.0f);
+//   if_(n > 4096, [&] { scale = 0.5f * scale; });
+//
+// Both sides are traced once; the condition is known only at run time.
+template <class C, class Then>
+  requires std::same_as<std::remove_cvref_t<C>, Tile<bool>>
+void if_(const C &cond, Then &&then_body, source_location loc = source_location::current()) {
+  static_assert(std::is_invocable_v<Then &>, "tessel: the branches of if_ take no arguments: [&] { ... }");
+  detail::emitIf({"if_", detail::toSourceLoc(loc)}, detail::Operand::of(cond.ref()), [&] { then_body(); }, {});
+}
+template <class C, class Then, class Else>
+  requires std::same_as<std::remove_cvref_t<C>, Tile<bool>> && std::is_invocable_v<Else &>
+void if_(const C &cond, Then &&then_body, Else &&else_body, source_location loc = source_location::current()) {
+  static_assert(std::is_invocable_v<Then &>, "tessel: the branches of if_ take no arguments: [&] { ... }");
+  detail::emitIf({"if_", detail::toSourceLoc(loc)}, detail::Operand::of(cond.ref()), [&] { then_body(); },
+                 [&] { else_body(); });
+}
+
 } // namespace tessel

@@ -131,7 +131,7 @@ public:
   Tile(Tile &&o) : v_(o.ref()) {}
   Tile &operator=(const Tile &o) {
     detail::ValueRef value = o.ref();
-    detail::touchTile(v_);
+    detail::assignTile(v_);
     v_ = value;
     return *this;
   }

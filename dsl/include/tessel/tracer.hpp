@@ -50,9 +50,11 @@ public:
 
   // Kernel: the kernel body. Combine: a combine function (reduce, scan),
   // which sees only its own values, all scalars. Loop: a loop body, which
-  // carries every tile it touches that was made outside it.
-  enum class RegionKind : uint8_t { Kernel, Combine, Loop };
-  void openRegion(RegionKind kind);
+  // carries every tile it touches that was made outside it. Branch: one
+  // side of an if, whose results are the tiles from outside it it assigns.
+  enum class RegionKind : uint8_t { Kernel, Combine, Loop, Branch };
+  // Opens a region and returns its index (for appendTo once it is closed).
+  int32_t openRegion(RegionKind kind);
   // Closes the innermost region and returns its nodes.
   TraceRegion closeRegion();
   // Whether the innermost open region is a combine function.
@@ -68,16 +70,19 @@ public:
   // the Tile is pointed at the argument, and when the loop closes what the
   // Tile then holds is yielded and the Tile gets the loop's result. This is
   // C++'s meaning of a variable assigned in a loop body, so the user lists
-  // nothing. Called from Tile on every read and assignment.
-  void carry(ValueRef &tile);
+  // nothing. Called from Tile on every read and assignment; an assignment
+  // (`assigning`) also makes the tile a result of the branches it crosses.
+  void carry(ValueRef &tile, bool assigning);
   // A Tile object is gone (destroyed inside a loop body): its slots keep the
   // value it last held and have nowhere to write the result.
   void forget(const ValueRef *tile);
   // Adds a block argument of `type` to the innermost open region.
   int32_t addRegionArg(TraceType type, SourceLoc loc);
+  // Appends `node` to `nodes`, the nodes of the closed region `scope`.
+  int32_t appendTo(int32_t scope, TraceRegion &nodes, TraceNode node);
   struct Carried {
     ValueRef *tile; // the Tile object's handle; null once the object is gone
-    int32_t init, arg, last;
+    int32_t init, arg, last; // arg: -1 in a branch (no block argument)
   };
   // The tiles the innermost open region carries, in block-argument order
   // (after the induction variable).
@@ -124,6 +129,7 @@ TraceContext &currentContext(const char *op, SourceLoc loc);
 // Tile's hooks: a read or assignment of the handle `v` (carries it through
 // the open loop bodies), and the end of its Tile object.
 void touchTile(ValueRef &v);
+void assignTile(ValueRef &v);
 void releaseTile(const ValueRef &v);
 
 // An untyped traced value.
@@ -241,6 +247,11 @@ ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDi
 // (literals or tiles); `body` gets the induction variable. Tiles the body
 // touches from outside it are carried (TraceContext::carry).
 void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, const std::function<void(ValueRef)> &body);
+
+// A runtime branch: scf.if on the scalar bool `cond`. Tiles from outside that
+// either side assigns are the if's results (TraceContext::carry).
+void emitIf(const OpSite &site, Operand cond, const std::function<void()> &thenBody,
+            const std::function<void()> &elseBody);
 
 // Facts for the analyses.
 void emitAssume(const OpSite &site, ValueRef cond);

@@ -185,3 +185,69 @@ TEST_CASE("loop errors name the line") {
   });
   CHECK(msg == at(__FILE__, line) + "for_range: cannot be used inside a combine function");
 }
+
+TEST_CASE("if_: assigned tiles are the results; both sides start from the values before it") {
+  Trace t = traceBody([&] {
+    auto a = zeros<int32_t>({4});
+    auto b = full({}, 1);
+    auto c = full({}, 2);
+    if_(program_id(0) > 0, [&] { a = a + 1; b = b * 2; }, [&] { c = b + 5; });
+    auto r = a + b + c;
+    (void)r;
+  });
+  std::vector<const TraceNode *> byId = nodesById(t);
+  const TraceNode *branch = findOp(t.nodes, "scf.if");
+  REQUIRE(branch);
+  CHECK(branch->operands.size() == 1);
+  CHECK(byId[branch->operands[0]]->dtype == DType::I1);
+  REQUIRE(branch->results == 3); // a, b, c in first-assignment order
+  REQUIRE(branch->regions.size() == 2);
+  const TraceNode &thenYield = branch->regions[0].back(), &elseYield = branch->regions[1].back();
+  REQUIRE(isOp(thenYield, "scf.yield"));
+  REQUIRE(isOp(elseYield, "scf.yield"));
+  REQUIRE(thenYield.operands.size() == 3);
+  REQUIRE(elseYield.operands.size() == 3);
+  CHECK(isOp(*byId[thenYield.operands[0]], "arith.addi"));  // a + 1
+  CHECK(isOp(*byId[thenYield.operands[1]], "arith.muli"));  // b * 2
+  CHECK(byId[thenYield.operands[2]]->op == ConstInt);       // c untouched: 2
+  CHECK(byId[elseYield.operands[0]]->op == ConstInt);       // a untouched: zeros
+  CHECK(byId[elseYield.operands[1]]->op == ConstInt);       // b untouched: 1
+  const TraceNode &elseC = *byId[elseYield.operands[2]];
+  REQUIRE(isOp(elseC, "arith.addi"));                      // c = b + 5, b as before the if_
+  CHECK(byId[elseC.operands[0]]->op == ConstInt);
+  CHECK(byId[elseC.operands[0]]->i0 == 1);
+}
+
+TEST_CASE("if_ errors name the line") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      auto a = zeros<f32>({8});
+      line = __LINE__ + 1;
+      if_(program_id(0) > 0, [&] { a = broadcast_to(expand_dims(a, 0), {2, 8}); });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "if_: a tile assigned in a branch has shape [8] before the if_ and [2, 8] after "
+                                    "the branch; a variable assigned in a branch must keep its shape");
+
+  msg = errorOf([&] {
+    traceBody([&] {
+      f32 made;
+      if_(program_id(0) > 0, [&] { made = zeros<f32>({8}); });
+      line = __LINE__ + 1;
+      auto next = made + 1.0f;
+      (void)next;
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "add: uses a tile made inside a branch of if_ after it; give its variable a "
+                                    "value before the if_, so that the if_ returns it");
+
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      if_(arange(0, 4) > 1, [&] {});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "if_: the condition must be a scalar bool, not a tile of shape [4] (use "
+                                    "where(...) to choose elementwise)");
+}

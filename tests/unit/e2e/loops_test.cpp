@@ -192,3 +192,41 @@ TEST_CASE("loads inside a loop vectorize as they do outside it") {
   CHECK(contains(k.assembly, "global_load_dwordx4"));
   CHECK(hasBackwardBranch(k.assembly));
 }
+
+namespace {
+
+// Per program: a tile and a scalar assigned in a runtime branch, one only in
+// the then side; a branch inside a loop (every third iteration).
+void branches(Ptr<int32_t> out, i32 n, i32 threshold) {
+  auto cols = arange(0, 64);
+  auto v = cols * 2;
+  auto s = full({}, 7);
+  if_(n > threshold, [&] { v = v + n; s = s * 3; }, [&] { v = v - 1; });
+  store(out + cols, v);
+  store(out + 64, s);
+  auto acc = zeros<int32_t>({64});
+  for_range(0, n, [&](i32 k) {
+    if_(k % 3 == 0, [&] { acc = acc + k; });
+  });
+  store(out + 65 + cols, acc);
+}
+
+} // namespace
+
+TEST_CASE("if_: tiles assigned in a branch are its results; branches inside loops") {
+  auto kernel = jit<branches>();
+  for (auto [n, threshold] : {std::pair{10, 3}, std::pair{2, 3}, std::pair{0, 0}}) {
+    INFO("n = " << n << ", threshold = " << threshold);
+    auto out = poisoned<int32_t>(129);
+    kernel.launch(emulator(), {1}, {.num_warps = 1}, out, n, threshold);
+    auto got = out.download();
+    bool taken = n > threshold;
+    for (int c = 0; c < 64; ++c) REQUIRE(got[c] == (taken ? 2 * c + n : 2 * c - 1));
+    CHECK(got[64] == (taken ? 21 : 7));
+    int32_t acc = 0;
+    for (int k = 0; k < n; ++k)
+      if (k % 3 == 0) acc += k;
+    for (int c = 0; c < 64; ++c) REQUIRE(got[65 + c] == acc);
+  }
+  CHECK(contains(kernel.runtime()->lastKernel()->tileIR, "scf.if"));
+}

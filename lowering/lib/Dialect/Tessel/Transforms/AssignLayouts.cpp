@@ -234,13 +234,19 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         }
         return;
       }
+      // An if's results each take one layout with what each branch yields.
+      if (isa<scf::IfOp>(op))
+        return;
       if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-        auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
-        if (!loop)
-          return; // scf.if: not traced yet
-        for (auto [value, arg] : llvm::zip(yield.getOperands(), loop.getRegionIterArgs()))
-          if (isTile(value))
-            uniteOrCut(arg, value, op);
+        if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp())) {
+          for (auto [value, arg] : llvm::zip(yield.getOperands(), loop.getRegionIterArgs()))
+            if (isTile(value))
+              uniteOrCut(arg, value, op);
+        } else {
+          for (auto [value, result] : llvm::zip(yield.getOperands(), op->getParentOp()->getResults()))
+            if (isTile(value))
+              uniteOrCut(result, value, op);
+        }
         return;
       }
       if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op) || movesThroughLds(op))
