@@ -7,7 +7,9 @@
 //   2. *reductions*: max() and sum() over a tile, and how tessel spreads one
 //      over the threads and waves of a workgroup;
 //   3. the numerics: subtracting the row max, and accumulating in f32 even
-//      when the data is f16 or bf16.
+//      when the data is f16 or bf16;
+//   4. rows too long for one tile (4 x 100000): a loop on the device, and
+//      values carried from one iteration to the next (online softmax).
 // The same kernel, for f32, f16 and bf16, several short rows per program and
 // a launcher that picks the block and the wave count, is
 // tessel::kernels::softmax in kernels/include/tessel/kernels/softmax.hpp.
@@ -80,6 +82,64 @@ void softmax_row(Ptr<f32> in, Ptr<f32> out, i32 N, i32 in_stride, i32 out_stride
   store(out + row * out_stride + cols, num / den, mask);
 }
 
+// --- 4. Rows longer than a tile: a device loop ---------------------------
+//
+// A row of 100000 floats does not fit one tile (tiles hold at most 2^20
+// elements, and registers far fewer). The program walks the row BLOCK
+// columns at a time with for_range, a loop on the GPU: `k` takes the values
+// 0, BLOCK, 2 * BLOCK, ... while k < N, and the loop is compiled once,
+// whatever N is (a C++ `for` would instead unroll while tracing).
+//
+// Values carried through the loop are plain C++ variables: `m` and `s` are
+// made before the loop and assigned in its body, so each iteration sees
+// what the previous one left in them, as in C++ (and as in Triton's
+// `for k in range(0, N, BLOCK):`). There is no list of carried values.
+//
+// The first pass keeps, per column position, the largest value seen (m) and
+// the sum of exp(x - m) (s). When a new x exceeds m the sum so far was taken
+// against a smaller max, so it is rescaled by exp(m - x): that is the online
+// softmax, one read of the row for both statistics. The positions then
+// combine into the row's max and sum, and a second pass writes the result.
+void softmax_long_row(Ptr<f32> in, Ptr<f32> out, i32 N, Const<int> BLOCK) {
+  const float negInf = -std::numeric_limits<float>::infinity();
+  auto row = program_id(0);
+  auto src = in + row * N, dst = out + row * N;
+  auto m = full<float>({BLOCK}, negInf);
+  auto s = zeros<float>({BLOCK});
+  for_range(0, N, BLOCK, [&](i32 k) {
+    auto cols = k + arange(0, BLOCK);
+    auto x = load(src + cols, cols < N, negInf);
+    // e = exp(-|x - m|) is the rescale factor when x is the new max and x's
+    // own term otherwise; padding (-inf) leaves both unchanged.
+    auto e = exp(-abs(x - m));
+    s = where(x > m, s * e + 1.0f, where(x == negInf, s, s + e));
+    m = maximum(m, x);
+  });
+  auto rowMax = max(m, 0);
+  auto rowSum = sum(s * exp(m - rowMax), 0);
+  for_range(0, N, BLOCK, [&](i32 k) {
+    auto cols = k + arange(0, BLOCK);
+    auto x = load(src + cols, cols < N, negInf);
+    store(dst + cols, exp(x - rowMax) / rowSum, cols < N);
+  });
+}
+
+// The largest relative error of y against softmax of the rows of x (M x N,
+// dense), computed on the host in double precision.
+double worstError(const std::vector<float> &x, const std::vector<float> &y, int M, int N) {
+  double worst = 0;
+  std::vector<double> e(N);
+  for (int r = 0; r < M; ++r) {
+    const float *row = &x[size_t(r) * N];
+    double m = *std::max_element(row, row + N), total = 0;
+    for (int c = 0; c < N; ++c)
+      total += e[c] = std::exp(double(row[c]) - m);
+    for (int c = 0; c < N; ++c)
+      worst = std::max(worst, std::fabs(y[size_t(r) * N + c] - e[c] / total) / (e[c] / total));
+  }
+  return worst;
+}
+
 int main() {
   const int M = 1823, N = 781;
   // The whole row in one tile: 781 -> 1024 columns.
@@ -106,19 +166,7 @@ int main() {
   softmax.launch(dev, {uint32_t(M)}, {.num_warps = numWarps}, x, y, N, N, N, BLOCK);
 
   // Check against softmax computed on the host in double precision.
-  std::vector<float> got = y.download();
-  double worst = 0;
-  std::vector<double> e(N);
-  for (int r = 0; r < M; ++r) {
-    const float *row = &hx[size_t(r) * N];
-    double m = *std::max_element(row, row + N), total = 0;
-    for (int c = 0; c < N; ++c)
-      total += e[c] = std::exp(double(row[c]) - m);
-    for (int c = 0; c < N; ++c) {
-      double want = e[c] / total;
-      worst = std::max(worst, std::fabs(got[size_t(r) * N + c] - want) / want);
-    }
-  }
+  double worst = worstError(hx, y.download(), M, N);
   bool ok = worst <= 1e-5; // a few f32 roundings: exp, the sum, the division
   const LaunchStats stats = softmax.stats();
   std::printf("softmax over %d x %d floats: %s (max relative error %.3g)\n", M, N,
@@ -127,5 +175,21 @@ int main() {
               (unsigned long long)stats.compiles, (unsigned long long)stats.diskHits);
   // The kernel's AMDGPU assembly (kernel.s in its cache entry, or
   // TESSEL_DUMP=1) shows the ds_bpermute_b32 of step b and the LDS of step c.
-  return ok ? 0 : 1;
+
+  // --- 4. Long rows: 4 x 100000, one program per row, 2048 columns a step ---
+  const int LM = 4, LN = 100000, LBLOCK = 2048;
+  std::vector<float> lx(size_t(LM) * LN);
+  for (float &v : lx)
+    v = dist(gen);
+  Buffer<float> longIn = dev.upload(lx);
+  Buffer<float> longOut = dev.alloc<float>(lx.size());
+  auto longSoftmax = jit<softmax_long_row>();
+  longSoftmax.launch(dev, {uint32_t(LM)}, {.num_warps = 8}, longIn, longOut, LN, LBLOCK);
+  double longWorst = worstError(lx, longOut.download(), LM, LN);
+  bool longOk = longWorst <= 1e-5;
+  std::printf("softmax over %d x %d floats by a loop: %s (max relative error %.3g)\n", LM, LN,
+              longOk ? "matches the float64 reference" : "MISMATCH", longWorst);
+  // Its assembly has a backward branch (s_cbranch_scc1 to an earlier label):
+  // one loop body, not 100000 / 2048 copies of it.
+  return ok && longOk ? 0 : 1;
 }
