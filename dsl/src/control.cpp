@@ -87,6 +87,92 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step,
   }
 }
 
+void emitWhile(const OpSite &site, const std::function<ValueRef()> &cond, const std::function<void()> &body) {
+  TraceContext &ctx = currentContext(site.name, site.loc);
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
+  using Carried = TraceContext::Carried;
+
+  // The before region: the condition, and the values it sees.
+  const int32_t beforeScope = ctx.openRegion(TraceContext::RegionKind::Loop);
+  ValueRef c = cond();
+  if (!c.ctx) fail(site, "the condition returned an empty tile (default-constructed and never assigned)");
+  if (c.ctx != &ctx || c.serial != ctx.serial()) fail(site, "the condition belongs to another trace");
+  ctx.checkVisible(site, c.id);
+  const TraceType &ct = ctx.type(c.id);
+  if (!ct.shape.empty() || ct.isPtr || ct.dtype != DType::I1)
+    fail(site, "the condition must be a scalar bool, not " +
+                   (ct.shape.empty() ? std::string(dtypeName(ct.dtype)) : "a tile of shape " + formatShape(ct.shape)));
+  std::vector<Carried> seen = ctx.carried();
+  std::vector<int32_t> forwards; // what the condition hands the body (and the loop's results)
+  for (const Carried &k : seen) {
+    if (!k.tile) fail(site, "a tile carried by the loop was destroyed in its condition");
+    forwards.push_back(k.tile->id);
+    ctx.checkVisible(site, k.tile->id);
+    k.tile->id = k.init; // the body's region carries it again, from the same initial value
+  }
+  TraceRegion before = ctx.closeRegion();
+
+  // The after region: the body. Values the condition carried come first, in
+  // the same order, then those the body touches first.
+  const int32_t afterScope = ctx.openRegion(TraceContext::RegionKind::Loop);
+  for (const Carried &k : seen) ctx.carry(*k.tile, /*assigning=*/false);
+  body();
+  std::vector<Carried> carried = ctx.carried();
+  std::vector<int32_t> yields;
+  std::vector<TraceType> types;
+  for (size_t k = 0; k < carried.size(); ++k) {
+    const Carried &slot = carried[k];
+    int32_t value = slot.tile ? slot.tile->id : slot.last;
+    ctx.checkVisible(site, value);
+    const TraceType &init = ctx.type(slot.init), &after = ctx.type(value);
+    if (init != after)
+      fail(site, "a tile carried through the loop has shape " + formatShape(init.shape) + " before it and " +
+                     formatShape(after.shape) + " at the end of the body; a variable assigned in the loop must keep "
+                     "its shape");
+    yields.push_back(value);
+    types.push_back(init);
+    // The condition sees the tiles the body touched first too.
+    if (k >= seen.size()) forwards.push_back(ctx.appendRegionArg(beforeScope, before, init));
+  }
+  emitOp(ctx, site, "scf.yield", yields, DType::I1, false, {}, {}, /*results=*/0);
+  TraceRegion after = ctx.closeRegion();
+  (void)afterScope;
+  std::vector<int32_t> condition{c.id};
+  condition.insert(condition.end(), forwards.begin(), forwards.end());
+  TraceNode conditionNode = makeNode(TraceOp::Op, DType::I1, false, {}, std::move(condition), site.loc);
+  conditionNode.name = "scf.condition";
+  conditionNode.results = 0;
+  ctx.appendTo(beforeScope, before, std::move(conditionNode));
+  if (carried.size() > 255)
+    fail(site, "the loop carries " + std::to_string(carried.size()) + " tiles; at most 255 are supported");
+
+  TraceNode loop = makeNode(TraceOp::Op, DType::I1, false, {}, {}, site.loc);
+  loop.name = "scf.while";
+  for (const Carried &k : carried) loop.operands.push_back(k.init);
+  loop.results = static_cast<uint8_t>(carried.size());
+  if (carried.size() == 1) {
+    loop.dtype = types[0].dtype;
+    loop.isPtr = types[0].isPtr;
+    loop.shape = types[0].shape;
+  } else if (carried.size() > 1) {
+    loop.resultTypes = types;
+  }
+  loop.regions.push_back(std::move(before));
+  loop.regions.push_back(std::move(after));
+  int32_t id = ctx.addNode(std::move(loop));
+  for (size_t k = 0; k < carried.size(); ++k) {
+    int32_t result = id;
+    if (carried.size() > 1) {
+      TraceNode r = makeNode(TraceOp::Result, types[k].dtype, types[k].isPtr, types[k].shape, {id}, site.loc);
+      r.i0 = static_cast<int64_t>(k);
+      result = ctx.addNode(std::move(r));
+    }
+    // A tile neither side changes keeps its value (see for_range).
+    bool unchanged = yields[k] == carried[k].arg && (k >= seen.size() || forwards[k] == seen[k].arg);
+    if (carried[k].tile) carried[k].tile->id = unchanged ? carried[k].init : result;
+  }
+}
+
 void emitIf(const OpSite &site, Operand cond, const std::function<void()> &thenBody,
             const std::function<void()> &elseBody) {
   TraceContext &ctx = contextOf(site, {&cond});

@@ -211,6 +211,12 @@ int32_t TraceContext::openRegion(RegionKind kind) {
   return current_;
 }
 
+int32_t TraceContext::appendRegionArg(int32_t scope, TraceRegion &nodes, TraceType type) {
+  TraceNode arg = makeNode(TraceOp::RegionArg, type.dtype, type.isPtr, std::move(type.shape), {}, SourceLoc{});
+  arg.i0 = scopes_[static_cast<size_t>(scope)].numArgs++;
+  return appendTo(scope, nodes, std::move(arg));
+}
+
 int32_t TraceContext::appendTo(int32_t scope, TraceRegion &nodes, TraceNode node) {
   node.id = static_cast<int32_t>(values_.size());
   values_.push_back({node.type(), scope});

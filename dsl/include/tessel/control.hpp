@@ -62,6 +62,25 @@ void for_range(const Lo &lo, const Hi &hi, F &&body, source_location loc = sourc
   for_range(lo, hi, 1, std::forward<F>(body), loc);
 }
 
+// A loop on the device that runs while a condition holds: cond() returns a
+// scalar bool tile, evaluated before each iteration; body() is the loop body.
+// Tiles made before the loop and read or assigned in either are carried as
+// for for_range:
+//
+//   auto i = full({}, 0), total = full({}, 0);
+//   while_([&] { return (i < n) & (total < limit); }, [&] {
+//     total = total + load(x + i);
+//     i = i + 1;
+//   });
+template <class Cond, class Body>
+void while_(Cond &&cond, Body &&body, source_location loc = source_location::current()) {
+  static_assert(std::is_same_v<std::remove_cvref_t<std::invoke_result_t<Cond &>>, Tile<bool>>,
+                "tessel: the condition of while_ returns a scalar bool tile: [&] { return i < n; }");
+  static_assert(std::is_invocable_v<Body &>, "tessel: the body of while_ takes no arguments: [&] { ... }");
+  detail::emitWhile({"while_", detail::toSourceLoc(loc)}, [&] { return std::invoke(cond).ref(); },
+                    [&] { std::invoke(body); });
+}
+
 // A branch on the device: then_body() runs when the scalar bool `cond` is
 // true, else_body() (if given) when it is false. A Tile made before the if_
 // and assigned in a branch holds, after it, what the branch that ran left in

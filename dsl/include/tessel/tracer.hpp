@@ -80,6 +80,8 @@ public:
   int32_t addRegionArg(TraceType type, SourceLoc loc);
   // Appends `node` to `nodes`, the nodes of the closed region `scope`.
   int32_t appendTo(int32_t scope, TraceRegion &nodes, TraceNode node);
+  // Appends a block argument of `type` to the closed region `scope`.
+  int32_t appendRegionArg(int32_t scope, TraceRegion &nodes, TraceType type);
   struct Carried {
     ValueRef *tile; // the Tile object's handle; null once the object is gone
     int32_t init, arg, last; // arg: -1 in a branch (no block argument)
@@ -247,6 +249,11 @@ ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDi
 // (literals or tiles); `body` gets the induction variable. Tiles the body
 // touches from outside it are carried (TraceContext::carry).
 void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, const std::function<void(ValueRef)> &body);
+
+// A runtime loop: scf.while, `cond` traced into its before region (it
+// returns a scalar bool value), `body` into its after region; tiles either
+// touches from outside are carried.
+void emitWhile(const OpSite &site, const std::function<ValueRef()> &cond, const std::function<void()> &body);
 
 // A runtime branch: scf.if on the scalar bool `cond`. Tiles from outside that
 // either side assigns are the if's results (TraceContext::carry).

@@ -251,3 +251,66 @@ TEST_CASE("if_ errors name the line") {
   CHECK(msg == at(__FILE__, line) + "if_: the condition must be a scalar bool, not a tile of shape [4] (use "
                                     "where(...) to choose elementwise)");
 }
+
+TEST_CASE("while_: the condition and the body carry the same tiles, in one order") {
+  Trace t = traceBody([&] {
+    auto i = full({}, 0);
+    auto acc = zeros<f32>({8});
+    auto n = program_id(0);
+    while_([&] { return i < n; }, [&] {
+      acc = acc + 1.0f; // touched first by the body
+      i = i + 1;
+    });
+    sum(acc, 0);
+  });
+  std::vector<const TraceNode *> byId = nodesById(t);
+  const TraceNode *loop = findOp(t.nodes, "scf.while");
+  REQUIRE(loop);
+  // i and n (seen by the condition; n only read, which the canonicalizer
+  // drops), then acc (first touched by the body).
+  REQUIRE(loop->results == 3);
+  REQUIRE(loop->operands.size() == 3);
+  CHECK(loop->resultTypes[0].shape.empty());
+  CHECK(loop->resultTypes[2].shape == Shape{8});
+  REQUIRE(loop->regions.size() == 2);
+  const TraceRegion &before = loop->regions[0], &after = loop->regions[1];
+  const TraceNode &condition = before.back();
+  REQUIRE(isOp(condition, "scf.condition"));
+  REQUIRE(condition.operands.size() == 4); // the bool, then the three forwarded values
+  CHECK(isOp(*byId[condition.operands[0]], "arith.cmpi"));
+  std::vector<int32_t> beforeArgs, afterArgs;
+  for (const TraceNode &n : before)
+    if (n.op == RegionArg) beforeArgs.push_back(n.id);
+  for (const TraceNode &n : after)
+    if (n.op == RegionArg) afterArgs.push_back(n.id);
+  CHECK(beforeArgs.size() == 3);
+  CHECK(afterArgs.size() == 3);
+  CHECK(std::vector<int32_t>(condition.operands.begin() + 1, condition.operands.end()) == beforeArgs);
+  const TraceNode &yield = after.back();
+  REQUIRE(isOp(yield, "scf.yield"));
+  REQUIRE(yield.operands.size() == 3);
+  CHECK(isOp(*byId[yield.operands[0]], "arith.addi")); // i + 1
+  CHECK(yield.operands[1] == afterArgs[1]);            // n, unchanged
+  CHECK(isOp(*byId[yield.operands[2]], "arith.addf")); // acc + 1
+}
+
+TEST_CASE("while_ errors name the line") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      auto acc = zeros<f32>({8});
+      auto i = full({}, 0);
+      line = __LINE__ + 1;
+      while_([&] { return i < 3; }, [&] { acc = reshape(broadcast_to(expand_dims(acc, 0), {2, 8}), {16}); });
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "while_: a tile carried through the loop has shape [8] before it and [16] at the "
+                                    "end of the body; a variable assigned in the loop must keep its shape");
+  msg = errorOf([&] {
+    traceBody([&] {
+      line = __LINE__ + 1;
+      while_([&] { return arange(0, 4) < 2; }, [&] {});
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "while_: the condition must be a scalar bool, not a tile of shape [4]");
+}

@@ -230,3 +230,47 @@ TEST_CASE("if_: tiles assigned in a branch are its results; branches inside loop
   }
   CHECK(contains(kernel.runtime()->lastKernel()->tileIR, "scf.if"));
 }
+
+namespace {
+
+// Sums x[0], x[1], ... until the sum reaches `limit` or n elements are used:
+// a data-dependent trip count. out = {count, total}; also a tile carried.
+void sum_until(Ptr<int32_t> x, Ptr<int32_t> out, i32 n, i32 limit) {
+  auto i = full({}, 0);
+  auto total = full({}, 0);
+  auto seen = zeros<int32_t>({16});
+  auto lanes = arange(0, 16);
+  while_([&] { return (i < n) & (total < limit); }, [&] {
+    total = total + load(x + i);
+    seen = seen + cast<int32_t>(lanes == i % 16);
+    i = i + 1;
+  });
+  store(out, i);
+  store(out + 1, total);
+  store(out + 2 + lanes, seen);
+}
+
+} // namespace
+
+TEST_CASE("while_: a data-dependent trip count, scalars and a tile carried") {
+  auto kernel = jit<sum_until>();
+  auto hx = randomInts<int32_t>(100, 0, 20);
+  auto x = emulator().upload(hx);
+  for (auto [n, limit] : {std::pair{100, 150}, std::pair{100, 0}, std::pair{7, 100000}, std::pair{0, 5}}) {
+    INFO("n = " << n << ", limit = " << limit);
+    auto out = poisoned<int32_t>(18);
+    kernel.launch(emulator(), {1}, {.num_warps = 1}, x, out, n, limit);
+    auto got = out.download();
+    int32_t i = 0, total = 0;
+    std::vector<int32_t> seen(16, 0);
+    while (i < n && total < limit) {
+      total += hx[size_t(i)];
+      seen[size_t(i % 16)] += 1;
+      ++i;
+    }
+    CHECK(got[0] == i);
+    CHECK(got[1] == total);
+    for (int l = 0; l < 16; ++l) CHECK(got[size_t(2 + l)] == seen[size_t(l)]);
+  }
+  CHECK(contains(kernel.runtime()->lastKernel()->tileIR, "scf.while"));
+}

@@ -234,12 +234,39 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         }
         return;
       }
+      // A while loop's carried tile: init, the condition's block argument and
+      // what it forwards, the body's block argument and yield, the result.
+      if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+        for (auto [init, arg, bodyArg, result] : llvm::zip(loop.getInits(), loop.getBeforeArguments(),
+                                                           loop.getAfterArguments(), loop.getResults())) {
+          if (!isTile(arg))
+            continue;
+          uniteOrCut(arg, init, op);
+          uf_.unite(arg, bodyArg); // one shape: the same extents
+          if (uf_.compatible(arg, result))
+            uf_.unite(arg, result);
+          else if (!cut_)
+            cut_ = {op, result};
+        }
+        return;
+      }
+      if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
+        auto loop = cast<scf::WhileOp>(op->getParentOp());
+        for (auto [value, arg] : llvm::zip(condition.getArgs(), loop.getBeforeArguments()))
+          if (isTile(value))
+            uniteOrCut(arg, value, op);
+        return;
+      }
       // An if's results each take one layout with what each branch yields.
       if (isa<scf::IfOp>(op))
         return;
       if (auto yield = dyn_cast<scf::YieldOp>(op)) {
         if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp())) {
           for (auto [value, arg] : llvm::zip(yield.getOperands(), loop.getRegionIterArgs()))
+            if (isTile(value))
+              uniteOrCut(arg, value, op);
+        } else if (auto loop = dyn_cast<scf::WhileOp>(op->getParentOp())) {
+          for (auto [value, arg] : llvm::zip(yield.getOperands(), loop.getBeforeArguments()))
             if (isTile(value))
               uniteOrCut(arg, value, op);
         } else {
