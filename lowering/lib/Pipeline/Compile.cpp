@@ -164,6 +164,9 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createCSEPass());
   // An assume() the call's own arguments make false is an error here.
   pm.addPass(createTesselCheckAssumptions());
+  // Comparisons integer ranges decide (assume(n >= C), loop bounds, aranges)
+  // become constants; masks that are always true disappear.
+  pm.addPass(createTesselFoldCompares());
   // Every tile gets a layout over the workgroup's threads (axis analysis
   // picks vector widths); conversions where a tile is needed in two.
   pm.addPass(createTesselAssignLayouts());

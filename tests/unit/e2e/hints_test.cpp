@@ -2,6 +2,8 @@
 // cannot prove alignment.
 #include "e2e_common.hpp"
 
+#include <regex>
+
 using namespace tessel;
 using namespace e2e;
 
@@ -33,4 +35,35 @@ TEST_CASE("multiple_of and max_contiguous vectorize loads at a runtime offset") 
   }
   CHECK_FALSE(contains(plain.runtime()->lastKernel()->assembly, "global_load_dwordx4"));
   CHECK(contains(hinted.runtime()->lastKernel()->assembly, "global_load_dwordx4"));
+}
+
+namespace {
+
+// assume(N >= 1024) makes cols < N true for the first 1024 columns: the load
+// of x needs no mask; the columns of the second tile (1024..2047) keep theirs.
+void assumed_width(Ptr<float> x, Ptr<float> out, i32 N) {
+  assume(N >= 1024);
+  auto cols = arange(0, 1024);
+  auto row = program_id(0) * N;
+  store(out + row + cols, load(x + row + cols, cols < N, 0.0f) * 2.0f, cols < N);
+  auto tail = 1024 + cols;
+  store(out + row + tail, load(x + row + tail, tail < N, 0.0f) * 2.0f, tail < N);
+}
+
+} // namespace
+
+TEST_CASE("range facts: assume(N >= C) folds the masks it makes always true") {
+  auto kernel = jit<assumed_width>();
+  const int N = 1500, rows = 2;
+  auto hx = randomFloats(size_t(rows) * N);
+  auto x = emulator().upload(hx);
+  auto out = poisoned<float>(size_t(rows) * N);
+  kernel.launch(emulator(), {rows}, {.num_warps = 4}, x, out, N);
+  auto got = out.download();
+  for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == hx[i] * 2.0f);
+  const std::string &ir = kernel.runtime()->lastKernel()->tileIR;
+  // One load keeps its mask (and its `other`), one has none; likewise the stores.
+  std::regex maskedLoad(R"(tessel\.load %\w+, %\w+, other)"), plainLoad(R"(tessel\.load %\w+ [:{])");
+  CHECK(std::distance(std::sregex_iterator(ir.begin(), ir.end(), maskedLoad), std::sregex_iterator()) == 1);
+  CHECK(std::distance(std::sregex_iterator(ir.begin(), ir.end(), plainLoad), std::sregex_iterator()) == 1);
 }

@@ -10,26 +10,30 @@ include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/InferIntRangeInterface.td"
+
+// Ops the integer range analysis looks through (IntRanges.cpp).
+def Tessel_InferRanges : DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>;
 
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//
 
-def Tessel_ProgramIdOp : Tessel_Op<"program_id", [Pure]> {
+def Tessel_ProgramIdOp : Tessel_Op<"program_id", [Tessel_InferRanges, Pure]> {
   let summary = "index of this program instance along a grid axis";
   let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
   let results = (outs I32:$result);
   let assemblyFormat = "$axis attr-dict `:` type($result)";
 }
 
-def Tessel_NumProgramsOp : Tessel_Op<"num_programs", [Pure]> {
+def Tessel_NumProgramsOp : Tessel_Op<"num_programs", [Tessel_InferRanges, Pure]> {
   let summary = "number of program instances along a grid axis";
   let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
   let results = (outs I32:$result);
   let assemblyFormat = "$axis attr-dict `:` type($result)";
 }
 
-def Tessel_MakeRangeOp : Tessel_Op<"make_range", [Pure]> {
+def Tessel_MakeRangeOp : Tessel_Op<"make_range", [Tessel_InferRanges, Pure]> {
   let summary = "the 1-D tile start, start+1, ..., end-1";
   let arguments = (ins I32Attr:$start, I32Attr:$end);
   let results = (outs RankedTensorOf<[I32]>:$result);
@@ -37,7 +41,7 @@ def Tessel_MakeRangeOp : Tessel_Op<"make_range", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tessel_SplatOp : Tessel_Op<"splat", [Pure,
+def Tessel_SplatOp : Tessel_Op<"splat", [Tessel_InferRanges, Pure,
     TypesMatchWith<"result element type matches the scalar",
                    "result", "src", "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
   let summary = "a tile filled with one scalar";
@@ -46,7 +50,7 @@ def Tessel_SplatOp : Tessel_Op<"splat", [Pure,
   let assemblyFormat = "$src attr-dict `:` type($result)";
 }
 
-def Tessel_BroadcastOp : Tessel_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+def Tessel_BroadcastOp : Tessel_Op<"broadcast", [Tessel_InferRanges, Pure, SameOperandsAndResultElementType]> {
   let summary = "grow size-1 dimensions of a tile";
   let arguments = (ins Tessel_Tile:$src);
   let results = (outs Tessel_Tile:$result);
@@ -54,7 +58,7 @@ def Tessel_BroadcastOp : Tessel_Op<"broadcast", [Pure, SameOperandsAndResultElem
   let hasVerifier = 1;
 }
 
-def Tessel_ExpandDimsOp : Tessel_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+def Tessel_ExpandDimsOp : Tessel_Op<"expand_dims", [Tessel_InferRanges, Pure, SameOperandsAndResultElementType]> {
   let summary = "insert a size-1 dimension";
   let arguments = (ins Tessel_Tile:$src, I32Attr:$axis);
   let results = (outs Tessel_Tile:$result);
@@ -157,7 +161,7 @@ def Tessel_ConvertLayoutOp : Tessel_Op<"convert_layout", [DeclareOpInterfaceMeth
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
 }
 
-def Tessel_ReshapeOp : Tessel_Op<"reshape", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure, SameOperandsAndResultElementType]> {
+def Tessel_ReshapeOp : Tessel_Op<"reshape", [Tessel_InferRanges, DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure, SameOperandsAndResultElementType]> {
   let summary = "the same elements in row-major order under another shape";
   let arguments = (ins Tessel_Tile:$src);
   let results = (outs Tessel_Tile:$result);
@@ -165,7 +169,7 @@ def Tessel_ReshapeOp : Tessel_Op<"reshape", [DeclareOpInterfaceMethods<Tessel_Ld
   let hasVerifier = 1;
 }
 
-def Tessel_PermuteOp : Tessel_Op<"permute", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure, SameOperandsAndResultElementType]> {
+def Tessel_PermuteOp : Tessel_Op<"permute", [Tessel_InferRanges, DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure, SameOperandsAndResultElementType]> {
   let summary = "reorder dimensions: result dim i is operand dim order[i]";
   let arguments = (ins Tessel_Tile:$src, DenseI32ArrayAttr:$order);
   let results = (outs Tessel_Tile:$result);
@@ -199,14 +203,14 @@ def Tessel_AssumeOp : Tessel_Op<"assume", []> {
   let assemblyFormat = "$cond attr-dict";
 }
 
-def Tessel_MultipleOfOp : Tessel_Op<"multiple_of", [Pure, SameOperandsAndResultType]> {
+def Tessel_MultipleOfOp : Tessel_Op<"multiple_of", [Tessel_InferRanges, Pure, SameOperandsAndResultType]> {
   let summary = "each contiguous run starts at a multiple of `divisor`";
   let arguments = (ins Tessel_Tile:$src, ConfinedAttr<I64Attr, [IntPositive]>:$divisor);
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = "$src attr-dict `:` type($src)";
 }
 
-def Tessel_MaxContiguousOp : Tessel_Op<"max_contiguous", [Pure, SameOperandsAndResultType]> {
+def Tessel_MaxContiguousOp : Tessel_Op<"max_contiguous", [Tessel_InferRanges, Pure, SameOperandsAndResultType]> {
   let summary = "runs of `count` elements along the last dimension are contiguous";
   let arguments = (ins Tessel_Tile:$src, ConfinedAttr<I64Attr, [IntPositive]>:$count);
   let results = (outs Tessel_Tile:$result);

@@ -27,6 +27,21 @@ def TesselCheckAssumptions : Pass<"tessel-check-assumptions", "::mlir::ModuleOp"
   }];
 }
 
+def TesselFoldCompares : Pass<"tessel-fold-compares", "::mlir::ModuleOp"> {
+  let summary = "Fold comparisons, and so masks, that integer ranges decide";
+  let description = [{
+    Runs MLIR's integer range analysis over the kernel, with tessel's ops
+    (make_range, program ids, splat, broadcast, ...) telling it their values,
+    loop induction variables bounded by their loops, and kernel arguments
+    bounded by `tessel.assume(arg >= C)`, `arg > C`, `arg <= C`, `arg < C`
+    (either side may be the constant). An `arith.cmpi` that is true (or
+    false) for every value the ranges allow becomes a constant; masks built
+    from it simplify, and a load or store whose mask is all true loses it
+    (and its `other`).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Give every tile a layout over the workgroup's threads";
   let description = [{
