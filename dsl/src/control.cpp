@@ -22,6 +22,49 @@ int32_t bound(TraceContext &ctx, const OpSite &site, const Operand &o, const cha
   return id;
 }
 
+// The generic op `name` (operands, regions) with one result per type; the
+// value id of each result (the node itself when there is one, Result nodes
+// when there are more).
+std::vector<int32_t> addControlOp(TraceContext &ctx, const OpSite &site, const char *name,
+                                  std::vector<int32_t> operands, std::vector<TraceRegion> regions,
+                                  const std::vector<TraceType> &types) {
+  if (types.size() > 255)
+    fail(site, "carries " + std::to_string(types.size()) + " tiles; at most 255 are supported");
+  TraceNode op = makeNode(TraceOp::Op, DType::I1, false, {}, std::move(operands), site.loc);
+  op.name = name;
+  op.results = static_cast<uint8_t>(types.size());
+  if (types.size() == 1) {
+    op.dtype = types[0].dtype;
+    op.isPtr = types[0].isPtr;
+    op.shape = types[0].shape;
+  } else if (types.size() > 1) {
+    op.resultTypes = types;
+  }
+  op.regions = std::move(regions);
+  int32_t id = ctx.addNode(std::move(op));
+  if (types.size() == 1) return {id};
+  std::vector<int32_t> results;
+  for (size_t k = 0; k < types.size(); ++k) {
+    TraceNode r = makeNode(TraceOp::Result, types[k].dtype, types[k].isPtr, types[k].shape, {id}, site.loc);
+    r.i0 = static_cast<int64_t>(k);
+    results.push_back(ctx.addNode(std::move(r)));
+  }
+  return results;
+}
+
+// The value a carried tile holds at the end of a region, checked to be
+// visible there and of the type it had before: the region's yield.
+int32_t carriedValue(TraceContext &ctx, const OpSite &site, const TraceContext::Carried &c, const char *where) {
+  int32_t value = c.tile ? c.tile->id : c.last;
+  ctx.checkVisible(site, value);
+  const TraceType &before = ctx.type(c.init), &after = ctx.type(value);
+  if (before != after)
+    fail(site, std::string("a tile carried through ") + where + " has shape " + formatShape(before.shape) +
+                   " before it and " + formatShape(after.shape) +
+                   " at the end of the body; a variable assigned in the loop must keep its shape");
+  return value;
+}
+
 } // namespace
 
 void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step,
@@ -44,47 +87,21 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step,
   std::vector<int32_t> yields;
   std::vector<TraceType> types;
   for (const TraceContext::Carried &c : carried) {
-    int32_t value = c.tile ? c.tile->id : c.last;
-    ctx.checkVisible(site, value);
-    const TraceType &before = ctx.type(c.init), &after = ctx.type(value);
-    if (before != after)
-      fail(site, "a tile carried through the loop has shape " + formatShape(before.shape) +
-                     " before it and " + formatShape(after.shape) +
-                     " at the end of the body; a variable assigned in the loop must keep its shape");
-    yields.push_back(value);
-    types.push_back(before);
+    yields.push_back(carriedValue(ctx, site, c, "the loop"));
+    types.push_back(ctx.type(c.init));
   }
-  if (carried.size() > 255)
-    fail(site, "the loop carries " + std::to_string(carried.size()) + " tiles; at most 255 are supported");
   emitOp(ctx, site, "scf.yield", yields, DType::I1, false, {}, {}, /*results=*/0);
-  TraceRegion region = ctx.closeRegion();
-
-  TraceNode loop = makeNode(TraceOp::Op, DType::I1, false, {}, {ids[0], ids[1], ids[2]}, site.loc);
-  loop.name = "scf.for";
-  for (const TraceContext::Carried &c : carried) loop.operands.push_back(c.init);
-  loop.results = static_cast<uint8_t>(carried.size());
-  if (carried.size() == 1) {
-    loop.dtype = types[0].dtype;
-    loop.isPtr = types[0].isPtr;
-    loop.shape = types[0].shape;
-  } else if (carried.size() > 1) {
-    loop.resultTypes = types;
-  }
-  loop.regions.push_back(std::move(region));
-  int32_t id = ctx.addNode(std::move(loop));
+  std::vector<TraceRegion> regions;
+  regions.push_back(ctx.closeRegion());
+  std::vector<int32_t> operands{ids[0], ids[1], ids[2]};
+  for (const TraceContext::Carried &c : carried) operands.push_back(c.init);
+  std::vector<int32_t> results = addControlOp(ctx, site, "scf.for", std::move(operands), std::move(regions), types);
 
   // After the loop each carried variable holds the loop's result; one the
   // body only read keeps its value (so that an enclosing branch, which
   // returns only what it assigns, still sees it unchanged).
-  for (size_t k = 0; k < carried.size(); ++k) {
-    int32_t result = id;
-    if (carried.size() > 1) {
-      TraceNode r = makeNode(TraceOp::Result, types[k].dtype, types[k].isPtr, types[k].shape, {id}, site.loc);
-      r.i0 = static_cast<int64_t>(k);
-      result = ctx.addNode(std::move(r));
-    }
-    if (carried[k].tile) carried[k].tile->id = yields[k] == carried[k].arg ? carried[k].init : result;
-  }
+  for (size_t k = 0; k < carried.size(); ++k)
+    if (carried[k].tile) carried[k].tile->id = yields[k] == carried[k].arg ? carried[k].init : results[k];
 }
 
 void emitWhile(const OpSite &site, const std::function<ValueRef()> &cond, const std::function<void()> &body) {
@@ -121,18 +138,10 @@ void emitWhile(const OpSite &site, const std::function<ValueRef()> &cond, const 
   std::vector<int32_t> yields;
   std::vector<TraceType> types;
   for (size_t k = 0; k < carried.size(); ++k) {
-    const Carried &slot = carried[k];
-    int32_t value = slot.tile ? slot.tile->id : slot.last;
-    ctx.checkVisible(site, value);
-    const TraceType &init = ctx.type(slot.init), &after = ctx.type(value);
-    if (init != after)
-      fail(site, "a tile carried through the loop has shape " + formatShape(init.shape) + " before it and " +
-                     formatShape(after.shape) + " at the end of the body; a variable assigned in the loop must keep "
-                     "its shape");
-    yields.push_back(value);
-    types.push_back(init);
+    yields.push_back(carriedValue(ctx, site, carried[k], "the loop"));
+    types.push_back(ctx.type(carried[k].init));
     // The condition sees the tiles the body touched first too.
-    if (k >= seen.size()) forwards.push_back(ctx.appendRegionArg(beforeScope, before, init));
+    if (k >= seen.size()) forwards.push_back(ctx.appendRegionArg(beforeScope, before, types.back()));
   }
   emitOp(ctx, site, "scf.yield", yields, DType::I1, false, {}, {}, /*results=*/0);
   TraceRegion after = ctx.closeRegion();
@@ -143,33 +152,16 @@ void emitWhile(const OpSite &site, const std::function<ValueRef()> &cond, const 
   conditionNode.name = "scf.condition";
   conditionNode.results = 0;
   ctx.appendTo(beforeScope, before, std::move(conditionNode));
-  if (carried.size() > 255)
-    fail(site, "the loop carries " + std::to_string(carried.size()) + " tiles; at most 255 are supported");
-
-  TraceNode loop = makeNode(TraceOp::Op, DType::I1, false, {}, {}, site.loc);
-  loop.name = "scf.while";
-  for (const Carried &k : carried) loop.operands.push_back(k.init);
-  loop.results = static_cast<uint8_t>(carried.size());
-  if (carried.size() == 1) {
-    loop.dtype = types[0].dtype;
-    loop.isPtr = types[0].isPtr;
-    loop.shape = types[0].shape;
-  } else if (carried.size() > 1) {
-    loop.resultTypes = types;
-  }
-  loop.regions.push_back(std::move(before));
-  loop.regions.push_back(std::move(after));
-  int32_t id = ctx.addNode(std::move(loop));
+  std::vector<int32_t> inits;
+  for (const Carried &k : carried) inits.push_back(k.init);
+  std::vector<TraceRegion> regions;
+  regions.push_back(std::move(before));
+  regions.push_back(std::move(after));
+  std::vector<int32_t> results = addControlOp(ctx, site, "scf.while", std::move(inits), std::move(regions), types);
   for (size_t k = 0; k < carried.size(); ++k) {
-    int32_t result = id;
-    if (carried.size() > 1) {
-      TraceNode r = makeNode(TraceOp::Result, types[k].dtype, types[k].isPtr, types[k].shape, {id}, site.loc);
-      r.i0 = static_cast<int64_t>(k);
-      result = ctx.addNode(std::move(r));
-    }
     // A tile neither side changes keeps its value (see for_range).
     bool unchanged = yields[k] == carried[k].arg && (k >= seen.size() || forwards[k] == seen[k].arg);
-    if (carried[k].tile) carried[k].tile->id = unchanged ? carried[k].init : result;
+    if (carried[k].tile) carried[k].tile->id = unchanged ? carried[k].init : results[k];
   }
 }
 
@@ -230,31 +222,11 @@ void emitIf(const OpSite &site, Operand cond, const std::function<void()> &thenB
     yield.results = 0;
     ctx.appendTo(side.scope, side.nodes, std::move(yield));
   }
-  if (inits.size() > 255)
-    fail(site, "the if_ assigns " + std::to_string(inits.size()) + " tiles; at most 255 are supported");
-
-  TraceNode branch = makeNode(TraceOp::Op, DType::I1, false, {}, {condId}, site.loc);
-  branch.name = "scf.if";
-  branch.results = static_cast<uint8_t>(inits.size());
-  if (inits.size() == 1) {
-    branch.dtype = types[0].dtype;
-    branch.isPtr = types[0].isPtr;
-    branch.shape = types[0].shape;
-  } else if (inits.size() > 1) {
-    branch.resultTypes = types;
-  }
-  branch.regions.push_back(std::move(sides[0].nodes));
-  branch.regions.push_back(std::move(sides[1].nodes));
-  int32_t id = ctx.addNode(std::move(branch));
-  for (size_t k = 0; k < inits.size(); ++k) {
-    int32_t result = id;
-    if (inits.size() > 1) {
-      TraceNode r = makeNode(TraceOp::Result, types[k].dtype, types[k].isPtr, types[k].shape, {id}, site.loc);
-      r.i0 = static_cast<int64_t>(k);
-      result = ctx.addNode(std::move(r));
-    }
-    inits[k].tile->id = result;
-  }
+  std::vector<TraceRegion> regions;
+  regions.push_back(std::move(sides[0].nodes));
+  regions.push_back(std::move(sides[1].nodes));
+  std::vector<int32_t> results = addControlOp(ctx, site, "scf.if", {condId}, std::move(regions), types);
+  for (size_t k = 0; k < inits.size(); ++k) inits[k].tile->id = results[k];
 }
 
 } // namespace tessel::detail
