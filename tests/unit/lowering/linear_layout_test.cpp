@@ -170,3 +170,83 @@ TEST_CASE("registers: lookup by coordinates, lines along an axis, contiguous run
     }
   }
 }
+
+namespace {
+
+// The element register r of lane l of wave w holds.
+Coord elementAt(const LinearLayout &layout, int64_t r, int64_t lane, int64_t wave) {
+  LinearLayout::Basis c = layout.registerCoords(r);
+  for (size_t i = 0; i < layout.laneBases().size(); ++i)
+    if (lane >> i & 1)
+      for (unsigned d = 0; d < c.size(); ++d) c[d] ^= layout.laneBases()[i][d];
+  for (size_t i = 0; i < layout.waveBases().size(); ++i)
+    if (wave >> i & 1)
+      for (unsigned d = 0; d < c.size(); ++d) c[d] ^= layout.waveBases()[i][d];
+  return Coord(c.begin(), c.end());
+}
+
+} // namespace
+
+// The CDNA3 ISA guide's tables for one instruction, wave64 (written here from
+// the guide, not from the layout code): D of v_mfma_*_32x32x*: lane l,
+// register r -> row 8 * (r / 4) + 4 * (l / 32) + r % 4, column l % 32; of
+// v_mfma_*_16x16x*: row 4 * (l / 16) + r, column l % 16. A of 32x32x8f16: lane
+// l, register r (of 4 halves) -> row l % 32, k 4 * (l / 32) + r; of
+// 16x16x16f16: row l % 16, k 4 * (l / 16) + r. B: the same with the column.
+TEST_CASE("MFMA accumulator and operand layouts match the ISA guide's lane tables") {
+  Context c;
+  for (unsigned m : {32u, 16u}) {
+    CAPTURE(m);
+    auto mfma = MfmaLayoutAttr::get(&c.ctx, {m, m}, {1, 1});
+    LinearLayout d = mfma.toLinearLayout({m, m});
+    const int64_t regs = m * m / 64;
+    REQUIRE(d.numRegisters() == regs);
+    for (int64_t l = 0; l < 64; ++l)
+      for (int64_t r = 0; r < regs; ++r) {
+        Coord want = m == 32 ? Coord{8 * (r / 4) + 4 * (l / 32) + r % 4, l % 32} : Coord{4 * (l / 16) + r, l % 16};
+        REQUIRE(elementAt(d, r, l, 0) == want);
+      }
+    const int64_t k = m == 32 ? 8 : 16;
+    LinearLayout a = DotOperandLayoutAttr::get(&c.ctx, 0, mfma, 4).toLinearLayout({m, k});
+    LinearLayout b = DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 4).toLinearLayout({k, m});
+    REQUIRE(a.numRegisters() == 4);
+    REQUIRE(b.numRegisters() == 4);
+    for (int64_t l = 0; l < 64; ++l)
+      for (int64_t r = 0; r < 4; ++r) {
+        REQUIRE(elementAt(a, r, l, 0) == Coord{l % m, 4 * (l / m) + r});
+        REQUIRE(elementAt(b, r, l, 0) == Coord{4 * (l / m) + r, l % m});
+      }
+  }
+}
+
+TEST_CASE("MFMA layouts over a block: waves tile M then N, repetitions fill the rest") {
+  Context c;
+  // [128, 128] over 2 x 2 waves of 32x32 instructions: each wave 2 x 2 instruction tiles.
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2});
+  LinearLayout d = mfma.toLinearLayout({128, 128});
+  CHECK(d.numRegisters() == 16 * 4);
+  std::set<Coord> all;
+  for (int64_t w = 0; w < 4; ++w)
+    for (int64_t l = 0; l < 64; ++l)
+      for (int64_t r = 0; r < d.numRegisters(); ++r) all.insert(elementAt(d, r, l, w));
+  CHECK(all.size() == 128 * 128); // every element once
+  // Wave 1 is the next 32 rows, wave 2 the next 32 columns; register 16 the
+  // next instruction tile along M (64 rows on), register 32 along N.
+  CHECK(elementAt(d, 0, 0, 1) == Coord{32, 0});
+  CHECK(elementAt(d, 0, 0, 2) == Coord{0, 32});
+  CHECK(elementAt(d, 16, 0, 0) == Coord{64, 0});
+  CHECK(elementAt(d, 32, 0, 0) == Coord{0, 64});
+  // A [128, 64] operand with kWidth 4: 8 registers of K per instruction row
+  // group... and waves along N hold copies of waves along M's rows.
+  LinearLayout a = DotOperandLayoutAttr::get(&c.ctx, 0, mfma, 4).toLinearLayout({128, 64});
+  CHECK(a.numRegisters() == 4 * (64 / 8) * 2); // kWidth, K repetitions, M repetitions
+  for (int64_t l = 0; l < 64; ++l)
+    for (int64_t r = 0; r < a.numRegisters(); ++r) {
+      CHECK(elementAt(a, r, l, 2) == elementAt(a, r, l, 0)); // wave 2 is wave 0's N neighbour
+      CHECK(elementAt(a, r, l, 1)[0] == elementAt(a, r, l, 0)[0] + 32);
+    }
+  CHECK(a.waveReplicaMask() == 2);
+  LinearLayout b = DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 4).toLinearLayout({64, 128});
+  CHECK(b.waveReplicaMask() == 1);
+  CHECK(elementAt(b, 0, 0, 2) == Coord{0, 32});
+}

@@ -90,6 +90,25 @@ LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitE
   return success();
 }
 
+LogicalResult MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> instrShape,
+                                     ArrayRef<unsigned> wavesPerBlock) {
+  if (instrShape.size() != 2 || wavesPerBlock.size() != 2)
+    return emitError() << "mfma layout parameters are [M, N] pairs";
+  if (!((instrShape[0] == 32 && instrShape[1] == 32) || (instrShape[0] == 16 && instrShape[1] == 16)))
+    return emitError() << "mfma instruction tiles are 32x32 or 16x16";
+  if (!isPowerOf2(wavesPerBlock[0]) || !isPowerOf2(wavesPerBlock[1]))
+    return emitError() << "mfma layout wave counts must be powers of two";
+  return success();
+}
+
+LogicalResult DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
+                                           MfmaLayoutAttr parent, unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "dot operand index must be 0 (A) or 1 (B)";
+  if (!isPowerOf2(kWidth) || kWidth > 16)
+    return emitError() << "dot operand kWidth must be a power of two up to 16";
+  return success();
+}
 
 TesselDialect &mlir::tessel::tesselDialect(MLIRContext *ctx) {
   return *ctx->getOrLoadDialect<TesselDialect>();

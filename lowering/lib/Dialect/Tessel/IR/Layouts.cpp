@@ -51,6 +51,81 @@ LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return getParent().toLinearLayout(parentShape).withoutDim(getDim());
 }
 
+// ---- matrix-core layouts (wave64 MFMA) ----
+//
+// From AMD's CDNA3 ISA guide, section "Matrix fused multiply-add": the D
+// matrix of a 32x32 instruction holds, in lane l and register r, row
+// 8 * (r / 4) + 4 * (l / 32) + r % 4 and column l % 32; of a 16x16 one, row
+// 4 * (l / 16) + r and column l % 16. A and B give lane l the row (column)
+// l % m and kWidth consecutive K elements starting at kWidth * (l / m).
+
+static constexpr unsigned kMfmaWaveSize = 64;
+
+LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  const int64_t m = getInstrShape()[0], n = getInstrShape()[1];
+  const int64_t wM = getWavesPerBlock()[0], wN = getWavesPerBlock()[1];
+  SmallVector<LinearLayout::Basis> regs, lanes, waves;
+  auto rowCol = [&](int64_t row, int64_t col) {
+    return LinearLayout::Basis{row < shape[0] ? row : 0, col < shape[1] ? col : 0};
+  };
+  // One instruction's registers and lanes.
+  regs.push_back(rowCol(1, 0));
+  regs.push_back(rowCol(2, 0));
+  if (m == 32) {
+    regs.push_back(rowCol(8, 0));
+    regs.push_back(rowCol(16, 0));
+  }
+  for (int64_t b = 1; b < n; b <<= 1)
+    lanes.push_back(rowCol(0, b));
+  for (int64_t b = 4; lanes.size() < 6; b <<= 1)
+    lanes.push_back(rowCol(b, 0)); // 32x32: lane 32 -> row 4; 16x16: lanes 16, 32 -> rows 4, 8
+  // Waves tile M first, then N.
+  for (int64_t b = 1; b < wM; b <<= 1)
+    waves.push_back(rowCol(m * b, 0));
+  for (int64_t b = 1; b < wN; b <<= 1)
+    waves.push_back(rowCol(0, n * b));
+  // Repetitions over the tile, M first.
+  for (int64_t b = m * wM; b < shape[0]; b <<= 1)
+    regs.push_back(rowCol(b, 0));
+  for (int64_t b = n * wN; b < shape[1]; b <<= 1)
+    regs.push_back(rowCol(0, b));
+  return LinearLayout(shape, std::move(regs), std::move(lanes), std::move(waves));
+}
+
+LinearLayout DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  MfmaLayoutAttr parent = getParent();
+  const bool isA = getOpIdx() == 0;
+  const unsigned kDim = isA ? 1 : 0, nonK = isA ? 0 : 1;
+  const int64_t mn = parent.getInstrShape()[nonK]; // rows of A (columns of B) per instruction
+  const int64_t kWidth = getKWidth(), kInstr = kWidth * (kMfmaWaveSize / mn);
+  const int64_t wM = parent.getWavesPerBlock()[0], wN = parent.getWavesPerBlock()[1];
+  SmallVector<LinearLayout::Basis> regs, lanes, waves;
+  auto along = [&](unsigned dim, int64_t offset) {
+    LinearLayout::Basis b{0, 0};
+    if (offset < shape[dim])
+      b[dim] = offset;
+    return b;
+  };
+  for (int64_t b = 1; b < kWidth; b <<= 1)
+    regs.push_back(along(kDim, b));
+  for (int64_t b = 1; b < mn; b <<= 1)
+    lanes.push_back(along(nonK, b));
+  for (int64_t b = kWidth; b < kInstr; b <<= 1)
+    lanes.push_back(along(kDim, b));
+  // Waves: the parent's grid, M bits first; the other operand's bits replicate.
+  for (int64_t b = 1; b < wM; b <<= 1)
+    waves.push_back(isA ? along(0, mn * b) : LinearLayout::Basis{0, 0});
+  for (int64_t b = 1; b < wN; b <<= 1)
+    waves.push_back(isA ? LinearLayout::Basis{0, 0} : along(1, mn * b));
+  // Repetitions: along K first, then along M (A) or N (B).
+  for (int64_t b = kInstr; b < shape[kDim]; b <<= 1)
+    regs.push_back(along(kDim, b));
+  const int64_t waveSpan = mn * (isA ? wM : wN);
+  for (int64_t b = waveSpan; b < shape[nonK]; b <<= 1)
+    regs.push_back(along(nonK, b));
+  return LinearLayout(shape, std::move(regs), std::move(lanes), std::move(waves));
+}
+
 LinearLayout mlir::tessel::getLinearLayout(RankedTensorType type) {
   return cast<DistributedLayoutAttr>(type.getEncoding()).toLinearLayout(type.getShape());
 }

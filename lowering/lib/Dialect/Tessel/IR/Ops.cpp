@@ -205,3 +205,23 @@ LogicalResult SplitOp::verify() {
     return emitOpError("splitting a 1-D tile gives scalars");
   return success();
 }
+
+LogicalResult DotOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType()), b = cast<RankedTensorType>(getB().getType());
+  auto c = cast<RankedTensorType>(getC().getType());
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be 2-D: [M, K] * [K, N] + [M, N]");
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError("K differs: a is [") << a.getDimSize(0) << ", " << a.getDimSize(1) << "], b is ["
+                                            << b.getDimSize(0) << ", " << b.getDimSize(1) << "]";
+  if (c.getDimSize(0) != a.getDimSize(0) || c.getDimSize(1) != b.getDimSize(1))
+    return emitOpError("the accumulator must be [M, N] = [")
+           << a.getDimSize(0) << ", " << b.getDimSize(1) << "]";
+  Type in = a.getElementType(), acc = c.getElementType();
+  if (in != b.getElementType())
+    return emitOpError("a and b must have one element type");
+  bool floats = in.isF16() || in.isBF16() || in.isF32();
+  if (!(floats && acc.isF32()) && !(in.isInteger(8) && acc.isInteger(32)))
+    return emitOpError("takes f16, bf16 or f32 operands with an f32 accumulator, or i8 with i32");
+  return success();
+}

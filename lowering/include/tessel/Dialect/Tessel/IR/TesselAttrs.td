@@ -67,4 +67,45 @@ def Tessel_SliceLayoutAttr : AttrDef<Tessel_Dialect, "SliceLayout",
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
+def Tessel_MfmaLayoutAttr : AttrDef<Tessel_Dialect, "MfmaLayout",
+    [DeclareAttrInterfaceMethods<Tessel_DistributedLayoutInterface>]> {
+  let mnemonic = "mfma";
+  let summary = "the accumulator layout of an MFMA matrix instruction (CDNA, wave64)";
+  let description = [{
+    The [M, N] result of `tessel.dot` on the matrix cores: the waves form a
+    `wavesPerBlock` = [wM, wN] grid of `instrShape` = [m, n] (32x32 or
+    16x16) output tiles, repeated over the tile (along M first, then N). In
+    one instruction's tile, as AMD's CDNA3 ISA guide gives the D matrix of
+    v_mfma_*_32x32x*: lane l, register r hold row 8 * (r / 4) + 4 * (l / 32)
+    + r % 4 and column l % 32; of v_mfma_*_16x16x*: row 4 * (l / 16) + r,
+    column l % 16.
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"unsigned">:$instrShape,
+    ArrayRefParameter<"unsigned">:$wavesPerBlock);
+  let assemblyFormat = [{
+    `<` `instrShape` `=` `[` $instrShape `]` `,` `wavesPerBlock` `=` `[` $wavesPerBlock `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def Tessel_DotOperandLayoutAttr : AttrDef<Tessel_Dialect, "DotOperandLayout",
+    [DeclareAttrInterfaceMethods<Tessel_DistributedLayoutInterface>]> {
+  let mnemonic = "dot_operand";
+  let summary = "the layout of an operand of a matrix instruction";
+  let description = [{
+    Operand `opIdx` (0: A, [M, K]; 1: B, [K, N]) of a `tessel.dot` whose
+    result has the `parent` MFMA layout. Each lane holds `kWidth` consecutive
+    elements along K per instruction: for A, lane l holds row l % m and K
+    elements kWidth * (l / m) .. + kWidth - 1 (B: column l % n likewise);
+    one instruction covers kWidth * (64 / m) of K. Waves along N share A and
+    waves along M share B (their copies are replicas). Registers run along
+    K first (an instruction's kWidth elements, then the K repetitions), then
+    along M (A) or N (B).
+  }];
+  let parameters = (ins "unsigned":$opIdx, "MfmaLayoutAttr":$parent, "unsigned":$kWidth);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // TESSEL_ATTRS

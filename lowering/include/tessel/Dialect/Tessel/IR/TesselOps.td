@@ -197,6 +197,20 @@ def Tessel_SplitOp : Tessel_Op<"split", [DeclareOpInterfaceMethods<Tessel_LdsScr
 // Facts for the analyses
 //===----------------------------------------------------------------------===//
 
+def Tessel_DotOp : Tessel_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {
+  let summary = "matrix product and accumulate: result = a * b + c";
+  let description = [{
+    a is [M, K], b is [K, N], c and the result [M, N]. a and b share one
+    element type, f16, bf16, f32 (the accumulator f32) or i8 (the
+    accumulator i32). On the matrix cores the result takes an MFMA layout and
+    a and b the matching dot-operand layouts (tessel-assign-layouts).
+  }];
+  let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `*` type($b) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tessel_AssumeOp : Tessel_Op<"assume", []> {
   let summary = "a condition the caller guarantees";
   let arguments = (ins I1:$cond);
