@@ -206,6 +206,8 @@ ValueRef emitUnary(Elementwise op, const OpSite &site, ValueRef a);
 ValueRef emitFma(const OpSite &site, Operand a, Operand b, Operand c, DType elem);
 ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType elem);
 ValueRef emitCast(const OpSite &site, ValueRef a, DType to);
+// a [M, K] * b [K, N] + acc [M, N] (zeros of the accumulator type when null).
+ValueRef emitDot(const OpSite &site, ValueRef a, ValueRef b, const ValueRef *acc);
 ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset);
 ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const Operand *other);
 void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *mask);

@@ -5,6 +5,7 @@
 #include "tessel/Analysis/AxisInfo.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -17,6 +18,11 @@ namespace mlir::tessel {
 
 using namespace mlir;
 using namespace mlir::tessel;
+using ::tessel::DType;
+using ::tessel::lookupTarget;
+using ::tessel::MatrixCore;
+using ::tessel::MatrixInstr;
+using ::tessel::TargetFacts;
 
 namespace {
 
@@ -130,6 +136,7 @@ struct LayoutGroup {
   // tessel.expand_dims, or it is the result of tessel.reduce.
   std::optional<std::pair<unsigned, Value>> sliceOf; // (axis, a value of the parent group)
   std::optional<unsigned> scanAxis; // a scan runs along this dim: one chunk per thread
+  Attribute fixed; // a matrix-core layout a dot gives the group
   Attribute layout;
   bool resolving = false;
 };
@@ -148,12 +155,15 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       return signalPassFailure();
     numWarps_ = config->numWarps;
     waveSize_ = config->waveSize;
+    StringAttr target = tesselDialect(module.getContext()).getTargetAttrHelper().getAttr(module);
+    arch_ = target ? target.getValue().str() : "";
     for (auto func : module.getOps<func::FuncOp>())
       if (failed(assign(func)))
         return signalPassFailure();
   }
 
   unsigned numWarps_ = 4, waveSize_ = 64;
+  std::string arch_;
   UnionFind uf_;
   llvm::DenseMap<unsigned, LayoutGroup> groups_;
 
@@ -188,6 +198,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
     };
     SmallVector<SliceConstraint> constraints;
     SmallVector<ScanOp> scans;
+    SmallVector<DotOp> dots;
     // Tile arguments (tests of the pass) may have no users: give them a group too.
     for (BlockArgument arg : func.getArguments())
       if (isTile(arg))
@@ -217,6 +228,13 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       }
       if (auto scan = dyn_cast<ScanOp>(op))
         scans.push_back(scan);
+      // A dot's accumulator and result share the matrix-core layout; its
+      // operands, each a conversion of its own, take the operand layouts.
+      if (auto dot = dyn_cast<DotOp>(op)) {
+        dots.push_back(dot);
+        uniteOrCut(dot.getResult(), dot.getC(), op);
+        return;
+      }
       // A loop-carried tile has one layout: its initial value, the body's
       // block argument, what the body yields and the loop's result. Where
       // they disagree the value is converted on the way in (before the loop,
@@ -302,6 +320,9 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
           use.set(copy);
       return true;
     }
+    for (DotOp dot : dots)
+      if (isolateDotOperands(dot))
+        return true;
     // A group's shape: the extents its members agree on (1 where all are 1).
     for (unsigned i = 0; i < uf_.values.size(); ++i) {
       unsigned root = uf_.find(i);
@@ -319,6 +340,9 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       }
       g.sliceOf = {c.axis, c.parent};
     }
+    for (DotOp dot : dots)
+      if (failed(fixDotLayouts(dot)))
+        return failure();
     // A scan needs one contiguous chunk per thread along its axis: a slice
     // layout, or a group scanned along another axis too, cannot give it that.
     for (ScanOp scan : scans) {
@@ -331,6 +355,80 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       g.scanAxis = scan.getAxis();
     }
     return false;
+  }
+
+  // Gives each operand of `dot` a conversion of its own (from whatever
+  // layout its producer has to the operand layout). False when it has them.
+  bool isolateDotOperands(DotOp dot) {
+    bool changed = false;
+    for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
+      Value v = operand->get();
+      if (auto convert = v.getDefiningOp<ConvertLayoutOp>(); convert && v.hasOneUse())
+        continue;
+      OpBuilder b(dot);
+      auto type = cast<RankedTensorType>(v.getType());
+      operand->set(b.create<ConvertLayoutOp>(dot.getLoc(), RankedTensorType::get(type.getShape(), type.getElementType()), v));
+      changed = true;
+    }
+    return changed;
+  }
+
+  // The matrix instruction and wave grid for `dot` (the target table's
+  // largest instruction that fits), fixed on the groups of its result and
+  // operands.
+  LogicalResult fixDotLayouts(DotOp dot) {
+    auto a = cast<RankedTensorType>(dot.getA().getType()), c = cast<RankedTensorType>(dot.getC().getType());
+    const int64_t M = c.getDimSize(0), N = c.getDimSize(1), K = a.getDimSize(1);
+    const TargetFacts *target = lookupTarget(arch_);
+    auto dtypeOf = [](Type t) -> std::optional<DType> {
+      if (t.isF16()) return DType::F16;
+      if (t.isBF16()) return DType::BF16;
+      if (t.isF32()) return DType::F32;
+      if (t.isInteger(8)) return DType::I8;
+      if (t.isInteger(32)) return DType::I32;
+      return std::nullopt;
+    };
+    std::optional<DType> in = dtypeOf(a.getElementType()), acc = dtypeOf(c.getElementType());
+    const MatrixInstr *chosen = nullptr;
+    std::vector<MatrixInstr> candidates;
+    if (target && in && acc)
+      candidates = target->matrixInstrsFor(*in, *acc);
+    for (const MatrixInstr &i : candidates)
+      if (i.kind == MatrixCore::Mfma && i.m <= M && i.n <= N && K % i.k == 0) {
+        chosen = &i;
+        break;
+      }
+    if (!chosen)
+      return dot.emitError() << "no matrix instruction of " << arch_ << " takes this dot (" << a.getElementType()
+                             << " operands, [" << M << ", " << N << ", " << K
+                             << "]); tessel lowers dot to MFMA (gfx90a, gfx942, gfx950) only so far";
+    // Waves split M and N, the longer first, while there are instruction
+    // tiles to share; any left over replicate.
+    unsigned wM = 1, wN = 1;
+    for (unsigned left = numWarps_; left > 1; left /= 2) {
+      int64_t tilesM = M / (int64_t(chosen->m) * wM), tilesN = N / (int64_t(chosen->n) * wN);
+      if (tilesM >= tilesN && tilesM > 1)
+        wM *= 2;
+      else if (tilesN > 1)
+        wN *= 2;
+      else
+        wM *= 2;
+    }
+    MLIRContext *ctx = dot.getContext();
+    auto mfma = MfmaLayoutAttr::get(ctx, {chosen->m, chosen->n}, {wM, wN});
+    unsigned kWidth = chosen->k / (64 / chosen->m);
+    auto fix = [&](Value v, Attribute layout) -> LogicalResult {
+      LayoutGroup &g = groupOf(v);
+      if (g.fixed && g.fixed != layout)
+        return dot.emitError("this dot's accumulator is also another dot's, in another matrix layout");
+      g.fixed = layout;
+      return success();
+    };
+    if (failed(fix(dot.getResult(), mfma)) ||
+        failed(fix(dot.getA(), DotOperandLayoutAttr::get(ctx, 0, mfma, kWidth))) ||
+        failed(fix(dot.getB(), DotOperandLayoutAttr::get(ctx, 1, mfma, kWidth))))
+      return failure();
+    return success();
   }
 
   // Moves a scan's operands and results through layout conversions so that
@@ -417,6 +515,8 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       LayoutGroup &g = groups_[root];
       if (g.layout)
         return g.layout;
+      if (g.fixed)
+        return g.layout = g.fixed;
       if (g.sliceOf) {
         unsigned parentRoot = rootOf(g.sliceOf->second);
         if (g.resolving)

@@ -1,0 +1,49 @@
+// RUN: tessel-opt %s -split-input-file --tessel-assign-layouts | FileCheck %s
+
+// A 128x128x64 f16 dot on gfx942 with 4 waves: the 32x32x8 instruction, a
+// 2 x 2 wave grid; the loaded operands are converted to the operand layouts
+// (kWidth 4 halves per lane); the accumulator, the result and the store
+// share the MFMA layout.
+// CHECK-DAG: #[[MFMA:.*]] = #tessel.mfma<instrShape = [32, 32], wavesPerBlock = [2, 2]>
+// CHECK-DAG: #[[A:.*]] = #tessel.dot_operand<opIdx = 0, parent = #[[MFMA]], kWidth = 4>
+// CHECK-DAG: #[[B:.*]] = #tessel.dot_operand<opIdx = 1, parent = #[[MFMA]], kWidth = 4>
+// CHECK-LABEL: func.func @matmul_block(
+// CHECK: %[[ACC:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #[[MFMA]]>
+// CHECK: %[[CA:.*]] = tessel.convert_layout %{{.*}} : tensor<128x64xf16, #{{.*}}> -> tensor<128x64xf16, #[[A]]>
+// CHECK: %[[CB:.*]] = tessel.convert_layout %{{.*}} : tensor<64x128xf16, #{{.*}}> -> tensor<64x128xf16, #[[B]]>
+// CHECK: tessel.dot %[[CA]], %[[CB]], %[[ACC]] : tensor<128x64xf16, #[[A]]> * tensor<64x128xf16, #[[B]]> -> tensor<128x128xf32, #[[MFMA]]>
+// CHECK: tessel.store {{.*}} : (tensor<128x128x!tessel.ptr<f32>, #[[MFMA]]>, tensor<128x128xf32, #[[MFMA]]>)
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @matmul_block(%a: !tessel.ptr<f16>, %b: !tessel.ptr<f16>, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+    %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+    %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f16>>
+    %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+    %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+    %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+    %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f16>>
+    %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+    %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %d = tessel.dot %va, %vb, %zero : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %d : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A 16-row block takes the 16x16x16 instruction; four waves split N.
+// CHECK: #tessel.mfma<instrShape = [16, 16], wavesPerBlock = [1, 4]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @thin(%x: tensor<16x32xf16>, %y: tensor<32x64xf16>, %p: tensor<16x64x!tessel.ptr<f32>>) {
+    %zero = arith.constant dense<0.0> : tensor<16x64xf32>
+    %d = tessel.dot %x, %y, %zero : tensor<16x32xf16> * tensor<32x64xf16> -> tensor<16x64xf32>
+    tessel.store %p, %d : (tensor<16x64x!tessel.ptr<f32>>, tensor<16x64xf32>) -> ()
+    return
+  }
+}
