@@ -33,7 +33,8 @@ template <class E, class Acc>
 Tile<Acc> dot(const Tile<E> &a, const Tile<E> &b, const Tile<Acc> &acc,
               source_location loc = source_location::current()) {
   detail::checkDot<E, Acc>();
-  return Tile<Acc>(detail::emitDot({"dot", detail::toSourceLoc(loc)}, a.ref(), b.ref(), &acc.ref()));
+  detail::ValueRef c = acc.ref();
+  return Tile<Acc>(detail::emitDot({"dot", detail::toSourceLoc(loc)}, a.ref(), b.ref(), &c));
 }
 
 // a [M, K] times b [K, N] from a zero accumulator.

@@ -365,3 +365,42 @@ TEST_CASE("a tile made inside a combine function cannot leave it") {
   });
   CHECK(msg == at(__FILE__, line) + "add: uses a tile made inside a combine function outside of it");
 }
+
+TEST_CASE("dot errors name the line") {
+  int line = 0;
+  std::string msg = errorOf([&] {
+    traceBody([&] {
+      auto a = zeros<f16>({32, 16}), b = zeros<f16>({32, 32});
+      line = __LINE__ + 1;
+      dot(a, b);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) +
+                   "dot: the inner dimensions differ: a is [32, 16] and b is [32, 32] (a [M, K] times b [K, N])");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto a = zeros<f16>({8, 16}), b = zeros<f16>({16, 32});
+      line = __LINE__ + 1;
+      dot(a, b);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "dot: M, N and K must be at least 16 (the matrix instructions' smallest tile), "
+                                    "not M = 8, N = 32, K = 16");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto a = zeros<f16>({16, 16}), b = zeros<f16>({16, 32});
+      auto acc = zeros<float>({32, 32});
+      line = __LINE__ + 1;
+      dot(a, b, acc);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "dot: the accumulator must be [M, N] = [16, 32], not [32, 32]");
+  msg = errorOf([&] {
+    traceBody([&] {
+      auto a = zeros<f16>({16}), b = zeros<f16>({16, 32});
+      line = __LINE__ + 1;
+      dot(a, b);
+    });
+  });
+  CHECK(msg == at(__FILE__, line) + "dot: takes 2-D tiles [M, K] and [K, N], not [16] and [16, 32]");
+}

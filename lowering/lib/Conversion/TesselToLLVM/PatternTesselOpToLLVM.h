@@ -50,6 +50,9 @@ void populateScanOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
 // convert_layout, reshape, permute, join, split: through LDS.
 void populateConvertLayoutOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                            const TargetInfo &target, RewritePatternSet &patterns);
+// dot on the matrix cores (DotOpToLLVM/MFMA.cpp).
+void populateDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                                 RewritePatternSet &patterns);
 // The kernel function and its return; scf ops carrying tiles (structural).
 void populateControlFlowOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                          const TargetInfo &target, RewritePatternSet &patterns,

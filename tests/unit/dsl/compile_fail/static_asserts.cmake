@@ -28,7 +28,9 @@ set(_dsl_cf_cases
   "24|max and min need numeric tiles"
   "25|is not contextually convertible to 'bool'"
   "26|the body of for_range takes the induction variable, an i32"
-  "27|no matching function for call to 'for_range'")
+  "27|no matching function for call to 'for_range'"
+  "28|dot takes half, bfloat16, float or int8_t tiles"
+  "29|dot accumulates half, bfloat16 and float products in float")
 foreach(_case IN LISTS _dsl_cf_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _n)

@@ -69,6 +69,12 @@ void kernel(Ptr<f32> x, i32 n) {
 #elif CASE == 27
   int r = 0;
   for_range(0, f, 4, [&](i32) {}); // a float bound
+#elif CASE == 28
+  auto r = dot(i, i); // int32 tiles
+#elif CASE == 29
+  auto h = cast<half>(f);
+  auto acc = zeros<half>({4, 4});
+  auto r = dot(h, h, acc); // a half accumulator
 #else
   int r = 0; // CASE 0 compiles: the harness itself works
 #endif

@@ -1,0 +1,133 @@
+// tessel.dot on the CDNA matrix cores: one MFMA instruction per (M, N)
+// instruction tile of the wave and K step. The operand layouts put the
+// kWidth elements an instruction takes from a lane in consecutive registers
+// (Layouts.cpp), so each instruction's A and B are a vector of registers,
+// bitcast to the intrinsic's operand type; the accumulator tile's registers
+// go in and come out as one vector.
+#include "../PatternTesselOpToLLVM.h"
+
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+#include "tessel/lowering/target.hpp"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+std::optional<::tessel::DType> dtypeOf(Type t) {
+  using ::tessel::DType;
+  if (t.isF16()) return DType::F16;
+  if (t.isBF16()) return DType::BF16;
+  if (t.isF32()) return DType::F32;
+  if (t.isInteger(8)) return DType::I8;
+  if (t.isInteger(32)) return DType::I32;
+  return std::nullopt;
+}
+
+// The LLVM type an MFMA intrinsic takes a lane's kWidth `elem` operands as
+// (IntrinsicsAMDGPU.td): f32 one float; f16 <kWidth x half>; bf16 <4 x i16>
+// for the .1k forms, <8 x bfloat> for gfx950's; i8 packed into i32 or i64,
+// or <4 x i32> for 16 of them.
+Type operandType(MLIRContext *ctx, Type elem, unsigned kWidth, StringRef intrinsic) {
+  if (kWidth == 1)
+    return elem;
+  if (elem.isBF16() && intrinsic.ends_with(".1k"))
+    return VectorType::get({kWidth}, IntegerType::get(ctx, 16));
+  if (elem.isInteger(8)) {
+    unsigned bits = kWidth * 8;
+    return bits <= 64 ? Type(IntegerType::get(ctx, bits)) : Type(VectorType::get({bits / 32}, IntegerType::get(ctx, 32)));
+  }
+  return VectorType::get({kWidth}, elem);
+}
+
+struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+
+  LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto cType = cast<RankedTensorType>(op.getC().getType());
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto mfma = dyn_cast_or_null<MfmaLayoutAttr>(cType.getEncoding());
+    auto aLayout = dyn_cast_or_null<DotOperandLayoutAttr>(aType.getEncoding());
+    auto bLayout = dyn_cast_or_null<DotOperandLayoutAttr>(cast<RankedTensorType>(op.getB().getType()).getEncoding());
+    if (!mfma || !aLayout || !bLayout || aLayout.getParent() != mfma || bLayout.getParent() != mfma ||
+        aLayout.getKWidth() != bLayout.getKWidth())
+      return op.emitError("tessel.dot needs an MFMA accumulator and matching operand layouts "
+                          "(run tessel-assign-layouts)");
+    const int64_t M = cType.getDimSize(0), N = cType.getDimSize(1), K = aType.getDimSize(1);
+    const unsigned m = mfma.getInstrShape()[0], n = mfma.getInstrShape()[1];
+    const unsigned wM = mfma.getWavesPerBlock()[0], wN = mfma.getWavesPerBlock()[1];
+    const unsigned kWidth = aLayout.getKWidth(), kInstr = kWidth * (64 / m);
+    Type inElem = aType.getElementType(), accElem = cType.getElementType();
+
+    // The instruction: the target table's entry of this shape and types.
+    const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(target.arch().str());
+    std::optional<::tessel::DType> in = dtypeOf(inElem), acc = dtypeOf(accElem);
+    const char *intrinsic = nullptr;
+    if (facts && in && acc)
+      for (const ::tessel::MatrixInstr &i : facts->matrixInstrsFor(*in, *acc))
+        if (i.kind == ::tessel::MatrixCore::Mfma && i.m == m && i.n == n && i.k == kInstr)
+          intrinsic = i.intrinsic;
+    if (!intrinsic)
+      return op.emitError() << "no MFMA instruction " << m << "x" << n << "x" << kInstr << " for " << inElem
+                            << " on " << target.arch();
+
+    const int64_t repsM = std::max<int64_t>(1, M / (int64_t(m) * wM));
+    const int64_t repsN = std::max<int64_t>(1, N / (int64_t(n) * wN));
+    const int64_t repsK = K / kInstr;
+    const int64_t instrRegs = int64_t(m) * n / 64;
+    SmallVector<Value> a = registersOf(adaptor.getA()), b = registersOf(adaptor.getB());
+    SmallVector<Value> accRegs = registersOf(adaptor.getC());
+    if (int64_t(a.size()) != kWidth * repsK * repsM || int64_t(b.size()) != kWidth * repsK * repsN ||
+        int64_t(accRegs.size()) != instrRegs * repsM * repsN)
+      return op.emitError("tessel.dot: operand registers do not match the layouts (compiler bug)");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type operand = operandType(ctx, inElem, kWidth, intrinsic);
+    auto accVecType = VectorType::get({instrRegs}, accElem);
+    Type i32 = rewriter.getI32Type();
+    Value zero = rewriter.create<LLVM::ConstantOp>(loc, i32, rewriter.getI32IntegerAttr(0));
+    auto pack = [&](ArrayRef<Value> regs) -> Value {
+      if (kWidth == 1)
+        return regs[0];
+      auto vecType = VectorType::get({kWidth}, inElem);
+      Value v = rewriter.create<LLVM::PoisonOp>(loc, vecType);
+      for (unsigned e = 0; e < kWidth; ++e)
+        v = rewriter.create<LLVM::InsertElementOp>(
+            loc, v, regs[e], rewriter.create<LLVM::ConstantOp>(loc, i32, rewriter.getI32IntegerAttr(e)));
+      return vecType == operand ? v : rewriter.create<LLVM::BitcastOp>(loc, operand, v).getResult();
+    };
+    for (int64_t rn = 0; rn < repsN; ++rn)
+      for (int64_t rm = 0; rm < repsM; ++rm) {
+        const int64_t base = instrRegs * (rm + repsM * rn);
+        Value d = rewriter.create<LLVM::PoisonOp>(loc, accVecType);
+        for (int64_t r = 0; r < instrRegs; ++r)
+          d = rewriter.create<LLVM::InsertElementOp>(
+              loc, d, accRegs[base + r], rewriter.create<LLVM::ConstantOp>(loc, i32, rewriter.getI32IntegerAttr(r)));
+        for (int64_t rk = 0; rk < repsK; ++rk) {
+          Value av = pack(ArrayRef<Value>(a).slice(kWidth * (rk + repsK * rm), kWidth));
+          Value bv = pack(ArrayRef<Value>(b).slice(kWidth * (rk + repsK * rn), kWidth));
+          // cbsz, abid, blgp = 0: no broadcast between blocks.
+          d = rewriter
+                  .create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic),
+                                                 ValueRange{av, bv, d, zero, zero, zero})
+                  .getResult(0);
+        }
+        for (int64_t r = 0; r < instrRegs; ++r)
+          accRegs[base + r] = rewriter.create<LLVM::ExtractElementOp>(
+              loc, d, rewriter.create<LLVM::ConstantOp>(loc, i32, rewriter.getI32IntegerAttr(r)));
+      }
+    rewriter.replaceOpWithMultiple(op, {accRegs});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tessel::populateDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                                               RewritePatternSet &patterns) {
+  patterns.add<DotOpMfmaConversion>(converter, target);
+}
