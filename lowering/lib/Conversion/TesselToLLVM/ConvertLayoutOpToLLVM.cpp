@@ -47,6 +47,38 @@ public:
   Value linear(ArrayRef<Value> coords, ArrayRef<int64_t> shape) {
     return emitLinearIndex(b_, loc_, coords, shape);
   }
+
+  // A layout conversion by `plan`: runs of plan.writeVec (readVec) registers
+  // move as one vector access.
+  void convert(Value src, ValueRange regs, const LdsStaging &plan) {
+    pad_ = plan.pad;
+    auto index = [&](ArrayRef<Value> c) {
+      SmallVector<Value> coords;
+      SmallVector<int64_t> shape;
+      for (auto it = plan.order.rbegin(); it != plan.order.rend(); ++it) { // slowest first
+        coords.push_back(c[*it]);
+        shape.push_back(dstShape()[*it]);
+      }
+      return emitLinearIndex(b_, loc_, coords, shape);
+    };
+    SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b_, loc_, target_, src.getType());
+    onlyOwners(b_, loc_, target_, src.getType(), [&] {
+      for (size_t r = 0; r < regs.size(); r += plan.writeVec)
+        target_.ldsStore(b_, loc_, op_, slotBytes(index(coords[r])), pack(regs.slice(r, plan.writeVec)));
+    });
+    target_.barrier(b_, loc_);
+    SmallVector<Value> out;
+    SmallVector<SmallVector<Value>> dstCoords = emitRegisterCoords(b_, loc_, target_, dstType_);
+    for (size_t r = 0; r < dstCoords.size(); r += plan.readVec) {
+      Type type = plan.readVec == 1 ? elem_ : Type(VectorType::get({plan.readVec}, elem_));
+      Value v = target_.ldsLoad(b_, loc_, op_, slotBytes(index(dstCoords[r])), type);
+      for (int64_t e = 0; e < plan.readVec; ++e)
+        out.push_back(plan.readVec == 1 ? v
+                                        : b_.create<LLVM::ExtractElementOp>(loc_, v, i32Value(b_, loc_, e)).getResult());
+    }
+    target_.barrier(b_, loc_);
+    b_.replaceOpWithMultiple(op_, {out});
+  }
   // Index of half `half` of an element whose last dim (of 2) was split off.
   Value pair(Value index, int64_t half) {
     return b_.create<LLVM::AddOp>(loc_, b_.create<LLVM::MulOp>(loc_, index, i32Value(b_, loc_, 2)),
@@ -55,12 +87,23 @@ public:
   ArrayRef<int64_t> dstShape() const { return shapeOf(dstType_); }
 
 private:
-  // Element index -> byte offset, with the padding ldsPaddedSlots counts.
+  // Element index -> byte offset, with the padding ldsPaddedSlots (or the
+  // staging plan's) counts: pad_ elements after every 32 * pad_.
   Value slotBytes(Value index) {
-    Value padded = b_.create<LLVM::AddOp>(
-        loc_, index, b_.create<LLVM::LShrOp>(loc_, index, i32Value(b_, loc_, 5)));
+    Value chunk = b_.create<LLVM::UDivOp>(loc_, index, i32Value(b_, loc_, 32 * pad_));
+    Value padded = b_.create<LLVM::AddOp>(loc_, index, b_.create<LLVM::MulOp>(loc_, chunk, i32Value(b_, loc_, pad_)));
     return b_.create<LLVM::MulOp>(loc_, padded, i32Value(b_, loc_, bytes_));
   }
+  // Registers as one value: the register itself, or a vector of them.
+  Value pack(ValueRange regs) {
+    if (regs.size() == 1)
+      return regs[0];
+    Value v = b_.create<LLVM::PoisonOp>(loc_, VectorType::get({int64_t(regs.size())}, regs[0].getType()));
+    for (size_t e = 0; e < regs.size(); ++e)
+      v = b_.create<LLVM::InsertElementOp>(loc_, v, regs[e], i32Value(b_, loc_, e));
+    return v;
+  }
+  int64_t pad_ = 1;
 
   Operation *op_;
   ConversionPatternRewriter &b_;
@@ -79,9 +122,8 @@ struct ConvertLayoutOpConversion : TesselOpToLLVMPattern<ConvertLayoutOp> {
       return success();
     }
     ThroughLds lds(op, rewriter, target, converter);
-    auto index = [&](ArrayRef<Value> c) { return lds.linear(c, lds.dstShape()); };
-    lds.write(op.getSrc(), adaptor.getSrc(), index);
-    lds.readAndReplace(index);
+    lds.convert(op.getSrc(), adaptor.getSrc(),
+                planLdsStaging(cast<RankedTensorType>(op.getSrc().getType()), op.getType()));
     return success();
   }
 };

@@ -198,6 +198,34 @@ LogicalResult mlir::tessel::verifyEveryTileHasLayout(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
+LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType dst) {
+  LdsStaging plan;
+  const unsigned rank = dst.getRank();
+  LinearLayout from = getLinearLayout(src), to = getLinearLayout(dst);
+  // Fastest: where the destination's runs are longest (then the source's, then the last dim).
+  unsigned fastest = rank - 1;
+  int64_t best = 0;
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t score = to.contiguousRegisters(d) * 64 + from.contiguousRegisters(d);
+    if (score > best || (score == best && d == rank - 1)) {
+      best = score;
+      fastest = d;
+    }
+  }
+  plan.order.push_back(fastest);
+  for (int d = int(rank) - 1; d >= 0; --d)
+    if (unsigned(d) != fastest)
+      plan.order.push_back(d);
+  // Vector widths: pointers and bools move one at a time.
+  Type elem = dst.getElementType();
+  int64_t maxElems = (isa<PtrType>(elem) || elem.isInteger(1)) ? 1 : std::max<int64_t>(1, 16 / ldsElementBytes(dst));
+  maxElems = std::min<int64_t>(maxElems, dst.getDimSize(fastest));
+  plan.writeVec = std::min(maxElems, from.contiguousRegisters(fastest));
+  plan.readVec = std::min(maxElems, to.contiguousRegisters(fastest));
+  plan.pad = std::max(plan.writeVec, plan.readVec);
+  return plan;
+}
+
 int64_t mlir::tessel::ldsScratchBytes(Operation *op) {
   if (auto scratch = dyn_cast<LdsScratchOpInterface>(op))
     return scratch.getLdsScratchBytes();

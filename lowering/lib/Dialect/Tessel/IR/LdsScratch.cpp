@@ -36,7 +36,10 @@ int64_t ScanOp::getLdsScratchBytes() { return perWaveBytes(getSrcs(), getAxis())
 std::string ScanOp::describeLdsUse() { return "a scan across waves"; }
 
 int64_t ConvertLayoutOp::getLdsScratchBytes() {
-  return isRegisterRenaming(*this) ? 0 : tileBytes(getSrc());
+  if (isRegisterRenaming(*this))
+    return 0;
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  return planLdsStaging(src, getType()).paddedSlots(src.getNumElements()) * ldsElementBytes(src);
 }
 std::string ConvertLayoutOp::describeLdsUse() { return "a layout conversion"; }
 

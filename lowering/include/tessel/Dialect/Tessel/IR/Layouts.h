@@ -40,6 +40,20 @@ int64_t ldsElementBytes(Type type);
 // padding after every 32 so that rows of a transposed access fall in
 // different banks.
 inline int64_t ldsPaddedSlots(int64_t elements) { return elements + elements / 32; }
+// How a layout conversion stages a tile in LDS. Elements sit at a linear
+// index over `order` (fastest dimension first: the one the destination
+// layout holds the longest register runs along, so its reads are vectors);
+// `writeVec`/`readVec` elements move per LDS access (runs of consecutive
+// registers along order[0], at most 16 bytes); after every 32 * pad
+// elements, `pad` elements are skipped (pad a multiple of both widths, so a
+// vector never straddles the gap and stays aligned).
+struct LdsStaging {
+  SmallVector<unsigned> order;
+  int64_t writeVec = 1, readVec = 1, pad = 1;
+  int64_t paddedSlots(int64_t elements) const { return elements + elements / (32 * pad) * pad; }
+};
+LdsStaging planLdsStaging(RankedTensorType src, RankedTensorType dst);
+
 // Bytes of LDS `op` needs while it runs (LdsScratchOpInterface); 0 if none.
 int64_t ldsScratchBytes(Operation *op);
 // The offset the LDS plan gave `op` (0 before planning).

@@ -1,0 +1,94 @@
+// Matrix multiply blocks on the matrix cores: what the compiled main loop is
+// made of, per target, and the cold compile time. Prints numbers; asserts
+// nothing.
+//
+//   build/bench/bench-matmul
+//
+// For each target: MFMA instructions in the code object against the count
+// the block needs (BM * BN * BK / instruction size / waves, per K step),
+// LDS reads and writes by width, global loads by width, VGPRs, spills and
+// LDS bytes against the plan.
+#include <tessel/tessel.hpp>
+
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/compile.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <regex>
+#include <string>
+#include <vector>
+
+using namespace tessel;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+void matmul(Ptr<half> a, Ptr<half> b, Ptr<float> c, i32 M, i32 N, i32 K, Const<int> BM, Const<int> BN,
+            Const<int> BK) {
+  auto rows = program_id(0) * BM + arange(0, BM);
+  auto cols = program_id(1) * BN + arange(0, BN);
+  auto ks = arange(0, BK);
+  auto acc = zeros<float>({BM, BN});
+  for_range(0, K, BK, [&](i32 k) {
+    auto ka = k + ks;
+    auto ta = load(a + expand_dims(rows, 1) * K + expand_dims(ka, 0));
+    auto tb = load(b + expand_dims(ka, 1) * N + expand_dims(cols, 0));
+    acc = dot(ta, tb, acc);
+  });
+  store(c + expand_dims(rows, 1) * N + expand_dims(cols, 0), acc);
+}
+
+bool contains(const std::string &text, const char *what) { return text.find(what) != std::string::npos; }
+
+size_t count(const std::string &text, const std::string &pattern) {
+  std::regex re(pattern);
+  return size_t(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+long field(const std::string &text, const std::string &name) {
+  std::smatch m;
+  std::regex re("\\." + name + "\\s+(\\d+)");
+  return std::regex_search(text, m, re) ? std::stol(m[1].str()) : -1;
+}
+
+} // namespace
+
+int main() {
+  const int BM = 128, BN = 128, BK = 64;
+  const unsigned warps = 4;
+  Device dev = Device::emulator("gfx942"); // only for buffers to trace with
+  auto a = dev.alloc<half>(16), b = dev.alloc<half>(16);
+  auto c = dev.alloc<float>(16);
+  auto kernel = jit<matmul>();
+  std::printf("matmul block %dx%dx%d f16 -> f32, %u waves, K = 4096 (512x512 C)\n", BM, BN, BK, warps);
+  for (const char *arch : {"gfx90a", "gfx942", "gfx950"}) {
+    detail::TraceRequest request = kernel.trace(a, b, c, 512, 512, 4096, BM, BN, BK);
+    std::vector<double> times;
+    CompiledKernel k;
+    for (int i = 0; i < 3; ++i) {
+      auto t0 = Clock::now();
+      k = compileTrace(request.trace, request.spec, {arch, warps});
+      times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    std::sort(times.begin(), times.end());
+    const std::string &s = k.assembly;
+    size_t mfma = count(s, R"(\bv_mfma_\w+)");
+    // One instruction covers 32x32x8 (or 16x16x16) = 8192 (4096) products.
+    size_t perInstr = contains(k.tileIR, "instrShape = [32, 32]") ? 32 * 32 * 8 : 16 * 16 * 16;
+    if (contains(k.tileIR, "x16.f16") || contains(s, "v_mfma_f32_32x32x16")) perInstr *= 2;
+    std::printf("%s: cold compile %.1f ms (median of 3); MFMA %zu in the code object, %zu per K step needed; "
+                "ds_read b128/b64/b32/u16 %zu/%zu/%zu/%zu, ds_write b128/b64/b32/b16 %zu/%zu/%zu/%zu; "
+                "global_load dwordx4/x2/dword/ushort %zu/%zu/%zu/%zu; VGPRs %ld, spills %ld, LDS %ld bytes "
+                "(plan %u)\n",
+                arch, times[1], mfma, size_t(BM) * BN * BK / perInstr / warps, count(s, R"(ds_read_b128)"),
+                count(s, R"(ds_read_b64)"), count(s, R"(ds_read_b32)"), count(s, R"(ds_read_u16)"),
+                count(s, R"(ds_write_b128)"), count(s, R"(ds_write_b64)"), count(s, R"(ds_write_b32)"),
+                count(s, R"(ds_write_b16)"), count(s, R"(global_load_dwordx4)"), count(s, R"(global_load_dwordx2)"),
+                count(s, R"(global_load_dword\b)"), count(s, R"(global_load_ushort)"),
+                field(s, "amdhsa_next_free_vgpr"), field(s, "amdhsa_private_segment_fixed_size"),
+                field(s, "amdhsa_group_segment_fixed_size"), unsigned(k.ldsBytes));
+  }
+  return 0;
+}
