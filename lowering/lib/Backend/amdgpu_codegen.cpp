@@ -13,7 +13,21 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
+#include <llvm/MC/MCAsmBackend.h>
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCCodeEmitter.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCInstrInfo.h>
+#include <llvm/MC/MCObjectFileInfo.h>
+#include <llvm/MC/MCObjectWriter.h>
+#include <llvm/MC/MCParser/MCAsmParser.h>
+#include <llvm/MC/MCParser/MCTargetAsmParser.h>
+#include <llvm/MC/MCRegisterInfo.h>
+#include <llvm/MC/MCStreamer.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/MCTargetOptions.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/SourceMgr.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/FileSystem.h>
@@ -37,6 +51,7 @@ void LLVMInitializeAMDGPUTargetInfo();
 void LLVMInitializeAMDGPUTarget();
 void LLVMInitializeAMDGPUTargetMC();
 void LLVMInitializeAMDGPUAsmPrinter();
+void LLVMInitializeAMDGPUAsmParser();
 }
 
 namespace tessel {
@@ -54,6 +69,7 @@ void initializeAmdgpuOnce() {
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();
   });
 }
 
@@ -216,6 +232,49 @@ std::string emit(llvm::Module &module, llvm::TargetMachine &machine, llvm::CodeG
   return std::string(buffer.str());
 }
 
+// The object of assembly text `text` (what `machine` printed): the MC
+// assembler, as `clang -c kernel.s` would run it. Much cheaper than running
+// code generation a second time for the object.
+std::string assemble(const std::string &text, llvm::TargetMachine &machine) {
+  const llvm::Target &target = machine.getTarget();
+  const llvm::Triple &triple = machine.getTargetTriple();
+  llvm::MCTargetOptions options;
+  std::unique_ptr<llvm::MCRegisterInfo> registers(target.createMCRegInfo(triple));
+  std::unique_ptr<llvm::MCAsmInfo> asmInfo(target.createMCAsmInfo(*registers, triple, options));
+  std::unique_ptr<llvm::MCInstrInfo> instructions(target.createMCInstrInfo());
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target.createMCSubtargetInfo(triple, machine.getTargetCPU(), machine.getTargetFeatureString()));
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "kernel.s"), llvm::SMLoc());
+  std::string messages;
+  sources.setDiagHandler(
+      [](const llvm::SMDiagnostic &d, void *out) {
+        llvm::raw_string_ostream os(*static_cast<std::string *>(out));
+        d.print("tessel", os, /*ShowColors=*/false);
+      },
+      &messages);
+  llvm::MCContext context(triple, asmInfo.get(), registers.get(), subtarget.get(), &sources, &options);
+  std::unique_ptr<llvm::MCObjectFileInfo> files(target.createMCObjectFileInfo(context, /*PIC=*/true));
+  context.setObjectFileInfo(files.get());
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  std::unique_ptr<llvm::MCAsmBackend> backend(target.createMCAsmBackend(*subtarget, *registers, options));
+  std::unique_ptr<llvm::MCObjectWriter> writer = backend->createObjectWriter(stream);
+  std::unique_ptr<llvm::MCCodeEmitter> emitter(target.createMCCodeEmitter(*instructions, context));
+  std::unique_ptr<llvm::MCStreamer> streamer(target.createMCObjectStreamer(
+      triple, context, std::move(backend), std::move(writer), std::move(emitter), *subtarget));
+  std::unique_ptr<llvm::MCAsmParser> parser(llvm::createMCAsmParser(sources, context, *streamer, *asmInfo));
+  std::unique_ptr<llvm::MCTargetAsmParser> targetParser(
+      target.createMCAsmParser(*subtarget, *parser, *instructions, options));
+  if (!targetParser)
+    throw Error("the AMDGPU assembler is not available (a tessel build problem)");
+  parser->setTargetParser(*targetParser);
+  if (parser->Run(/*NoInitialTextSection=*/false))
+    throw Error("assembling the AMDGPU kernel failed (a tessel compiler bug): " + messages);
+  streamer->finish();
+  return std::string(buffer.str());
+}
+
 std::string temporaryPath(const char *suffix) {
   llvm::SmallString<128> path;
   if (std::error_code error = llvm::sys::fs::createTemporaryFile("tessel-kernel", suffix, path))
@@ -336,17 +395,14 @@ AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &tar
   llvm::internalizeModule(*kernel, isKernel);
 
   optimize(*kernel, *machine);
-  std::unique_ptr<llvm::Module> forAssembly = llvm::CloneModule(*kernel);
   AmdgpuCode code;
-  code.assembly = emit(*forAssembly, *machine, llvm::CodeGenFileType::AssemblyFile);
-  // Checked before the object is emitted, which would report the same errors again.
+  code.assembly = emit(*kernel, *machine, llvm::CodeGenFileType::AssemblyFile);
   if (diagnostics.hasErrors())
     throw Error(std::string("AMDGPU code generation for ") + target.arch +
                 " failed: " + diagnostics.errors());
-  std::string object = emit(*kernel, *machine, llvm::CodeGenFileType::ObjectFile);
-  if (diagnostics.hasErrors())
-    throw Error(std::string("AMDGPU object emission for ") + target.arch +
-                " failed: " + diagnostics.errors());
+  // The object is the assembly, assembled: one code generation, and the
+  // object is exactly what the assembly shows.
+  std::string object = assemble(code.assembly, *machine);
 
   code.hsaco = linkHsaco(object);
   rejectUndefinedSymbols(code.hsaco, target);
