@@ -5,6 +5,8 @@
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/lowering/compile.hpp"
 
+#include <tessel/kernels/matmul.hpp>
+
 using namespace tessel;
 using namespace e2e;
 
@@ -42,4 +44,22 @@ TEST_CASE("dot compiles to MFMA on gfx942: 64x64x32 f16 blocks, 4 waves") {
   CHECK(contains(k.tileIR, "#tessel.mfma<instrShape = [32, 32], wavesPerBlock = [2, 2]>"));
   CHECK(contains(k.assembly, "v_mfma_f32_32x32x8"));
   CHECK(contains(k.assembly, "s_cbranch")); // the K loop
+}
+
+TEST_CASE("kernels::matmul compiles for f16, bf16, f32 and int8 on gfx942 with MFMA") {
+  auto check = [](auto tag, const char *mfma) {
+    using T = decltype(tag);
+    using Out = kernels::detail::matmul_out_t<T>;
+    auto a = emulator().alloc<T>(64), b = emulator().alloc<T>(64);
+    auto c = emulator().alloc<Out>(64);
+    detail::TraceRequest request = kernels::matmulKernel<T>().trace(a, b, c, c, 64, 64, 64, 64, 1, 64, 1, 64, 1, 0, 0,
+                                                                    0, 64, 64, 32, 8, 0, 0);
+    CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx942", 4});
+    CAPTURE(mfma);
+    CHECK(contains(k.assembly, mfma));
+  };
+  check(half(), "v_mfma_f32_32x32x8");
+  check(bfloat16(), "v_mfma_f32_32x32x8_bf16");
+  check(float(), "v_mfma_f32_32x32x2_f32");
+  check(int8_t(), "v_mfma_i32_32x32x16");
 }
