@@ -63,3 +63,33 @@ TEST_CASE("kernels::matmul compiles for f16, bf16, f32 and int8 on gfx942 with M
   check(float(), "v_mfma_f32_32x32x2_f32");
   check(int8_t(), "v_mfma_i32_32x32x16");
 }
+
+namespace {
+
+// What else meets a dot: a reduction of its result, an accumulator loaded
+// from memory, a dot feeding another (attention's two products).
+void dot_neighbours(Ptr<half> q, Ptr<half> k, Ptr<half> v, Ptr<float> acc0, Ptr<float> out, Ptr<float> rowsums) {
+  auto r = arange(0, 32), c = arange(0, 64);
+  auto tq = load(q + expand_dims(r, 1) * 64 + expand_dims(c, 0));      // [32, 64]
+  auto tk = load(k + expand_dims(c, 1) * 32 + expand_dims(r, 0));      // [64, 32]
+  auto start = load(acc0 + expand_dims(r, 1) * 32 + expand_dims(r, 0)); // [32, 32] f32
+  auto s = dot(tq, tk, start);
+  store(rowsums + r, sum(s, 1));
+  auto tv = load(v + expand_dims(r, 1) * 64 + expand_dims(c, 0));      // [32, 64]
+  auto o = dot(cast<half>(s), tv);                                      // [32, 64]
+  store(out + expand_dims(r, 1) * 64 + expand_dims(c, 0), o);
+}
+
+} // namespace
+
+TEST_CASE("a dot's result reduced, its accumulator loaded, its result fed to another dot: compiles") {
+  auto kernel = jit<dot_neighbours>();
+  auto h = emulator().alloc<half>(4096);
+  auto f = emulator().alloc<float>(4096);
+  detail::TraceRequest request = kernel.trace(h, h, h, f, f, f);
+  for (const char *arch : {"gfx90a", "gfx942", "gfx950"}) {
+    CAPTURE(arch);
+    CompiledKernel k = compileTrace(request.trace, request.spec, {arch, 4});
+    CHECK(contains(k.assembly, "v_mfma_f32_"));
+  }
+}
