@@ -93,3 +93,21 @@ TEST_CASE("a dot's result reduced, its accumulator loaded, its result fed to ano
     CHECK(contains(k.assembly, "v_mfma_f32_"));
   }
 }
+
+TEST_CASE("dot compiles to WMMA on gfx1100 (wave32): f16, bf16, int8") {
+  auto check = [](auto tag, const char *wmma) {
+    using T = decltype(tag);
+    using Out = kernels::detail::matmul_out_t<T>;
+    auto a = emulator().alloc<T>(64), b = emulator().alloc<T>(64);
+    auto c = emulator().alloc<Out>(64);
+    detail::TraceRequest request = kernels::matmulKernel<T>().trace(a, b, c, c, 64, 64, 64, 64, 1, 64, 1, 64, 1, 0, 0,
+                                                                    0, 64, 64, 32, 8, 0, 0);
+    CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx1100", 4});
+    CAPTURE(wmma);
+    CHECK(contains(k.tileIR, "#tessel.wmma<wavesPerBlock = [2, 2]>"));
+    CHECK(contains(k.assembly, wmma));
+  };
+  check(half(), "v_wmma_f32_16x16x16_f16");
+  check(bfloat16(), "v_wmma_f32_16x16x16_bf16");
+  check(int8_t(), "v_wmma_i32_16x16x16_iu8");
+}

@@ -250,3 +250,25 @@ TEST_CASE("MFMA layouts over a block: waves tile M then N, repetitions fill the 
   CHECK(b.waveReplicaMask() == 1);
   CHECK(elementAt(b, 0, 0, 2) == Coord{0, 32});
 }
+
+// The RDNA3 ISA guide's WMMA tables (wave32), written from the guide: the
+// 32-bit D of v_wmma_*_16x16x16_*: lane l, register r -> row 2 * r + l / 16,
+// column l % 16; A: lane l, element e -> row l % 16, k e (lanes 16..31 the
+// same as lanes 0..15); B: column l % 16, k e.
+TEST_CASE("WMMA accumulator and operand layouts match the RDNA3 ISA guide's tables") {
+  Context c;
+  auto wmma = WmmaLayoutAttr::get(&c.ctx, {1, 1});
+  LinearLayout d = wmma.toLinearLayout({16, 16});
+  REQUIRE(d.numRegisters() == 8);
+  for (int64_t l = 0; l < 32; ++l)
+    for (int64_t r = 0; r < 8; ++r) REQUIRE(elementAt(d, r, l, 0) == Coord{2 * r + l / 16, l % 16});
+  LinearLayout a = DotOperandLayoutAttr::get(&c.ctx, 0, wmma, 16).toLinearLayout({16, 16});
+  LinearLayout b = DotOperandLayoutAttr::get(&c.ctx, 1, wmma, 16).toLinearLayout({16, 16});
+  REQUIRE(a.numRegisters() == 16);
+  for (int64_t l = 0; l < 32; ++l)
+    for (int64_t e = 0; e < 16; ++e) {
+      REQUIRE(elementAt(a, e, l, 0) == Coord{l % 16, e});
+      REQUIRE(elementAt(b, e, l, 0) == Coord{e, l % 16});
+    }
+  CHECK(a.laneReplicaMask() == 16);
+}

@@ -87,7 +87,8 @@ struct ConvertTesselToLLVMPass
     populateReduceOpToLLVMPatterns(converter, target, patterns);
     populateScanOpToLLVMPatterns(converter, target, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
-    populateDotOpToLLVMPatterns(converter, target, patterns);
+    populateMfmaDotOpToLLVMPatterns(converter, target, patterns);
+    populateWmmaDotOpToLLVMPatterns(converter, target, patterns);
     // The scalar arith and math ops the tile patterns leave become LLVM ops.
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);

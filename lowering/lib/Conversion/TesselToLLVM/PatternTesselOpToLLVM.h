@@ -50,9 +50,11 @@ void populateScanOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
 // convert_layout, reshape, permute, join, split: through LDS.
 void populateConvertLayoutOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                            const TargetInfo &target, RewritePatternSet &patterns);
-// dot on the matrix cores (DotOpToLLVM/MFMA.cpp).
-void populateDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
-                                 RewritePatternSet &patterns);
+// dot on the matrix cores: MFMA (DotOpToLLVM/MFMA.cpp), WMMA (DotOpToLLVM/WMMA.cpp).
+void populateMfmaDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                                     RewritePatternSet &patterns);
+void populateWmmaDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                                     RewritePatternSet &patterns);
 // The kernel function and its return; scf ops carrying tiles (structural).
 void populateControlFlowOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                          const TargetInfo &target, RewritePatternSet &patterns,

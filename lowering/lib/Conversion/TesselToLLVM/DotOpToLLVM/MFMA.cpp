@@ -52,7 +52,9 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     auto mfma = dyn_cast_or_null<MfmaLayoutAttr>(cType.getEncoding());
     auto aLayout = dyn_cast_or_null<DotOperandLayoutAttr>(aType.getEncoding());
     auto bLayout = dyn_cast_or_null<DotOperandLayoutAttr>(cast<RankedTensorType>(op.getB().getType()).getEncoding());
-    if (!mfma || !aLayout || !bLayout || aLayout.getParent() != mfma || bLayout.getParent() != mfma ||
+    if (!mfma)
+      return rewriter.notifyMatchFailure(op, "not an MFMA dot");
+    if (!aLayout || !bLayout || aLayout.getParent() != mfma || bLayout.getParent() != mfma ||
         aLayout.getKWidth() != bLayout.getKWidth())
       return op.emitError("tessel.dot needs an MFMA accumulator and matching operand layouts "
                           "(run tessel-assign-layouts)");
@@ -127,7 +129,7 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
 
 } // namespace
 
-void mlir::tessel::populateDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
-                                               RewritePatternSet &patterns) {
+void mlir::tessel::populateMfmaDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                                   const TargetInfo &target, RewritePatternSet &patterns) {
   patterns.add<DotOpMfmaConversion>(converter, target);
 }

@@ -39,6 +39,10 @@ struct TesselOpAsmInterface : public OpAsmDialectInterface {
       os << "mfma";
       return AliasResult::FinalAlias;
     }
+    if (isa<WmmaLayoutAttr>(attr)) {
+      os << "wmma";
+      return AliasResult::FinalAlias;
+    }
     if (isa<DotOperandLayoutAttr>(attr)) {
       os << "dot_op";
       return AliasResult::FinalAlias;
@@ -110,9 +114,13 @@ LogicalResult MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitErro
 }
 
 LogicalResult DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
-                                           MfmaLayoutAttr parent, unsigned kWidth) {
+                                           DistributedLayoutAttr parent, unsigned kWidth) {
   if (opIdx > 1)
     return emitError() << "dot operand index must be 0 (A) or 1 (B)";
+  if (!isa<MfmaLayoutAttr, WmmaLayoutAttr>(parent))
+    return emitError() << "a dot operand's parent is an mfma or wmma layout";
+  if (isa<WmmaLayoutAttr>(parent) && kWidth != 16)
+    return emitError() << "a WMMA operand holds 16 K elements per lane (kWidth = 16)";
   if (!isPowerOf2(kWidth) || kWidth > 16)
     return emitError() << "dot operand kWidth must be a power of two up to 16";
   return success();

@@ -92,13 +92,42 @@ LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return LinearLayout(shape, std::move(regs), std::move(lanes), std::move(waves));
 }
 
+// RDNA3 ISA guide, "Wave matrix multiply accumulate": the 32-bit D matrix of
+// v_wmma_*_16x16x16_* holds, in lane l and register r, row 2 * r + l / 16
+// and column l % 16; A and B give lane l the row (column) l % 16 and all 16
+// K elements, lanes 16..31 repeating lanes 0..15.
+LinearLayout WmmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  const int64_t wM = getWavesPerBlock()[0], wN = getWavesPerBlock()[1];
+  SmallVector<LinearLayout::Basis> regs, lanes, waves;
+  auto rowCol = [&](int64_t row, int64_t col) {
+    return LinearLayout::Basis{row < shape[0] ? row : 0, col < shape[1] ? col : 0};
+  };
+  for (int64_t b = 2; b < 16; b <<= 1)
+    regs.push_back(rowCol(b, 0));
+  for (int64_t b = 1; b < 16; b <<= 1)
+    lanes.push_back(rowCol(0, b));
+  lanes.push_back(rowCol(1, 0));
+  for (int64_t b = 1; b < wM; b <<= 1)
+    waves.push_back(rowCol(16 * b, 0));
+  for (int64_t b = 1; b < wN; b <<= 1)
+    waves.push_back(rowCol(0, 16 * b));
+  for (int64_t b = 16 * wM; b < shape[0]; b <<= 1)
+    regs.push_back(rowCol(b, 0));
+  for (int64_t b = 16 * wN; b < shape[1]; b <<= 1)
+    regs.push_back(rowCol(0, b));
+  return LinearLayout(shape, std::move(regs), std::move(lanes), std::move(waves));
+}
+
 LinearLayout DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  MfmaLayoutAttr parent = getParent();
+  const bool wmma = isa<WmmaLayoutAttr>(getParent());
+  auto mfma = dyn_cast<MfmaLayoutAttr>(getParent());
+  ArrayRef<unsigned> grid = wmma ? cast<WmmaLayoutAttr>(getParent()).getWavesPerBlock() : mfma.getWavesPerBlock();
   const bool isA = getOpIdx() == 0;
   const unsigned kDim = isA ? 1 : 0, nonK = isA ? 0 : 1;
-  const int64_t mn = parent.getInstrShape()[nonK]; // rows of A (columns of B) per instruction
-  const int64_t kWidth = getKWidth(), kInstr = kWidth * (kMfmaWaveSize / mn);
-  const int64_t wM = parent.getWavesPerBlock()[0], wN = parent.getWavesPerBlock()[1];
+  // rows of A (columns of B) per instruction
+  const int64_t mn = wmma ? 16 : mfma.getInstrShape()[nonK];
+  const int64_t kWidth = getKWidth(), kInstr = wmma ? kWidth : kWidth * (kMfmaWaveSize / mn);
+  const int64_t wM = grid[0], wN = grid[1];
   SmallVector<LinearLayout::Basis> regs, lanes, waves;
   auto along = [&](unsigned dim, int64_t offset) {
     LinearLayout::Basis b{0, 0};
@@ -112,6 +141,8 @@ LinearLayout DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const
     lanes.push_back(along(nonK, b));
   for (int64_t b = kWidth; b < kInstr; b <<= 1)
     lanes.push_back(along(kDim, b));
+  if (wmma)
+    lanes.push_back(LinearLayout::Basis{0, 0}); // lanes 16..31 repeat lanes 0..15
   // Waves: the parent's grid, M bits first; the other operand's bits replicate.
   for (int64_t b = 1; b < wM; b <<= 1)
     waves.push_back(isA ? along(0, mn * b) : LinearLayout::Basis{0, 0});

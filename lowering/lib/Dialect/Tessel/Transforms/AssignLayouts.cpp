@@ -394,14 +394,13 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
     if (target && in && acc)
       candidates = target->matrixInstrsFor(*in, *acc);
     for (const MatrixInstr &i : candidates)
-      if (i.kind == MatrixCore::Mfma && i.m <= M && i.n <= N && K % i.k == 0) {
+      if (i.m <= M && i.n <= N && K % i.k == 0) {
         chosen = &i;
         break;
       }
     if (!chosen)
       return dot.emitError() << "no matrix instruction of " << arch_ << " takes this dot (" << a.getElementType()
-                             << " operands, [" << M << ", " << N << ", " << K
-                             << "]); tessel lowers dot to MFMA (gfx90a, gfx942, gfx950) only so far";
+                             << " operands, [" << M << ", " << N << ", " << K << "])";
     // Waves split M and N, the longer first, while there are instruction
     // tiles to share; any left over replicate.
     unsigned wM = 1, wN = 1;
@@ -415,8 +414,15 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         wM *= 2;
     }
     MLIRContext *ctx = dot.getContext();
-    auto mfma = MfmaLayoutAttr::get(ctx, {chosen->m, chosen->n}, {wM, wN});
-    unsigned kWidth = chosen->k / (64 / chosen->m);
+    DistributedLayoutAttr mfma;
+    unsigned kWidth;
+    if (chosen->kind == MatrixCore::Wmma) { // wave32: a lane holds all 16 K of its row
+      mfma = WmmaLayoutAttr::get(ctx, {wM, wN});
+      kWidth = chosen->k;
+    } else {
+      mfma = MfmaLayoutAttr::get(ctx, {chosen->m, chosen->n}, {wM, wN});
+      kWidth = chosen->k / (64 / chosen->m);
+    }
     auto fix = [&](Value v, Attribute layout) -> LogicalResult {
       LayoutGroup &g = groupOf(v);
       if (g.fixed && g.fixed != layout)

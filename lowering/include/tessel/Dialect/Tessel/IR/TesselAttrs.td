@@ -89,21 +89,38 @@ def Tessel_MfmaLayoutAttr : AttrDef<Tessel_Dialect, "MfmaLayout",
   let genVerifyDecl = 1;
 }
 
+def Tessel_WmmaLayoutAttr : AttrDef<Tessel_Dialect, "WmmaLayout",
+    [DeclareAttrInterfaceMethods<Tessel_DistributedLayoutInterface>]> {
+  let mnemonic = "wmma";
+  let summary = "the accumulator layout of a WMMA instruction (RDNA3, wave32)";
+  let description = [{
+    The [M, N] result of `tessel.dot` on gfx11's WMMA units: 16x16 output
+    tiles on a `wavesPerBlock` = [wM, wN] grid of waves, repeated over the
+    tile (M first). In one tile, as AMD's RDNA3 ISA guide gives the 32-bit
+    D matrix of v_wmma_*_16x16x16_*: lane l, register r hold row 2 * r +
+    l / 16 and column l % 16.
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$wavesPerBlock);
+  let assemblyFormat = "`<` `wavesPerBlock` `=` `[` $wavesPerBlock `]` `>`";
+}
+
 def Tessel_DotOperandLayoutAttr : AttrDef<Tessel_Dialect, "DotOperandLayout",
     [DeclareAttrInterfaceMethods<Tessel_DistributedLayoutInterface>]> {
   let mnemonic = "dot_operand";
   let summary = "the layout of an operand of a matrix instruction";
   let description = [{
     Operand `opIdx` (0: A, [M, K]; 1: B, [K, N]) of a `tessel.dot` whose
-    result has the `parent` MFMA layout. Each lane holds `kWidth` consecutive
-    elements along K per instruction: for A, lane l holds row l % m and K
-    elements kWidth * (l / m) .. + kWidth - 1 (B: column l % n likewise);
-    one instruction covers kWidth * (64 / m) of K. Waves along N share A and
-    waves along M share B (their copies are replicas). Registers run along
-    K first (an instruction's kWidth elements, then the K repetitions), then
-    along M (A) or N (B).
+    result has the `parent` MFMA or WMMA layout. Each lane holds `kWidth`
+    consecutive elements along K per instruction. MFMA: for A, lane l holds
+    row l % m and K elements kWidth * (l / m) .. + kWidth - 1 (B: column
+    l % n likewise); one instruction covers kWidth * (64 / m) of K. WMMA:
+    lane l holds row (column) l % 16 and all 16 K elements, lanes 16..31
+    repeating lanes 0..15. Waves along N share A and waves along M share B
+    (their copies are replicas). Registers run along K first (an
+    instruction's kWidth elements, then the K repetitions), then along M (A)
+    or N (B).
   }];
-  let parameters = (ins "unsigned":$opIdx, "MfmaLayoutAttr":$parent, "unsigned":$kWidth);
+  let parameters = (ins "unsigned":$opIdx, "DistributedLayoutAttr":$parent, "unsigned":$kWidth);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
