@@ -52,6 +52,7 @@ struct IntrinsicRule {
 };
 
 void rewriteDpp(CallInst &call, Module &module);
+void rewriteMatrix(CallInst &call, Module &module);
 
 // The AMDGPU intrinsics the emulator runs. Anything else named
 // llvm.amdgcn.* is an error that names it.
@@ -69,6 +70,8 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.ds.bpermute", false, "tessel_emu_ds_bpermute", false, true, nullptr},
     {"llvm.amdgcn.update.dpp", true, nullptr, false, true, &rewriteDpp},
     {"llvm.amdgcn.mov.dpp", true, nullptr, false, true, &rewriteDpp},
+    {"llvm.amdgcn.mfma", true, nullptr, false, true, &rewriteMatrix},
+    {"llvm.amdgcn.wmma", true, nullptr, false, true, &rewriteMatrix},
 };
 
 const IntrinsicRule *findRule(llvm::StringRef name) {
@@ -122,6 +125,62 @@ void rewriteDpp(CallInst &call, Module &module) {
   Value *bound = b.CreateZExt(call.getArgOperand(first + 4), i32);
   Value *result = b.CreateCall(callee, {old, src, ctrl, rowMask, bankMask, bound});
   call.replaceAllUsesWith(fromBits(b, result, type));
+  call.eraseFromParent();
+}
+
+// An MFMA or WMMA intrinsic: its operands go to memory (allocas at the
+// function's entry) and tessel_emu_matrix computes the wave's product
+// (emulator_matrix.cpp). Only the forms the compiler emits are accepted:
+// cbsz = abid = blgp = 0, no clamp.
+void rewriteMatrix(CallInst &call, Module &module) {
+  const std::string name = call.getCalledFunction()->getName().str();
+  const int id = matrixInstructionId(name);
+  if (id < 0)
+    throw Error("the emulator does not support the AMDGPU intrinsic '" + name + "'");
+  auto constantArg = [&](unsigned i, const char *what) -> uint64_t {
+    auto *c = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i));
+    if (!c)
+      throw Error("the emulator needs a constant " + std::string(what) + " for '" + name + "'");
+    return c->getZExtValue();
+  };
+  const bool wmma = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma");
+  const bool iu8 = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma.i32.16x16x16.iu8");
+  Value *a, *bValue, *c;
+  uint32_t flags = 0;
+  if (iu8) { // (A signed, A, B signed, B, C, clamp)
+    a = call.getArgOperand(1);
+    bValue = call.getArgOperand(3);
+    c = call.getArgOperand(4);
+    flags = (constantArg(0, "A sign") ? 0 : 1) | (constantArg(2, "B sign") ? 0 : 2);
+    if (constantArg(5, "clamp"))
+      throw Error("the emulator supports '" + name + "' without clamp only");
+  } else {
+    a = call.getArgOperand(0);
+    bValue = call.getArgOperand(1);
+    c = call.getArgOperand(2);
+    if (!wmma)
+      for (unsigned i = 3; i < 6; ++i)
+        if (uint64_t v = constantArg(i, i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp"))
+          throw Error("the emulator supports '" + name + "' with cbsz = abid = blgp = 0 only (" +
+                      (i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp") + " is " + std::to_string(v) + ")");
+  }
+  Function &fn = *call.getFunction();
+  unsigned allocaSpace = module.getDataLayout().getAllocaAddrSpace();
+  IRBuilder<> entry(&fn.getEntryBlock(), fn.getEntryBlock().begin());
+  IRBuilder<> b(&call);
+  Type *ptr = b.getPtrTy();
+  auto slot = [&](Type *type) {
+    llvm::AllocaInst *alloca = entry.CreateAlloca(type, allocaSpace, nullptr);
+    return allocaSpace == 0 ? static_cast<Value *>(alloca) : b.CreateAddrSpaceCast(alloca, ptr);
+  };
+  Value *pa = slot(a->getType()), *pb = slot(bValue->getType()), *pc = slot(c->getType()), *pd = slot(call.getType());
+  b.CreateStore(a, pa);
+  b.CreateStore(bValue, pb);
+  b.CreateStore(c, pc);
+  auto callee = module.getOrInsertFunction("tessel_emu_matrix", b.getVoidTy(), b.getInt32Ty(), b.getInt32Ty(), ptr,
+                                           ptr, ptr, ptr);
+  b.CreateCall(callee, {b.getInt32(uint32_t(id)), b.getInt32(flags), pa, pb, pc, pd});
+  call.replaceAllUsesWith(b.CreateLoad(call.getType(), pd));
   call.eraseFromParent();
 }
 

@@ -185,9 +185,9 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
 
 // ---- runtime functions called by the retargeted module ---------------------
 
-namespace {
-
 FiberWorkgroup &currentWorkgroup() { return *tThread.fibers; }
+
+namespace {
 
 // The lane a DPP control reads from, or -1 when out of bounds (GFX9 rules).
 int64_t dppSourceLane(uint32_t lane, uint32_t ctrl, uint32_t waveSize) {
@@ -336,6 +336,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_barrier),        TESSEL_EMU_SYMBOL(tessel_emu_wave_barrier),
       TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
+      TESSEL_EMU_SYMBOL(tessel_emu_matrix),
   };
 #undef TESSEL_EMU_LIBCALL
 #undef TESSEL_EMU_SYMBOL

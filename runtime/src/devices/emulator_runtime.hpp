@@ -114,6 +114,15 @@ struct ThreadState {
 };
 ThreadState &currentThread();
 
+// The workgroup of the fiber running on this host thread.
+FiberWorkgroup &currentWorkgroup();
+
+// Matrix-core instructions (emulator_matrix.cpp): the id of the MFMA or WMMA
+// intrinsic `name` (WMMA's with its type suffixes), or -1 when the emulator
+// has no semantics for it; and the wave size it needs.
+int matrixInstructionId(std::string_view name);
+unsigned matrixWaveSize(int id);
+
 // Runtime functions the retargeted module may call, by name.
 struct RuntimeSymbol {
   const char *name;
@@ -126,3 +135,7 @@ std::vector<RuntimeSymbol> runtimeSymbols();
 void *findDeviceLibraryFunction(std::string_view name);
 
 } // namespace tessel::emu
+
+// D = A * B + C for one matrix instruction `id` of the calling lane's wave
+// (emulator_matrix.cpp); a, b, c and d point at the lane's registers.
+extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d);

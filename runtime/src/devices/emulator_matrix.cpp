@@ -1,0 +1,194 @@
+// The matrix-core instructions on the emulator: MFMA (CDNA, wave64) and WMMA
+// (RDNA3, wave32), from the lane layouts AMD documents for them. Written
+// from the ISA guides (CDNA3 "Matrix fused multiply-add", RDNA3 "Wave matrix
+// multiply accumulate") and checked against AMD's matrix instruction
+// calculator (github.com/ROCm/amd_matrix_instruction_calculator,
+// --matrix-layout), not from the compiler's layout code: a mistake both made
+// would pass every end-to-end test.
+//
+// Every lane of a wave calls tessel_emu_matrix with pointers to its A, B and
+// C registers (stored to memory by the retargeted code) and where to put D;
+// the lanes meet, each computes its own D registers from the whole wave's
+// operands, and they meet again before anyone's registers change.
+#include "emulator_runtime.hpp"
+
+#include "tessel/core/error.hpp"
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace tessel::emu {
+namespace {
+
+enum class Elem : uint8_t { F16, BF16, F32, I8, U8 };
+
+struct MatrixInstruction {
+  const char *name; // the LLVM intrinsic (WMMA: without its type suffixes)
+  bool wmma;
+  unsigned m, n, k;
+  Elem in;
+  bool intAcc;
+};
+
+// The instructions tessel's target table lists (lowering/lib/Backend/target.cpp).
+constexpr std::array<MatrixInstruction, 19> kInstructions{{
+    {"llvm.amdgcn.mfma.f32.32x32x8f16", false, 32, 32, 8, Elem::F16, false},
+    {"llvm.amdgcn.mfma.f32.16x16x16f16", false, 16, 16, 16, Elem::F16, false},
+    {"llvm.amdgcn.mfma.f32.32x32x8bf16.1k", false, 32, 32, 8, Elem::BF16, false},
+    {"llvm.amdgcn.mfma.f32.16x16x16bf16.1k", false, 16, 16, 16, Elem::BF16, false},
+    {"llvm.amdgcn.mfma.i32.32x32x8i8", false, 32, 32, 8, Elem::I8, true},
+    {"llvm.amdgcn.mfma.i32.16x16x16i8", false, 16, 16, 16, Elem::I8, true},
+    {"llvm.amdgcn.mfma.i32.32x32x16.i8", false, 32, 32, 16, Elem::I8, true},
+    {"llvm.amdgcn.mfma.i32.16x16x32.i8", false, 16, 16, 32, Elem::I8, true},
+    {"llvm.amdgcn.mfma.f32.32x32x2f32", false, 32, 32, 2, Elem::F32, false},
+    {"llvm.amdgcn.mfma.f32.16x16x4f32", false, 16, 16, 4, Elem::F32, false},
+    {"llvm.amdgcn.mfma.f32.32x32x16.f16", false, 32, 32, 16, Elem::F16, false},
+    {"llvm.amdgcn.mfma.f32.16x16x32.f16", false, 16, 16, 32, Elem::F16, false},
+    {"llvm.amdgcn.mfma.f32.32x32x16.bf16", false, 32, 32, 16, Elem::BF16, false},
+    {"llvm.amdgcn.mfma.f32.16x16x32.bf16", false, 16, 16, 32, Elem::BF16, false},
+    {"llvm.amdgcn.mfma.i32.32x32x32.i8", false, 32, 32, 32, Elem::I8, true},
+    {"llvm.amdgcn.mfma.i32.16x16x64.i8", false, 16, 16, 64, Elem::I8, true},
+    {"llvm.amdgcn.wmma.f32.16x16x16.f16", true, 16, 16, 16, Elem::F16, false},
+    {"llvm.amdgcn.wmma.f32.16x16x16.bf16", true, 16, 16, 16, Elem::BF16, false},
+    {"llvm.amdgcn.wmma.i32.16x16x16.iu8", true, 16, 16, 16, Elem::I8, true},
+}};
+
+unsigned elemBytes(Elem e) { return e == Elem::F32 ? 4 : (e == Elem::I8 || e == Elem::U8) ? 1 : 2; }
+
+double halfValue(uint16_t h) {
+  int exp = (h >> 10) & 31, man = h & 1023;
+  double v = exp == 0 ? std::ldexp(double(man), -24)
+             : exp == 31 ? (man ? NAN : INFINITY)
+                         : std::ldexp(double(man | 1024), exp - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+double element(const uint8_t *base, unsigned index, Elem e) {
+  const uint8_t *p = base + size_t(index) * elemBytes(e);
+  switch (e) {
+  case Elem::F16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return halfValue(h);
+  }
+  case Elem::BF16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return double(std::bit_cast<float>(uint32_t(h) << 16));
+  }
+  case Elem::F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return double(f);
+  }
+  case Elem::I8: return double(int8_t(*p));
+  case Elem::U8: return double(*p);
+  }
+  return 0;
+}
+
+// Where the documented layouts put matrix elements, as (lane, element of
+// that lane's operand).
+//   MFMA A (m x k): row i, column kk in lane i + m * (kk / kPerLane),
+//     element kk % kPerLane, with kPerLane = k / (64 / m) (4 halves for
+//     32x32x8f16); B (k x n) likewise with the column for the row.
+//   MFMA D: 32x32: lane j + 32 * ((i / 4) % 2), register 4 * (i / 8) + i % 4;
+//     16x16: lane j + 16 * (i / 4), register i % 4.
+//   WMMA (wave32) A: row i in lane i (and i + 16), element kk; B: column j in
+//     lane j (and j + 16), element kk; D (32-bit): lane j + 16 * (i % 2),
+//     register i / 2.
+struct Placement {
+  unsigned lane, index;
+};
+Placement placeA(const MatrixInstruction &mi, unsigned i, unsigned kk) {
+  if (mi.wmma) return {i, kk};
+  unsigned perLane = mi.k / (64 / mi.m);
+  return {i + mi.m * (kk / perLane), kk % perLane};
+}
+Placement placeB(const MatrixInstruction &mi, unsigned kk, unsigned j) {
+  if (mi.wmma) return {j, kk};
+  unsigned perLane = mi.k / (64 / mi.n);
+  return {j + mi.n * (kk / perLane), kk % perLane};
+}
+// The (row, column) of register r of lane l of D.
+std::pair<unsigned, unsigned> elementOfD(const MatrixInstruction &mi, unsigned lane, unsigned r) {
+  if (mi.wmma) return {2 * r + lane / 16, lane % 16};
+  if (mi.m == 32) return {8 * (r / 4) + 4 * (lane / 32) + r % 4, lane % 32};
+  return {4 * (lane / 16) + r, lane % 16};
+}
+
+struct Operands {
+  const uint8_t *a, *b, *c;
+};
+
+} // namespace
+
+int matrixInstructionId(std::string_view intrinsic) {
+  for (size_t i = 0; i < kInstructions.size(); ++i) {
+    std::string_view name = kInstructions[i].name;
+    bool overloaded = kInstructions[i].wmma;
+    if (intrinsic == name ||
+        (overloaded && intrinsic.starts_with(name) && intrinsic.size() > name.size() && intrinsic[name.size()] == '.'))
+      return int(i);
+  }
+  return -1;
+}
+
+unsigned matrixWaveSize(int id) { return kInstructions[size_t(id)].wmma ? 32 : 64; }
+
+// flags: bit 0, A is unsigned; bit 1, B is unsigned (WMMA iu8's sign operands).
+void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const void *c, void *d) {
+  const MatrixInstruction &mi = kInstructions[size_t(id)];
+  FiberWorkgroup &wg = currentWorkgroup();
+  const uint32_t wave = wg.waveSize();
+  if (wave != (mi.wmma ? 32u : 64u))
+    wg.fail(std::string(mi.name) + " needs a wave of " + (mi.wmma ? "32" : "64") + " lanes, not " +
+            std::to_string(wave));
+  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wave;
+  Operands mine{static_cast<const uint8_t *>(a), static_cast<const uint8_t *>(b), static_cast<const uint8_t *>(c)};
+  wg.exchange()[lane] = reinterpret_cast<uint64_t>(&mine);
+  wg.waveSync();
+  auto operandsOf = [&](unsigned l) { return *reinterpret_cast<const Operands *>(wg.exchange()[waveBase + l]); };
+  const Elem inA = (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
+  const Elem inB = (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8 : mi.in;
+  const unsigned lanePos = lane % wave, registers = mi.m * mi.n / wave;
+  for (unsigned r = 0; r < registers; ++r) {
+    auto [i, j] = elementOfD(mi, lanePos, r);
+    if (mi.intAcc) {
+      int64_t sum;
+      int32_t cv;
+      std::memcpy(&cv, mine.c + 4 * r, 4);
+      sum = cv;
+      for (unsigned kk = 0; kk < mi.k; ++kk) {
+        Placement pa = placeA(mi, i, kk), pb = placeB(mi, kk, j);
+        sum += int64_t(element(operandsOf(pa.lane).a, pa.index, inA)) *
+               int64_t(element(operandsOf(pb.lane).b, pb.index, inB));
+      }
+      int32_t out = int32_t(uint32_t(uint64_t(sum))); // wraps as the 32-bit hardware does
+      std::memcpy(static_cast<uint8_t *>(d) + 4 * r, &out, 4);
+    } else {
+      // Products of f16/bf16/f32 inputs are exact in double; the sum is
+      // rounded to f32 once (AMD leaves the order of the f32 accumulation
+      // unspecified; tests allow for it).
+      float cv;
+      std::memcpy(&cv, mine.c + 4 * r, 4);
+      double sum = cv;
+      for (unsigned kk = 0; kk < mi.k; ++kk) {
+        Placement pa = placeA(mi, i, kk), pb = placeB(mi, kk, j);
+        sum += element(operandsOf(pa.lane).a, pa.index, mi.in) * element(operandsOf(pb.lane).b, pb.index, mi.in);
+      }
+      float out = float(sum);
+      std::memcpy(static_cast<uint8_t *>(d) + 4 * r, &out, 4);
+    }
+  }
+  wg.waveSync(); // no lane's operands change until every lane has read them
+}
+
+} // namespace tessel::emu
+
+extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d) {
+  tessel::emu::matrixMultiply(id, flags, a, b, c, d);
+}
