@@ -111,3 +111,50 @@ TEST_CASE("dot compiles to WMMA on gfx1100 (wave32): f16, bf16, int8") {
   check(bfloat16(), "v_wmma_f32_16x16x16_bf16");
   check(int8_t(), "v_wmma_i32_16x16x16_iu8");
 }
+
+namespace {
+
+// C = A @ B on the emulator against a float64 host matmul; inputs random in
+// [-1, 1], C poisoned first. Returns the largest error relative to the
+// largest |C| of the reference (products of K terms cancel, so elements
+// near zero are judged against the matrix's scale).
+template <class T>
+double runMatmul(int M, int N, int K, int BM, int BN, int BK, unsigned warps, const char *arch = "gfx942") {
+  Device dev = Device::emulator(arch);
+  auto ha = randomFloats(size_t(M) * K, -1, 1), hb = randomFloats(size_t(K) * N, -1, 1);
+  std::vector<T> ta(ha.begin(), ha.end()), tb(hb.begin(), hb.end());
+  auto a = dev.upload(ta), b = dev.upload(tb);
+  std::vector<float> junk(size_t(M) * N, std::nanf(""));
+  auto c = dev.upload(junk);
+  static auto kernel = jit<matmul<T>>();
+  kernel.launch(dev, {uint32_t((M + BM - 1) / BM), uint32_t((N + BN - 1) / BN)}, {.num_warps = warps}, a, b, c, M, N, K,
+                BM, BN, BK);
+  std::vector<float> got = c.download();
+  std::vector<double> want(size_t(M) * N, 0.0);
+  double scale = 0;
+  for (int i = 0; i < M; ++i)
+    for (int kk = 0; kk < K; ++kk) {
+      double av = double(float(ta[size_t(i) * K + kk]));
+      for (int j = 0; j < N; ++j) want[size_t(i) * N + j] += av * double(float(tb[size_t(kk) * N + j]));
+    }
+  for (double w : want) scale = std::max(scale, std::fabs(w));
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]) / std::max(scale, 1e-30));
+  return worst;
+}
+
+} // namespace
+
+TEST_CASE("matmul on the matrix cores matches float64: 512^3 f16 and bf16, odd shapes with masked edges") {
+  CHECK(runMatmul<half>(512, 512, 512, 128, 128, 32, 4) < 1e-2);
+  CHECK(runMatmul<bfloat16>(512, 512, 512, 128, 128, 32, 4) < 1e-2);
+  CHECK(runMatmul<half>(129, 63, 65, 64, 64, 32, 4) < 1e-2);   // every edge masked
+  CHECK(runMatmul<half>(1, 4096, 256, 32, 128, 64, 4) < 1e-2); // one row
+  CHECK(runMatmul<float>(70, 50, 33, 32, 32, 16, 4) < 1e-5);   // f32 on 32x32x2
+  CHECK(runMatmul<half>(100, 90, 80, 32, 32, 32, 1, "gfx950") < 1e-2);
+}
+
+TEST_CASE("matmul on gfx1100's WMMA units matches float64") {
+  CHECK(runMatmul<half>(100, 90, 80, 64, 64, 32, 4, "gfx1100") < 1e-2);
+  CHECK(runMatmul<bfloat16>(64, 64, 64, 32, 32, 32, 2, "gfx1100") < 1e-2);
+}
