@@ -110,6 +110,9 @@ int main() {
   bool ok = worst <= 1e-5;
   std::printf("matmul %d x %d x %d f16 -> f32: %s (max error %.3g of the largest |C|)\n", M, N, K,
               ok ? "matches the float64 reference" : "MISMATCH", worst);
+  const LaunchStats stats = matmul.stats();
+  std::printf("kernels compiled: %llu, loaded from the disk cache: %llu\n", (unsigned long long)stats.compiles,
+              (unsigned long long)stats.diskHits);
   // The kernel's assembly (kernel.s in its cache entry, or TESSEL_DUMP=1)
   // shows the v_mfma_* instructions of section 2 inside the K loop.
   return ok ? 0 : 1;
