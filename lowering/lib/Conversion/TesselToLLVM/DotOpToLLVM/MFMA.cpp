@@ -5,6 +5,7 @@
 // bitcast to the intrinsic's operand type; the accumulator tile's registers
 // go in and come out as one vector.
 #include "../PatternTesselOpToLLVM.h"
+#include "MatrixTiles.h"
 
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/lowering/target.hpp"
@@ -87,41 +88,19 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
       return op.emitError("tessel.dot: operand registers do not match the layouts (compiler bug)");
 
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Type operand = operandType(ctx, inElem, kWidth, intrinsic);
+    Type operand = operandType(rewriter.getContext(), inElem, kWidth, intrinsic);
     auto accVecType = VectorType::get({instrRegs}, accElem);
-    Type i32 = rewriter.getI32Type();
-    Value zero = rewriter.create<LLVM::ConstantOp>(loc, i32, rewriter.getI32IntegerAttr(0));
-    auto pack = [&](ArrayRef<Value> regs) -> Value {
-      if (kWidth == 1)
-        return regs[0];
-      auto vecType = VectorType::get({kWidth}, inElem);
-      Value v = rewriter.create<LLVM::PoisonOp>(loc, vecType);
-      for (unsigned e = 0; e < kWidth; ++e)
-        v = rewriter.create<LLVM::InsertElementOp>(
-            loc, v, regs[e], rewriter.create<LLVM::ConstantOp>(loc, i32, rewriter.getI32IntegerAttr(e)));
-      return vecType == operand ? v : rewriter.create<LLVM::BitcastOp>(loc, operand, v).getResult();
-    };
-    for (int64_t rn = 0; rn < repsN; ++rn)
-      for (int64_t rm = 0; rm < repsM; ++rm) {
-        const int64_t base = instrRegs * (rm + repsM * rn);
-        Value d = rewriter.create<LLVM::PoisonOp>(loc, accVecType);
-        for (int64_t r = 0; r < instrRegs; ++r)
-          d = rewriter.create<LLVM::InsertElementOp>(
-              loc, d, accRegs[base + r], rewriter.create<LLVM::ConstantOp>(loc, i32, rewriter.getI32IntegerAttr(r)));
-        for (int64_t rk = 0; rk < repsK; ++rk) {
-          Value av = pack(ArrayRef<Value>(a).slice(kWidth * (rk + repsK * rm), kWidth));
-          Value bv = pack(ArrayRef<Value>(b).slice(kWidth * (rk + repsK * rn), kWidth));
-          // cbsz, abid, blgp = 0: no broadcast between blocks.
-          d = rewriter
-                  .create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic),
-                                                 ValueRange{av, bv, d, zero, zero, zero})
-                  .getResult(0);
-        }
-        for (int64_t r = 0; r < instrRegs; ++r)
-          accRegs[base + r] = rewriter.create<LLVM::ExtractElementOp>(
-              loc, d, rewriter.create<LLVM::ConstantOp>(loc, i32, rewriter.getI32IntegerAttr(r)));
-      }
+    Value zero = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(0));
+    forEachMatrixInstruction(rewriter, loc, accRegs, a, b, repsM, repsN, repsK, kWidth, instrRegs,
+                             [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv) -> Value {
+                               // cbsz, abid, blgp = 0: no broadcast between blocks.
+                               return rewriter
+                                   .create<LLVM::CallIntrinsicOp>(
+                                       loc, accVecType, rewriter.getStringAttr(intrinsic),
+                                       ValueRange{packRegisters(rewriter, loc, av, operand),
+                                                  packRegisters(rewriter, loc, bv, operand), d, zero, zero, zero})
+                                   .getResult(0);
+                             });
     rewriter.replaceOpWithMultiple(op, {accRegs});
     return success();
   }

@@ -3,6 +3,7 @@
 // all 16 K elements of its row of A (column of B), which the operand layout
 // keeps in 16 consecutive registers; the accumulator tile is 8 registers.
 #include "../PatternTesselOpToLLVM.h"
+#include "MatrixTiles.h"
 
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 
@@ -53,35 +54,20 @@ struct DotOpWmmaConversion : TesselOpToLLVMPattern<DotOp> {
       return op.emitError("tessel.dot: operand registers do not match the layouts (compiler bug)");
 
     Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type();
-    auto index = [&](int64_t i) { return rewriter.create<LLVM::ConstantOp>(loc, i32, rewriter.getI32IntegerAttr(i)); };
-    auto pack = [&](ArrayRef<Value> regs) -> Value {
-      auto vecType = VectorType::get({kWidth}, inElem);
-      Value v = rewriter.create<LLVM::PoisonOp>(loc, vecType);
-      for (int64_t e = 0; e < kWidth; ++e)
-        v = rewriter.create<LLVM::InsertElementOp>(loc, v, regs[e], index(e));
-      return vecType == operand ? v : rewriter.create<LLVM::BitcastOp>(loc, operand, v).getResult();
-    };
     auto accVecType = VectorType::get({instrRegs}, accElem);
     Value yes = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
     Value no = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI1Type(), rewriter.getBoolAttr(false));
-    for (int64_t rn = 0; rn < repsN; ++rn)
-      for (int64_t rm = 0; rm < repsM; ++rm) {
-        const int64_t base = instrRegs * (rm + repsM * rn);
-        Value d = rewriter.create<LLVM::PoisonOp>(loc, accVecType);
-        for (int64_t r = 0; r < instrRegs; ++r)
-          d = rewriter.create<LLVM::InsertElementOp>(loc, d, acc[base + r], index(r));
-        for (int64_t rk = 0; rk < repsK; ++rk) {
-          Value av = pack(ArrayRef<Value>(a).slice(kWidth * (rk + repsK * rm), kWidth));
-          Value bv = pack(ArrayRef<Value>(b).slice(kWidth * (rk + repsK * rn), kWidth));
-          SmallVector<Value> args = inElem.isInteger(8) ? SmallVector<Value>{yes, av, yes, bv, d, no}
-                                                        : SmallVector<Value>{av, bv, d};
-          d = rewriter.create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic), args)
-                  .getResult(0);
-        }
-        for (int64_t r = 0; r < instrRegs; ++r)
-          acc[base + r] = rewriter.create<LLVM::ExtractElementOp>(loc, d, index(r));
-      }
+    forEachMatrixInstruction(rewriter, loc, acc, a, b, repsM, repsN, repsK, kWidth, instrRegs,
+                             [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv) -> Value {
+                               Value pa = packRegisters(rewriter, loc, av, operand);
+                               Value pb = packRegisters(rewriter, loc, bv, operand);
+                               // iu8: both operands signed, no clamp.
+                               SmallVector<Value> args = inElem.isInteger(8) ? SmallVector<Value>{yes, pa, yes, pb, d, no}
+                                                                             : SmallVector<Value>{pa, pb, d};
+                               return rewriter
+                                   .create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic), args)
+                                   .getResult(0);
+                             });
     rewriter.replaceOpWithMultiple(op, {acc});
     return success();
   }

@@ -1,0 +1,50 @@
+// What the MFMA and WMMA dot patterns share: walking the wave's instruction
+// tiles and K steps, and packing registers into an intrinsic's operand.
+#pragma once
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tessel {
+
+// `regs` as one value of `type`: the register itself for one, else a vector
+// of them, bitcast to `type` when that is another type of the same size.
+inline Value packRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs, Type type) {
+  if (regs.size() == 1)
+    return regs[0];
+  auto vecType = VectorType::get({int64_t(regs.size())}, regs[0].getType());
+  Type i32 = b.getI32Type();
+  Value v = b.create<LLVM::PoisonOp>(loc, vecType);
+  for (size_t e = 0; e < regs.size(); ++e)
+    v = b.create<LLVM::InsertElementOp>(loc, v, regs[e],
+                                        b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(e))));
+  return vecType == type ? v : b.create<LLVM::BitcastOp>(loc, type, v).getResult();
+}
+
+// For each instruction tile (rm, rn) of the wave: the accumulator's
+// registers as one vector, `instruction(d, a, b)` for each K step with that
+// step's A and B registers, and the result back into `acc`. Register orders
+// are the layouts' (Layouts.cpp): the accumulator's tile (rm, rn) at
+// instrRegs * (rm + repsM * rn), A's (rm, rk) at kWidth * (rk + repsK * rm),
+// B's (rn, rk) at kWidth * (rk + repsK * rn).
+inline void forEachMatrixInstruction(OpBuilder &b, Location loc, SmallVectorImpl<Value> &acc, ArrayRef<Value> a,
+                                     ArrayRef<Value> bRegs, int64_t repsM, int64_t repsN, int64_t repsK,
+                                     int64_t kWidth, int64_t instrRegs,
+                                     function_ref<Value(Value, ArrayRef<Value>, ArrayRef<Value>)> instruction) {
+  Type i32 = b.getI32Type();
+  auto index = [&](int64_t i) { return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(i))); };
+  auto accType = VectorType::get({instrRegs}, acc[0].getType());
+  for (int64_t rn = 0; rn < repsN; ++rn)
+    for (int64_t rm = 0; rm < repsM; ++rm) {
+      const int64_t base = instrRegs * (rm + repsM * rn);
+      Value d = b.create<LLVM::PoisonOp>(loc, accType);
+      for (int64_t r = 0; r < instrRegs; ++r)
+        d = b.create<LLVM::InsertElementOp>(loc, d, acc[base + r], index(r));
+      for (int64_t rk = 0; rk < repsK; ++rk)
+        d = instruction(d, a.slice(kWidth * (rk + repsK * rm), kWidth), bRegs.slice(kWidth * (rk + repsK * rn), kWidth));
+      for (int64_t r = 0; r < instrRegs; ++r)
+        acc[base + r] = b.create<LLVM::ExtractElementOp>(loc, d, index(r));
+    }
+}
+
+} // namespace mlir::tessel
