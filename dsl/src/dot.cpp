@@ -10,17 +10,22 @@ ValueRef emitDot(const OpSite &site, ValueRef a, ValueRef b, const ValueRef *acc
   TraceContext &ctx = contextOf(site, {&oa, &ob, acc ? &oc : nullptr});
   if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
   const TraceType ta = ctx.type(a.id), tb = ctx.type(b.id);
-  if (ta.shape.size() != 2 || tb.shape.size() != 2)
-    fail(site, "takes 2-D tiles [M, K] and [K, N], not " + formatShape(ta.shape) + " and " + formatShape(tb.shape));
-  const int64_t M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
-  if (tb.shape[0] != K)
+  const size_t rank = ta.shape.size();
+  if ((rank != 2 && rank != 3) || tb.shape.size() != rank)
+    fail(site, "takes 2-D tiles [M, K] and [K, N] (or batched [B, M, K] and [B, K, N]), not " + formatShape(ta.shape) +
+                   " and " + formatShape(tb.shape));
+  if (rank == 3 && ta.shape[0] != tb.shape[0])
+    fail(site, "the batch sizes differ: a is " + formatShape(ta.shape) + " and b is " + formatShape(tb.shape));
+  const int64_t M = ta.shape[rank - 2], K = ta.shape[rank - 1], N = tb.shape[rank - 1];
+  if (tb.shape[rank - 2] != K)
     fail(site, "the inner dimensions differ: a is " + formatShape(ta.shape) + " and b is " + formatShape(tb.shape) +
                    " (a [M, K] times b [K, N])");
   if (M < 16 || N < 16 || K < 16)
     fail(site, "M, N and K must be at least 16 (the matrix instructions' smallest tile), not M = " +
                    std::to_string(M) + ", N = " + std::to_string(N) + ", K = " + std::to_string(K));
   const DType accType = ta.dtype == DType::I8 ? DType::I32 : DType::F32;
-  const Shape shape{M, N};
+  Shape shape{M, N};
+  if (rank == 3) shape.insert(shape.begin(), ta.shape[0]);
   int32_t c;
   if (acc) {
     const TraceType tc = ctx.type(acc->id);

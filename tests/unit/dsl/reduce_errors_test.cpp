@@ -402,5 +402,6 @@ TEST_CASE("dot errors name the line") {
       dot(a, b);
     });
   });
-  CHECK(msg == at(__FILE__, line) + "dot: takes 2-D tiles [M, K] and [K, N], not [16] and [16, 32]");
+  CHECK(msg == at(__FILE__, line) + "dot: takes 2-D tiles [M, K] and [K, N] (or batched [B, M, K] and [B, K, N]), not "
+                                    "[16] and [16, 32]");
 }

@@ -158,3 +158,44 @@ TEST_CASE("matmul on gfx1100's WMMA units matches float64") {
   CHECK(runMatmul<half>(100, 90, 80, 64, 64, 32, 4, "gfx1100") < 1e-2);
   CHECK(runMatmul<bfloat16>(64, 64, 64, 32, 32, 32, 2, "gfx1100") < 1e-2);
 }
+
+namespace {
+
+// C[z] = A[z] @ B[z] for 4 batches of [32, 32] x [32, 64] in one program: a
+// rank-3 dot.
+void batched(Ptr<half> a, Ptr<half> b, Ptr<float> c) {
+  auto z = expand_dims(expand_dims(arange(0, 4), 1), 2);   // [4, 1, 1]
+  auto i = expand_dims(expand_dims(arange(0, 32), 0), 2);  // [1, 32, 1]
+  auto k = expand_dims(expand_dims(arange(0, 32), 0), 0);  // [1, 1, 32]
+  auto kr = expand_dims(expand_dims(arange(0, 32), 0), 2); // [1, 32, 1]
+  auto j = expand_dims(expand_dims(arange(0, 64), 0), 0);  // [1, 1, 64]
+  auto ta = load(a + z * 1024 + i * 32 + k);               // [4, 32, 32]
+  auto tb = load(b + z * 2048 + kr * 64 + j);              // [4, 32, 64]
+  store(c + z * 2048 + i * 64 + j, dot(ta, tb));           // [4, 32, 64]
+}
+
+} // namespace
+
+TEST_CASE("a batched (rank-3) dot matches float64, on MFMA and on WMMA") {
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    auto fa = randomFloats(4 * 32 * 32, -1, 1), fb = randomFloats(4 * 32 * 64, -1, 1);
+    std::vector<half> ha(fa.begin(), fa.end()), hb(fb.begin(), fb.end());
+    auto a = dev.upload(ha), b = dev.upload(hb);
+    auto c = dev.upload(std::vector<float>(4 * 32 * 64, std::nanf("")));
+    auto kernel = jit<batched>();
+    kernel.launch(dev, {1}, {.num_warps = 4}, a, b, c);
+    auto got = c.download();
+    double worst = 0;
+    for (int zz = 0; zz < 4; ++zz)
+      for (int ii = 0; ii < 32; ++ii)
+        for (int jj = 0; jj < 64; ++jj) {
+          double want = 0;
+          for (int kk = 0; kk < 32; ++kk)
+            want += double(float(ha[size_t(zz * 1024 + ii * 32 + kk)])) * double(float(hb[size_t(zz * 2048 + kk * 64 + jj)]));
+          worst = std::max(worst, std::fabs(got[size_t(zz * 2048 + ii * 64 + jj)] - want));
+        }
+    CHECK(worst < 1e-4);
+  }
+}

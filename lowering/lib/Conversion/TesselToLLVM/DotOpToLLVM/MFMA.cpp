@@ -59,7 +59,9 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
         aLayout.getKWidth() != bLayout.getKWidth())
       return op.emitError("tessel.dot needs an MFMA accumulator and matching operand layouts "
                           "(run tessel-assign-layouts)");
-    const int64_t M = cType.getDimSize(0), N = cType.getDimSize(1), K = aType.getDimSize(1);
+    const int64_t rank = cType.getRank(); // a batch dim, if any, comes first
+    const int64_t M = cType.getDimSize(rank - 2), N = cType.getDimSize(rank - 1), K = aType.getDimSize(rank - 1);
+    const int64_t batch = rank == 3 ? cType.getDimSize(0) : 1;
     const unsigned m = mfma.getInstrShape()[0], n = mfma.getInstrShape()[1];
     const unsigned wM = mfma.getWavesPerBlock()[0], wN = mfma.getWavesPerBlock()[1];
     const unsigned kWidth = aLayout.getKWidth(), kInstr = kWidth * (64 / m);
@@ -83,15 +85,15 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     const int64_t instrRegs = int64_t(m) * n / 64;
     SmallVector<Value> a = registersOf(adaptor.getA()), b = registersOf(adaptor.getB());
     SmallVector<Value> accRegs = registersOf(adaptor.getC());
-    if (int64_t(a.size()) != kWidth * repsK * repsM || int64_t(b.size()) != kWidth * repsK * repsN ||
-        int64_t(accRegs.size()) != instrRegs * repsM * repsN)
+    if (int64_t(a.size()) != batch * kWidth * repsK * repsM || int64_t(b.size()) != batch * kWidth * repsK * repsN ||
+        int64_t(accRegs.size()) != batch * instrRegs * repsM * repsN)
       return op.emitError("tessel.dot: operand registers do not match the layouts (compiler bug)");
 
     Location loc = op.getLoc();
     Type operand = operandType(rewriter.getContext(), inElem, kWidth, intrinsic);
     auto accVecType = VectorType::get({instrRegs}, accElem);
     Value zero = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(0));
-    forEachMatrixInstruction(rewriter, loc, accRegs, a, b, repsM, repsN, repsK, kWidth, instrRegs,
+    forEachMatrixInstruction(rewriter, loc, accRegs, a, b, batch, repsM, repsN, repsK, kWidth, instrRegs,
                              [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv) -> Value {
                                // cbsz, abid, blgp = 0: no broadcast between blocks.
                                return rewriter

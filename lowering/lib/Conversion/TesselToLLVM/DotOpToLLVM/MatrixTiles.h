@@ -21,27 +21,32 @@ inline Value packRegisters(OpBuilder &b, Location loc, ArrayRef<Value> regs, Typ
   return vecType == type ? v : b.create<LLVM::BitcastOp>(loc, type, v).getResult();
 }
 
-// For each instruction tile (rm, rn) of the wave: the accumulator's
-// registers as one vector, `instruction(d, a, b)` for each K step with that
-// step's A and B registers, and the result back into `acc`. Register orders
-// are the layouts' (Layouts.cpp): the accumulator's tile (rm, rn) at
-// instrRegs * (rm + repsM * rn), A's (rm, rk) at kWidth * (rk + repsK * rm),
-// B's (rn, rk) at kWidth * (rk + repsK * rn).
+// For each batch z and instruction tile (rm, rn) of the wave: the
+// accumulator's registers as one vector, `instruction(d, a, b)` for each K
+// step with that step's A and B registers, and the result back into `acc`.
+// Register orders are the layouts' (Layouts.cpp): the accumulator's tile
+// (rm, rn) at instrRegs * (rm + repsM * rn), A's (rm, rk) at
+// kWidth * (rk + repsK * rm), B's (rn, rk) at kWidth * (rk + repsK * rn),
+// each batch's registers after the previous batch's.
 inline void forEachMatrixInstruction(OpBuilder &b, Location loc, SmallVectorImpl<Value> &acc, ArrayRef<Value> a,
-                                     ArrayRef<Value> bRegs, int64_t repsM, int64_t repsN, int64_t repsK,
-                                     int64_t kWidth, int64_t instrRegs,
+                                     ArrayRef<Value> bRegs, int64_t batch, int64_t repsM, int64_t repsN,
+                                     int64_t repsK, int64_t kWidth, int64_t instrRegs,
                                      function_ref<Value(Value, ArrayRef<Value>, ArrayRef<Value>)> instruction) {
   Type i32 = b.getI32Type();
   auto index = [&](int64_t i) { return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(i))); };
   auto accType = VectorType::get({instrRegs}, acc[0].getType());
+  const int64_t accPerBatch = instrRegs * repsM * repsN, aPerBatch = kWidth * repsK * repsM,
+                bPerBatch = kWidth * repsK * repsN;
+  for (int64_t z = 0; z < batch; ++z)
   for (int64_t rn = 0; rn < repsN; ++rn)
     for (int64_t rm = 0; rm < repsM; ++rm) {
-      const int64_t base = instrRegs * (rm + repsM * rn);
+      const int64_t base = z * accPerBatch + instrRegs * (rm + repsM * rn);
       Value d = b.create<LLVM::PoisonOp>(loc, accType);
       for (int64_t r = 0; r < instrRegs; ++r)
         d = b.create<LLVM::InsertElementOp>(loc, d, acc[base + r], index(r));
       for (int64_t rk = 0; rk < repsK; ++rk)
-        d = instruction(d, a.slice(kWidth * (rk + repsK * rm), kWidth), bRegs.slice(kWidth * (rk + repsK * rn), kWidth));
+        d = instruction(d, a.slice(z * aPerBatch + kWidth * (rk + repsK * rm), kWidth),
+                        bRegs.slice(z * bPerBatch + kWidth * (rk + repsK * rn), kWidth));
       for (int64_t r = 0; r < instrRegs; ++r)
         acc[base + r] = b.create<LLVM::ExtractElementOp>(loc, d, index(r));
     }

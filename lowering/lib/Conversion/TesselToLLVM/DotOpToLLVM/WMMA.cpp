@@ -24,7 +24,9 @@ struct DotOpWmmaConversion : TesselOpToLLVMPattern<DotOp> {
     auto wmma = dyn_cast_or_null<WmmaLayoutAttr>(cType.getEncoding());
     if (!wmma)
       return rewriter.notifyMatchFailure(op, "not a WMMA dot");
-    const int64_t M = cType.getDimSize(0), N = cType.getDimSize(1), K = aType.getDimSize(1);
+    const int64_t rank = cType.getRank(); // a batch dim, if any, comes first
+    const int64_t M = cType.getDimSize(rank - 2), N = cType.getDimSize(rank - 1), K = aType.getDimSize(rank - 1);
+    const int64_t batch = rank == 3 ? cType.getDimSize(0) : 1;
     const unsigned wM = wmma.getWavesPerBlock()[0], wN = wmma.getWavesPerBlock()[1];
     Type inElem = aType.getElementType(), accElem = cType.getElementType();
     // The intrinsics and their operand types (IntrinsicsAMDGPU.td): A and B
@@ -49,15 +51,15 @@ struct DotOpWmmaConversion : TesselOpToLLVMPattern<DotOp> {
     const int64_t repsK = K / 16, kWidth = 16, instrRegs = 8;
     SmallVector<Value> a = registersOf(adaptor.getA()), b = registersOf(adaptor.getB());
     SmallVector<Value> acc = registersOf(adaptor.getC());
-    if (int64_t(a.size()) != kWidth * repsK * repsM || int64_t(b.size()) != kWidth * repsK * repsN ||
-        int64_t(acc.size()) != instrRegs * repsM * repsN)
+    if (int64_t(a.size()) != batch * kWidth * repsK * repsM || int64_t(b.size()) != batch * kWidth * repsK * repsN ||
+        int64_t(acc.size()) != batch * instrRegs * repsM * repsN)
       return op.emitError("tessel.dot: operand registers do not match the layouts (compiler bug)");
 
     Location loc = op.getLoc();
     auto accVecType = VectorType::get({instrRegs}, accElem);
     Value yes = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
     Value no = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI1Type(), rewriter.getBoolAttr(false));
-    forEachMatrixInstruction(rewriter, loc, acc, a, b, repsM, repsN, repsK, kWidth, instrRegs,
+    forEachMatrixInstruction(rewriter, loc, acc, a, b, batch, repsM, repsN, repsK, kWidth, instrRegs,
                              [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv) -> Value {
                                Value pa = packRegisters(rewriter, loc, av, operand);
                                Value pb = packRegisters(rewriter, loc, bv, operand);

@@ -61,13 +61,35 @@ LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
 
 static constexpr unsigned kMfmaWaveSize = 64;
 
+// A basis of a rank-`rank` tile moving `row` along dim rank - 2 and `col`
+// along rank - 1 (the matrix dims after an optional batch dim); zero where
+// that wraps off the tile.
+static LinearLayout::Basis matrixBasis(ArrayRef<int64_t> shape, int64_t row, int64_t col) {
+  const size_t r = shape.size();
+  LinearLayout::Basis b(r, 0);
+  b[r - 2] = row < shape[r - 2] ? row : 0;
+  b[r - 1] = col < shape[r - 1] ? col : 0;
+  return b;
+}
+
+// A batch dim (rank 3) repeats the whole pattern in the highest registers.
+static void addBatchRegisters(ArrayRef<int64_t> shape, SmallVector<LinearLayout::Basis> &regs) {
+  if (shape.size() != 3)
+    return;
+  for (int64_t b = 1; b < shape[0]; b <<= 1) {
+    LinearLayout::Basis basis(3, 0);
+    basis[0] = b;
+    regs.push_back(basis);
+  }
+}
+
 LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   const int64_t m = getInstrShape()[0], n = getInstrShape()[1];
   const int64_t wM = getWavesPerBlock()[0], wN = getWavesPerBlock()[1];
+  const size_t rank = shape.size();
+  const int64_t M = shape[rank - 2], N = shape[rank - 1];
   SmallVector<LinearLayout::Basis> regs, lanes, waves;
-  auto rowCol = [&](int64_t row, int64_t col) {
-    return LinearLayout::Basis{row < shape[0] ? row : 0, col < shape[1] ? col : 0};
-  };
+  auto rowCol = [&](int64_t row, int64_t col) { return matrixBasis(shape, row, col); };
   // One instruction's registers and lanes.
   regs.push_back(rowCol(1, 0));
   regs.push_back(rowCol(2, 0));
@@ -84,11 +106,12 @@ LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
     waves.push_back(rowCol(m * b, 0));
   for (int64_t b = 1; b < wN; b <<= 1)
     waves.push_back(rowCol(0, n * b));
-  // Repetitions over the tile, M first.
-  for (int64_t b = m * wM; b < shape[0]; b <<= 1)
+  // Repetitions over the tile, M first, then the batch.
+  for (int64_t b = m * wM; b < M; b <<= 1)
     regs.push_back(rowCol(b, 0));
-  for (int64_t b = n * wN; b < shape[1]; b <<= 1)
+  for (int64_t b = n * wN; b < N; b <<= 1)
     regs.push_back(rowCol(0, b));
+  addBatchRegisters(shape, regs);
   return LinearLayout(shape, std::move(regs), std::move(lanes), std::move(waves));
 }
 
@@ -98,10 +121,10 @@ LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
 // K elements, lanes 16..31 repeating lanes 0..15.
 LinearLayout WmmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   const int64_t wM = getWavesPerBlock()[0], wN = getWavesPerBlock()[1];
+  const size_t rank = shape.size();
+  const int64_t M = shape[rank - 2], N = shape[rank - 1];
   SmallVector<LinearLayout::Basis> regs, lanes, waves;
-  auto rowCol = [&](int64_t row, int64_t col) {
-    return LinearLayout::Basis{row < shape[0] ? row : 0, col < shape[1] ? col : 0};
-  };
+  auto rowCol = [&](int64_t row, int64_t col) { return matrixBasis(shape, row, col); };
   for (int64_t b = 2; b < 16; b <<= 1)
     regs.push_back(rowCol(b, 0));
   for (int64_t b = 1; b < 16; b <<= 1)
@@ -111,10 +134,11 @@ LinearLayout WmmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
     waves.push_back(rowCol(16 * b, 0));
   for (int64_t b = 1; b < wN; b <<= 1)
     waves.push_back(rowCol(0, 16 * b));
-  for (int64_t b = 16 * wM; b < shape[0]; b <<= 1)
+  for (int64_t b = 16 * wM; b < M; b <<= 1)
     regs.push_back(rowCol(b, 0));
-  for (int64_t b = 16 * wN; b < shape[1]; b <<= 1)
+  for (int64_t b = 16 * wN; b < N; b <<= 1)
     regs.push_back(rowCol(0, b));
+  addBatchRegisters(shape, regs);
   return LinearLayout(shape, std::move(regs), std::move(lanes), std::move(waves));
 }
 
@@ -123,18 +147,20 @@ LinearLayout DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const
   auto mfma = dyn_cast<MfmaLayoutAttr>(getParent());
   ArrayRef<unsigned> grid = wmma ? cast<WmmaLayoutAttr>(getParent()).getWavesPerBlock() : mfma.getWavesPerBlock();
   const bool isA = getOpIdx() == 0;
-  const unsigned kDim = isA ? 1 : 0, nonK = isA ? 0 : 1;
+  const unsigned rank = shape.size(), first = rank - 2; // an optional batch dim comes first
+  const unsigned kDim = isA ? first + 1 : first, nonK = isA ? first : first + 1;
   // rows of A (columns of B) per instruction
-  const int64_t mn = wmma ? 16 : mfma.getInstrShape()[nonK];
+  const int64_t mn = wmma ? 16 : mfma.getInstrShape()[nonK - first];
   const int64_t kWidth = getKWidth(), kInstr = wmma ? kWidth : kWidth * (kMfmaWaveSize / mn);
   const int64_t wM = grid[0], wN = grid[1];
   SmallVector<LinearLayout::Basis> regs, lanes, waves;
   auto along = [&](unsigned dim, int64_t offset) {
-    LinearLayout::Basis b{0, 0};
+    LinearLayout::Basis b(rank, 0);
     if (offset < shape[dim])
       b[dim] = offset;
     return b;
   };
+  const LinearLayout::Basis none(rank, 0);
   for (int64_t b = 1; b < kWidth; b <<= 1)
     regs.push_back(along(kDim, b));
   for (int64_t b = 1; b < mn; b <<= 1)
@@ -142,18 +168,19 @@ LinearLayout DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const
   for (int64_t b = kWidth; b < kInstr; b <<= 1)
     lanes.push_back(along(kDim, b));
   if (wmma)
-    lanes.push_back(LinearLayout::Basis{0, 0}); // lanes 16..31 repeat lanes 0..15
+    lanes.push_back(none); // lanes 16..31 repeat lanes 0..15
   // Waves: the parent's grid, M bits first; the other operand's bits replicate.
   for (int64_t b = 1; b < wM; b <<= 1)
-    waves.push_back(isA ? along(0, mn * b) : LinearLayout::Basis{0, 0});
+    waves.push_back(isA ? along(nonK, mn * b) : none);
   for (int64_t b = 1; b < wN; b <<= 1)
-    waves.push_back(isA ? LinearLayout::Basis{0, 0} : along(1, mn * b));
-  // Repetitions: along K first, then along M (A) or N (B).
+    waves.push_back(isA ? none : along(nonK, mn * b));
+  // Repetitions: along K first, then along M (A) or N (B), then the batch.
   for (int64_t b = kInstr; b < shape[kDim]; b <<= 1)
     regs.push_back(along(kDim, b));
   const int64_t waveSpan = mn * (isA ? wM : wN);
   for (int64_t b = waveSpan; b < shape[nonK]; b <<= 1)
     regs.push_back(along(nonK, b));
+  addBatchRegisters(shape, regs);
   return LinearLayout(shape, std::move(regs), std::move(lanes), std::move(waves));
 }
 

@@ -209,14 +209,16 @@ LogicalResult SplitOp::verify() {
 LogicalResult DotOp::verify() {
   auto a = cast<RankedTensorType>(getA().getType()), b = cast<RankedTensorType>(getB().getType());
   auto c = cast<RankedTensorType>(getC().getType());
-  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
-    return emitOpError("operands must be 2-D: [M, K] * [K, N] + [M, N]");
-  if (a.getDimSize(1) != b.getDimSize(0))
-    return emitOpError("K differs: a is [") << a.getDimSize(0) << ", " << a.getDimSize(1) << "], b is ["
-                                            << b.getDimSize(0) << ", " << b.getDimSize(1) << "]";
-  if (c.getDimSize(0) != a.getDimSize(0) || c.getDimSize(1) != b.getDimSize(1))
-    return emitOpError("the accumulator must be [M, N] = [")
-           << a.getDimSize(0) << ", " << b.getDimSize(1) << "]";
+  const int64_t rank = a.getRank();
+  if ((rank != 2 && rank != 3) || b.getRank() != rank || c.getRank() != rank)
+    return emitOpError("operands must be [M, K] * [K, N] + [M, N], or batched [B, M, K] * [B, K, N] + [B, M, N]");
+  if (rank == 3 && (b.getDimSize(0) != a.getDimSize(0) || c.getDimSize(0) != a.getDimSize(0)))
+    return emitOpError("the batch sizes differ");
+  const int64_t M = a.getDimSize(rank - 2), K = a.getDimSize(rank - 1), N = b.getDimSize(rank - 1);
+  if (b.getDimSize(rank - 2) != K)
+    return emitOpError("K differs: a's is ") << K << ", b's " << b.getDimSize(rank - 2);
+  if (c.getDimSize(rank - 2) != M || c.getDimSize(rank - 1) != N)
+    return emitOpError("the accumulator must be [M, N] = [") << M << ", " << N << "]";
   Type in = a.getElementType(), acc = c.getElementType();
   if (in != b.getElementType())
     return emitOpError("a and b must have one element type");

@@ -378,7 +378,8 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
   // operands.
   LogicalResult fixDotLayouts(DotOp dot) {
     auto a = cast<RankedTensorType>(dot.getA().getType()), c = cast<RankedTensorType>(dot.getC().getType());
-    const int64_t M = c.getDimSize(0), N = c.getDimSize(1), K = a.getDimSize(1);
+    const int64_t rank = c.getRank(); // a batch dim, if any, comes first
+    const int64_t M = c.getDimSize(rank - 2), N = c.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
     const TargetFacts *target = lookupTarget(arch_);
     auto dtypeOf = [](Type t) -> std::optional<DType> {
       if (t.isF16()) return DType::F16;
