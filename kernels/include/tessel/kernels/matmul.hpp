@@ -8,9 +8,14 @@
 
 #include <tessel/tessel.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace tessel::kernels {
 
@@ -104,10 +109,45 @@ struct MatmulConfig {
   unsigned num_warps = 4;
 };
 
-// C = A @ B (+ bias[N]) (activation) for `shape`; `bias` may be null.
+// The configurations the autotuner chooses among.
+inline std::vector<TuneConfig> matmulConfigs() {
+  auto config = [](int bm, int bn, int bk, unsigned warps) {
+    return TuneConfig{{{"BM", bm}, {"BN", bn}, {"BK", bk}, {"GROUP_M", 8}}, warps, 1};
+  };
+  return {config(128, 128, 32, 4), config(128, 64, 32, 4), config(64, 128, 32, 4), config(64, 64, 32, 4),
+          config(32, 64, 32, 2), config(32, 32, 32, 1), config(16, 64, 32, 1)};
+}
+
+// The static cost model the autotuner uses on the emulator: the time of the
+// slowest wave slot, in units of one 32x32x8 matrix instruction. A program
+// of BM x BN over K costs its padded multiply-accumulates at the matrix
+// cores' rate per wave (BM * BN * K / (32 * 32 * 8) / waves, padding
+// included: a block mostly past the edge of C still costs a full block),
+// plus its loads (BM + BN) * K elements at 64 bytes per instruction time per
+// wave; programs run `slots` at a time (each of `cus` compute units holds 8
+// waves), so the grid costs ceil(programs / slots) rounds of that.
+inline double matmulCost(const TuneConfig &c, const MatmulShape &s, int computeUnits = 304) {
+  const double bm = c.get("BM"), bn = c.get("BN"), waves = c.num_warps;
+  const double k = double(cdiv(s.K, int64_t(c.get("BK")))) * c.get("BK");
+  const double programs = double(cdiv(s.M, int64_t(bm)) * cdiv(s.N, int64_t(bn)) * s.batch);
+  const double perProgram = bm * bn * k / (32.0 * 32 * 8) / waves + (bm + bn) * k * 2 / 64.0 / waves;
+  const double slots = std::max(1.0, double(computeUnits) * 8 / waves);
+  return std::ceil(programs / slots) * perProgram;
+}
+
+// The tuner kernels::matmul uses when no MatmulConfig is given.
+template <class T> Autotuner &matmulTuner() {
+  static Autotuner tuner(std::string("tessel_matmul_") + detail::matmulSuffix<T>(), matmulConfigs());
+  return tuner;
+}
+
+// C = A @ B (+ bias[N]) (activation) for `shape`; `bias` may be null. With
+// no `config`, matmulTuner<T>() picks one for the device and shape (timed on
+// a GPU, by matmulCost on the emulator; remembered on disk).
 template <class T>
 void matmul(Device &dev, const Buffer<T> &a, const Buffer<T> &b, Buffer<detail::matmul_out_t<T>> &c,
-            MatmulShape shape, const Buffer<detail::matmul_out_t<T>> *bias = nullptr, MatmulConfig cfg = {}) {
+            MatmulShape shape, const Buffer<detail::matmul_out_t<T>> *bias = nullptr,
+            std::optional<MatmulConfig> config = std::nullopt) {
   auto fail = [](const std::string &why) { throw Error("matmul: " + why); };
   if (shape.M < 1 || shape.N < 1 || shape.K < 1 || shape.batch < 1)
     fail("M, N, K and batch must be at least 1 (M = " + std::to_string(shape.M) + ", N = " + std::to_string(shape.N) +
@@ -133,11 +173,31 @@ void matmul(Device &dev, const Buffer<T> &a, const Buffer<T> &b, Buffer<detail::
   check("C", c.size(), span(bc, shape.batch, shape.M, scm, shape.N, scn));
   if (bias) check("bias", bias->size(), shape.N);
   const Buffer<detail::matmul_out_t<T>> &biasBuffer = bias ? *bias : c;
-  const uint32_t blocks = uint32_t(cdiv(shape.M, cfg.BM) * cdiv(shape.N, cfg.BN));
-  matmulKernel<T>().launch(dev, {blocks, uint32_t(shape.batch)}, {.num_warps = cfg.num_warps}, a, b, c, biasBuffer,
-                           int32_t(shape.M), int32_t(shape.N), int32_t(shape.K), int32_t(sam), int32_t(sak),
-                           int32_t(sbk), int32_t(sbn), int32_t(scm), int32_t(scn), int32_t(ba), int32_t(bb),
-                           int32_t(bc), cfg.BM, cfg.BN, cfg.BK, cfg.GROUP_M, bias ? 1 : 0, int(shape.activation));
+  auto launchWith = [&](const MatmulConfig &cfg) {
+    const uint32_t blocks = uint32_t(cdiv(shape.M, cfg.BM) * cdiv(shape.N, cfg.BN));
+    matmulKernel<T>().launch(dev, {blocks, uint32_t(shape.batch)}, {.num_warps = cfg.num_warps}, a, b, c,
+                             biasBuffer, int32_t(shape.M), int32_t(shape.N), int32_t(shape.K), int32_t(sam),
+                             int32_t(sak), int32_t(sbk), int32_t(sbn), int32_t(scm), int32_t(scn), int32_t(ba),
+                             int32_t(bb), int32_t(bc), cfg.BM, cfg.BN, cfg.BK, cfg.GROUP_M, bias ? 1 : 0,
+                             int(shape.activation));
+  };
+  auto fromTune = [](const TuneConfig &t) {
+    return MatmulConfig{t.get("BM"), t.get("BN"), t.get("BK"), t.get("GROUP_M"), t.num_warps};
+  };
+  if (!config) {
+    std::string key = dev.arch() + " M=" + std::to_string(shape.M) + " N=" + std::to_string(shape.N) +
+                      " K=" + std::to_string(shape.K) + " batch=" + std::to_string(shape.batch);
+    auto timer = [&](const TuneConfig &t) {
+      launchWith(fromTune(t)); // compile and warm up
+      dev.synchronize();
+      auto start = std::chrono::steady_clock::now();
+      launchWith(fromTune(t));
+      dev.synchronize();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    config = fromTune(matmulTuner<T>().pick(dev, key, timer, [&](const TuneConfig &t) { return matmulCost(t, shape); }));
+  }
+  launchWith(*config);
 }
 
 } // namespace tessel::kernels
