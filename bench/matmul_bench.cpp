@@ -63,13 +63,14 @@ int main() {
   auto c = dev.alloc<float>(16);
   auto kernel = jit<matmul>();
   std::printf("matmul block %dx%dx%d f16 -> f32, %u waves, K = 4096 (512x512 C)\n", BM, BN, BK, warps);
-  for (const char *arch : {"gfx90a", "gfx942", "gfx950"}) {
+  for (auto [arch, stages] : {std::pair{"gfx90a", 1u}, std::pair{"gfx942", 1u}, std::pair{"gfx942", 2u},
+                              std::pair{"gfx950", 1u}}) {
     detail::TraceRequest request = kernel.trace(a, b, c, 512, 512, 4096, BM, BN, BK);
     std::vector<double> times;
     CompiledKernel k;
     for (int i = 0; i < 3; ++i) {
       auto t0 = Clock::now();
-      k = compileTrace(request.trace, request.spec, {arch, warps});
+      k = compileTrace(request.trace, request.spec, {arch, warps, 5, stages});
       times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     std::sort(times.begin(), times.end());
@@ -78,11 +79,11 @@ int main() {
     // One instruction covers 32x32x8 (or 16x16x16) = 8192 (4096) products.
     size_t perInstr = contains(k.tileIR, "instrShape = [32, 32]") ? 32 * 32 * 8 : 16 * 16 * 16;
     if (contains(k.tileIR, "x16.f16") || contains(s, "v_mfma_f32_32x32x16")) perInstr *= 2;
-    std::printf("%s: cold compile %.1f ms (median of 3); MFMA %zu in the code object, %zu per K step needed; "
+    std::printf("%s, num_stages %u: cold compile %.1f ms (median of 3); MFMA %zu in the code object, %zu per K step needed; "
                 "ds_read b128/b64/b32/u16 %zu/%zu/%zu/%zu, ds_write b128/b64/b32/b16 %zu/%zu/%zu/%zu; "
                 "global_load dwordx4/x2/dword/ushort %zu/%zu/%zu/%zu; VGPRs %ld, spills %ld, LDS %ld bytes "
                 "(plan %u)\n",
-                arch, times[1], mfma, size_t(BM) * BN * BK / perInstr / warps, count(s, R"(ds_read_b128)"),
+                arch, stages, times[1], mfma, size_t(BM) * BN * BK / perInstr / warps, count(s, R"(ds_read_b128)"),
                 count(s, R"(ds_read_b64)"), count(s, R"(ds_read_b32)"), count(s, R"(ds_read_u16)"),
                 count(s, R"(ds_write_b128)"), count(s, R"(ds_write_b64)"), count(s, R"(ds_write_b32)"),
                 count(s, R"(ds_write_b16)"), count(s, R"(global_load_dwordx4)"), count(s, R"(global_load_dwordx2)"),

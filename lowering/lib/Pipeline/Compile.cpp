@@ -167,6 +167,9 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Comparisons integer ranges decide (assume(n >= C), loop bounds, aranges)
   // become constants; masks that are always true disappear.
   pm.addPass(createTesselFoldCompares());
+  // With num_stages >= 2, loads feeding a dot in a loop fetch the next
+  // iteration's operands while this one computes.
+  pm.addPass(createTesselPipelineLoads());
   // Every tile gets a layout over the workgroup's threads (axis analysis
   // picks vector widths); conversions where a tile is needed in two.
   pm.addPass(createTesselAssignLayouts());
@@ -206,6 +209,9 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
       importTrace(*ctx, trace, spec, target, options.numWarps);
   if (!module || mlir::failed(mlir::verify(*module)))
     diags.fail("importing the trace");
+  if (options.numStages > 1)
+    mlir::tessel::tesselDialect(ctx.get()).getNumStagesAttrHelper().setAttr(
+        *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));
 
   // 2. The passes (buildTesselPipeline): tile-level IR to per-thread LLVM dialect.
   CompiledKernel out;

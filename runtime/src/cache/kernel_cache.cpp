@@ -152,9 +152,11 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
   const std::string arch = device.arch();
   const unsigned codeObjectVersion = device.impl().codeObjectVersion();
   DiskCache &cache = disk ? *disk : DiskCache::process();
+  if (options.num_stages < 1 || options.num_stages > 4)
+    throw Error("kernel '" + kernelName + "': num_stages must be 1 to 4, not " + std::to_string(options.num_stages));
   const std::string diskKey = DiskCache::entryKey(request.trace.fingerprint(), request.spec, arch,
                                                   options.num_warps, compilerIdentity,
-                                                  codeObjectVersion);
+                                                  codeObjectVersion, options.num_stages);
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->device = device.shared();
@@ -173,7 +175,7 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
     ++stats.diskHits;
     checkBlockSize(entry->compiled);
   } else {
-    entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion});
+    entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion, options.num_stages});
     ++stats.compiles;
     checkBlockSize(entry->compiled);
     cache.store(diskKey, entry->compiled);

@@ -15,6 +15,7 @@ struct CompileOptions {
   std::string arch = "gfx942";
   unsigned numWarps = 4;
   unsigned codeObjectVersion = 5; // AMDGPU code object version (4, 5 or 6)
+  unsigned numStages = 1;         // software pipelining of dot operand loads (1: none)
 };
 
 // Throws tessel::Error (with the user's C++ line where one applies).

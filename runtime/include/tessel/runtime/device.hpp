@@ -23,6 +23,9 @@ struct Dim3 {
 
 struct LaunchOptions {
   unsigned num_warps = 4;
+  // Software pipelining of loops over dot operands: 1 loads each K step's
+  // operands in that step; 2 loads the next step's while this one computes.
+  unsigned num_stages = 1;
   // Where the launch is written: `{.num_warps = 4}` or `{}` at the call site
   // records it, so a failed launch names the user's line.
   std::source_location where = std::source_location::current();

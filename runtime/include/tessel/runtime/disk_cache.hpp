@@ -31,7 +31,7 @@ public:
   static std::string entryKey(uint64_t traceFingerprint, const Specialization &spec,
                               std::string_view arch, unsigned numWarps,
                               std::string_view compilerIdentity,
-                              unsigned codeObjectVersion = 5);
+                              unsigned codeObjectVersion = 5, unsigned numStages = 1);
 
   // The kernel stored under `key`, or nullopt. Never throws for I/O problems.
   std::optional<CompiledKernel> load(const std::string &key);

@@ -41,6 +41,7 @@ def Tessel_Dialect : Dialect {
     "::mlir::IntegerAttr":$wave_size,    // lanes per wave (64 on gfx9, 32 on gfx11)
     "::mlir::IntegerAttr":$lds_limit,    // bytes of LDS a workgroup may use
     "::mlir::IntegerAttr":$lds_bytes,    // bytes the LDS plan uses
+    "::mlir::IntegerAttr":$num_stages,   // software pipelining depth (absent: 1)
     // On an op that needs LDS scratch: where the LDS plan put it.
     "::mlir::IntegerAttr":$lds_offset,
     // On kernel arguments: what the call's values let the compiler assume.

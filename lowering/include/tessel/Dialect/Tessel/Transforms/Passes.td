@@ -42,6 +42,21 @@ def TesselFoldCompares : Pass<"tessel-fold-compares", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TesselPipelineLoads : Pass<"tessel-pipeline-loads", "::mlir::ModuleOp"> {
+  let summary = "Load a loop's dot operands one iteration ahead (num_stages >= 2)";
+  let description = [{
+    With `tessel.num_stages` >= 2 on the module, each `tessel.load` in an
+    `scf.for` body that feeds a `tessel.dot` and whose address and mask
+    depend only on the induction variable and values from outside the loop
+    is software-pipelined: the first iteration's tile is loaded before the
+    loop (masked off when the loop runs no iteration), carried as a
+    loop-carried value, and each iteration loads the next iteration's tile
+    (masked off past the last) before its dot, so the global load's latency
+    hides behind the matrix instructions.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Give every tile a layout over the workgroup's threads";
   let description = [{

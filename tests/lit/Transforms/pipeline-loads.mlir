@@ -1,0 +1,57 @@
+// RUN: tessel-opt %s -split-input-file --tessel-pipeline-loads | FileCheck %s
+
+// num_stages = 2: the dot's operand load moves one iteration ahead. The first
+// tile is loaded before the loop, masked by whether the loop runs; each
+// iteration loads the next tile, masked by whether there is a next one, and
+// yields it; the dot reads the carried tile.
+// CHECK-LABEL: func.func @k_loop(
+// CHECK: %[[RUNS:.*]] = arith.cmpi slt, %[[LB:.*]], %[[UB:.*]] : i32
+// CHECK: %[[M0:.*]] = tessel.splat %[[RUNS]] : tensor<32x32xi1>
+// CHECK: %[[FIRST:.*]] = tessel.load %{{.*}}, %[[M0]]
+// CHECK: scf.for %[[K:.*]] = %[[LB]] to %[[UB]] step %[[STEP:.*]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[TILE:.*]] = %[[FIRST]])
+// CHECK-NOT: tessel.load
+// CHECK: tessel.dot %[[TILE]], %{{.*}}, %[[ACC]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %[[STEP]] : i32
+// CHECK: %[[VALID:.*]] = arith.cmpi slt, %[[NEXT]], %[[UB]] : i32
+// CHECK: %[[PREFETCH:.*]] = tessel.load
+// CHECK: scf.yield %{{.*}}, %[[PREFETCH]]
+module attributes {tessel.num_stages = 2 : i32} {
+  func.func @k_loop(%a: !tessel.ptr<f16>, %b: tensor<32x32xf16>, %n: i32) -> tensor<32x32xf32> {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+    %r = tessel.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+    %offs = tessel.reshape %r : tensor<1024xi32> -> tensor<32x32xi32>
+    %base = tessel.splat %a : tensor<32x32x!tessel.ptr<f16>>
+    %acc = scf.for %k = %c0 to %n step %c32 iter_args(%acc = %zero) -> (tensor<32x32xf32>) : i32 {
+      %ks = tessel.splat %k : tensor<32x32xi32>
+      %o = arith.addi %offs, %ks : tensor<32x32xi32>
+      %p = tessel.addptr %base, %o : tensor<32x32x!tessel.ptr<f16>>, tensor<32x32xi32>
+      %t = tessel.load %p : (tensor<32x32x!tessel.ptr<f16>>) -> tensor<32x32xf16>
+      %d = tessel.dot %t, %b, %acc : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+      scf.yield %d : tensor<32x32xf32>
+    }
+    return %acc : tensor<32x32xf32>
+  }
+}
+
+// -----
+
+// Without num_stages (or with 1) nothing moves.
+// CHECK-LABEL: func.func @unpipelined(
+// CHECK: scf.for
+// CHECK: tessel.load
+module {
+  func.func @unpipelined(%a: !tessel.ptr<f16>, %b: tensor<32x32xf16>, %n: i32) -> tensor<32x32xf32> {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+    %base = tessel.splat %a : tensor<32x32x!tessel.ptr<f16>>
+    %acc = scf.for %k = %c0 to %n step %c32 iter_args(%acc = %zero) -> (tensor<32x32xf32>) : i32 {
+      %t = tessel.load %base : (tensor<32x32x!tessel.ptr<f16>>) -> tensor<32x32xf16>
+      %d = tessel.dot %t, %b, %acc : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
+      scf.yield %d : tensor<32x32xf32>
+    }
+    return %acc : tensor<32x32xf32>
+  }
+}
