@@ -46,7 +46,7 @@ TEST_CASE("key and kernarg packing allocate nothing") {
   CHECK(key.words[4] == 256);
   CHECK(key.words[5] == 1);
   CHECK(key.words[6] == std::bit_cast<uint64_t>(0.5));
-  CHECK(key.words[7] == 2);
+  CHECK(key.words[7] == (2 | uint64_t(1) << 32)); // num_warps, num_stages
   // The allocation counter itself works.
   size_t mark = allocations;
   ::operator delete(::operator new(16)); // a call, which unlike a new-expression cannot be elided

@@ -59,7 +59,7 @@ TEST_CASE("specialization bits: int == 1, int % 16 == 0, pointer 16-byte aligned
   CHECK(!spec.args[3].aligned16);
 }
 
-TEST_CASE("the key: spec bits per runtime arg, then constants, then num_warps") {
+TEST_CASE("the key: spec bits per runtime arg, then constants, then num_warps and num_stages") {
   auto add = jit<vector_add>();
   float *aligned = fakeAddress(0x10000), *misaligned = fakeAddress(0x10004);
   detail::KernelKey k = add.key({.num_warps = 8}, aligned, misaligned, aligned, 32, 1024);
@@ -69,11 +69,13 @@ TEST_CASE("the key: spec bits per runtime arg, then constants, then num_warps") 
   CHECK(k.words[2] == detail::kAligned16);
   CHECK(k.words[3] == detail::kDivisibleBy16);
   CHECK(k.words[4] == 1024);
-  CHECK(k.words[5] == 8);
+  CHECK(k.words[5] == (8 | uint64_t(1) << 32)); // num_warps 8, num_stages 1
+  CHECK(add.key({.num_warps = 8, .num_stages = 2}, aligned, misaligned, aligned, 32, 1024).words[5] ==
+        (8 | uint64_t(2) << 32));
 
   CHECK(add.key({}, aligned, aligned, aligned, 1, 1024).words[3] == detail::kEqualsOne);
   CHECK(add.key({}, aligned, aligned, aligned, 33, 1024).words[3] == 0);
-  CHECK(add.key({}, aligned, aligned, aligned, 33, 1024).words[5] == 4); // default num_warps
+  CHECK(add.key({}, aligned, aligned, aligned, 33, 1024).words[5] == (4 | uint64_t(1) << 32)); // the defaults
 
   // Values that specialize alike share a key; a constant changes it.
   auto words = [](const detail::KernelKey &key) {
