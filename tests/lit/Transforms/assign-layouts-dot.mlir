@@ -47,3 +47,22 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// gfx1100's WMMA takes no f32: the dot becomes multiply-adds on a blocked
+// accumulator; each operand's layout holds all of K for the accumulator's
+// rows (A) or columns (B).
+// CHECK: #[[ACC:.*]] = #tessel.blocked<
+// CHECK: #[[FA:.*]] = #tessel.dot_operand<opIdx = 0, parent = #[[ACC]], kWidth = 32>
+// CHECK: #[[FB:.*]] = #tessel.dot_operand<opIdx = 1, parent = #[[ACC]], kWidth = 32>
+// CHECK-LABEL: func.func @fma(
+// CHECK: tessel.dot {{.*}} : tensor<32x32xf32, #[[FA]]> * tensor<32x32xf32, #[[FB]]> -> tensor<32x32xf32, #[[ACC]]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100"} {
+  func.func @fma(%x: tensor<32x32xf32>, %y: tensor<32x32xf32>, %p: tensor<32x32x!tessel.ptr<f32>>) {
+    %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+    %d = tessel.dot %x, %y, %zero : tensor<32x32xf32> * tensor<32x32xf32> -> tensor<32x32xf32>
+    tessel.store %p, %d : (tensor<32x32x!tessel.ptr<f32>>, tensor<32x32xf32>) -> ()
+    return
+  }
+}

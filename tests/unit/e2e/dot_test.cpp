@@ -154,9 +154,10 @@ TEST_CASE("matmul on the matrix cores matches float64: 512^3 f16 and bf16, odd s
   CHECK(runMatmul<half>(100, 90, 80, 32, 32, 32, 1, "gfx950") < 1e-2);
 }
 
-TEST_CASE("matmul on gfx1100's WMMA units matches float64") {
+TEST_CASE("matmul on gfx1100's WMMA units matches float64; f32, which WMMA does not take, by multiply-adds") {
   CHECK(runMatmul<half>(100, 90, 80, 64, 64, 32, 4, "gfx1100") < 1e-2);
   CHECK(runMatmul<bfloat16>(64, 64, 64, 32, 32, 32, 2, "gfx1100") < 1e-2);
+  CHECK(runMatmul<float>(70, 50, 40, 32, 32, 16, 2, "gfx1100") < 1e-5);
 }
 
 namespace {

@@ -89,6 +89,7 @@ struct ConvertTesselToLLVMPass
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
     populateMfmaDotOpToLLVMPatterns(converter, target, patterns);
     populateWmmaDotOpToLLVMPatterns(converter, target, patterns);
+    populateFmaDotOpToLLVMPatterns(converter, target, patterns);
     // The scalar arith and math ops the tile patterns leave become LLVM ops.
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);

@@ -55,6 +55,9 @@ void populateMfmaDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                      RewritePatternSet &patterns);
 void populateWmmaDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                      RewritePatternSet &patterns);
+// dot as multiply-adds, for what the matrix cores do not take (DotOpToLLVM/FMA.cpp).
+void populateFmaDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                                    RewritePatternSet &patterns);
 // The kernel function and its return; scf ops carrying tiles (structural).
 void populateControlFlowOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                          const TargetInfo &target, RewritePatternSet &patterns,

@@ -117,12 +117,12 @@ LogicalResult DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> em
                                            DistributedLayoutAttr parent, unsigned kWidth) {
   if (opIdx > 1)
     return emitError() << "dot operand index must be 0 (A) or 1 (B)";
-  if (!isa<MfmaLayoutAttr, WmmaLayoutAttr>(parent))
-    return emitError() << "a dot operand's parent is an mfma or wmma layout";
+  if (!isa<MfmaLayoutAttr, WmmaLayoutAttr, BlockedLayoutAttr>(parent))
+    return emitError() << "a dot operand's parent is an mfma, wmma or (FMA) blocked layout";
   if (isa<WmmaLayoutAttr>(parent) && kWidth != 16)
     return emitError() << "a WMMA operand holds 16 K elements per lane (kWidth = 16)";
-  if (!isPowerOf2(kWidth) || kWidth > 16)
-    return emitError() << "dot operand kWidth must be a power of two up to 16";
+  if (!isPowerOf2(kWidth) || (kWidth > 16 && !isa<BlockedLayoutAttr>(parent)))
+    return emitError() << "dot operand kWidth must be a power of two (up to 16 for the matrix cores)";
   return success();
 }
 

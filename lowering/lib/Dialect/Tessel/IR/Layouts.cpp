@@ -142,7 +142,31 @@ LinearLayout WmmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return LinearLayout(shape, std::move(regs), std::move(lanes), std::move(waves));
 }
 
+// The FMA path's operand of a blocked accumulator: a thread holds, for each
+// accumulator register, the whole K of that register's row of A (column of
+// B) in consecutive registers; what distinguishes accumulator elements along
+// the other operand's dimension replicates.
+static LinearLayout fmaOperandLayout(BlockedLayoutAttr parent, bool isA, ArrayRef<int64_t> shape) {
+  const unsigned rank = shape.size(), kDim = isA ? rank - 1 : rank - 2;
+  // The accumulator's layout over [.., M, 1] (A) or [.., 1, N] (B): what it
+  // spreads along the other operand's dimension collapses to replicas.
+  SmallVector<int64_t> accShape(shape);
+  accShape[kDim] = 1;
+  LinearLayout acc = parent.toLinearLayout(accShape);
+  SmallVector<LinearLayout::Basis> regs;
+  for (int64_t k = 1; k < shape[kDim]; k <<= 1) { // all of K, in consecutive registers
+    LinearLayout::Basis b(rank, 0);
+    b[kDim] = k;
+    regs.push_back(b);
+  }
+  regs.append(acc.registerBases().begin(), acc.registerBases().end());
+  return LinearLayout(shape, std::move(regs), SmallVector<LinearLayout::Basis>(acc.laneBases()),
+                      SmallVector<LinearLayout::Basis>(acc.waveBases()));
+}
+
 LinearLayout DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(getParent()))
+    return fmaOperandLayout(blocked, getOpIdx() == 0, shape);
   const bool wmma = isa<WmmaLayoutAttr>(getParent());
   auto mfma = dyn_cast<MfmaLayoutAttr>(getParent());
   ArrayRef<unsigned> grid = wmma ? cast<WmmaLayoutAttr>(getParent()).getWavesPerBlock() : mfma.getWavesPerBlock();

@@ -399,9 +399,26 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         chosen = &i;
         break;
       }
-    if (!chosen)
-      return dot.emitError() << "no matrix instruction of " << arch_ << " takes this dot (" << a.getElementType()
-                             << " operands, [" << M << ", " << N << ", " << K << "])";
+    MLIRContext *ctx = dot.getContext();
+    if (!chosen) {
+      // No matrix instruction takes it: multiply-adds on a blocked
+      // accumulator, each thread holding whole rows of A and columns of B.
+      SmallVector<int64_t> shape(c.getShape());
+      SmallVector<unsigned> order;
+      for (int64_t d = rank - 1; d >= 0; --d)
+        order.push_back(unsigned(d));
+      BlockedLayoutAttr acc = makeBlockedLayout(ctx, shape, order, 1, numWarps_, waveSize_);
+      auto fix = [&](Value v, Attribute layout) -> LogicalResult {
+        LayoutGroup &g = groupOf(v);
+        if (g.fixed && g.fixed != layout)
+          return dot.emitError("this dot's accumulator is also another dot's, in another layout");
+        g.fixed = layout;
+        return success();
+      };
+      return failure(failed(fix(dot.getResult(), acc)) ||
+                     failed(fix(dot.getA(), DotOperandLayoutAttr::get(ctx, 0, acc, unsigned(K)))) ||
+                     failed(fix(dot.getB(), DotOperandLayoutAttr::get(ctx, 1, acc, unsigned(K)))));
+    }
     // Waves split M and N, the longer first, while there are instruction
     // tiles to share; any left over replicate.
     unsigned wM = 1, wN = 1;
@@ -414,7 +431,6 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       else
         wM *= 2;
     }
-    MLIRContext *ctx = dot.getContext();
     DistributedLayoutAttr mfma;
     unsigned kWidth;
     if (chosen->kind == MatrixCore::Wmma) { // wave32: a lane holds all 16 K of its row
