@@ -62,10 +62,18 @@ int main() {
   auto a = dev.alloc<half>(16), b = dev.alloc<half>(16);
   auto c = dev.alloc<float>(16);
   auto kernel = jit<matmul>();
-  std::printf("matmul block %dx%dx%d f16 -> f32, %u waves, K = 4096 (512x512 C)\n", BM, BN, BK, warps);
-  for (auto [arch, stages] : {std::pair{"gfx90a", 1u}, std::pair{"gfx942", 1u}, std::pair{"gfx942", 2u},
-                              std::pair{"gfx950", 1u}}) {
-    detail::TraceRequest request = kernel.trace(a, b, c, 512, 512, 4096, BM, BN, BK);
+  std::printf("matmul blocks of %dx%dx%d f16 -> f32 (gfx1100: 64x64x%d), %u waves, K = 4096 (512x512 C)\n", BM, BN,
+              BK, BK, warps);
+  struct Run {
+    const char *arch;
+    unsigned stages;
+    int bm, bn;
+  };
+  // gfx1100's waves are 32 lanes: a 128x128 block would hold 128 accumulators
+  // and 256 operand registers per lane, so it gets 64x64.
+  for (auto [arch, stages, bm, bn] : {Run{"gfx90a", 1, BM, BN}, Run{"gfx942", 1, BM, BN}, Run{"gfx942", 2, BM, BN},
+                                      Run{"gfx950", 1, BM, BN}, Run{"gfx1100", 1, 64, 64}}) {
+    detail::TraceRequest request = kernel.trace(a, b, c, 512, 512, 4096, bm, bn, BK);
     std::vector<double> times;
     CompiledKernel k;
     for (int i = 0; i < 3; ++i) {
@@ -75,19 +83,22 @@ int main() {
     }
     std::sort(times.begin(), times.end());
     const std::string &s = k.assembly;
-    size_t mfma = count(s, R"(\bv_mfma_\w+)");
-    // One instruction covers 32x32x8 (or 16x16x16) = 8192 (4096) products.
+    size_t mfma = count(s, R"(\bv_(mfma|wmma)_\w+)");
+    // One instruction covers 32x32x8 (or 16x16x16, WMMA's too) = 8192 (4096) products.
     size_t perInstr = contains(k.tileIR, "instrShape = [32, 32]") ? 32 * 32 * 8 : 16 * 16 * 16;
     if (contains(k.tileIR, "x16.f16") || contains(s, "v_mfma_f32_32x32x16")) perInstr *= 2;
-    std::printf("%s, num_stages %u: cold compile %.1f ms (median of 3); MFMA %zu in the code object, %zu per K step needed; "
+    std::printf("%s, num_stages %u: cold compile %.1f ms (median of 3); MFMA/WMMA %zu in the code object, %zu per K step needed; "
                 "ds_read b128/b64/b32/u16 %zu/%zu/%zu/%zu, ds_write b128/b64/b32/b16 %zu/%zu/%zu/%zu; "
                 "global_load dwordx4/x2/dword/ushort %zu/%zu/%zu/%zu; VGPRs %ld, spills %ld, LDS %ld bytes "
                 "(plan %u)\n",
-                arch, stages, times[1], mfma, size_t(BM) * BN * BK / perInstr / warps, count(s, R"(ds_read_b128)"),
-                count(s, R"(ds_read_b64)"), count(s, R"(ds_read_b32)"), count(s, R"(ds_read_u16)"),
-                count(s, R"(ds_write_b128)"), count(s, R"(ds_write_b64)"), count(s, R"(ds_write_b32)"),
-                count(s, R"(ds_write_b16)"), count(s, R"(global_load_dwordx4)"), count(s, R"(global_load_dwordx2)"),
-                count(s, R"(global_load_dword\b)"), count(s, R"(global_load_ushort)"),
+                arch, stages, times[1], mfma, size_t(bm) * bn * BK / perInstr / warps,
+                // gfx9 and gfx11 spell the same accesses differently.
+                count(s, R"(ds_(read|load)_b128)"), count(s, R"(ds_(read|load)_b64)"), count(s, R"(ds_(read|load)_b32)"),
+                count(s, R"(ds_(read_u16|load_u16))"), count(s, R"(ds_(write|store)_b128)"),
+                count(s, R"(ds_(write|store)_b64)"), count(s, R"(ds_(write|store)_b32)"),
+                count(s, R"(ds_(write|store)_b16)"), count(s, R"(global_load_(dwordx4|b128))"),
+                count(s, R"(global_load_(dwordx2|b64))"), count(s, R"(global_load_(dword|b32)\b)"),
+                count(s, R"(global_load_(ushort|u16))"),
                 field(s, "amdhsa_next_free_vgpr"), field(s, "amdhsa_private_segment_fixed_size"),
                 field(s, "amdhsa_group_segment_fixed_size"), unsigned(k.ldsBytes));
   }

@@ -125,9 +125,14 @@ inline std::vector<TuneConfig> matmulConfigs() {
 // included: a block mostly past the edge of C still costs a full block),
 // plus its loads (BM + BN) * K elements at 64 bytes per instruction time per
 // wave; programs run `slots` at a time (each of `cus` compute units holds 8
-// waves), so the grid costs ceil(programs / slots) rounds of that.
-inline double matmulCost(const TuneConfig &c, const MatmulShape &s, int computeUnits = 304) {
+// waves), so the grid costs ceil(programs / slots) rounds of that. A config
+// whose accumulator and operand registers would not fit a lane (192 of its
+// 256 VGPRs; wave32 WMMA holds each operand twice) is ruled out: it spills.
+inline double matmulCost(const TuneConfig &c, const MatmulShape &s, int computeUnits = 304, int waveSize = 64) {
   const double bm = c.get("BM"), bn = c.get("BN"), waves = c.num_warps;
+  const double lanes = waves * waveSize;
+  const double registers = bm * bn / lanes + (bm + bn) * c.get("BK") / lanes * (waveSize == 32 ? 2 : 1);
+  if (registers > 192) return 1e30;
   const double k = double(cdiv(s.K, int64_t(c.get("BK")))) * c.get("BK");
   const double programs = double(cdiv(s.M, int64_t(bm)) * cdiv(s.N, int64_t(bn)) * s.batch);
   const double perProgram = bm * bn * k / (32.0 * 32 * 8) / waves + (bm + bn) * k * 2 / 64.0 / waves;
@@ -195,7 +200,9 @@ void matmul(Device &dev, const Buffer<T> &a, const Buffer<T> &b, Buffer<detail::
       dev.synchronize();
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-    config = fromTune(matmulTuner<T>().pick(dev, key, timer, [&](const TuneConfig &t) { return matmulCost(t, shape); }));
+    const int waveSize = dev.arch().rfind("gfx11", 0) == 0 ? 32 : 64;
+    config = fromTune(matmulTuner<T>().pick(dev, key, timer,
+                                            [&](const TuneConfig &t) { return matmulCost(t, shape, 304, waveSize); }));
   }
   launchWith(*config);
 }
