@@ -408,16 +408,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       for (int64_t d = rank - 1; d >= 0; --d)
         order.push_back(unsigned(d));
       BlockedLayoutAttr acc = makeBlockedLayout(ctx, shape, order, 1, numWarps_, waveSize_);
-      auto fix = [&](Value v, Attribute layout) -> LogicalResult {
-        LayoutGroup &g = groupOf(v);
-        if (g.fixed && g.fixed != layout)
-          return dot.emitError("this dot's accumulator is also another dot's, in another layout");
-        g.fixed = layout;
-        return success();
-      };
-      return failure(failed(fix(dot.getResult(), acc)) ||
-                     failed(fix(dot.getA(), DotOperandLayoutAttr::get(ctx, 0, acc, unsigned(K)))) ||
-                     failed(fix(dot.getB(), DotOperandLayoutAttr::get(ctx, 1, acc, unsigned(K)))));
+      return fixDotGroups(dot, acc, unsigned(K));
     }
     // Waves split M and N, the longer first, while there are instruction
     // tiles to share; any left over replicate.
@@ -440,18 +431,22 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       mfma = MfmaLayoutAttr::get(ctx, {chosen->m, chosen->n}, {wM, wN});
       kWidth = chosen->k / (64 / chosen->m);
     }
+    return fixDotGroups(dot, mfma, kWidth);
+  }
+
+  // Fixes the layouts of `dot`'s accumulator group and operand groups.
+  LogicalResult fixDotGroups(DotOp dot, DistributedLayoutAttr acc, unsigned kWidth) {
+    MLIRContext *ctx = dot.getContext();
     auto fix = [&](Value v, Attribute layout) -> LogicalResult {
       LayoutGroup &g = groupOf(v);
       if (g.fixed && g.fixed != layout)
-        return dot.emitError("this dot's accumulator is also another dot's, in another matrix layout");
+        return dot.emitError("this dot's accumulator is also another dot's, in another layout");
       g.fixed = layout;
       return success();
     };
-    if (failed(fix(dot.getResult(), mfma)) ||
-        failed(fix(dot.getA(), DotOperandLayoutAttr::get(ctx, 0, mfma, kWidth))) ||
-        failed(fix(dot.getB(), DotOperandLayoutAttr::get(ctx, 1, mfma, kWidth))))
-      return failure();
-    return success();
+    return failure(failed(fix(dot.getResult(), acc)) ||
+                   failed(fix(dot.getA(), DotOperandLayoutAttr::get(ctx, 0, acc, kWidth))) ||
+                   failed(fix(dot.getB(), DotOperandLayoutAttr::get(ctx, 1, acc, kWidth))));
   }
 
   // Moves a scan's operands and results through layout conversions so that
