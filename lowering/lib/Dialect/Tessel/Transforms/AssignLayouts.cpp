@@ -5,7 +5,7 @@
 #include "tessel/Analysis/AxisInfo.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
-#include "tessel/lowering/target.hpp"
+#include "DotLayouts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -18,11 +18,6 @@ namespace mlir::tessel {
 
 using namespace mlir;
 using namespace mlir::tessel;
-using ::tessel::DType;
-using ::tessel::lookupTarget;
-using ::tessel::MatrixCore;
-using ::tessel::MatrixInstr;
-using ::tessel::TargetFacts;
 
 namespace {
 
@@ -373,65 +368,13 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
     return changed;
   }
 
-  // The matrix instruction and wave grid for `dot` (the target table's
-  // largest instruction that fits), fixed on the groups of its result and
-  // operands.
+  // The layouts the target's matrix instruction (or the FMA path) gives
+  // `dot` (DotLayouts.cpp), fixed on the groups of its result and operands.
   LogicalResult fixDotLayouts(DotOp dot) {
-    auto a = cast<RankedTensorType>(dot.getA().getType()), c = cast<RankedTensorType>(dot.getC().getType());
-    const int64_t rank = c.getRank(); // a batch dim, if any, comes first
-    const int64_t M = c.getDimSize(rank - 2), N = c.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
-    const TargetFacts *target = lookupTarget(arch_);
-    auto dtypeOf = [](Type t) -> std::optional<DType> {
-      if (t.isF16()) return DType::F16;
-      if (t.isBF16()) return DType::BF16;
-      if (t.isF32()) return DType::F32;
-      if (t.isInteger(8)) return DType::I8;
-      if (t.isInteger(32)) return DType::I32;
-      return std::nullopt;
-    };
-    std::optional<DType> in = dtypeOf(a.getElementType()), acc = dtypeOf(c.getElementType());
-    const MatrixInstr *chosen = nullptr;
-    std::vector<MatrixInstr> candidates;
-    if (target && in && acc)
-      candidates = target->matrixInstrsFor(*in, *acc);
-    for (const MatrixInstr &i : candidates)
-      if (i.m <= M && i.n <= N && K % i.k == 0) {
-        chosen = &i;
-        break;
-      }
-    MLIRContext *ctx = dot.getContext();
-    if (!chosen) {
-      // No matrix instruction takes it: multiply-adds on a blocked
-      // accumulator, each thread holding whole rows of A and columns of B.
-      SmallVector<int64_t> shape(c.getShape());
-      SmallVector<unsigned> order;
-      for (int64_t d = rank - 1; d >= 0; --d)
-        order.push_back(unsigned(d));
-      BlockedLayoutAttr acc = makeBlockedLayout(ctx, shape, order, 1, numWarps_, waveSize_);
-      return fixDotGroups(dot, acc, unsigned(K));
-    }
-    // Waves split M and N, the longer first, while there are instruction
-    // tiles to share; any left over replicate.
-    unsigned wM = 1, wN = 1;
-    for (unsigned left = numWarps_; left > 1; left /= 2) {
-      int64_t tilesM = M / (int64_t(chosen->m) * wM), tilesN = N / (int64_t(chosen->n) * wN);
-      if (tilesM >= tilesN && tilesM > 1)
-        wM *= 2;
-      else if (tilesN > 1)
-        wN *= 2;
-      else
-        wM *= 2;
-    }
-    DistributedLayoutAttr mfma;
-    unsigned kWidth;
-    if (chosen->kind == MatrixCore::Wmma) { // wave32: a lane holds all 16 K of its row
-      mfma = WmmaLayoutAttr::get(ctx, {wM, wN});
-      kWidth = chosen->k;
-    } else {
-      mfma = MfmaLayoutAttr::get(ctx, {chosen->m, chosen->n}, {wM, wN});
-      kWidth = chosen->k / (64 / chosen->m);
-    }
-    return fixDotGroups(dot, mfma, kWidth);
+    FailureOr<DotLayouts> layouts = chooseDotLayouts(dot, arch_, numWarps_, waveSize_);
+    if (failed(layouts))
+      return failure();
+    return fixDotGroups(dot, layouts->accumulator, layouts->kWidth);
   }
 
   // Fixes the layouts of `dot`'s accumulator group and operand groups.
