@@ -234,3 +234,12 @@ TEST_CASE("num_stages = 2: the K loop loads the next step's operands while this 
     }
   CHECK(worst < 1e-3);
 }
+
+TEST_CASE("num_stages outside 1..4 is refused at the launch") {
+  auto kernel = jit<matmul<half>>();
+  auto a = emulator().alloc<half>(64 * 64), b = emulator().alloc<half>(64 * 64);
+  auto c = emulator().alloc<float>(64 * 64);
+  CHECK_THROWS_WITH_AS(kernel.launch(emulator(), {1, 1}, {.num_warps = 4, .num_stages = 7}, a, b, c, 64, 64, 64, 64, 64,
+                                     32),
+                       doctest::Contains("num_stages must be 1 to 4, not 7"), Error);
+}
