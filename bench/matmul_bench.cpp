@@ -88,12 +88,13 @@ int main() {
     size_t perInstr = contains(k.tileIR, "instrShape = [32, 32]") ? 32 * 32 * 8 : 16 * 16 * 16;
     if (contains(k.tileIR, "x16.f16") || contains(s, "v_mfma_f32_32x32x16")) perInstr *= 2;
     std::printf("%s, num_stages %u: cold compile %.1f ms (median of 3); MFMA/WMMA %zu in the code object, %zu per K step needed; "
-                "ds_read b128/b64/b32/u16 %zu/%zu/%zu/%zu, ds_write b128/b64/b32/b16 %zu/%zu/%zu/%zu; "
+                "ds_read b128/b64/read2_b64/b32/u16 %zu/%zu/%zu/%zu/%zu, ds_write b128/b64/b32/b16 %zu/%zu/%zu/%zu; "
                 "global_load dwordx4/x2/dword/ushort %zu/%zu/%zu/%zu; VGPRs %ld, spills %ld, LDS %ld bytes "
                 "(plan %u)\n",
                 arch, stages, times[1], mfma, size_t(bm) * bn * BK / perInstr / warps,
                 // gfx9 and gfx11 spell the same accesses differently.
-                count(s, R"(ds_(read|load)_b128)"), count(s, R"(ds_(read|load)_b64)"), count(s, R"(ds_(read|load)_b32)"),
+                count(s, R"(ds_(read|load)_b128)"), count(s, R"(ds_(read|load)_b64)"),
+                count(s, R"(ds_(read|load)2(st64)?_b64)"), count(s, R"(ds_(read|load)_b32)"),
                 count(s, R"(ds_(read_u16|load_u16))"), count(s, R"(ds_(write|store)_b128)"),
                 count(s, R"(ds_(write|store)_b64)"), count(s, R"(ds_(write|store)_b32)"),
                 count(s, R"(ds_(write|store)_b16)"), count(s, R"(global_load_(dwordx4|b128))"),

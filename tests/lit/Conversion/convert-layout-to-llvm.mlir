@@ -27,7 +27,7 @@
 // CHECK: llvm.return
 #row = #tessel.blocked<sizePerThread = [1, 4], threadsPerWave = [4, 16], wavesPerBlock = [4, 1], order = [1, 0]>
 #col = #tessel.blocked<sizePerThread = [4, 1], threadsPerWave = [16, 4], wavesPerBlock = [1, 4], order = [0, 1]>
-module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 16896 : i64} {
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 17408 : i64} {
   func.func @rows_to_columns(%p: !tessel.ptr<f32>) {
     %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #row>>
     %e = tessel.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #row>> -> tensor<1x64xi32, #row>

@@ -20,7 +20,7 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
 module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
   func.func @unplanned_lds() {
     %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #one>
-    // expected-error@below {{needs 264 bytes of LDS that the LDS plan has not placed; run tessel-plan-lds first}}
+    // expected-error@below {{needs 256 bytes of LDS that the LDS plan has not placed; run tessel-plan-lds first}}
     %c = tessel.convert_layout %r : tensor<64xi32, #one> -> tensor<64xi32, #two>
     return
   }

@@ -3,7 +3,7 @@
 // after it share bytes, and the total is the larger.
 // RUN: tessel-opt %s --tessel-plan-lds | FileCheck %s
 
-// CHECK: module attributes {{.*}}tessel.lds_bytes = 528 : i64
+// CHECK: module attributes {{.*}}tessel.lds_bytes = 512 : i64
 // CHECK: scf.for
 // CHECK: tessel.convert_layout {{.*}}tessel.lds_offset = 0 : i64
 // CHECK: scf.if

@@ -51,27 +51,27 @@ public:
   // A layout conversion by `plan`: runs of plan.writeVec (readVec) registers
   // move as one vector access.
   void convert(Value src, ValueRange regs, const LdsStaging &plan) {
-    pad_ = plan.pad;
-    auto index = [&](ArrayRef<Value> c) {
-      SmallVector<Value> coords;
-      SmallVector<int64_t> shape;
-      for (auto it = plan.order.rbegin(); it != plan.order.rend(); ++it) { // slowest first
-        coords.push_back(c[*it]);
-        shape.push_back(dstShape()[*it]);
-      }
-      return emitLinearIndex(b_, loc_, coords, shape);
+    SmallVector<int64_t> strides = plan.strides(dstShape());
+    // Byte offsets: linear in the coordinates, so LLVM folds each register's
+    // into the thread's base plus a constant.
+    auto offset = [&](ArrayRef<Value> c) {
+      Value sum = i32Value(b_, loc_, 0);
+      for (size_t d = 0; d < c.size(); ++d)
+        sum = b_.create<LLVM::AddOp>(loc_, sum,
+                                     b_.create<LLVM::MulOp>(loc_, c[d], i32Value(b_, loc_, strides[d] * bytes_)));
+      return sum;
     };
     SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b_, loc_, target_, src.getType());
     onlyOwners(b_, loc_, target_, src.getType(), [&] {
       for (size_t r = 0; r < regs.size(); r += plan.writeVec)
-        target_.ldsStore(b_, loc_, op_, slotBytes(index(coords[r])), pack(regs.slice(r, plan.writeVec)));
+        target_.ldsStore(b_, loc_, op_, offset(coords[r]), pack(regs.slice(r, plan.writeVec)));
     });
     target_.barrier(b_, loc_);
     SmallVector<Value> out;
     SmallVector<SmallVector<Value>> dstCoords = emitRegisterCoords(b_, loc_, target_, dstType_);
     for (size_t r = 0; r < dstCoords.size(); r += plan.readVec) {
       Type type = plan.readVec == 1 ? elem_ : Type(VectorType::get({plan.readVec}, elem_));
-      Value v = target_.ldsLoad(b_, loc_, op_, slotBytes(index(dstCoords[r])), type);
+      Value v = target_.ldsLoad(b_, loc_, op_, offset(dstCoords[r]), type);
       for (int64_t e = 0; e < plan.readVec; ++e)
         out.push_back(plan.readVec == 1 ? v
                                         : b_.create<LLVM::ExtractElementOp>(loc_, v, i32Value(b_, loc_, e)).getResult());
@@ -87,11 +87,10 @@ public:
   ArrayRef<int64_t> dstShape() const { return shapeOf(dstType_); }
 
 private:
-  // Element index -> byte offset, with the padding ldsPaddedSlots (or the
-  // staging plan's) counts: pad_ elements after every 32 * pad_.
+  // Element index -> byte offset, with the padding ldsPaddedSlots counts.
   Value slotBytes(Value index) {
-    Value chunk = b_.create<LLVM::UDivOp>(loc_, index, i32Value(b_, loc_, 32 * pad_));
-    Value padded = b_.create<LLVM::AddOp>(loc_, index, b_.create<LLVM::MulOp>(loc_, chunk, i32Value(b_, loc_, pad_)));
+    Value padded = b_.create<LLVM::AddOp>(
+        loc_, index, b_.create<LLVM::LShrOp>(loc_, index, i32Value(b_, loc_, 5)));
     return b_.create<LLVM::MulOp>(loc_, padded, i32Value(b_, loc_, bytes_));
   }
   // Registers as one value: the register itself, or a vector of them.
@@ -103,7 +102,6 @@ private:
       v = b_.create<LLVM::InsertElementOp>(loc_, v, regs[e], i32Value(b_, loc_, e));
     return v;
   }
-  int64_t pad_ = 1;
 
   Operation *op_;
   ConversionPatternRewriter &b_;

@@ -39,7 +39,7 @@ int64_t ConvertLayoutOp::getLdsScratchBytes() {
   if (isRegisterRenaming(*this))
     return 0;
   auto src = cast<RankedTensorType>(getSrc().getType());
-  return planLdsStaging(src, getType()).paddedSlots(src.getNumElements()) * ldsElementBytes(src);
+  return planLdsStaging(src, getType()).slots(getType().getShape()) * ldsElementBytes(src);
 }
 std::string ConvertLayoutOp::describeLdsUse() { return "a layout conversion"; }
 
