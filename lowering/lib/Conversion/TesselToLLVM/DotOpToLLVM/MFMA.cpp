@@ -17,16 +17,6 @@ using namespace mlir::tessel;
 
 namespace {
 
-std::optional<::tessel::DType> dtypeOf(Type t) {
-  using ::tessel::DType;
-  if (t.isF16()) return DType::F16;
-  if (t.isBF16()) return DType::BF16;
-  if (t.isF32()) return DType::F32;
-  if (t.isInteger(8)) return DType::I8;
-  if (t.isInteger(32)) return DType::I32;
-  return std::nullopt;
-}
-
 // The LLVM type an MFMA intrinsic takes a lane's kWidth `elem` operands as
 // (IntrinsicsAMDGPU.td): f32 one float; f16 <kWidth x half>; bf16 <4 x i16>
 // for the .1k forms, <8 x bfloat> for gfx950's; i8 packed into i32 or i64,

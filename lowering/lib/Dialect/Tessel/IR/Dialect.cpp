@@ -74,6 +74,16 @@ Type mlir::tessel::elementTypeOf(Type t) {
   return t;
 }
 
+std::optional<::tessel::DType> mlir::tessel::dtypeOf(Type t) {
+  using ::tessel::DType;
+  if (t.isF16()) return DType::F16;
+  if (t.isBF16()) return DType::BF16;
+  if (t.isF32()) return DType::F32;
+  if (t.isInteger(8)) return DType::I8;
+  if (t.isInteger(32)) return DType::I32;
+  return std::nullopt;
+}
+
 Type mlir::tessel::pointeeOf(Type t) {
   return cast<PtrType>(elementTypeOf(t)).getPointeeType();
 }

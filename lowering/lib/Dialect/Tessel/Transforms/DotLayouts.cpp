@@ -20,14 +20,6 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
   const int64_t rank = c.getRank(); // a batch dim, if any, comes first
   const int64_t M = c.getDimSize(rank - 2), N = c.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
   const TargetFacts *target = lookupTarget(arch);
-  auto dtypeOf = [](Type t) -> std::optional<DType> {
-    if (t.isF16()) return DType::F16;
-    if (t.isBF16()) return DType::BF16;
-    if (t.isF32()) return DType::F32;
-    if (t.isInteger(8)) return DType::I8;
-    if (t.isInteger(32)) return DType::I32;
-    return std::nullopt;
-  };
   std::optional<DType> in = dtypeOf(a.getElementType()), acc = dtypeOf(c.getElementType());
   const MatrixInstr *chosen = nullptr;
   std::vector<MatrixInstr> candidates;

@@ -3,6 +3,9 @@
 #pragma once
 
 #include "tessel/Dialect/Tessel/IR/LinearLayout.h"
+#include "tessel/core/dtype.hpp"
+
+#include <optional>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -32,6 +35,9 @@ namespace mlir::tessel {
 
 // Element type of a tile or the type itself for scalars.
 Type elementTypeOf(Type t);
+// The DType of a scalar element type tessel's matrix code knows (f16, bf16,
+// f32, i8, i32), or nullopt.
+std::optional<::tessel::DType> dtypeOf(Type elem);
 // Pointee of a pointer or a tile of pointers.
 Type pointeeOf(Type t);
 
