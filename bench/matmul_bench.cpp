@@ -47,9 +47,11 @@ size_t count(const std::string &text, const std::string &pattern) {
   return size_t(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
 }
 
-long field(const std::string &text, const std::string &name) {
+// A kernel descriptor field (".name N") or, with `colon`, a metadata
+// field (".name: N").
+long field(const std::string &text, const std::string &name, bool colon = false) {
   std::smatch m;
-  std::regex re("\\." + name + "\\s+(\\d+)");
+  std::regex re("\\." + name + (colon ? ":" : "") + "\\s+(\\d+)");
   return std::regex_search(text, m, re) ? std::stol(m[1].str()) : -1;
 }
 
@@ -62,18 +64,21 @@ int main() {
   auto a = dev.alloc<half>(16), b = dev.alloc<half>(16);
   auto c = dev.alloc<float>(16);
   auto kernel = jit<matmul>();
-  std::printf("matmul blocks of %dx%dx%d f16 -> f32 (gfx1100: 64x64x%d), %u waves, K = 4096 (512x512 C)\n", BM, BN,
-              BK, BK, warps);
+  std::printf("matmul blocks of f16 -> f32, %u waves, K = 4096 (512x512 C)\n", warps);
   struct Run {
     const char *arch;
     unsigned stages;
-    int bm, bn;
+    int bm, bn, bk;
   };
   // gfx1100's waves are 32 lanes: a 128x128 block would hold 128 accumulators
-  // and 256 operand registers per lane, so it gets 64x64.
-  for (auto [arch, stages, bm, bn] : {Run{"gfx90a", 1, BM, BN}, Run{"gfx942", 1, BM, BN}, Run{"gfx942", 2, BM, BN},
-                                      Run{"gfx950", 1, BM, BN}, Run{"gfx1100", 1, 64, 64}}) {
-    detail::TraceRequest request = kernel.trace(a, b, c, 512, 512, 4096, bm, bn, BK);
+  // and 256 operand registers per lane, so it gets 64x64. num_stages 3 keeps
+  // two slots of each operand in LDS: 128x128x64 would need 73728 bytes of
+  // gfx942's 65536, so it runs with BK = 32.
+  for (auto [arch, stages, bm, bn, bk] :
+       {Run{"gfx90a", 1, BM, BN, BK}, Run{"gfx942", 1, BM, BN, BK}, Run{"gfx942", 2, BM, BN, BK},
+        Run{"gfx942", 3, BM, BN, 32}, Run{"gfx950", 1, BM, BN, BK}, Run{"gfx950", 2, BM, BN, BK},
+        Run{"gfx1100", 1, 64, 64, BK}, Run{"gfx1100", 2, 64, 64, BK}}) {
+    detail::TraceRequest request = kernel.trace(a, b, c, 512, 512, 4096, bm, bn, bk);
     std::vector<double> times;
     CompiledKernel k;
     for (int i = 0; i < 3; ++i) {
@@ -87,11 +92,13 @@ int main() {
     // One instruction covers 32x32x8 (or 16x16x16, WMMA's too) = 8192 (4096) products.
     size_t perInstr = contains(k.tileIR, "instrShape = [32, 32]") ? 32 * 32 * 8 : 16 * 16 * 16;
     if (contains(k.tileIR, "x16.f16") || contains(s, "v_mfma_f32_32x32x16")) perInstr *= 2;
-    std::printf("%s, num_stages %u: cold compile %.1f ms (median of 3); MFMA/WMMA %zu in the code object, %zu per K step needed; "
+    std::printf("%s, %dx%dx%d, num_stages %u: cold compile %.1f ms (median of 3); MFMA/WMMA %zu in the code object, "
+                "%zu per K step needed; s_barrier %zu; "
                 "ds_read b128/b64/read2_b64/b32/u16 %zu/%zu/%zu/%zu/%zu, ds_write b128/b64/b32/b16 %zu/%zu/%zu/%zu; "
-                "global_load dwordx4/x2/dword/ushort %zu/%zu/%zu/%zu; VGPRs %ld, spills %ld, LDS %ld bytes "
+                "global_load dwordx4/x2/dword/ushort %zu/%zu/%zu/%zu; VGPRs %ld, AGPRs %ld, spills %ld, LDS %ld bytes "
                 "(plan %u)\n",
-                arch, stages, times[1], mfma, size_t(bm) * bn * BK / perInstr / warps,
+                arch, bm, bn, bk, stages, times[1], mfma, size_t(bm) * bn * bk / perInstr / warps,
+                count(s, R"(\bs_barrier\b)"),
                 // gfx9 and gfx11 spell the same accesses differently.
                 count(s, R"(ds_(read|load)_b128)"), count(s, R"(ds_(read|load)_b64)"),
                 count(s, R"(ds_(read|load)2(st64)?_b64)"), count(s, R"(ds_(read|load)_b32)"),
@@ -100,7 +107,10 @@ int main() {
                 count(s, R"(ds_(write|store)_b16)"), count(s, R"(global_load_(dwordx4|b128))"),
                 count(s, R"(global_load_(dwordx2|b64))"), count(s, R"(global_load_(dword|b32)\b)"),
                 count(s, R"(global_load_(ushort|u16))"),
-                field(s, "amdhsa_next_free_vgpr"), field(s, "amdhsa_private_segment_fixed_size"),
+                // (The metadata's counts: the descriptor's next_free_vgpr can
+                // round past them.)
+                field(s, "vgpr_count", true), std::max(0L, field(s, "agpr_count", true)),
+                field(s, "amdhsa_private_segment_fixed_size"),
                 field(s, "amdhsa_group_segment_fixed_size"), unsigned(k.ldsBytes));
   }
   return 0;

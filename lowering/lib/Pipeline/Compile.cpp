@@ -167,12 +167,14 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Comparisons integer ranges decide (assume(n >= C), loop bounds, aranges)
   // become constants; masks that are always true disappear.
   pm.addPass(createTesselFoldCompares());
-  // With num_stages >= 2, loads feeding a dot in a loop fetch the next
-  // iteration's operands while this one computes.
+  // With num_stages = s >= 2, loads feeding a dot in a loop fetch the
+  // operands s - 1 iterations ahead while this one computes.
   pm.addPass(createTesselPipelineLoads());
   // Every tile gets a layout over the workgroup's threads (axis analysis
   // picks vector widths); conversions where a tile is needed in two.
   pm.addPass(createTesselAssignLayouts());
+  // ...and those operands wait in LDS (s - 1 slots), one barrier per iteration.
+  pm.addPass(createTesselStageOperands());
   // Every LDS buffer gets an offset; the total is checked against the target.
   pm.addPass(createTesselPlanLds()); // (PipelineObserver keeps the tile IR here)
   // Convert to LLVM: each thread's share of every tile, as LLVM dialect.

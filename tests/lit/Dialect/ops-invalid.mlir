@@ -52,3 +52,42 @@ func.func @program_axis() {
 func.func @bad_layout(%x: tensor<8xf32, #tessel.blocked<sizePerThread = [3], threadsPerWave = [64], wavesPerBlock = [1], order = [0]>>) {
   return
 }
+
+// -----
+
+func.func @lds_slot_shape(%t: tensor<32x32xf16>, %slot: i32) {
+  %b = tessel.local_alloc : !tessel.lds<2x64x32xf16, order [1, 0], pad 8>
+  // expected-error@below {{tile 'tensor<32x32xf16>' does not match a slot of '!tessel.lds<2x64x32xf16, order [1, 0], pad 8>'}}
+  tessel.local_store %t, %b[%slot] : tensor<32x32xf16> -> !tessel.lds<2x64x32xf16, order [1, 0], pad 8>
+  return
+}
+
+// -----
+
+func.func @lds_load_type(%slot: i32) {
+  %b = tessel.local_alloc : !tessel.lds<1x64x32xf16, order [1, 0], pad 8>
+  // expected-error@below {{does not match a slot of}}
+  %r = tessel.local_load %b[%slot] : !tessel.lds<1x64x32xf16, order [1, 0], pad 8> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// expected-error@below {{an LDS buffer's order must be a permutation of 0..1}}
+func.func @lds_order(%b: !tessel.lds<2x64x32xf16, order [1, 1], pad 8>) {
+  return
+}
+
+// -----
+
+// expected-error@below {{an LDS buffer's order has one entry per tile dimension (2)}}
+func.func @lds_order_rank(%b: !tessel.lds<2x64x32xf16, order [0], pad 8>) {
+  return
+}
+
+// -----
+
+// expected-error@below {{an LDS buffer's shape is a slot count and a tile shape, all positive}}
+func.func @lds_shape(%b: !tessel.lds<2xf16, order [], pad 0>) {
+  return
+}

@@ -33,3 +33,16 @@ func.func @shapes(%x: tensor<16xf32, #tessel.slice<dim = 0, parent = #blocked2>>
   %b = tessel.broadcast %e : tensor<1x16xf32, #blocked2> -> tensor<32x16xf32, #blocked2>
   return
 }
+
+// CHECK-LABEL: func.func @lds_buffers
+func.func @lds_buffers(%t: tensor<64x32xf16>, %slot: i32) -> tensor<64x32xf16> {
+  // CHECK: %[[B:.*]] = tessel.local_alloc : <2x64x32xf16, order [1, 0], pad 8>
+  %b = tessel.local_alloc : !tessel.lds<2x64x32xf16, order [1, 0], pad 8>
+  // CHECK: tessel.local_store %{{.*}}, %[[B]][%{{.*}}] : tensor<64x32xf16> -> <2x64x32xf16, order [1, 0], pad 8>
+  tessel.local_store %t, %b[%slot] : tensor<64x32xf16> -> !tessel.lds<2x64x32xf16, order [1, 0], pad 8>
+  // CHECK: tessel.barrier
+  tessel.barrier
+  // CHECK: tessel.local_load %[[B]][%{{.*}}] : <2x64x32xf16, order [1, 0], pad 8> -> tensor<64x32xf16>
+  %r = tessel.local_load %b[%slot] : !tessel.lds<2x64x32xf16, order [1, 0], pad 8> -> tensor<64x32xf16>
+  return %r : tensor<64x32xf16>
+}

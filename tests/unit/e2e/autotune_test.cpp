@@ -91,6 +91,24 @@ TEST_CASE("the matmul cost model prefers big blocks for big problems and small o
     if (c.get("BM") == 128 && c.get("BN") == 128) CHECK(kernels::matmulCost(c, big, 304, 32) >= 1e30);
 }
 
+TEST_CASE("the matmul cost model rules out num_stages whose LDS slots or prefetched registers do not fit") {
+  kernels::MatmulShape big{.M = 4096, .N = 4096, .K = 4096};
+  auto with = [](int bk, unsigned stages, int bn = 128) {
+    return TuneConfig{{{"BM", 128}, {"BN", bn}, {"BK", bk}, {"GROUP_M", 8}}, 4, stages};
+  };
+  CHECK(kernels::matmulCost(with(64, 2), big) < 1e30); // one slot: 256 x 72 x 2 bytes
+  // Two slots of A and B at 128x128x64 f16: 73728 bytes of LDS.
+  CHECK(kernels::matmulCost(with(64, 3), big) >= 1e30);
+  CHECK(kernels::matmulCost(with(32, 3), big) < 1e30);
+  // f32 elements take twice the bytes.
+  CHECK(kernels::matmulCost(with(64, 2), big, 304, 64, 4) >= 1e30);
+  // 128x256x16 holds 128 + 24 registers per lane; three steps ahead add 72
+  // (while its three LDS slots, 55296 bytes, would fit).
+  CHECK(kernels::matmulCost(with(16, 1, 256), big) < 1e30);
+  CHECK(kernels::matmulCost(with(16, 4, 256), big) >= 1e30);
+  for (const TuneConfig &c : kernels::matmulConfigs()) CHECK(c.num_stages == 2);
+}
+
 TEST_CASE("kernels::matmul without a config picks one (cost model on the emulator) and is right") {
   auto fa = randomFloats(96 * 80), fb = randomFloats(80 * 72);
   std::vector<half> ha(fa.begin(), fa.end()), hb(fb.begin(), fb.end());

@@ -201,7 +201,16 @@ TEST_CASE("a batched (rank-3) dot matches float64, on MFMA and on WMMA") {
   }
 }
 
-TEST_CASE("num_stages = 2: the K loop loads the next step's operands while this one computes; same results") {
+namespace {
+size_t countOf(const std::string &text, const std::string &what, size_t from = 0, size_t to = std::string::npos) {
+  size_t n = 0;
+  for (size_t at = text.find(what, from); at != std::string::npos && at < to; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+} // namespace
+
+TEST_CASE("num_stages = s: the K loop loads operands s - 1 steps ahead and keeps them in s - 1 LDS slots; same results") {
   Device dev = Device::emulator("gfx942");
   const int M = 129, N = 100, K = 200, BM = 64, BN = 64, BK = 32;
   auto fa = randomFloats(size_t(M) * K, -1, 1), fb = randomFloats(size_t(K) * N, -1, 1);
@@ -209,28 +218,43 @@ TEST_CASE("num_stages = 2: the K loop loads the next step's operands while this 
   auto a = dev.upload(ha), b = dev.upload(hb);
   auto kernel = jit<matmul<half>>();
   std::vector<std::vector<float>> results;
-  for (unsigned stages : {1u, 2u}) {
+  for (unsigned stages : {1u, 2u, 3u, 4u}) {
+    CAPTURE(stages);
     auto c = dev.upload(std::vector<float>(size_t(M) * N, std::nanf("")));
     kernel.launch(dev, {uint32_t((M + BM - 1) / BM), uint32_t((N + BN - 1) / BN)}, {.num_warps = 4, .num_stages = stages},
                   a, b, c, M, N, K, BM, BN, BK);
     results.push_back(c.download());
     const std::string &ir = kernel.runtime()->lastKernel()->tileIR;
-    // Pipelined: two loads before the loop, the loop carries them (three
-    // iter_args: the accumulator and the two tiles).
     size_t loop = ir.find("scf.for");
     REQUIRE(loop != std::string::npos);
-    size_t loadsBefore = 0;
-    for (size_t at = ir.find("tessel.load"); at != std::string::npos && at < loop; at = ir.find("tessel.load", at + 1))
-      ++loadsBefore;
-    CHECK(loadsBefore == (stages == 2 ? 2u : 0u));
+    size_t loopEnd = ir.find("scf.yield", loop);
+    // Before the loop: the first s - 1 steps' A and B tiles, the first into
+    // LDS. In the loop: the tiles s - 1 steps ahead, the operands read from
+    // LDS, the next step's written; one barrier per step (two with one slot).
+    CHECK(countOf(ir, "tessel.load", 0, loop) == 2 * (stages - 1));
+    CHECK(countOf(ir, "tessel.load", loop, loopEnd) == 2);
+    if (stages == 1) {
+      CHECK(countOf(ir, "local_alloc") == 0);
+      CHECK(countOf(ir, "tessel.convert_layout", loop, loopEnd) >= 2);
+    } else {
+      std::string slots = "<" + std::to_string(stages - 1) + "x";
+      CHECK(countOf(ir, "local_alloc {tessel.lds_offset", 0, loop) == 2);
+      CHECK(countOf(ir, "local_alloc {tessel.lds_offset = 0 : i64} : " + slots, 0, loop) == 1);
+      CHECK(countOf(ir, "tessel.local_store", 0, loop) == 2);
+      CHECK(countOf(ir, "tessel.local_load", loop, loopEnd) == 2);
+      CHECK(countOf(ir, "tessel.local_store", loop, loopEnd) == 2);
+      CHECK(countOf(ir, "tessel.barrier", loop, loopEnd) == (stages == 2 ? 2u : 1u));
+      CHECK(countOf(ir, "tessel.convert_layout", loop, loopEnd) == 0);
+    }
   }
-  CHECK(results[0] == results[1]); // the same arithmetic in the same order
+  for (size_t s = 1; s < results.size(); ++s)
+    CHECK(results[0] == results[s]); // the same arithmetic in the same order
   double worst = 0;
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       double want = 0;
       for (int kk = 0; kk < K; ++kk) want += double(float(ha[size_t(i) * K + kk])) * double(float(hb[size_t(kk) * N + j]));
-      worst = std::max(worst, std::fabs(results[1][size_t(i) * N + j] - want));
+      worst = std::max(worst, std::fabs(results.back()[size_t(i) * N + j] - want));
     }
   CHECK(worst < 1e-3);
 }

@@ -103,16 +103,18 @@ template <class T> auto &matmulKernel() {
   return kernel;
 }
 
-// Launch configuration: block sizes, waves, grouping.
+// Launch configuration: block sizes, waves, grouping, pipelining (the K
+// loop's operands loaded num_stages - 1 steps ahead, kept in num_stages - 1
+// LDS slots).
 struct MatmulConfig {
   int BM = 128, BN = 128, BK = 32, GROUP_M = 8;
-  unsigned num_warps = 4;
+  unsigned num_warps = 4, num_stages = 2;
 };
 
 // The configurations the autotuner chooses among.
 inline std::vector<TuneConfig> matmulConfigs() {
   auto config = [](int bm, int bn, int bk, unsigned warps) {
-    return TuneConfig{{{"BM", bm}, {"BN", bn}, {"BK", bk}, {"GROUP_M", 8}}, warps, 1};
+    return TuneConfig{{{"BM", bm}, {"BN", bn}, {"BK", bk}, {"GROUP_M", 8}}, warps, 2};
   };
   return {config(128, 128, 32, 4), config(128, 64, 32, 4), config(64, 128, 32, 4), config(64, 64, 32, 4),
           config(32, 64, 32, 2), config(32, 32, 32, 1), config(16, 64, 32, 1)};
@@ -126,14 +128,20 @@ inline std::vector<TuneConfig> matmulConfigs() {
 // plus its loads (BM + BN) * K elements at 64 bytes per instruction time per
 // wave; programs run `slots` at a time (each of `cus` compute units holds 8
 // waves), so the grid costs ceil(programs / slots) rounds of that. A config
-// whose accumulator and operand registers would not fit a lane (192 of its
-// 256 VGPRs; wave32 WMMA holds each operand twice) is ruled out: it spills.
-inline double matmulCost(const TuneConfig &c, const MatmulShape &s, int computeUnits = 304, int waveSize = 64) {
-  const double bm = c.get("BM"), bn = c.get("BN"), waves = c.num_warps;
-  const double lanes = waves * waveSize;
-  const double registers = bm * bn / lanes + (bm + bn) * c.get("BK") / lanes * (waveSize == 32 ? 2 : 1);
+// whose accumulator, operand and prefetched registers (num_stages - 1 K
+// steps of A and B) would not fit a lane (192 of its 256 VGPRs; wave32 WMMA
+// holds each operand twice) is ruled out: it spills; so is one whose LDS
+// slots ((num_stages - 1) x (BM + BN) x (BK + 8) elements of `elemBytes`)
+// pass 64 KiB.
+inline double matmulCost(const TuneConfig &c, const MatmulShape &s, int computeUnits = 304, int waveSize = 64,
+                         int elemBytes = 2) {
+  const double bm = c.get("BM"), bn = c.get("BN"), bk = c.get("BK"), waves = c.num_warps;
+  const double lanes = waves * waveSize, ahead = std::max(1u, c.num_stages) - 1.0;
+  const double operands = (bm + bn) * bk / lanes;
+  const double registers = bm * bn / lanes + operands * (waveSize == 32 ? 2 : 1) + operands * ahead;
   if (registers > 192) return 1e30;
-  const double k = double(cdiv(s.K, int64_t(c.get("BK")))) * c.get("BK");
+  if (std::max(1.0, ahead) * (bm + bn) * (bk + 8) * elemBytes > 65536) return 1e30;
+  const double k = double(cdiv(s.K, int64_t(bk))) * bk;
   const double programs = double(cdiv(s.M, int64_t(bm)) * cdiv(s.N, int64_t(bn)) * s.batch);
   const double perProgram = bm * bn * k / (32.0 * 32 * 8) / waves + (bm + bn) * k * 2 / 64.0 / waves;
   const double slots = std::max(1.0, double(computeUnits) * 8 / waves);
@@ -180,14 +188,15 @@ void matmul(Device &dev, const Buffer<T> &a, const Buffer<T> &b, Buffer<detail::
   const Buffer<detail::matmul_out_t<T>> &biasBuffer = bias ? *bias : c;
   auto launchWith = [&](const MatmulConfig &cfg) {
     const uint32_t blocks = uint32_t(cdiv(shape.M, cfg.BM) * cdiv(shape.N, cfg.BN));
-    matmulKernel<T>().launch(dev, {blocks, uint32_t(shape.batch)}, {.num_warps = cfg.num_warps}, a, b, c,
+    matmulKernel<T>().launch(dev, {blocks, uint32_t(shape.batch)},
+                             {.num_warps = cfg.num_warps, .num_stages = cfg.num_stages}, a, b, c,
                              biasBuffer, int32_t(shape.M), int32_t(shape.N), int32_t(shape.K), int32_t(sam),
                              int32_t(sak), int32_t(sbk), int32_t(sbn), int32_t(scm), int32_t(scn), int32_t(ba),
                              int32_t(bb), int32_t(bc), cfg.BM, cfg.BN, cfg.BK, cfg.GROUP_M, bias ? 1 : 0,
                              int(shape.activation));
   };
   auto fromTune = [](const TuneConfig &t) {
-    return MatmulConfig{t.get("BM"), t.get("BN"), t.get("BK"), t.get("GROUP_M"), t.num_warps};
+    return MatmulConfig{t.get("BM"), t.get("BN"), t.get("BK"), t.get("GROUP_M"), t.num_warps, t.num_stages};
   };
   if (!config) {
     std::string key = dev.arch() + " M=" + std::to_string(shape.M) + " N=" + std::to_string(shape.N) +
@@ -202,7 +211,9 @@ void matmul(Device &dev, const Buffer<T> &a, const Buffer<T> &b, Buffer<detail::
     };
     const int waveSize = dev.arch().rfind("gfx11", 0) == 0 ? 32 : 64;
     config = fromTune(matmulTuner<T>().pick(dev, key, timer,
-                                            [&](const TuneConfig &t) { return matmulCost(t, shape, 304, waveSize); }));
+                                            [&](const TuneConfig &t) {
+                                              return matmulCost(t, shape, 304, waveSize, int(sizeof(T)));
+                                            }));
   }
   launchWith(*config);
 }

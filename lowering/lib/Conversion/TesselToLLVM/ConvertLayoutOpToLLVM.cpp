@@ -48,34 +48,12 @@ public:
     return emitLinearIndex(b_, loc_, coords, shape);
   }
 
-  // A layout conversion by `plan`: runs of plan.writeVec (readVec) registers
-  // move as one vector access.
+  // A layout conversion by `plan`.
   void convert(Value src, ValueRange regs, const LdsStaging &plan) {
-    SmallVector<int64_t> strides = plan.strides(dstShape());
-    // Byte offsets: linear in the coordinates, so LLVM folds each register's
-    // into the thread's base plus a constant.
-    auto offset = [&](ArrayRef<Value> c) {
-      Value sum = i32Value(b_, loc_, 0);
-      for (size_t d = 0; d < c.size(); ++d)
-        sum = b_.create<LLVM::AddOp>(loc_, sum,
-                                     b_.create<LLVM::MulOp>(loc_, c[d], i32Value(b_, loc_, strides[d] * bytes_)));
-      return sum;
-    };
-    SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b_, loc_, target_, src.getType());
-    onlyOwners(b_, loc_, target_, src.getType(), [&] {
-      for (size_t r = 0; r < regs.size(); r += plan.writeVec)
-        target_.ldsStore(b_, loc_, op_, offset(coords[r]), pack(regs.slice(r, plan.writeVec)));
-    });
+    Value base = i32Value(b_, loc_, ldsOffset(op_));
+    emitLdsTileWrite(b_, loc_, target_, cast<RankedTensorType>(src.getType()), regs, base, plan);
     target_.barrier(b_, loc_);
-    SmallVector<Value> out;
-    SmallVector<SmallVector<Value>> dstCoords = emitRegisterCoords(b_, loc_, target_, dstType_);
-    for (size_t r = 0; r < dstCoords.size(); r += plan.readVec) {
-      Type type = plan.readVec == 1 ? elem_ : Type(VectorType::get({plan.readVec}, elem_));
-      Value v = target_.ldsLoad(b_, loc_, op_, offset(dstCoords[r]), type);
-      for (int64_t e = 0; e < plan.readVec; ++e)
-        out.push_back(plan.readVec == 1 ? v
-                                        : b_.create<LLVM::ExtractElementOp>(loc_, v, i32Value(b_, loc_, e)).getResult());
-    }
+    SmallVector<Value> out = emitLdsTileRead(b_, loc_, target_, cast<RankedTensorType>(dstType_), elem_, base, plan);
     target_.barrier(b_, loc_);
     b_.replaceOpWithMultiple(op_, {out});
   }
@@ -92,15 +70,6 @@ private:
     Value padded = b_.create<LLVM::AddOp>(
         loc_, index, b_.create<LLVM::LShrOp>(loc_, index, i32Value(b_, loc_, 5)));
     return b_.create<LLVM::MulOp>(loc_, padded, i32Value(b_, loc_, bytes_));
-  }
-  // Registers as one value: the register itself, or a vector of them.
-  Value pack(ValueRange regs) {
-    if (regs.size() == 1)
-      return regs[0];
-    Value v = b_.create<LLVM::PoisonOp>(loc_, VectorType::get({int64_t(regs.size())}, regs[0].getType()));
-    for (size_t e = 0; e < regs.size(); ++e)
-      v = b_.create<LLVM::InsertElementOp>(loc_, v, regs[e], i32Value(b_, loc_, e));
-    return v;
   }
 
   Operation *op_;

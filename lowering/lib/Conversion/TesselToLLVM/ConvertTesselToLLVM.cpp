@@ -87,6 +87,7 @@ struct ConvertTesselToLLVMPass
     populateReduceOpToLLVMPatterns(converter, target, patterns);
     populateScanOpToLLVMPatterns(converter, target, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
+    populateLocalMemoryOpToLLVMPatterns(converter, target, patterns);
     populateMfmaDotOpToLLVMPatterns(converter, target, patterns);
     populateWmmaDotOpToLLVMPatterns(converter, target, patterns);
     populateFmaDotOpToLLVMPatterns(converter, target, patterns);

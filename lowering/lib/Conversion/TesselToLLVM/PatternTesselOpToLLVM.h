@@ -50,6 +50,9 @@ void populateScanOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
 // convert_layout, reshape, permute, join, split: through LDS.
 void populateConvertLayoutOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                            const TargetInfo &target, RewritePatternSet &patterns);
+// local_alloc, local_store, local_load, barrier: tiles kept in LDS across ops.
+void populateLocalMemoryOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                         const TargetInfo &target, RewritePatternSet &patterns);
 // dot on the matrix cores: MFMA (DotOpToLLVM/MFMA.cpp), WMMA (DotOpToLLVM/WMMA.cpp).
 void populateMfmaDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                      RewritePatternSet &patterns);

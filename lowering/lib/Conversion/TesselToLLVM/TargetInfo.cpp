@@ -115,23 +115,33 @@ Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t 
   });
 }
 
-Value TargetInfo::ldsPointer(OpBuilder &b, Location loc, Operation *op, Value byteOffset) const {
-  auto module = op->getParentOfType<ModuleOp>();
-  auto lds = module.lookupSymbol<LLVM::GlobalOp>(kLdsSymbol);
+namespace {
+Value ldsPointer(OpBuilder &b, Location loc, Value address) {
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), kLdsAddressSpace);
-  Value base = b.create<LLVM::AddressOfOp>(loc, ptr3, lds ? lds.getSymName() : kLdsSymbol);
-  Value offset = b.create<LLVM::AddOp>(loc, byteOffset, i32Value(b, loc, ldsOffset(op)));
-  return b.create<LLVM::GEPOp>(loc, ptr3, b.getI8Type(), base, ValueRange{offset});
+  Value base = b.create<LLVM::AddressOfOp>(loc, ptr3, TargetInfo::kLdsSymbol);
+  return b.create<LLVM::GEPOp>(loc, ptr3, b.getI8Type(), base, ValueRange{address});
+}
+Value planned(OpBuilder &b, Location loc, Operation *op, Value byteOffset) {
+  return b.create<LLVM::AddOp>(loc, byteOffset, i32Value(b, loc, ldsOffset(op)));
+}
+} // namespace
+
+void TargetInfo::ldsStore(OpBuilder &b, Location loc, Value address, Value v) const {
+  if (v.getType().isInteger(1))
+    v = b.create<LLVM::ZExtOp>(loc, b.getI8Type(), v);
+  b.create<LLVM::StoreOp>(loc, v, ldsPointer(b, loc, address));
+}
+
+Value TargetInfo::ldsLoad(OpBuilder &b, Location loc, Value address, Type t) const {
+  Type stored = t.isInteger(1) ? b.getI8Type() : t;
+  Value v = b.create<LLVM::LoadOp>(loc, stored, ldsPointer(b, loc, address));
+  return t.isInteger(1) ? Value(b.create<LLVM::TruncOp>(loc, t, v)) : v;
 }
 
 void TargetInfo::ldsStore(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const {
-  if (v.getType().isInteger(1))
-    v = b.create<LLVM::ZExtOp>(loc, b.getI8Type(), v);
-  b.create<LLVM::StoreOp>(loc, v, ldsPointer(b, loc, op, byteOffset));
+  ldsStore(b, loc, planned(b, loc, op, byteOffset), v);
 }
 
 Value TargetInfo::ldsLoad(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Type t) const {
-  Type stored = t.isInteger(1) ? b.getI8Type() : t;
-  Value v = b.create<LLVM::LoadOp>(loc, stored, ldsPointer(b, loc, op, byteOffset));
-  return t.isInteger(1) ? Value(b.create<LLVM::TruncOp>(loc, t, v)) : v;
+  return ldsLoad(b, loc, planned(b, loc, op, byteOffset), t);
 }

@@ -44,10 +44,12 @@ public:
   Value butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t distance,
                          bool lowerBitsReduced) const;
 
-  // A pointer `byteOffset` bytes into the LDS scratch the plan gave `op`.
-  Value ldsPointer(OpBuilder &b, Location loc, Operation *op, Value byteOffset) const;
+  // Accesses `byteOffset` bytes into the LDS scratch the plan gave `op`.
   void ldsStore(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const;
   Value ldsLoad(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Type t) const;
+  // Accesses at `address`: bytes from the start of the module's LDS.
+  void ldsStore(OpBuilder &b, Location loc, Value address, Value v) const;
+  Value ldsLoad(OpBuilder &b, Location loc, Value address, Type t) const;
 
   // The module's LDS, one array the LDS plan divides.
   static constexpr const char *kLdsSymbol = "tessel_lds";

@@ -9,6 +9,8 @@ using namespace mlir::tessel;
 
 TesselToLLVMTypeConverter::TesselToLLVMTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) {
   addConversion([ctx](PtrType) -> Type { return LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace); });
+  // An LDS buffer is its byte offset in the module's LDS.
+  addConversion([ctx](LdsType) -> Type { return IntegerType::get(ctx, 32); });
   addConversion([this](RankedTensorType tile, SmallVectorImpl<Type> &results)
                     -> std::optional<LogicalResult> {
     if (!isa_and_nonnull<DistributedLayoutAttr>(tile.getEncoding()))

@@ -191,6 +191,47 @@ Value mlir::tessel::predicated(OpBuilder &b, Location loc, Value pred, Value oth
   return {};
 }
 
+namespace {
+// Byte offset of the element at `coords` in a tile staged by `plan`.
+Value stagedOffset(OpBuilder &b, Location loc, Value base, ArrayRef<Value> coords,
+                   ArrayRef<int64_t> strides, int64_t elemBytes) {
+  Value sum = base;
+  for (size_t d = 0; d < coords.size(); ++d)
+    sum = b.create<LLVM::AddOp>(loc, sum, b.create<LLVM::MulOp>(loc, coords[d], i32Value(b, loc, strides[d] * elemBytes)));
+  return sum;
+}
+} // namespace
+
+void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type,
+                                    ValueRange regs, Value base, const LdsStaging &plan) {
+  SmallVector<int64_t> strides = plan.strides(type.getShape());
+  int64_t elemBytes = ldsElementBytes(type);
+  SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b, loc, target, type);
+  onlyOwners(b, loc, target, type, [&] {
+    for (size_t r = 0; r < regs.size(); r += plan.writeVec) {
+      SmallVector<Value> run(regs.slice(r, plan.writeVec));
+      target.ldsStore(b, loc, stagedOffset(b, loc, base, coords[r], strides, elemBytes),
+                      vectorOf(b, loc, run, run[0].getType()));
+    }
+  });
+}
+
+SmallVector<Value> mlir::tessel::emitLdsTileRead(OpBuilder &b, Location loc, const TargetInfo &target,
+                                                 RankedTensorType type, Type elem, Value base,
+                                                 const LdsStaging &plan) {
+  SmallVector<int64_t> strides = plan.strides(type.getShape());
+  int64_t elemBytes = ldsElementBytes(type);
+  SmallVector<Value> out;
+  SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b, loc, target, type);
+  for (size_t r = 0; r < coords.size(); r += plan.readVec) {
+    Type access = plan.readVec == 1 ? elem : Type(VectorType::get({plan.readVec}, elem));
+    Value v = target.ldsLoad(b, loc, stagedOffset(b, loc, base, coords[r], strides, elemBytes), access);
+    for (int64_t e = 0; e < plan.readVec; ++e)
+      out.push_back(plan.readVec == 1 ? v : b.create<LLVM::ExtractElementOp>(loc, v, i32Value(b, loc, e)).getResult());
+  }
+  return out;
+}
+
 Value mlir::tessel::vectorOf(OpBuilder &b, Location loc, ArrayRef<Value> elems, Type elemType) {
   if (elems.size() == 1)
     return elems[0];

@@ -47,6 +47,17 @@ void onlyOwners(OpBuilder &b, Location loc, const TargetInfo &target, Type t,
 Value predicated(OpBuilder &b, Location loc, Value pred, Value otherwise,
                  function_ref<Value()> body);
 
+// A tile staged in LDS as `plan` says, from byte `base` (i32) of the
+// module's LDS: the owners of its elements write the registers `regs` of a
+// tile of type `type`, plan.writeVec per access; or every thread reads its
+// registers of a tile of type `type`, plan.readVec per access. Offsets are
+// linear in the coordinates, so LLVM folds each register's into the
+// thread's base plus a constant. No barrier.
+void emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type,
+                      ValueRange regs, Value base, const LdsStaging &plan);
+SmallVector<Value> emitLdsTileRead(OpBuilder &b, Location loc, const TargetInfo &target,
+                                   RankedTensorType type, Type elem, Value base, const LdsStaging &plan);
+
 Value vectorOf(OpBuilder &b, Location loc, ArrayRef<Value> elems, Type elemType);
 // Bools are bytes in memory (as in C++), i1 in registers.
 Type memoryType(OpBuilder &b, Type elem);

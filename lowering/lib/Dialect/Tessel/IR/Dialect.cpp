@@ -151,3 +151,68 @@ FailureOr<KernelConfig> mlir::tessel::getKernelConfig(ModuleOp module, StringRef
                               << " on the module";
   return KernelConfig{unsigned(warps.getInt()), unsigned(wave.getInt())};
 }
+
+// !tessel.lds<2x128x64xf16, order [1, 0], pad 8>: slots x the tile shape,
+// the element type, then how a tile sits in a slot.
+Type LdsType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape, order;
+  Type elem;
+  int64_t pad = 0;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  auto parseDim = [&] { return parser.parseInteger(order.emplace_back()); };
+  if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elem) || parser.parseComma() || parser.parseKeyword("order") ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim) || parser.parseComma() ||
+      parser.parseKeyword("pad") || parser.parseInteger(pad) || parser.parseGreater())
+    return {};
+  SmallVector<unsigned> dims;
+  for (int64_t d : order) {
+    if (d < 0) {
+      parser.emitError(loc, "an LDS buffer's order lists dimensions (>= 0)");
+      return {};
+    }
+    dims.push_back(unsigned(d));
+  }
+  return parser.getChecked<LdsType>(loc, parser.getContext(), shape, elem, dims, pad);
+}
+
+void LdsType::print(AsmPrinter &printer) const {
+  printer << '<';
+  for (int64_t d : getShape())
+    printer << d << 'x';
+  printer << getElementType() << ", order [";
+  llvm::interleaveComma(getOrder(), printer);
+  printer << "], pad " << getPad() << '>';
+}
+
+LogicalResult LdsType::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape, Type elem,
+                              ArrayRef<unsigned> order, int64_t pad) {
+  if (shape.size() < 2 || llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return emitError() << "an LDS buffer's shape is a slot count and a tile shape, all positive";
+  if (!elem.isIntOrFloat())
+    return emitError() << "an LDS buffer holds integers or floats";
+  size_t rank = shape.size() - 1;
+  SmallVector<bool> seen(rank, false);
+  if (order.size() != rank)
+    return emitError() << "an LDS buffer's order has one entry per tile dimension (" << rank << ")";
+  for (unsigned d : order) {
+    if (d >= rank || seen[d])
+      return emitError() << "an LDS buffer's order must be a permutation of 0.." << rank - 1;
+    seen[d] = true;
+  }
+  if (pad < 0)
+    return emitError() << "an LDS buffer's pad must not be negative";
+  return success();
+}
+
+LdsStaging LdsType::staging() const {
+  LdsStaging plan;
+  plan.order.assign(getOrder().begin(), getOrder().end());
+  plan.pad = getPad();
+  return plan;
+}
+
+int64_t LdsType::slotBytes() const {
+  int64_t elemBytes = std::max<int64_t>(1, getElementType().getIntOrFloatBitWidth() / 8);
+  return (staging().slots(getTileShape()) * elemBytes + 15) / 16 * 16;
+}

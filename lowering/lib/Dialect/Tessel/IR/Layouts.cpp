@@ -298,14 +298,16 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
   for (int d = int(rank) - 1; d >= 0; --d)
     if (unsigned(d) != fastest)
       plan.order.push_back(d);
-  // Vector widths: pointers and bools move one at a time.
-  Type elem = dst.getElementType();
-  int64_t maxElems = (isa<PtrType>(elem) || elem.isInteger(1)) ? 1 : std::max<int64_t>(1, 16 / ldsElementBytes(dst));
-  maxElems = std::min<int64_t>(maxElems, dst.getDimSize(fastest));
-  plan.writeVec = std::min(maxElems, from.contiguousRegisters(fastest));
-  plan.readVec = std::min(maxElems, to.contiguousRegisters(fastest));
+  plan.writeVec = ldsVectorElems(src, fastest);
+  plan.readVec = ldsVectorElems(dst, fastest);
   plan.pad = std::max(plan.writeVec, plan.readVec);
   return plan;
+}
+
+int64_t mlir::tessel::ldsVectorElems(RankedTensorType type, unsigned dim) {
+  Type elem = type.getElementType();
+  int64_t most = (isa<PtrType>(elem) || elem.isInteger(1)) ? 1 : std::max<int64_t>(1, 16 / ldsElementBytes(type));
+  return std::min({most, type.getDimSize(dim), getLinearLayout(type).contiguousRegisters(dim)});
 }
 
 int64_t mlir::tessel::ldsScratchBytes(Operation *op) {

@@ -54,3 +54,10 @@ std::string JoinOp::describeLdsUse() { return "moving a tile between shapes ('te
 
 int64_t SplitOp::getLdsScratchBytes() { return tileBytes(getSrc()); }
 std::string SplitOp::describeLdsUse() { return "moving a tile between shapes ('tessel.split')"; }
+
+int64_t LocalAllocOp::getLdsScratchBytes() { return getType().getSlots() * getType().slotBytes(); }
+std::string LocalAllocOp::describeLdsUse() {
+  int64_t slots = getType().getSlots();
+  return "a tile kept in LDS across loop iterations (" + std::to_string(slots) + (slots > 1 ? " slots" : " slot") +
+         "; a smaller num_stages keeps fewer)";
+}

@@ -227,3 +227,15 @@ LogicalResult DotOp::verify() {
     return emitOpError("takes f16, bf16 or f32 operands with an f32 accumulator, or i8 with i32");
   return success();
 }
+
+// A tile and the LDS buffer it goes to or comes from.
+static LogicalResult verifyLocalAccess(Operation *op, Value buffer, Type tile) {
+  auto lds = cast<LdsType>(buffer.getType());
+  auto t = cast<RankedTensorType>(tile);
+  if (t.getShape() != lds.getTileShape() || t.getElementType() != lds.getElementType())
+    return op->emitOpError("tile ") << t << " does not match a slot of " << lds;
+  return success();
+}
+
+LogicalResult LocalStoreOp::verify() { return verifyLocalAccess(*this, getBuffer(), getSrc().getType()); }
+LogicalResult LocalLoadOp::verify() { return verifyLocalAccess(*this, getBuffer(), getType()); }

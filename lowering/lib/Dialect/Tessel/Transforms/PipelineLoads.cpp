@@ -69,6 +69,7 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
     IntegerAttr stages = tesselDialect(module.getContext()).getNumStagesAttrHelper().getAttr(module);
     if (!stages || stages.getInt() < 2)
       return;
+    distance = stages.getInt() - 1;
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops)
@@ -90,24 +91,38 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
     if (loads.empty())
       return;
 
-    // The first iteration's tiles, before the loop.
+    // The first `distance` iterations' tiles, before the loop, each masked
+    // off when the loop does not reach its iteration.
     OpBuilder before(loop);
     Location loc = loop.getLoc();
-    Value runs = before.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, loop.getLowerBound(),
-                                              loop.getUpperBound());
     SmallVector<Value> firsts;
-    for (auto &[load, slice] : loads)
-      firsts.push_back(loadFor(before, load, slice, loop.getLowerBound(), loop.getInductionVar(), runs));
+    Value iv = loop.getLowerBound();
+    for (int64_t i = 0; i < distance; ++i) {
+      if (i > 0)
+        iv = before.create<arith::AddIOp>(loc, iv, loop.getStep());
+      Value reached = before.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
+      for (auto &[load, slice] : loads)
+        firsts.push_back(loadFor(before, load, slice, iv, loop.getInductionVar(), reached));
+    }
 
-    // Each iteration loads the next one's and yields it.
+    // Carried: `distance` sets of tiles, the current iteration's first. Each
+    // iteration starts by loading the tiles `distance` iterations ahead (so
+    // their latency hides behind this iteration's math) and yields the sets
+    // shifted by one.
+    const size_t n = loads.size();
+    Value span = before.create<arith::MulIOp>(
+        loc, loop.getStep(), before.create<arith::ConstantIntOp>(loc, loop.getStep().getType(), distance));
     IRRewriter rewriter(loop.getContext());
     auto newYields = [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> newArgs) {
+      OpBuilder::InsertionGuard guard(b);
+      // (The callback runs while the body is still the old loop's.)
+      b.setInsertionPointToStart(loop.getBody());
       Value iv = loop.getInductionVar();
-      Value next = b.create<arith::AddIOp>(l, iv, loop.getStep());
-      Value valid = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, next, loop.getUpperBound());
-      SmallVector<Value> values;
+      Value ahead = b.create<arith::AddIOp>(l, iv, span);
+      Value valid = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, ahead, loop.getUpperBound());
+      SmallVector<Value> values(newArgs.begin() + n, newArgs.end());
       for (auto &[load, slice] : loads)
-        values.push_back(loadFor(b, load, slice, next, iv, valid));
+        values.push_back(loadFor(b, load, slice, ahead, iv, valid));
       return values;
     };
     FailureOr<LoopLikeOpInterface> replaced =
@@ -117,13 +132,17 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
       return;
     auto newLoop = cast<scf::ForOp>(replaced->getOperation());
     // The body's loads (moved, not copied, into the new loop) are now the
-    // carried tiles; their address computations die with them.
-    auto args = newLoop.getRegionIterArgs().take_back(loads.size());
+    // first carried set; their address computations go with them.
+    auto args = newLoop.getRegionIterArgs().take_back(firsts.size());
     for (auto [i, entry] : llvm::enumerate(loads)) {
       entry.first.getResult().replaceAllUsesWith(args[i]);
       entry.first.erase();
+      for (Operation *op : llvm::reverse(entry.second))
+        if (op->use_empty())
+          op->erase();
     }
   }
+  int64_t distance = 1;
 };
 
 } // namespace

@@ -54,11 +54,20 @@ struct PlanLdsPass : mlir::tessel::impl::TesselPlanLdsBase<PlanLdsPass> {
     for (auto func : module.getOps<func::FuncOp>()) {
       SmallVector<Buffer> buffers;
       int64_t index = 0;
+      // Indices in post-order: an op with regions comes after everything in them.
+      DenseMap<Operation *, int64_t> indexOf;
+      func.walk([&](Operation *op) { indexOf[op] = ++index; });
       func.walk([&](Operation *op) {
-        ++index;
         if (int64_t bytes = ldsScratchBytes(op)) {
-          // Scratch lives while its op runs (the op ends with a barrier).
-          buffers.push_back({op, bytes, index, index});
+          // Scratch lives while its op runs (the op ends with a barrier); a
+          // buffer from tessel.local_alloc until its last use (a use inside
+          // a loop: until the loop ends).
+          int64_t start = indexOf[op], end = start;
+          if (isa<LocalAllocOp>(op))
+            for (Operation *user : op->getUsers())
+              if (Operation *at = op->getBlock()->findAncestorOpInBlock(*user))
+                end = std::max(end, indexOf[at]);
+          buffers.push_back({op, bytes, start, end});
           if (bytes > largestBytes) {
             largestBytes = bytes;
             largest = op;

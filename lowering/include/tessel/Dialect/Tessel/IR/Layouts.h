@@ -40,36 +40,11 @@ int64_t ldsElementBytes(Type type);
 // padding after every 32 so that rows of a transposed access fall in
 // different banks.
 inline int64_t ldsPaddedSlots(int64_t elements) { return elements + elements / 32; }
-// How a layout conversion stages a tile in LDS. Elements sit in rows along
-// order[0] (the dimension the destination layout holds the longest register
-// runs along, so its reads are vectors), the other dimensions in `order`
-// numbering the rows; each row is followed by `pad` unused elements, so
-// that the rows of a transposed access fall in different banks. The offset
-// is linear in the coordinates (a thread's base plus a constant per
-// register). `writeVec`/`readVec` elements move per LDS access (runs of
-// consecutive registers along order[0], at most 16 bytes); pad is a multiple
-// of both, so vectors stay aligned.
-struct LdsStaging {
-  SmallVector<unsigned> order;
-  int64_t writeVec = 1, readVec = 1, pad = 1;
-  // The element stride of each dimension of `shape`.
-  SmallVector<int64_t> strides(ArrayRef<int64_t> shape) const {
-    SmallVector<int64_t> s(shape.size(), 0);
-    int64_t stride = 1;
-    for (size_t i = 0; i < order.size(); ++i) {
-      s[order[i]] = stride;
-      stride *= shape[order[i]] + (i == 0 && order.size() > 1 ? pad : 0);
-    }
-    return s;
-  }
-  int64_t slots(ArrayRef<int64_t> shape) const {
-    int64_t n = 1;
-    for (size_t i = 0; i < order.size(); ++i)
-      n *= shape[order[i]] + (i == 0 && order.size() > 1 ? pad : 0);
-    return n;
-  }
-};
 LdsStaging planLdsStaging(RankedTensorType src, RankedTensorType dst);
+// Elements of a tile of `type` one LDS access moves along `dim`: a thread's
+// run of consecutive registers there, at most 16 bytes (pointers and bools
+// one at a time).
+int64_t ldsVectorElems(RankedTensorType type, unsigned dim);
 
 // Bytes of LDS `op` needs while it runs (LdsScratchOpInterface); 0 if none.
 int64_t ldsScratchBytes(Operation *op);

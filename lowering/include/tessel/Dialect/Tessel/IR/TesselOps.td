@@ -194,6 +194,48 @@ def Tessel_SplitOp : Tessel_Op<"split", [DeclareOpInterfaceMethods<Tessel_LdsScr
 }
 
 //===----------------------------------------------------------------------===//
+// Tiles kept in LDS across ops (tessel-stage-operands)
+//===----------------------------------------------------------------------===//
+
+def Tessel_LocalAllocOp : Tessel_Op<"local_alloc", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>,
+    MemoryEffects<[MemAlloc]>]> {
+  let summary = "a buffer in LDS, alive from here to its last use";
+  let description = [{
+    The type says how a tile sits in a slot; the LDS plan gives the buffer
+    its offset (`tessel.lds_offset`).
+  }];
+  let results = (outs Tessel_Lds:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tessel_LocalStoreOp : Tessel_Op<"local_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "write a tile into a slot of an LDS buffer";
+  let description = [{
+    Each element is written once (by the thread that owns it). Reads of the
+    slot by other threads need a `tessel.barrier` between.
+  }];
+  let arguments = (ins Tessel_Tile:$src, Tessel_Lds:$buffer, I32:$slot);
+  let assemblyFormat = "$src `,` $buffer `[` $slot `]` attr-dict `:` type($src) `->` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Tessel_LocalLoadOp : Tessel_Op<"local_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "read a tile, in any layout, from a slot of an LDS buffer";
+  let arguments = (ins Tessel_Lds:$buffer, I32:$slot);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$buffer `[` $slot `]` attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tessel_BarrierOp : Tessel_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every thread of the workgroup arrives before any goes on";
+  let description = [{
+    LDS writes before the barrier are visible to reads after it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Facts for the analyses
 //===----------------------------------------------------------------------===//
 

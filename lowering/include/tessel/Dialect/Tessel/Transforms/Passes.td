@@ -43,16 +43,17 @@ def TesselFoldCompares : Pass<"tessel-fold-compares", "::mlir::ModuleOp"> {
 }
 
 def TesselPipelineLoads : Pass<"tessel-pipeline-loads", "::mlir::ModuleOp"> {
-  let summary = "Load a loop's dot operands one iteration ahead (num_stages >= 2)";
+  let summary = "Load a loop's dot operands num_stages - 1 iterations ahead";
   let description = [{
-    With `tessel.num_stages` >= 2 on the module, each `tessel.load` in an
-    `scf.for` body that feeds a `tessel.dot` and whose address and mask
+    With `tessel.num_stages` = s >= 2 on the module, each `tessel.load` in
+    an `scf.for` body that feeds a `tessel.dot` and whose address and mask
     depend only on the induction variable and values from outside the loop
-    is software-pipelined: the first iteration's tile is loaded before the
-    loop (masked off when the loop runs no iteration), carried as a
-    loop-carried value, and each iteration loads the next iteration's tile
-    (masked off past the last) before its dot, so the global load's latency
-    hides behind the matrix instructions.
+    is software-pipelined at distance d = s - 1: the first d iterations'
+    tiles are loaded before the loop (each masked off when the loop does not
+    reach its iteration) and carried as d loop-carried sets; each iteration
+    starts by loading the tile d iterations ahead (masked off past the last)
+    and yields the sets shifted by one, so a global load's latency hides
+    behind d iterations of matrix instructions.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
@@ -69,6 +70,24 @@ def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
     stores. Cheap index computations used along two axes are rematerialized
     per use. Reads `tessel.num_warps` and `tessel.wave_size` from the module.
   }];
+}
+
+def TesselStageOperands : Pass<"tessel-stage-operands", "::mlir::ModuleOp"> {
+  let summary = "Keep a loop's dot operands in LDS across iterations (num_stages >= 2)";
+  let description = [{
+    After layout assignment, with `tessel.num_stages` = s >= 2 on the
+    module: a tile an `scf.for` carries (tessel-pipeline-loads loaded it
+    ahead) whose only use converts it to a dot-operand layout is kept in an
+    LDS buffer of s - 1 slots (`tessel.local_alloc`) instead: the first
+    iteration's tile is stored into slot 0 before the loop; each iteration
+    reads its operand from its slot (`tessel.local_load`, in the operand's
+    layout) and, at its end, stores the next iteration's tile into the next
+    slot, then a `tessel.barrier`. One slot needs a barrier before the store
+    too; with two or more, one barrier per iteration orders all LDS traffic.
+    The slot index is carried round the loop. The tile itself is no longer
+    carried. The LDS plan keeps the buffer alive over the whole loop.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
 def TesselPlanLds : Pass<"tessel-plan-lds", "::mlir::ModuleOp"> {

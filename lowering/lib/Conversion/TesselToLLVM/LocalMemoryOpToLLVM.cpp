@@ -1,0 +1,81 @@
+// Tiles kept in LDS across ops: a buffer is its byte offset in the module's
+// LDS (the plan's); a slot's tile is staged as the buffer's order and pad
+// say, each access as wide as the tile's layout allows.
+#include "PatternTesselOpToLLVM.h"
+#include "Utility.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+// Where slot `slot` of a buffer of type `lds` (converted: its byte offset)
+// starts, and how a tile of `type` sits in it: accesses as wide as the
+// tile's layout allows, never crossing into a row's padding.
+struct Slot {
+  Value base;
+  LdsStaging plan;
+};
+Slot slotOf(OpBuilder &b, Location loc, LdsType lds, Value buffer, Value slot, RankedTensorType type) {
+  Value start = b.create<LLVM::AddOp>(loc, buffer, b.create<LLVM::MulOp>(loc, slot, i32Value(b, loc, lds.slotBytes())));
+  LdsStaging plan = lds.staging();
+  int64_t vec = ldsVectorElems(type, plan.order.front());
+  while (plan.pad % vec)
+    vec /= 2;
+  plan.writeVec = plan.readVec = vec;
+  return {start, plan};
+}
+
+struct LocalAllocOpConversion : TesselOpToLLVMPattern<LocalAllocOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(LocalAllocOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, i32Value(rewriter, op.getLoc(), ldsOffset(op)));
+    return success();
+  }
+};
+
+struct LocalStoreOpConversion : TesselOpToLLVMPattern<LocalStoreOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(LocalStoreOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getSrc().getType());
+    Slot slot = slotOf(rewriter, op.getLoc(), op.getBuffer().getType(), adaptor.getBuffer().front(),
+                       adaptor.getSlot().front(), type);
+    emitLdsTileWrite(rewriter, op.getLoc(), target, type, adaptor.getSrc(), slot.base, slot.plan);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LocalLoadOpConversion : TesselOpToLLVMPattern<LocalLoadOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(LocalLoadOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    Slot slot = slotOf(rewriter, op.getLoc(), op.getBuffer().getType(), adaptor.getBuffer().front(),
+                       adaptor.getSlot().front(), type);
+    SmallVector<Value> regs =
+        emitLdsTileRead(rewriter, op.getLoc(), target, type, converter.scalarType(type), slot.base, slot.plan);
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+struct BarrierOpConversion : TesselOpToLLVMPattern<BarrierOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(BarrierOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tessel::populateLocalMemoryOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                                       const TargetInfo &target, RewritePatternSet &patterns) {
+  patterns.add<LocalAllocOpConversion, LocalStoreOpConversion, LocalLoadOpConversion, BarrierOpConversion>(
+      converter, target);
+}

@@ -1,0 +1,40 @@
+// tessel.local_alloc / local_store / local_load / barrier: a tile kept in LDS.
+// RUN: tessel-opt %s --tessel-convert-to-llvm | FileCheck %s
+
+// A 64x64 f32 tile in rows of 4 per thread, written to slot 1 of a two-slot
+// buffer placed at byte 1024 and read back in columns. The slot starts at
+// 1024 + 1 * 64 rows * (64 + 4) * 4 bytes (17408 a slot); the row's pad keeps the
+// 4-wide accesses aligned. No barrier but the one asked for.
+// CHECK: llvm.mlir.global internal @tessel_lds() {addr_space = 3 : i32
+// CHECK-LABEL: llvm.func @slots(
+// CHECK: %[[BASE:.*]] = llvm.mlir.constant(1024 : i32) : i32
+// CHECK: %[[SIZE:.*]] = llvm.mlir.constant(17408 : i32) : i32
+// CHECK-NEXT: %[[OFF:.*]] = llvm.mul %{{.*}}, %[[SIZE]] : i32
+// CHECK-NEXT: llvm.add %[[BASE]], %[[OFF]] : i32
+// CHECK-NOT: rocdl.s.barrier
+// CHECK-COUNT-4: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.load {{.*}} !llvm.ptr<3>
+// CHECK: rocdl.s.barrier
+// CHECK-NOT: rocdl.s.barrier
+// CHECK: llvm.mlir.constant(17408 : i32) : i32
+// CHECK-COUNT-16: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: rocdl.s.barrier
+// CHECK: llvm.return
+#row = #tessel.blocked<sizePerThread = [1, 4], threadsPerWave = [4, 16], wavesPerBlock = [4, 1], order = [1, 0]>
+#col = #tessel.blocked<sizePerThread = [4, 1], threadsPerWave = [16, 4], wavesPerBlock = [1, 4], order = [0, 1]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 35840 : i64} {
+  func.func @slots(%p: !tessel.ptr<f32>) {
+    %one = arith.constant 1 : i32
+    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #row>>
+    %e = tessel.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #row>> -> tensor<1x64xi32, #row>
+    %i = tessel.broadcast %e : tensor<1x64xi32, #row> -> tensor<64x64xi32, #row>
+    %x = arith.sitofp %i : tensor<64x64xi32, #row> to tensor<64x64xf32, #row>
+    %b = tessel.local_alloc {tessel.lds_offset = 1024 : i64} : !tessel.lds<2x64x64xf32, order [1, 0], pad 4>
+    tessel.local_store %x, %b[%one] : tensor<64x64xf32, #row> -> !tessel.lds<2x64x64xf32, order [1, 0], pad 4>
+    tessel.barrier
+    %y = tessel.local_load %b[%one] : !tessel.lds<2x64x64xf32, order [1, 0], pad 4> -> tensor<64x64xf32, #col>
+    %ps = tessel.splat %p : tensor<64x64x!tessel.ptr<f32>, #col>
+    tessel.store %ps, %y : (tensor<64x64x!tessel.ptr<f32>, #col>, tensor<64x64xf32, #col>) -> ()
+    return
+  }
+}
