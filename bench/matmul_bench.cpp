@@ -94,7 +94,7 @@ int main() {
     if (contains(k.tileIR, "x16.f16") || contains(s, "v_mfma_f32_32x32x16")) perInstr *= 2;
     std::printf("%s, %dx%dx%d, num_stages %u: cold compile %.1f ms (median of 3); MFMA/WMMA %zu in the code object, "
                 "%zu per K step needed; s_barrier %zu; "
-                "ds_read b128/b64/read2_b64/b32/u16 %zu/%zu/%zu/%zu/%zu, ds_write b128/b64/b32/b16 %zu/%zu/%zu/%zu; "
+                "ds_read b128/b64/read2_b64/b32/u16 %zu/%zu/%zu/%zu/%zu, ds_write b128/b64/write2_b64/b32/write2_b32/b16 %zu/%zu/%zu/%zu/%zu/%zu; "
                 "global_load dwordx4/x2/dword/ushort %zu/%zu/%zu/%zu; VGPRs %ld, AGPRs %ld, spills %ld, LDS %ld bytes "
                 "(plan %u)\n",
                 arch, bm, bn, bk, stages, times[1], mfma, size_t(bm) * bn * bk / perInstr / warps,
@@ -103,7 +103,8 @@ int main() {
                 count(s, R"(ds_(read|load)_b128)"), count(s, R"(ds_(read|load)_b64)"),
                 count(s, R"(ds_(read|load)2(st64)?_b64)"), count(s, R"(ds_(read|load)_b32)"),
                 count(s, R"(ds_(read_u16|load_u16))"), count(s, R"(ds_(write|store)_b128)"),
-                count(s, R"(ds_(write|store)_b64)"), count(s, R"(ds_(write|store)_b32)"),
+                count(s, R"(ds_(write|store)_b64)"), count(s, R"(ds_(write2(st64)?|store_2addr(_stride64)?)_b64)"),
+                count(s, R"(ds_(write|store)_b32)"), count(s, R"(ds_(write2(st64)?|store_2addr(_stride64)?)_b32)"),
                 count(s, R"(ds_(write|store)_b16)"), count(s, R"(global_load_(dwordx4|b128))"),
                 count(s, R"(global_load_(dwordx2|b64))"), count(s, R"(global_load_(dword|b32)\b)"),
                 count(s, R"(global_load_(ushort|u16))"),

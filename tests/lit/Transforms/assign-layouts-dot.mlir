@@ -7,10 +7,13 @@
 // CHECK-DAG: #[[MFMA:.*]] = #tessel.mfma<instrShape = [32, 32], wavesPerBlock = [2, 2]>
 // CHECK-DAG: #[[A:.*]] = #tessel.dot_operand<opIdx = 0, parent = #[[MFMA]], kWidth = 4>
 // CHECK-DAG: #[[B:.*]] = #tessel.dot_operand<opIdx = 1, parent = #[[MFMA]], kWidth = 4>
+// B is loaded along N, but each thread also holds a run of kWidth = 4 along
+// K (the operand's reads run along K), so its LDS writes are vectors.
+// CHECK-DAG: #[[BLOADED:.*]] = #tessel.blocked<sizePerThread = [4, 1], threadsPerWave = [1, 64], wavesPerBlock = [2, 2], order = [1, 0]>
 // CHECK-LABEL: func.func @matmul_block(
 // CHECK: %[[ACC:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #[[MFMA]]>
 // CHECK: %[[CA:.*]] = tessel.convert_layout %{{.*}} : tensor<128x64xf16, #{{.*}}> -> tensor<128x64xf16, #[[A]]>
-// CHECK: %[[CB:.*]] = tessel.convert_layout %{{.*}} : tensor<64x128xf16, #{{.*}}> -> tensor<64x128xf16, #[[B]]>
+// CHECK: %[[CB:.*]] = tessel.convert_layout %{{.*}} : tensor<64x128xf16, #[[BLOADED]]> -> tensor<64x128xf16, #[[B]]>
 // CHECK: tessel.dot %[[CA]], %[[CB]], %[[ACC]] : tensor<128x64xf16, #[[A]]> * tensor<64x128xf16, #[[B]]> -> tensor<128x128xf32, #[[MFMA]]>
 // CHECK: tessel.store {{.*}} : (tensor<128x128x!tessel.ptr<f32>, #[[MFMA]]>, tensor<128x128xf32, #[[MFMA]]>)
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {

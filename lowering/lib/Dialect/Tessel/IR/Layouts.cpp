@@ -220,10 +220,13 @@ int64_t mlir::tessel::registersPerThread(Type type) {
 
 BlockedLayoutAttr mlir::tessel::makeBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                                   ArrayRef<unsigned> order, unsigned vec,
-                                                  unsigned numWarps, unsigned waveSize) {
+                                                  unsigned numWarps, unsigned waveSize,
+                                                  std::optional<std::pair<unsigned, int64_t>> run) {
   unsigned rank = shape.size();
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpb(rank, 1);
   spt[order[0]] = std::max<int64_t>(1, std::min<int64_t>(vec, shape[order[0]]));
+  if (run && run->first != order[0])
+    spt[run->first] = std::max<int64_t>(1, std::min(run->second, shape[run->first]));
   unsigned lanes = waveSize;
   for (unsigned d : order) {
     int64_t room = std::max<int64_t>(1, shape[d] / spt[d]);

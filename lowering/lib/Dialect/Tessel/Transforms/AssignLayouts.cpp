@@ -132,6 +132,10 @@ struct LayoutGroup {
   std::optional<std::pair<unsigned, Value>> sliceOf; // (axis, a value of the parent group)
   std::optional<unsigned> scanAxis; // a scan runs along this dim: one chunk per thread
   Attribute fixed; // a matrix-core layout a dot gives the group
+  // The group goes (through LDS) into a dot operand, which reads runs of
+  // `second` elements along dim `first` (K): holding such runs too, a thread
+  // writes them to LDS as vectors even when its loads run along another dim.
+  std::optional<std::pair<unsigned, int64_t>> operandRun;
   Attribute layout;
   bool resolving = false;
 };
@@ -387,6 +391,10 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       g.fixed = layout;
       return success();
     };
+    const unsigned rank = cast<RankedTensorType>(dot.getType()).getRank();
+    for (auto [operand, kDim] : {std::pair{dot.getA(), rank - 1}, std::pair{dot.getB(), rank - 2}})
+      if (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
+        groupOf(convert.getSrc()).operandRun = {kDim, kWidth};
     return failure(failed(fix(dot.getResult(), acc)) ||
                    failed(fix(dot.getA(), DotOperandLayoutAttr::get(ctx, 0, acc, kWidth))) ||
                    failed(fix(dot.getB(), DotOperandLayoutAttr::get(ctx, 1, acc, kWidth))));
@@ -502,7 +510,18 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       for (int d = rank - 1; d >= 0; --d)
         if (order.empty() || unsigned(d) != order[0])
           order.push_back(d);
-      BlockedLayoutAttr blocked = makeBlockedLayout(ctx, g.shape, order, vec, numWarps_, waveSize_);
+      // A dot operand's K run, as long as every thread still holds distinct
+      // elements (no replication).
+      std::optional<std::pair<unsigned, int64_t>> run;
+      if (g.operandRun && g.operandRun->first != order[0]) {
+        int64_t elements = 1;
+        for (int64_t d : g.shape)
+          elements *= d;
+        int64_t perThread = elements / (int64_t(numWarps_) * waveSize_) / std::min<int64_t>(vec, g.shape[order[0]]);
+        if (int64_t n = std::min(g.operandRun->second, perThread); n >= 2)
+          run = {g.operandRun->first, n};
+      }
+      BlockedLayoutAttr blocked = makeBlockedLayout(ctx, g.shape, order, vec, numWarps_, waveSize_, run);
       if (g.scanAxis)
         blocked = oneChunkPerThread(blocked, g.shape, *g.scanAxis);
       return g.layout = blocked;

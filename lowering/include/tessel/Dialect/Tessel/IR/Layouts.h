@@ -20,11 +20,13 @@ LogicalResult verifyEveryTileHasLayout(Operation *root);
 LogicalResult verifyLayoutsFit(Operation *root, unsigned waveSize, unsigned numWarps);
 
 // A blocked layout for `shape` with `vec` contiguous elements per thread
-// along `order[0]`, spreading waveSize lanes and numWarps waves over the
-// dimensions in `order`, the rest replicated.
+// along `order[0]` (and, with `run` = (dim, n), n elements along another
+// dim), spreading waveSize lanes and numWarps waves over the dimensions in
+// `order`, the rest replicated.
 BlockedLayoutAttr makeBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                     ArrayRef<unsigned> order, unsigned vec, unsigned numWarps,
-                                    unsigned waveSize);
+                                    unsigned waveSize,
+                                    std::optional<std::pair<unsigned, int64_t>> run = std::nullopt);
 
 // Elements one thread holds contiguously along `dim` in consecutive
 // registers from its first (the widest vector access it can make).
