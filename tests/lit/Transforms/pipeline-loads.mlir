@@ -1,19 +1,25 @@
 // RUN: tessel-opt %s -split-input-file --tessel-pipeline-loads | FileCheck %s
 
 // num_stages = 2: the dot's operand load moves one iteration ahead. The first
-// tile is loaded before the loop, masked by whether the loop runs; each
-// iteration starts by loading the next tile, masked by whether there is a
-// next one, and yields it; the dot reads the carried tile.
+// tile is loaded before the loop, only if the loop runs (one uniform branch,
+// not a mask per element); each iteration starts by loading the next tile if
+// there is a next one, and yields it; the dot reads the carried tile.
 // CHECK-LABEL: func.func @k_loop(
 // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %[[LB:.*]], %[[UB:.*]] : i32
-// CHECK: %[[M0:.*]] = tessel.splat %[[RUNS]] : tensor<32x32xi1>
-// CHECK: %[[FIRST:.*]] = tessel.load %{{.*}}, %[[M0]]
+// CHECK: %[[FIRST:.*]] = scf.if %[[RUNS]] -> (tensor<32x32xf16>) {
+// CHECK: %[[T:.*]] = tessel.load %{{.*}} : (tensor<32x32x!tessel.ptr<f16>>) -> tensor<32x32xf16>
+// CHECK: scf.yield %[[T]]
+// CHECK: } else {
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf16>
+// CHECK: scf.yield %[[Z]]
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK: %[[DIST:.*]] = arith.muli %[[STEP:.*]], %[[ONE]] : i32
 // CHECK: scf.for %[[K:.*]] = %[[LB]] to %[[UB]] step %[[STEP]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[TILE:.*]] = %[[FIRST]])
 // CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %[[DIST]] : i32
 // CHECK: %[[VALID:.*]] = arith.cmpi slt, %[[NEXT]], %[[UB]] : i32
-// CHECK: %[[PREFETCH:.*]] = tessel.load
+// CHECK: %[[PREFETCH:.*]] = scf.if %[[VALID]]
+// CHECK: tessel.load
+// CHECK: } else {
 // CHECK-NOT: tessel.load
 // CHECK: tessel.dot %[[TILE]], %{{.*}}, %[[ACC]]
 // CHECK: scf.yield %{{.*}}, %[[PREFETCH]]
@@ -44,17 +50,19 @@ module attributes {tessel.num_stages = 2 : i32} {
 // both, loads the one two steps ahead and yields the sets shifted by one.
 // CHECK-LABEL: func.func @two_ahead(
 // CHECK: %[[R0:.*]] = arith.cmpi slt, %[[LB:.*]], %[[UB:.*]] : i32
-// CHECK: %[[T0:.*]] = tessel.load
+// CHECK: %[[T0:.*]] = scf.if %[[R0]]
 // CHECK: %[[IV1:.*]] = arith.addi %[[LB]], %[[STEP:.*]] : i32
 // CHECK: %[[R1:.*]] = arith.cmpi slt, %[[IV1]], %[[UB]] : i32
-// CHECK: %[[M1:.*]] = tessel.splat %[[R1]]
-// CHECK: %[[T1:.*]] = tessel.load %{{.*}}, %[[M1]]
+// CHECK: %[[T1:.*]] = scf.if %[[R1]]
 // CHECK: %[[TWO:.*]] = arith.constant 2 : i32
 // CHECK: %[[DIST:.*]] = arith.muli %[[STEP]], %[[TWO]] : i32
 // CHECK: scf.for %[[K:.*]] = %[[LB]] to %[[UB]] step %[[STEP]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[CUR:.*]] = %[[T0]], %[[AFTER:.*]] = %[[T1]])
-// CHECK: arith.addi %[[K]], %[[DIST]] : i32
-// CHECK: %[[AHEAD:.*]] = tessel.load
+// CHECK: %[[AT:.*]] = arith.addi %[[K]], %[[DIST]] : i32
+// CHECK: %[[AHEAD:.*]] = scf.if
+// CHECK: tessel.splat %[[AT]]
+// CHECK: tessel.load
 // The address computation of the moved load is gone from the body.
+// CHECK: } else {
 // CHECK-NOT: tessel.addptr
 // CHECK: tessel.dot %[[CUR]], %{{.*}}, %[[ACC]]
 // CHECK: scf.yield %{{.*}}, %[[AFTER]], %[[AHEAD]]

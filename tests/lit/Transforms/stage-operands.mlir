@@ -1,7 +1,8 @@
 // RUN: tessel-opt %s -split-input-file --tessel-pipeline-loads --tessel-assign-layouts --tessel-stage-operands --tessel-plan-lds | FileCheck %s
 
 // num_stages = 2: each operand has one LDS slot. Before the loop the first
-// tiles go into slot 0, then a barrier. In the loop: the next tiles load
+// tiles (loaded in one branch on whether the loop runs) go into slot 0,
+// then a barrier. In the loop: the next tiles load
 // first, the dot reads its operands from LDS in the operand layouts, a
 // barrier (every thread has read the slot), the next tiles are written, a
 // barrier. The loop no longer carries the tiles: only the accumulator.
@@ -9,23 +10,25 @@
 // live over the loop; the reshape after it (16896 bytes) reuses their bytes.
 // CHECK: module attributes {{.*}}tessel.lds_bytes = 16896 : i64
 // CHECK-LABEL: func.func @k_loop(
-// CHECK: %[[FA:.*]] = tessel.load
-// CHECK: %[[FB:.*]] = tessel.load
+// CHECK: %[[F:.*]]:2 = scf.if
+// CHECK: tessel.load
+// CHECK: tessel.load
 // CHECK: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK: %[[BA:.*]] = tessel.local_alloc {tessel.lds_offset = 0 : i64} : <1x64x32xf16, order [1, 0], pad 4>
-// CHECK: tessel.local_store %[[FA]], %[[BA]][%[[C0]]]
+// CHECK: tessel.local_store %[[F]]#0, %[[BA]][%[[C0]]]
 // CHECK: %[[BB:.*]] = tessel.local_alloc {tessel.lds_offset = 4608 : i64} : <1x32x64xf16, order [0, 1], pad 4>
-// CHECK: tessel.local_store %[[FB]], %[[BB]][%[[C0]]]
+// CHECK: tessel.local_store %[[F]]#1, %[[BB]][%[[C0]]]
 // CHECK: tessel.barrier
 // CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x64xf32, #mfma>)
-// CHECK: %[[NA:.*]] = tessel.load
-// CHECK: %[[NB:.*]] = tessel.load
+// CHECK: %[[N:.*]]:2 = scf.if
+// CHECK: tessel.load
+// CHECK: tessel.load
 // CHECK: %[[OA:.*]] = tessel.local_load %[[BA]][%[[C0]]] : <1x64x32xf16, order [1, 0], pad 4> -> tensor<64x32xf16, #dot_op>
 // CHECK: %[[OB:.*]] = tessel.local_load %[[BB]][%[[C0]]] : <1x32x64xf16, order [0, 1], pad 4> -> tensor<32x64xf16, #dot_op1>
 // CHECK: %[[D:.*]] = tessel.dot %[[OA]], %[[OB]], %[[ACC]]
 // CHECK-NEXT: tessel.barrier
-// CHECK-NEXT: tessel.local_store %[[NA]], %[[BA]][%[[C0]]]
-// CHECK-NEXT: tessel.local_store %[[NB]], %[[BB]][%[[C0]]]
+// CHECK-NEXT: tessel.local_store %[[N]]#0, %[[BA]][%[[C0]]]
+// CHECK-NEXT: tessel.local_store %[[N]]#1, %[[BB]][%[[C0]]]
 // CHECK-NEXT: tessel.barrier
 // CHECK-NEXT: scf.yield %[[D]] : tensor<64x64xf32, #mfma>
 // CHECK: tessel.reshape %{{.*}} {tessel.lds_offset = 0 : i64}
@@ -69,14 +72,17 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 // the next).
 // CHECK: module attributes {{.*}}tessel.lds_bytes = 16896 : i64
 // CHECK-LABEL: func.func @two_slots(
-// CHECK: %[[FIRST:.*]] = tessel.load
-// CHECK: %[[SECOND:.*]] = tessel.load
+// CHECK: %[[FIRST:.*]] = scf.if
+// CHECK: tessel.load
+// CHECK: %[[SECOND:.*]] = scf.if
+// CHECK: tessel.load
 // CHECK: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK: %[[BA:.*]] = tessel.local_alloc {tessel.lds_offset = 0 : i64} : <2x64x32xf16, order [1, 0], pad 4>
 // CHECK: tessel.local_store %[[FIRST]], %[[BA]][%[[C0]]]
 // CHECK: tessel.barrier
 // CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[AHEAD:.*]] = %[[SECOND]], %[[READ:.*]] = %[[C0]])
-// CHECK: %[[NEW:.*]] = tessel.load
+// CHECK: %[[NEW:.*]] = scf.if
+// CHECK: tessel.load
 // CHECK: %[[OA:.*]] = tessel.local_load %[[BA]][%[[READ]]]
 // CHECK: %[[D:.*]] = tessel.dot %[[OA]]
 // CHECK: %[[NEXT:.*]] = arith.addi %[[READ]], %{{.*}} : i32

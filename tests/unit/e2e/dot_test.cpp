@@ -227,7 +227,12 @@ TEST_CASE("num_stages = s: the K loop loads operands s - 1 steps ahead and keeps
     const std::string &ir = kernel.runtime()->lastKernel()->tileIR;
     size_t loop = ir.find("scf.for");
     REQUIRE(loop != std::string::npos);
-    size_t loopEnd = ir.find("scf.yield", loop);
+    // The loop's closing brace, at the indentation of its `scf.for` line
+    // (branches inside the body have yields of their own).
+    size_t lineStart = ir.rfind('\n', loop) + 1;
+    size_t indent = ir.find_first_not_of(' ', lineStart) - lineStart;
+    size_t loopEnd = ir.find("\n" + std::string(indent, ' ') + "}", loop);
+    REQUIRE(loopEnd != std::string::npos);
     // Before the loop: the first s - 1 steps' A and B tiles, the first into
     // LDS. In the loop: the tiles s - 1 steps ahead, the operands read from
     // LDS, the next step's written; one barrier per step (two with one slot).

@@ -44,23 +44,39 @@ bool addressSlice(scf::ForOp loop, LoadOp load, SmallVectorImpl<Operation *> &sl
   return true;
 }
 
-// A copy of `load` for the iteration whose induction variable is `iv`,
-// masked off unless `valid`.
-Value loadFor(OpBuilder &b, LoadOp load, ArrayRef<Operation *> slice, Value iv, Value inductionVar, Value valid) {
+using Pipelined = SmallVector<std::pair<LoadOp, SmallVector<Operation *>>>;
+
+// Copies of `loads` for the iteration whose induction variable is `iv`, run
+// only when `valid` (one uniform branch around them all, not a mask on every
+// element); zeros otherwise: nobody reads the tiles of an iteration that
+// does not run.
+SmallVector<Value> loadsFor(OpBuilder &b, Location loc, Pipelined &loads, Value iv, Value inductionVar,
+                            Value valid) {
+  SmallVector<Type> types;
+  for (auto &entry : loads)
+    types.push_back(entry.first.getType());
+  auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/true);
+  OpBuilder then = branch.getThenBodyBuilder();
   IRMapping map;
   map.map(inductionVar, iv);
-  for (Operation *op : slice)
-    b.clone(*op, map);
-  Location loc = load.getLoc();
-  auto type = cast<RankedTensorType>(load.getType());
-  auto maskType = RankedTensorType::get(type.getShape(), b.getI1Type());
-  Value mask = b.create<SplatOp>(loc, maskType, valid);
-  if (load.getMask())
-    mask = b.create<arith::AndIOp>(loc, map.lookupOrDefault(load.getMask()), mask);
-  Value other = load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
-  auto copy = b.create<LoadOp>(loc, type, map.lookupOrDefault(load.getPtr()), mask, other);
-  copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
-  return copy.getResult();
+  SmallVector<Value> tiles;
+  for (auto &[load, slice] : loads) {
+    for (Operation *op : slice)
+      if (!map.contains(op->getResult(0))) // slices may share ops
+        then.clone(*op, map);
+    Value mask = load.getMask() ? map.lookupOrDefault(load.getMask()) : Value();
+    Value other = load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
+    auto copy = then.create<LoadOp>(load.getLoc(), load.getType(), map.lookupOrDefault(load.getPtr()), mask, other);
+    copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
+    tiles.push_back(copy);
+  }
+  then.create<scf::YieldOp>(loc, tiles);
+  OpBuilder otherwise = branch.getElseBodyBuilder();
+  SmallVector<Value> zeros;
+  for (Type t : types)
+    zeros.push_back(otherwise.create<arith::ConstantOp>(loc, cast<TypedAttr>(otherwise.getZeroAttr(t))));
+  otherwise.create<scf::YieldOp>(loc, zeros);
+  return SmallVector<Value>(branch.getResults());
 }
 
 struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineLoadsPass> {
@@ -78,7 +94,7 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
 
   void pipeline(scf::ForOp loop) {
     // The loads to pipeline: straight in the body, feeding a dot.
-    SmallVector<std::pair<LoadOp, SmallVector<Operation *>>> loads;
+    Pipelined loads;
     for (Operation &op : *loop.getBody()) {
       auto load = dyn_cast<LoadOp>(op);
       if (!load || !isa<RankedTensorType>(load.getType()) ||
@@ -101,8 +117,7 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
       if (i > 0)
         iv = before.create<arith::AddIOp>(loc, iv, loop.getStep());
       Value reached = before.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
-      for (auto &[load, slice] : loads)
-        firsts.push_back(loadFor(before, load, slice, iv, loop.getInductionVar(), reached));
+      llvm::append_range(firsts, loadsFor(before, loc, loads, iv, loop.getInductionVar(), reached));
     }
 
     // Carried: `distance` sets of tiles, the current iteration's first. Each
@@ -121,8 +136,7 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
       Value ahead = b.create<arith::AddIOp>(l, iv, span);
       Value valid = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, ahead, loop.getUpperBound());
       SmallVector<Value> values(newArgs.begin() + n, newArgs.end());
-      for (auto &[load, slice] : loads)
-        values.push_back(loadFor(b, load, slice, ahead, iv, valid));
+      llvm::append_range(values, loadsFor(b, l, loads, ahead, iv, valid));
       return values;
     };
     FailureOr<LoopLikeOpInterface> replaced =
