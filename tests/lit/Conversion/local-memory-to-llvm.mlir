@@ -1,5 +1,5 @@
 // tessel.local_alloc / local_store / local_load / barrier: a tile kept in LDS.
-// RUN: tessel-opt %s --tessel-convert-to-llvm | FileCheck %s
+// RUN: tessel-opt %s -split-input-file --tessel-convert-to-llvm | FileCheck %s
 
 // A 64x64 f32 tile in rows of 4 per thread, written to slot 1 of a two-slot
 // buffer placed at byte 1024 and read back in columns. The slot starts at
@@ -35,6 +35,28 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     %y = tessel.local_load %b[%one] : !tessel.lds<2x64x64xf32, order [1, 0], pad 4> -> tensor<64x64xf32, #col>
     %ps = tessel.splat %p : tensor<64x64x!tessel.ptr<f32>, #col>
     tessel.store %ps, %y : (tensor<64x64x!tessel.ptr<f32>, #col>, tensor<64x64xf32, #col>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A B operand as loaded (rows of 8 along N, 4 rows per thread) kept K-fastest
+// in LDS: each thread's 4 elements along K are 8 registers apart, and one
+// 8-byte write moves them (not four 2-byte ones).
+// CHECK-LABEL: llvm.func @k_runs(
+// CHECK-NOT: llvm.store {{.*}} : f16, !llvm.ptr<3>
+// CHECK-COUNT-8: llvm.store {{.*}} : vector<4xf16>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: llvm.return
+#b = #tessel.blocked<sizePerThread = [4, 8], threadsPerWave = [4, 16], wavesPerBlock = [4, 1], order = [1, 0]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 17408 : i64} {
+  func.func @k_runs(%p: !tessel.ptr<f16>) {
+    %zero = arith.constant 0 : i32
+    %ps = tessel.splat %p : tensor<64x128x!tessel.ptr<f16>, #b>
+    %x = tessel.load %ps : (tensor<64x128x!tessel.ptr<f16>, #b>) -> tensor<64x128xf16, #b>
+    %buf = tessel.local_alloc {tessel.lds_offset = 0 : i64} : !tessel.lds<1x64x128xf16, order [0, 1], pad 4>
+    tessel.local_store %x, %buf[%zero] : tensor<64x128xf16, #b> -> !tessel.lds<1x64x128xf16, order [0, 1], pad 4>
     return
   }
 }

@@ -291,7 +291,7 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
   unsigned fastest = rank - 1;
   int64_t best = 0;
   for (unsigned d = 0; d < rank; ++d) {
-    int64_t score = to.contiguousRegisters(d) * 64 + from.contiguousRegisters(d);
+    int64_t score = (int64_t(1) << to.registerRunBits(d).size()) * 64 + (int64_t(1) << from.registerRunBits(d).size());
     if (score > best || (score == best && d == rank - 1)) {
       best = score;
       fastest = d;
@@ -310,7 +310,8 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
 int64_t mlir::tessel::ldsVectorElems(RankedTensorType type, unsigned dim) {
   Type elem = type.getElementType();
   int64_t most = (isa<PtrType>(elem) || elem.isInteger(1)) ? 1 : std::max<int64_t>(1, 16 / ldsElementBytes(type));
-  return std::min({most, type.getDimSize(dim), getLinearLayout(type).contiguousRegisters(dim)});
+  int64_t run = int64_t(1) << getLinearLayout(type).registerRunBits(dim).size();
+  return std::min({most, type.getDimSize(dim), run});
 }
 
 int64_t mlir::tessel::ldsScratchBytes(Operation *op) {

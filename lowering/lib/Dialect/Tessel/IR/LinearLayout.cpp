@@ -99,6 +99,18 @@ int64_t LinearLayout::contiguousRegisters(unsigned dim) const {
   return run;
 }
 
+llvm::SmallVector<unsigned> LinearLayout::registerRunBits(unsigned dim) const {
+  llvm::SmallVector<unsigned> bits;
+  for (int64_t step = 1;; step *= 2) {
+    Basis unit(rank(), 0);
+    unit[dim] = step;
+    auto it = llvm::find(registers_, unit);
+    if (it == registers_.end())
+      return bits;
+    bits.push_back(unsigned(it - registers_.begin()));
+  }
+}
+
 LinearLayout LinearLayout::withoutDim(unsigned dim) const {
   auto drop = [&](llvm::ArrayRef<Basis> bases) {
     llvm::SmallVector<Basis> out;

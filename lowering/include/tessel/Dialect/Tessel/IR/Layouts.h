@@ -44,8 +44,9 @@ int64_t ldsElementBytes(Type type);
 inline int64_t ldsPaddedSlots(int64_t elements) { return elements + elements / 32; }
 LdsStaging planLdsStaging(RankedTensorType src, RankedTensorType dst);
 // Elements of a tile of `type` one LDS access moves along `dim`: a thread's
-// run of consecutive registers there, at most 16 bytes (pointers and bools
-// one at a time).
+// run of elements contiguous along `dim` (LinearLayout::registerRunBits,
+// whatever their register order), at most 16 bytes (pointers and bools one
+// at a time).
 int64_t ldsVectorElems(RankedTensorType type, unsigned dim);
 
 // Bytes of LDS `op` needs while it runs (LdsScratchOpInterface); 0 if none.

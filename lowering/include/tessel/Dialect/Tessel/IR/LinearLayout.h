@@ -55,6 +55,10 @@ public:
   llvm::SmallVector<llvm::SmallVector<int64_t>> linesAlong(unsigned dim) const;
   // Elements along `dim` held in consecutive registers from register 0.
   int64_t contiguousRegisters(unsigned dim) const;
+  // The register bits that step along `dim` by 1, 2, 4, ..., wherever they
+  // sit in the register order: a thread holds runs of 2^size() elements
+  // contiguous along `dim`, register r's run being r | any of these bits.
+  llvm::SmallVector<unsigned> registerRunBits(unsigned dim) const;
   // The same layout without dimension `dim` (whose extent must be 1).
   LinearLayout withoutDim(unsigned dim) const;
 
