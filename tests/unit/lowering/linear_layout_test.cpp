@@ -159,6 +159,11 @@ TEST_CASE("registers: lookup by coordinates, lines along an axis, contiguous run
     CHECK(l.registerAt(l.registerCoords(r)) == r);
   CHECK(l.contiguousRegisters(1) == 4);
   CHECK(l.contiguousRegisters(0) == 1);
+  // Along dim 1: register bits 0 and 1 step by 1 and 2; bit 2 is the next
+  // 32-column repetition, not part of the run. Along dim 0: the pair of rows
+  // a thread holds sits 8 registers apart (bit 3), not from register 0.
+  CHECK(l.registerRunBits(1) == llvm::SmallVector<unsigned>{0, 1});
+  CHECK(l.registerRunBits(0) == llvm::SmallVector<unsigned>{3});
   // 4 lines along dim 1 (2 rows per rep x 2 reps of 16 rows), 8 registers each by column.
   auto lines = l.linesAlong(1);
   REQUIRE(lines.size() == 4);
