@@ -7,11 +7,22 @@
 // For each target: MFMA instructions in the code object against the count
 // the block needs (BM * BN * BK / instruction size / waves, per K step),
 // LDS reads and writes by width, global loads by width, VGPRs, spills and
-// LDS bytes against the plan.
+// LDS bytes against the plan; and for each LDS access in the K loop, the
+// cycles a wave spends on it in the bank model (Layouts.h: 32 banks of 4
+// bytes) against the conflict-free count.
 #include <tessel/tessel.hpp>
 
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/lowering/compile.hpp"
+
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 
 #include <algorithm>
 #include <chrono>
@@ -55,6 +66,46 @@ long field(const std::string &text, const std::string &name, bool colon = false)
   return std::regex_search(text, m, re) ? std::stol(m[1].str()) : -1;
 }
 
+// Each LDS access in the K loop of `tileIR`: which, and its cycles per wave
+// against the conflict-free count.
+std::string ldsBanks(const std::string &tileIR) {
+  using namespace mlir;
+  using namespace mlir::tessel;
+  MLIRContext ctx;
+  ctx.loadDialect<TesselDialect, func::FuncDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect>();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(tileIR, &ctx);
+  if (!module)
+    return "(tile IR did not parse)";
+  std::string out;
+  auto add = [&](const char *what, RankedTensorType type, const LdsStaging &plan, int64_t vec) {
+    LdsCycles c = ldsAccessCycles(type, plan, vec);
+    std::string shape;
+    for (int64_t d : type.getShape())
+      shape += std::to_string(d) + "x";
+    out += std::string(out.empty() ? "" : ", ") + what + " " + shape.substr(0, shape.size() - 1) + " pad " +
+           std::to_string(plan.pad) + " " + std::to_string(vec * ldsElementBytes(type)) + "B: " +
+           std::to_string(c.cycles) + "/" + std::to_string(c.conflictFree);
+  };
+  module->walk([&](Operation *op) {
+    if (!op->getParentOfType<scf::ForOp>())
+      return;
+    if (auto store = dyn_cast<LocalStoreOp>(op)) {
+      auto type = cast<RankedTensorType>(store.getSrc().getType());
+      LdsStaging plan = ldsAccessPlan(store.getBuffer().getType(), type);
+      add("write", type, plan, plan.writeVec);
+    } else if (auto load = dyn_cast<LocalLoadOp>(op)) {
+      LdsStaging plan = ldsAccessPlan(load.getBuffer().getType(), load.getType());
+      add("read", load.getType(), plan, plan.readVec);
+    } else if (auto convert = dyn_cast<ConvertLayoutOp>(op); convert && !isRegisterRenaming(convert)) {
+      auto src = cast<RankedTensorType>(convert.getSrc().getType());
+      LdsStaging plan = planLdsStaging(src, convert.getType());
+      add("convert write", src, plan, plan.writeVec);
+      add("convert read", convert.getType(), plan, plan.readVec);
+    }
+  });
+  return out;
+}
+
 } // namespace
 
 int main() {
@@ -96,7 +147,7 @@ int main() {
                 "%zu per K step needed; s_barrier %zu; "
                 "ds_read b128/b64/read2_b64/b32/u16 %zu/%zu/%zu/%zu/%zu, ds_write b128/b64/write2_b64/b32/write2_b32/b16 %zu/%zu/%zu/%zu/%zu/%zu; "
                 "global_load dwordx4/x2/dword/ushort %zu/%zu/%zu/%zu; VGPRs %ld, AGPRs %ld, spills %ld, LDS %ld bytes "
-                "(plan %u)\n",
+                "(plan %u)\n  LDS in the K loop, cycles per wave / conflict-free: %s\n",
                 arch, bm, bn, bk, stages, times[1], mfma, size_t(bm) * bn * bk / perInstr / warps,
                 count(s, R"(\bs_barrier\b)"),
                 // gfx9 and gfx11 spell the same accesses differently.
@@ -112,7 +163,7 @@ int main() {
                 // round past them.)
                 field(s, "vgpr_count", true), std::max(0L, field(s, "agpr_count", true)),
                 field(s, "amdhsa_private_segment_fixed_size"),
-                field(s, "amdhsa_group_segment_fixed_size"), unsigned(k.ldsBytes));
+                field(s, "amdhsa_group_segment_fixed_size"), unsigned(k.ldsBytes), ldsBanks(k.tileIR).c_str());
   }
   return 0;
 }

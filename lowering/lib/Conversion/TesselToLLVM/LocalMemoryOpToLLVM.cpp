@@ -10,20 +10,14 @@ using namespace mlir::tessel;
 namespace {
 
 // Where slot `slot` of a buffer of type `lds` (converted: its byte offset)
-// starts, and how a tile of `type` sits in it: accesses as wide as the
-// tile's layout allows, never crossing into a row's padding.
+// starts, and how a tile of `type` sits in it (ldsAccessPlan).
 struct Slot {
   Value base;
   LdsStaging plan;
 };
 Slot slotOf(OpBuilder &b, Location loc, LdsType lds, Value buffer, Value slot, RankedTensorType type) {
   Value start = b.create<LLVM::AddOp>(loc, buffer, b.create<LLVM::MulOp>(loc, slot, i32Value(b, loc, lds.slotBytes())));
-  LdsStaging plan = lds.staging();
-  int64_t vec = ldsVectorElems(type, plan.order.front());
-  while (plan.pad % vec)
-    vec /= 2;
-  plan.writeVec = plan.readVec = vec;
-  return {start, plan};
+  return {start, ldsAccessPlan(lds, type)};
 }
 
 struct LocalAllocOpConversion : TesselOpToLLVMPattern<LocalAllocOp> {

@@ -201,32 +201,6 @@ Value stagedOffset(OpBuilder &b, Location loc, Value base, ArrayRef<Value> coord
   return sum;
 }
 
-// A thread's registers in runs of `vec` elements contiguous along the
-// staging's fastest dimension: each run's registers, first to last. The
-// run's registers need not be neighbours (a B operand loaded along N holds
-// its K run 8 registers apart).
-SmallVector<SmallVector<int64_t>> ldsRuns(RankedTensorType type, const LdsStaging &plan, int64_t vec) {
-  LinearLayout layout = getLinearLayout(type);
-  SmallVector<unsigned> bits = layout.registerRunBits(plan.order.front());
-  bits.resize(llvm::Log2_64(vec));
-  uint64_t runMask = 0;
-  for (unsigned bit : bits)
-    runMask |= uint64_t(1) << bit;
-  SmallVector<SmallVector<int64_t>> runs;
-  for (int64_t r = 0, n = layout.numRegisters(); r < n; ++r) {
-    if (r & runMask)
-      continue;
-    SmallVector<int64_t> &run = runs.emplace_back();
-    for (int64_t e = 0; e < vec; ++e) {
-      int64_t reg = r;
-      for (size_t i = 0; i < bits.size(); ++i)
-        if (e & (int64_t(1) << i))
-          reg |= int64_t(1) << bits[i];
-      run.push_back(reg);
-    }
-  }
-  return runs;
-}
 } // namespace
 
 void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type,
@@ -235,7 +209,7 @@ void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo
   int64_t elemBytes = ldsElementBytes(type);
   SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b, loc, target, type);
   onlyOwners(b, loc, target, type, [&] {
-    for (ArrayRef<int64_t> run : ldsRuns(type, plan, plan.writeVec)) {
+    for (ArrayRef<int64_t> run : ldsRuns(type, plan.order.front(), plan.writeVec)) {
       SmallVector<Value> elems;
       for (int64_t r : run)
         elems.push_back(regs[r]);
@@ -253,7 +227,7 @@ SmallVector<Value> mlir::tessel::emitLdsTileRead(OpBuilder &b, Location loc, con
   SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b, loc, target, type);
   SmallVector<Value> out(coords.size());
   Type access = plan.readVec == 1 ? elem : Type(VectorType::get({plan.readVec}, elem));
-  for (ArrayRef<int64_t> run : ldsRuns(type, plan, plan.readVec)) {
+  for (ArrayRef<int64_t> run : ldsRuns(type, plan.order.front(), plan.readVec)) {
     Value v = target.ldsLoad(b, loc, stagedOffset(b, loc, base, coords[run.front()], strides, elemBytes), access);
     for (size_t e = 0; e < run.size(); ++e)
       out[run[e]] = plan.readVec == 1 ? v : b.create<LLVM::ExtractElementOp>(loc, v, i32Value(b, loc, e)).getResult();

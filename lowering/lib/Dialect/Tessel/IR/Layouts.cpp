@@ -1,6 +1,8 @@
 // The layouts' linear forms and the queries built on them.
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -283,6 +285,74 @@ LogicalResult mlir::tessel::verifyEveryTileHasLayout(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
+SmallVector<SmallVector<int64_t>> mlir::tessel::ldsRuns(RankedTensorType type, unsigned dim, int64_t vec) {
+  LinearLayout layout = getLinearLayout(type);
+  SmallVector<unsigned> bits = layout.registerRunBits(dim);
+  bits.resize(llvm::Log2_64(uint64_t(vec)));
+  uint64_t runMask = 0;
+  for (unsigned bit : bits)
+    runMask |= uint64_t(1) << bit;
+  SmallVector<SmallVector<int64_t>> runs;
+  for (int64_t r = 0, n = layout.numRegisters(); r < n; ++r) {
+    if (r & runMask)
+      continue;
+    SmallVector<int64_t> &run = runs.emplace_back();
+    for (int64_t e = 0; e < vec; ++e) {
+      int64_t reg = r;
+      for (size_t i = 0; i < bits.size(); ++i)
+        if (e >> i & 1)
+          reg |= int64_t(1) << bits[i];
+      run.push_back(reg);
+    }
+  }
+  return runs;
+}
+
+LdsStaging mlir::tessel::ldsAccessPlan(LdsType lds, RankedTensorType type) {
+  LdsStaging plan = lds.staging();
+  int64_t vec = ldsVectorElems(type, plan.order.front());
+  while (plan.pad % vec)
+    vec /= 2;
+  plan.writeVec = plan.readVec = vec;
+  return plan;
+}
+
+LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging &plan, int64_t vec) {
+  constexpr int64_t kBanks = 32, kBankBytes = 4, kBytesPerCycle = kBanks * kBankBytes;
+  LinearLayout layout = getLinearLayout(type);
+  SmallVector<int64_t> strides = plan.strides(type.getShape());
+  const int64_t elemBytes = ldsElementBytes(type), bytes = vec * elemBytes;
+  const int64_t lanes = int64_t(1) << layout.laneBases().size();
+  const int64_t group = std::min(lanes, kBytesPerCycle / std::max(bytes, kBankBytes));
+  LdsCycles total;
+  // Wave 0 stands for all: another wave's addresses are wave 0's plus one
+  // offset, which keeps which lanes share a bank.
+  for (ArrayRef<int64_t> run : ldsRuns(type, plan.order.front(), vec)) {
+    for (int64_t first = 0; first < lanes; first += group) {
+      SmallVector<SmallVector<int64_t>> dwordsOfBank(kBanks);
+      for (int64_t lane = first; lane < first + group; ++lane) {
+        LinearLayout::Basis at = layout.coords(run.front(), lane, 0);
+        int64_t offset = 0;
+        for (size_t d = 0; d < at.size(); ++d)
+          offset += at[d] * strides[d];
+        int64_t begin = offset * elemBytes / kBankBytes;
+        int64_t end = (offset * elemBytes + bytes + kBankBytes - 1) / kBankBytes;
+        for (int64_t dword = begin; dword < end; ++dword) {
+          SmallVector<int64_t> &seen = dwordsOfBank[dword % kBanks];
+          if (!llvm::is_contained(seen, dword))
+            seen.push_back(dword);
+        }
+      }
+      int64_t ways = 1;
+      for (auto &seen : dwordsOfBank)
+        ways = std::max<int64_t>(ways, seen.size());
+      total.cycles += ways;
+      total.conflictFree += 1;
+    }
+  }
+  return total;
+}
+
 LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType dst) {
   LdsStaging plan;
   const unsigned rank = dst.getRank();
@@ -301,9 +371,35 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
   for (int d = int(rank) - 1; d >= 0; --d)
     if (unsigned(d) != fastest)
       plan.order.push_back(d);
-  plan.writeVec = ldsVectorElems(src, fastest);
-  plan.readVec = ldsVectorElems(dst, fastest);
-  plan.pad = std::max(plan.writeVec, plan.readVec);
+  const int64_t writeVec = ldsVectorElems(src, fastest), readVec = ldsVectorElems(dst, fastest);
+  plan.writeVec = writeVec;
+  plan.readVec = readVec;
+  plan.pad = std::max(writeVec, readVec);
+  if (rank < 2)
+    return plan;
+  // The pad: a row of the fastest dim plus the pad must keep each access
+  // aligned to its width (a pad that does not narrows the access). Try pads
+  // up to twice the widest access; keep the cheapest.
+  const int64_t row = dst.getDimSize(fastest);
+  // Cost: cycles, then instructions (narrower accesses take more), then pad.
+  std::pair<int64_t, size_t> bestCost{std::numeric_limits<int64_t>::max(), 0};
+  for (int64_t pad = 0; pad <= 2 * std::max(writeVec, readVec); pad = pad ? pad * 2 : 1) {
+    LdsStaging candidate = plan;
+    candidate.pad = pad;
+    candidate.writeVec = writeVec;
+    candidate.readVec = readVec;
+    for (int64_t *vec : {&candidate.writeVec, &candidate.readVec})
+      while ((row + pad) % *vec)
+        *vec /= 2;
+    std::pair<int64_t, size_t> cost{
+        ldsAccessCycles(src, candidate, candidate.writeVec).cycles +
+            ldsAccessCycles(dst, candidate, candidate.readVec).cycles,
+        ldsRuns(src, fastest, candidate.writeVec).size() + ldsRuns(dst, fastest, candidate.readVec).size()};
+    if (cost < bestCost) {
+      bestCost = cost;
+      plan = candidate;
+    }
+  }
   return plan;
 }
 

@@ -34,6 +34,19 @@ LinearLayout::Basis LinearLayout::registerCoords(int64_t reg) const {
   return c;
 }
 
+LinearLayout::Basis LinearLayout::coords(int64_t reg, int64_t lane, int64_t wave) const {
+  Basis c = registerCoords(reg);
+  auto add = [&](llvm::ArrayRef<Basis> bases, int64_t id) {
+    for (unsigned i = 0; i < bases.size(); ++i)
+      if (id >> i & 1)
+        for (unsigned d = 0; d < rank(); ++d)
+          c[d] ^= bases[i][d];
+  };
+  add(lanes_, lane);
+  add(waves_, wave);
+  return c;
+}
+
 int64_t LinearLayout::registerAt(llvm::ArrayRef<int64_t> coords) const {
   // Bases are disjoint single bits of one coordinate each: pick the bits
   // that make up `coords`.

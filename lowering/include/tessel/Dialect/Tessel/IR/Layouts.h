@@ -42,7 +42,31 @@ int64_t ldsElementBytes(Type type);
 // padding after every 32 so that rows of a transposed access fall in
 // different banks.
 inline int64_t ldsPaddedSlots(int64_t elements) { return elements + elements / 32; }
+// How a conversion from `src` to `dst` stages its tile in LDS: the
+// fastest dimension (where the accesses are widest), the access widths, and
+// the row padding that costs the fewest LDS cycles (ldsAccessCycles) for
+// the write and the read together; the smaller pad on a tie.
 LdsStaging planLdsStaging(RankedTensorType src, RankedTensorType dst);
+// How a tile of `type` is written to or read from a slot of `lds`: the
+// buffer's order and pad, each access as wide as the tile's layout allows
+// without crossing into a row's padding.
+LdsStaging ldsAccessPlan(LdsType lds, RankedTensorType type);
+// A thread's registers in runs of `vec` elements contiguous along `dim`
+// (vec at most ldsVectorElems): each run's registers, first to last. A run's
+// registers need not be neighbours (a B operand loaded along N holds its K
+// run 8 registers apart).
+SmallVector<SmallVector<int64_t>> ldsRuns(RankedTensorType type, unsigned dim, int64_t vec);
+
+// The LDS cost model: 32 banks of 4 bytes; a wave's access is served
+// 128 bytes a cycle, in groups of consecutive lanes (32 lanes for accesses
+// of up to 4 bytes, 16 for 8 bytes, 8 for 16 bytes); lanes of a group that
+// touch different dwords of one bank take a cycle each (the same dword is a
+// broadcast). Cycles one wave spends moving the whole tile of `type` staged
+// as `plan`, `vec` elements a lane at a time, and the conflict-free count.
+struct LdsCycles {
+  int64_t cycles = 0, conflictFree = 0;
+};
+LdsCycles ldsAccessCycles(RankedTensorType type, const LdsStaging &plan, int64_t vec);
 // Elements of a tile of `type` one LDS access moves along `dim`: a thread's
 // run of elements contiguous along `dim` (LinearLayout::registerRunBits,
 // whatever their register order), at most 16 bytes (pointers and bools one

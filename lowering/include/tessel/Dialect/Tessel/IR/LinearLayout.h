@@ -34,6 +34,9 @@ public:
   int64_t numRegisters() const { return int64_t(1) << registers_.size(); }
   // Static coordinates of register `reg` (its lane and wave add the rest).
   Basis registerCoords(int64_t reg) const;
+  // Coordinates of the element register `reg` of lane `lane` of wave
+  // `wave` holds.
+  Basis coords(int64_t reg, int64_t lane, int64_t wave) const;
   // The register whose static coordinates are `coords`; -1 when none is.
   int64_t registerAt(llvm::ArrayRef<int64_t> coords) const;
 

@@ -1,0 +1,93 @@
+// The LDS bank model (ldsAccessCycles) against cases worked by hand from its
+// definition: 32 banks of 4 bytes, 128 bytes a cycle in groups of
+// consecutive lanes; and the padding planLdsStaging picks for the matrix
+// operands.
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+
+#include <doctest/doctest.h>
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+struct Context {
+  MLIRContext ctx;
+  Context() { ctx.loadDialect<TesselDialect>(); }
+  RankedTensorType tile(ArrayRef<int64_t> shape, Type elem, Attribute layout) {
+    return RankedTensorType::get(shape, elem, layout);
+  }
+  Attribute blocked(ArrayRef<unsigned> spt, ArrayRef<unsigned> tpw, ArrayRef<unsigned> wpb, ArrayRef<unsigned> order) {
+    return BlockedLayoutAttr::get(&ctx, spt, tpw, wpb, order);
+  }
+};
+LdsStaging rowMajor(int64_t pad) {
+  LdsStaging plan;
+  plan.order = {1, 0};
+  plan.pad = pad;
+  return plan;
+}
+} // namespace
+
+TEST_CASE("LDS banks: a column read of a row-major f32 tile is 32-way without a pad, conflict-free with one") {
+  Context c;
+  // One wave; lane l holds row l % 32 of column l / 32 (+ 2 per register).
+  auto type = c.tile({32, 32}, Float32Type::get(&c.ctx), c.blocked({1, 1}, {32, 2}, {1, 1}, {0, 1}));
+  // 16 registers, each read by two groups of 32 lanes. Without a pad lanes
+  // 0..31 read dwords 32 r + c: all in bank c, 32 different dwords.
+  LdsCycles bare = ldsAccessCycles(type, rowMajor(0), 1);
+  CHECK(bare.conflictFree == 16 * 2);
+  CHECK(bare.cycles == 16 * 2 * 32);
+  // With one pad element: dword 33 r + c, bank (r + c) % 32, all different.
+  LdsCycles padded = ldsAccessCycles(type, rowMajor(1), 1);
+  CHECK(padded.cycles == padded.conflictFree);
+  // Reading rows instead (lane l: column l % 32): consecutive dwords.
+  auto rows = c.tile({32, 32}, Float32Type::get(&c.ctx), c.blocked({1, 1}, {2, 32}, {1, 1}, {1, 0}));
+  LdsCycles along = ldsAccessCycles(rows, rowMajor(0), 1);
+  CHECK(along.cycles == along.conflictFree);
+}
+
+TEST_CASE("LDS banks: 8- and 16-byte accesses are served 16 and 8 lanes at a time") {
+  Context c;
+  // Lane l holds 4 f32 of row l (64 rows of 4 + pad): lanes 0..7 of a
+  // 16-byte access touch dwords (4 + p) l .. + 3.
+  auto type = c.tile({64, 4}, Float32Type::get(&c.ctx), c.blocked({1, 4}, {64, 1}, {1, 1}, {1, 0}));
+  // No pad: 8 lanes x 4 dwords = 32 consecutive dwords, one per bank.
+  LdsCycles bare = ldsAccessCycles(type, rowMajor(0), 4);
+  CHECK(bare.conflictFree == 8);
+  CHECK(bare.cycles == 8);
+  // Pad 4: row stride 8 dwords, lanes 0..7 touch banks 0-3, 8-11, ..., 56-59
+  // mod 32: lanes l and l + 4 share banks, 2-way.
+  LdsCycles padded = ldsAccessCycles(type, rowMajor(4), 4);
+  CHECK(padded.cycles == 2 * padded.conflictFree);
+  // 8-byte accesses (2 f32): 16 lanes a group, 4 groups for each of 2 runs.
+  // No pad: lane l's first pair is dwords 4 l, 4 l + 1: banks 4 l mod 32,
+  // lanes l and l + 8 collide, 2-way.
+  LdsCycles pairs = ldsAccessCycles(type, rowMajor(0), 2);
+  CHECK(pairs.conflictFree == 2 * 4);
+  CHECK(pairs.cycles == 2 * pairs.conflictFree);
+}
+
+TEST_CASE("planLdsStaging pads the A operand's rows so the MFMA reads are conflict-free (gfx942, f16)") {
+  Context c;
+  Type f16 = Float16Type::get(&c.ctx);
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2});
+  // A [128, 64] as loaded (rows of 8 halves, 8 x 8 lanes, 4 waves along M)
+  // to the 32x32x8 operand (lane l: row l % 32, 4 halves of K at 4 (l / 32)).
+  auto loaded = c.tile({128, 64}, f16, c.blocked({1, 8}, {8, 8}, {4, 1}, {1, 0}));
+  auto operand = c.tile({128, 64}, f16, DotOperandLayoutAttr::get(&c.ctx, 0, mfma, 4));
+  LdsStaging plan = planLdsStaging(loaded, operand);
+  CHECK(plan.order == SmallVector<unsigned>{1, 0}); // K fastest
+  CHECK(plan.readVec == 4);                         // ds_read_b64
+  LdsCycles reads = ldsAccessCycles(operand, plan, plan.readVec);
+  LdsCycles writes = ldsAccessCycles(loaded, plan, plan.writeVec);
+  CHECK(reads.cycles == reads.conflictFree);
+  CHECK(writes.cycles == writes.conflictFree);
+  // A pad of the widest access (8 halves, 36 dwords a row) would put rows r
+  // and r + 8 of a 16-lane group in one bank: 2-way.
+  LdsStaging wide = plan;
+  wide.pad = 8;
+  LdsCycles wideReads = ldsAccessCycles(operand, wide, 4);
+  CHECK(wideReads.cycles == 2 * wideReads.conflictFree);
+  MESSAGE("A: pad ", plan.pad, ", write ", plan.writeVec, " x ", writes.cycles, " cycles, read ", plan.readVec, " x ",
+          reads.cycles, " cycles");
+}
