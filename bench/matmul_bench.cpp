@@ -82,8 +82,11 @@ std::string ldsBanks(const std::string &tileIR) {
     std::string shape;
     for (int64_t d : type.getShape())
       shape += std::to_string(d) + "x";
-    out += std::string(out.empty() ? "" : ", ") + what + " " + shape.substr(0, shape.size() - 1) + " pad " +
-           std::to_string(plan.pad) + " " + std::to_string(vec * ldsElementBytes(type)) + "B: " +
+    std::string staging = plan.swizzled() ? " swizzle " + std::to_string(plan.unit) + "/" + std::to_string(plan.perPhase) +
+                                                "/" + std::to_string(plan.maxPhase)
+                                          : " pad " + std::to_string(plan.pad);
+    out += std::string(out.empty() ? "" : ", ") + what + " " + shape.substr(0, shape.size() - 1) + staging + " " +
+           std::to_string(vec * ldsElementBytes(type)) + "B: " +
            std::to_string(c.cycles) + "/" + std::to_string(c.conflictFree);
   };
   module->walk([&](Operation *op) {

@@ -5,19 +5,22 @@
 // elements to LDS, waits at a barrier, reads the 16 elements of its new
 // layout, and waits again before the bytes can be reused. Nothing touches
 // LDS outside that window. The LDS index runs along the columns' layout's
-// runs (dim 0). Rows of 64 + 1 floats keep the writes 2-way in the bank
-// model (rows of 64 + 4, which would let the reads be 4 vectors of 4, put
-// the writes 8-way: 3 times the LDS cycles), so both sides move single floats.
+// runs (dim 0), so the reads are 4 vectors of 4 and the writes single
+// floats. No pad: a swizzle (chunks of 4 XOR'd with (column / 4) % 8, an
+// xor per access) keeps the reads conflict-free and the writes 2-way in the
+// bank model, where rows of 64 + 4 would put the writes 8-way.
 // CHECK: llvm.mlir.global internal @tessel_lds() {addr_space = 3 : i32
 // CHECK-LABEL: llvm.func @rows_to_columns(
 // CHECK-NOT: rocdl.s.barrier
+// CHECK: llvm.xor
 // CHECK-COUNT-16: llvm.store {{.*}} : f32, !llvm.ptr<3>
 // CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
 // CHECK-NOT: llvm.load {{.*}} !llvm.ptr<3>
 // CHECK: llvm.fence syncscope("workgroup") release
 // CHECK-NEXT: rocdl.s.barrier
 // CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
-// CHECK-COUNT-16: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.xor
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK-NOT: llvm.load {{.*}} !llvm.ptr<3>
 // CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
 // CHECK: llvm.fence syncscope("workgroup") release

@@ -91,3 +91,17 @@ func.func @lds_order_rank(%b: !tessel.lds<2x64x32xf16, order [0], pad 8>) {
 func.func @lds_shape(%b: !tessel.lds<2xf16, order [], pad 0>) {
   return
 }
+
+// -----
+
+// expected-error@below {{an LDS buffer's swizzle is [unit, perPhase, maxPhase], powers of two}}
+func.func @lds_swizzle_params(%b: !tessel.lds<1x64x32xf16, order [1, 0], pad 0, swizzle [8, 3, 4]>) {
+  return
+}
+
+// -----
+
+// expected-error@below {{an LDS buffer's swizzle permutes chunks within a row: unit * maxPhase (64) must fit in a row of 32}}
+func.func @lds_swizzle_row(%b: !tessel.lds<1x64x32xf16, order [1, 0], pad 0, swizzle [8, 1, 8]>) {
+  return
+}

@@ -46,3 +46,9 @@ func.func @lds_buffers(%t: tensor<64x32xf16>, %slot: i32) -> tensor<64x32xf16> {
   %r = tessel.local_load %b[%slot] : !tessel.lds<2x64x32xf16, order [1, 0], pad 8> -> tensor<64x32xf16>
   return %r : tensor<64x32xf16>
 }
+
+// CHECK-LABEL: func.func @lds_swizzled
+// CHECK-SAME: !tessel.lds<1x64x32xf16, order [1, 0], pad 0, swizzle [8, 2, 4]>
+func.func @lds_swizzled(%b: !tessel.lds<1x64x32xf16, order [1, 0], pad 0, swizzle [8, 2, 4]>) {
+  return
+}

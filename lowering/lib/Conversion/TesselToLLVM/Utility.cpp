@@ -192,20 +192,36 @@ Value mlir::tessel::predicated(OpBuilder &b, Location loc, Value pred, Value oth
 }
 
 namespace {
-// Byte offset of the element at `coords` in a tile staged by `plan`.
-Value stagedOffset(OpBuilder &b, Location loc, Value base, ArrayRef<Value> coords,
-                   ArrayRef<int64_t> strides, int64_t elemBytes) {
+// Byte offset of the element at `coords` in a tile of `shape` staged by
+// `plan` (LdsStaging::offset, emitted).
+Value stagedOffset(OpBuilder &b, Location loc, Value base, ArrayRef<Value> coords, const LdsStaging &plan,
+                   ArrayRef<int64_t> shape, int64_t elemBytes) {
+  SmallVector<int64_t> strides = plan.strides(shape);
+  const unsigned fastest = plan.order.front();
   Value sum = base;
+  auto add = [&](Value v, int64_t scale) {
+    sum = b.create<LLVM::AddOp>(loc, sum, b.create<LLVM::MulOp>(loc, v, i32Value(b, loc, scale)));
+  };
   for (size_t d = 0; d < coords.size(); ++d)
-    sum = b.create<LLVM::AddOp>(loc, sum, b.create<LLVM::MulOp>(loc, coords[d], i32Value(b, loc, strides[d] * elemBytes)));
+    if (d != fastest || !plan.swizzled())
+      add(coords[d], strides[d] * elemBytes);
+  if (plan.swizzled()) {
+    // ((column / unit) ^ ((row / perPhase) % maxPhase)) * unit + column % unit,
+    // all powers of two: the phase's bits XOR into the chunk index's.
+    Value column = coords[fastest], row = coords[plan.order[1]];
+    Value phase = b.create<LLVM::AndOp>(
+        loc, b.create<LLVM::LShrOp>(loc, row, i32Value(b, loc, llvm::Log2_64(plan.perPhase))),
+        i32Value(b, loc, plan.maxPhase - 1));
+    Value moved = b.create<LLVM::XOrOp>(loc, column,
+                                        b.create<LLVM::ShlOp>(loc, phase, i32Value(b, loc, llvm::Log2_64(plan.unit))));
+    add(moved, elemBytes);
+  }
   return sum;
 }
-
 } // namespace
 
 void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type,
                                     ValueRange regs, Value base, const LdsStaging &plan) {
-  SmallVector<int64_t> strides = plan.strides(type.getShape());
   int64_t elemBytes = ldsElementBytes(type);
   SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b, loc, target, type);
   onlyOwners(b, loc, target, type, [&] {
@@ -213,7 +229,7 @@ void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo
       SmallVector<Value> elems;
       for (int64_t r : run)
         elems.push_back(regs[r]);
-      target.ldsStore(b, loc, stagedOffset(b, loc, base, coords[run.front()], strides, elemBytes),
+      target.ldsStore(b, loc, stagedOffset(b, loc, base, coords[run.front()], plan, type.getShape(), elemBytes),
                       vectorOf(b, loc, elems, elems[0].getType()));
     }
   });
@@ -228,7 +244,7 @@ SmallVector<Value> mlir::tessel::emitLdsTileRead(OpBuilder &b, Location loc, con
   SmallVector<Value> out(coords.size());
   Type access = plan.readVec == 1 ? elem : Type(VectorType::get({plan.readVec}, elem));
   for (ArrayRef<int64_t> run : ldsRuns(type, plan.order.front(), plan.readVec)) {
-    Value v = target.ldsLoad(b, loc, stagedOffset(b, loc, base, coords[run.front()], strides, elemBytes), access);
+    Value v = target.ldsLoad(b, loc, stagedOffset(b, loc, base, coords[run.front()], plan, type.getShape(), elemBytes), access);
     for (size_t e = 0; e < run.size(); ++e)
       out[run[e]] = plan.readVec == 1 ? v : b.create<LLVM::ExtractElementOp>(loc, v, i32Value(b, loc, e)).getResult();
   }

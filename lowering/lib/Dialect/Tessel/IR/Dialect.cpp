@@ -153,17 +153,25 @@ FailureOr<KernelConfig> mlir::tessel::getKernelConfig(ModuleOp module, StringRef
 }
 
 // !tessel.lds<2x128x64xf16, order [1, 0], pad 8>: slots x the tile shape,
-// the element type, then how a tile sits in a slot.
+// the element type, then how a tile sits in a slot; optionally
+// `, swizzle [unit, perPhase, maxPhase]`.
 Type LdsType::parse(AsmParser &parser) {
-  SmallVector<int64_t> shape, order;
+  SmallVector<int64_t> shape, order, swizzle;
   Type elem;
   int64_t pad = 0;
   llvm::SMLoc loc = parser.getCurrentLocation();
   auto parseDim = [&] { return parser.parseInteger(order.emplace_back()); };
+  auto parseSwizzle = [&] { return parser.parseInteger(swizzle.emplace_back()); };
   if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
       parser.parseType(elem) || parser.parseComma() || parser.parseKeyword("order") ||
       parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim) || parser.parseComma() ||
-      parser.parseKeyword("pad") || parser.parseInteger(pad) || parser.parseGreater())
+      parser.parseKeyword("pad") || parser.parseInteger(pad))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) &&
+      (parser.parseKeyword("swizzle") ||
+       parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseSwizzle)))
+    return {};
+  if (parser.parseGreater())
     return {};
   SmallVector<unsigned> dims;
   for (int64_t d : order) {
@@ -173,7 +181,7 @@ Type LdsType::parse(AsmParser &parser) {
     }
     dims.push_back(unsigned(d));
   }
-  return parser.getChecked<LdsType>(loc, parser.getContext(), shape, elem, dims, pad);
+  return parser.getChecked<LdsType>(loc, parser.getContext(), shape, elem, dims, pad, swizzle);
 }
 
 void LdsType::print(AsmPrinter &printer) const {
@@ -182,11 +190,17 @@ void LdsType::print(AsmPrinter &printer) const {
     printer << d << 'x';
   printer << getElementType() << ", order [";
   llvm::interleaveComma(getOrder(), printer);
-  printer << "], pad " << getPad() << '>';
+  printer << "], pad " << getPad();
+  if (!getSwizzle().empty()) {
+    printer << ", swizzle [";
+    llvm::interleaveComma(getSwizzle(), printer);
+    printer << ']';
+  }
+  printer << '>';
 }
 
 LogicalResult LdsType::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape, Type elem,
-                              ArrayRef<unsigned> order, int64_t pad) {
+                              ArrayRef<unsigned> order, int64_t pad, ArrayRef<int64_t> swizzle) {
   if (shape.size() < 2 || llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
     return emitError() << "an LDS buffer's shape is a slot count and a tile shape, all positive";
   if (!elem.isIntOrFloat())
@@ -202,6 +216,14 @@ LogicalResult LdsType::verify(function_ref<InFlightDiagnostic()> emitError, Arra
   }
   if (pad < 0)
     return emitError() << "an LDS buffer's pad must not be negative";
+  if (!swizzle.empty()) {
+    auto power = [](int64_t v) { return v > 0 && llvm::isPowerOf2_64(uint64_t(v)); };
+    if (swizzle.size() != 3 || !llvm::all_of(swizzle, power))
+      return emitError() << "an LDS buffer's swizzle is [unit, perPhase, maxPhase], powers of two";
+    if (rank < 2 || swizzle[0] * swizzle[2] > shape[1 + order[0]])
+      return emitError() << "an LDS buffer's swizzle permutes chunks within a row: unit * maxPhase ("
+                         << swizzle[0] * swizzle[2] << ") must fit in a row of " << (rank < 2 ? 0 : shape[1 + order[0]]);
+  }
   return success();
 }
 
@@ -209,6 +231,11 @@ LdsStaging LdsType::staging() const {
   LdsStaging plan;
   plan.order.assign(getOrder().begin(), getOrder().end());
   plan.pad = getPad();
+  if (!getSwizzle().empty()) {
+    plan.unit = getSwizzle()[0];
+    plan.perPhase = getSwizzle()[1];
+    plan.maxPhase = getSwizzle()[2];
+  }
   return plan;
 }
 

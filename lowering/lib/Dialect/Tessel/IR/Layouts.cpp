@@ -2,6 +2,7 @@
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -308,11 +309,25 @@ SmallVector<SmallVector<int64_t>> mlir::tessel::ldsRuns(RankedTensorType type, u
   return runs;
 }
 
+SmallVector<int64_t> mlir::tessel::swizzleOf(const LdsStaging &plan) {
+  if (!plan.swizzled())
+    return {};
+  return {plan.unit, plan.perPhase, plan.maxPhase};
+}
+
+namespace {
+// The widest access of at most `vec` elements that stays aligned in rows of
+// `row` + pad elements and within a swizzle's chunk.
+int64_t alignedVec(int64_t vec, const LdsStaging &plan, int64_t row) {
+  while ((row + plan.pad) % vec || (plan.swizzled() && plan.unit % vec))
+    vec /= 2;
+  return vec;
+}
+} // namespace
+
 LdsStaging mlir::tessel::ldsAccessPlan(LdsType lds, RankedTensorType type) {
   LdsStaging plan = lds.staging();
-  int64_t vec = ldsVectorElems(type, plan.order.front());
-  while (plan.pad % vec)
-    vec /= 2;
+  int64_t vec = alignedVec(ldsVectorElems(type, plan.order.front()), plan, type.getDimSize(plan.order.front()));
   plan.writeVec = plan.readVec = vec;
   return plan;
 }
@@ -320,7 +335,6 @@ LdsStaging mlir::tessel::ldsAccessPlan(LdsType lds, RankedTensorType type) {
 LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging &plan, int64_t vec) {
   constexpr int64_t kBanks = 32, kBankBytes = 4, kBytesPerCycle = kBanks * kBankBytes;
   LinearLayout layout = getLinearLayout(type);
-  SmallVector<int64_t> strides = plan.strides(type.getShape());
   const int64_t elemBytes = ldsElementBytes(type), bytes = vec * elemBytes;
   const int64_t lanes = int64_t(1) << layout.laneBases().size();
   const int64_t group = std::min(lanes, kBytesPerCycle / std::max(bytes, kBankBytes));
@@ -331,10 +345,7 @@ LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging 
     for (int64_t first = 0; first < lanes; first += group) {
       SmallVector<SmallVector<int64_t>> dwordsOfBank(kBanks);
       for (int64_t lane = first; lane < first + group; ++lane) {
-        LinearLayout::Basis at = layout.coords(run.front(), lane, 0);
-        int64_t offset = 0;
-        for (size_t d = 0; d < at.size(); ++d)
-          offset += at[d] * strides[d];
+        int64_t offset = plan.offset(layout.coords(run.front(), lane, 0), type.getShape());
         int64_t begin = offset * elemBytes / kBankBytes;
         int64_t end = (offset * elemBytes + bytes + kBankBytes - 1) / kBankBytes;
         for (int64_t dword = begin; dword < end; ++dword) {
@@ -377,29 +388,39 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
   plan.pad = std::max(writeVec, readVec);
   if (rank < 2)
     return plan;
-  // The pad: a row of the fastest dim plus the pad must keep each access
-  // aligned to its width (a pad that does not narrows the access). Try pads
-  // up to twice the widest access; keep the cheapest.
-  const int64_t row = dst.getDimSize(fastest);
-  // Cost: cycles, then instructions (narrower accesses take more), then pad.
-  std::pair<int64_t, size_t> bestCost{std::numeric_limits<int64_t>::max(), 0};
-  for (int64_t pad = 0; pad <= 2 * std::max(writeVec, readVec); pad = pad ? pad * 2 : 1) {
-    LdsStaging candidate = plan;
-    candidate.pad = pad;
-    candidate.writeVec = writeVec;
-    candidate.readVec = readVec;
-    for (int64_t *vec : {&candidate.writeVec, &candidate.readVec})
-      while ((row + pad) % *vec)
-        *vec /= 2;
-    std::pair<int64_t, size_t> cost{
+  // Candidates: pads up to twice the widest access (a pad that breaks an
+  // access's alignment narrows it), and swizzles of chunks of the widest
+  // access. Cost: cycles, then accesses, then a swizzle (an XOR per access).
+  const int64_t row = dst.getDimSize(fastest), widest = std::max(writeVec, readVec);
+  std::tuple<int64_t, size_t, bool> bestCost{std::numeric_limits<int64_t>::max(), 0, false};
+  auto consider = [&](LdsStaging candidate) {
+    candidate.writeVec = alignedVec(writeVec, candidate, row);
+    candidate.readVec = alignedVec(readVec, candidate, row);
+    std::tuple<int64_t, size_t, bool> cost{
         ldsAccessCycles(src, candidate, candidate.writeVec).cycles +
             ldsAccessCycles(dst, candidate, candidate.readVec).cycles,
-        ldsRuns(src, fastest, candidate.writeVec).size() + ldsRuns(dst, fastest, candidate.readVec).size()};
+        ldsRuns(src, fastest, candidate.writeVec).size() + ldsRuns(dst, fastest, candidate.readVec).size(),
+        candidate.swizzled()};
     if (cost < bestCost) {
       bestCost = cost;
       plan = candidate;
     }
+  };
+  LdsStaging base = plan;
+  for (int64_t pad = 0; pad <= 2 * widest; pad = pad ? pad * 2 : 1) {
+    LdsStaging candidate = base;
+    candidate.pad = pad;
+    consider(candidate);
   }
+  for (int64_t perPhase = 1; perPhase <= 8; perPhase *= 2)
+    for (int64_t maxPhase = 2; widest * maxPhase <= row && maxPhase <= 32; maxPhase *= 2) {
+      LdsStaging candidate = base;
+      candidate.pad = 0;
+      candidate.unit = widest;
+      candidate.perPhase = perPhase;
+      candidate.maxPhase = maxPhase;
+      consider(candidate);
+    }
   return plan;
 }
 

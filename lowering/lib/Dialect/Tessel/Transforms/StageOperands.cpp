@@ -69,7 +69,7 @@ struct StageOperandsPass : mlir::tessel::impl::TesselStageOperandsBase<StageOper
       SmallVector<int64_t> shape{slots};
       shape.append(from.getShape().begin(), from.getShape().end());
       Value buffer =
-          b.create<LocalAllocOp>(loc, LdsType::get(ctx, shape, from.getElementType(), plan.order, plan.pad));
+          b.create<LocalAllocOp>(loc, LdsType::get(ctx, shape, from.getElementType(), plan.order, plan.pad, swizzleOf(plan)));
       b.create<LocalStoreOp>(loc, loop.getTiedLoopInit(t.arg)->get(), buffer, zero);
       buffers.push_back(buffer);
     }

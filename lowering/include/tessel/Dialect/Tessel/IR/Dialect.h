@@ -23,19 +23,25 @@
 #include "tessel/Dialect/Tessel/IR/TesselOpInterfaces.h.inc"
 
 namespace mlir::tessel {
-// How a layout conversion stages a tile in LDS. Elements sit in rows along
-// order[0] (the dimension the destination layout holds the longest register
-// runs along, so its reads are vectors), the other dimensions in `order`
-// numbering the rows; each row is followed by `pad` unused elements, so
-// that the rows of a transposed access fall in different banks. The offset
-// is linear in the coordinates (a thread's base plus a constant per
-// register). `writeVec`/`readVec` elements move per LDS access (runs of
-// consecutive registers along order[0], at most 16 bytes); pad is a multiple
-// of both, so vectors stay aligned.
+// How a tile is staged in LDS. Elements sit in rows along order[0] (for a
+// conversion, the dimension the destination layout holds the longest
+// register runs along, so its reads are vectors), the other dimensions in
+// `order` numbering the rows; each row is followed by `pad` unused
+// elements. A swizzle (maxPhase > 1) instead permutes a row's chunks of
+// `unit` elements: chunk c of a row r along order[1] goes to chunk
+// c ^ ((r / perPhase) % maxPhase), so the rows of a transposed access fall
+// in different banks without padding (all three are powers of two, and
+// unit * maxPhase fits in a row). Either way the offset is a thread's base
+// plus a constant per register (coordinates and the phase are XORs of
+// bits). `writeVec`/`readVec` elements move per LDS access, within a chunk
+// and aligned by the pad.
 struct LdsStaging {
   SmallVector<unsigned> order;
   int64_t writeVec = 1, readVec = 1, pad = 1;
-  // The element stride of each dimension of `shape`.
+  int64_t unit = 1, perPhase = 1, maxPhase = 1;
+  bool swizzled() const { return maxPhase > 1 && order.size() > 1; }
+  // The element stride of each dimension of `shape` (order[0]'s chunks
+  // move under a swizzle; its stride is still 1).
   SmallVector<int64_t> strides(ArrayRef<int64_t> shape) const {
     SmallVector<int64_t> s(shape.size(), 0);
     int64_t stride = 1;
@@ -50,6 +56,21 @@ struct LdsStaging {
     for (size_t i = 0; i < order.size(); ++i)
       n *= shape[order[i]] + (i == 0 && order.size() > 1 ? pad : 0);
     return n;
+  }
+  // Where element `column` of row `row` sits in its row.
+  int64_t column(int64_t column, int64_t row) const {
+    if (!swizzled())
+      return column;
+    return ((column / unit) ^ ((row / perPhase) % maxPhase)) * unit + column % unit;
+  }
+  // The element offset of `coords` in a slot of a tile of `shape`.
+  int64_t offset(ArrayRef<int64_t> coords, ArrayRef<int64_t> shape) const {
+    SmallVector<int64_t> s = strides(shape);
+    int64_t off = 0;
+    for (size_t d = 0; d < coords.size(); ++d)
+      if (d != order.front())
+        off += coords[d] * s[d];
+    return off + column(coords[order.front()], order.size() > 1 ? coords[order[1]] : 0);
   }
 };
 } // namespace mlir::tessel

@@ -44,9 +44,14 @@ int64_t ldsElementBytes(Type type);
 inline int64_t ldsPaddedSlots(int64_t elements) { return elements + elements / 32; }
 // How a conversion from `src` to `dst` stages its tile in LDS: the
 // fastest dimension (where the accesses are widest), the access widths, and
-// the row padding that costs the fewest LDS cycles (ldsAccessCycles) for
-// the write and the read together; the smaller pad on a tie.
+// the row padding or swizzle that costs the fewest LDS cycles
+// (ldsAccessCycles) for the write and the read together; then the fewest
+// accesses; then padding over a swizzle (no XOR per access), the smaller
+// pad first.
 LdsStaging planLdsStaging(RankedTensorType src, RankedTensorType dst);
+// An LdsType's swizzle parameters for `plan`: [unit, perPhase, maxPhase],
+// or none.
+SmallVector<int64_t> swizzleOf(const LdsStaging &plan);
 // How a tile of `type` is written to or read from a slot of `lds`: the
 // buffer's order and pad, each access as wide as the tile's layout allows
 // without crossing into a row's padding.

@@ -21,11 +21,13 @@ def Tessel_LdsType : TypeDef<Tessel_Dialect, "Lds"> {
     128x64 f16 tile. In a slot, elements are consecutive along `order[0]`
     (the other dimensions follow in `order`) and each row along order[0] is
     followed by `pad` unused elements, so that the rows of a transposed
-    access fall in different banks. Where the buffer sits in LDS is the LDS
-    plan's.
+    access fall in different banks. `..., pad 0, swizzle [8, 1, 8]` instead
+    XORs a row's chunks of 8 elements with the row's phase (row / 1) % 8
+    (LdsStaging). Where the buffer sits in LDS is the LDS plan's.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::mlir::Type":$elementType,
-                        ArrayRefParameter<"unsigned">:$order, "int64_t":$pad);
+                        ArrayRefParameter<"unsigned">:$order, "int64_t":$pad,
+                        ArrayRefParameter<"int64_t">:$swizzle);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
