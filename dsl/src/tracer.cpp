@@ -386,6 +386,32 @@ void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *m
   emitOp(ctx, site, "tessel.store", std::move(ids), pointee, false, std::move(shape), {}, /*results=*/0);
 }
 
+ValueRef emitAtomic(const OpSite &site, int kind, ValueRef ptr, std::vector<Operand> values, const Operand *mask,
+                    int sem, int scope) {
+  Operand op = Operand::of(ptr);
+  std::vector<const Operand *> all{&op, mask};
+  for (const Operand &v : values) all.push_back(&v);
+  TraceContext &ctx = contextOfAll(site, all);
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
+  DType pointee = ctx.type(ptr.id).dtype;
+  Shape shape = ctx.type(ptr.id).shape;
+  // As a store: values and mask follow the pointers' shape.
+  auto fitToPointers = [&](int32_t id, const char *what) {
+    const Shape &from = ctx.type(id).shape;
+    if (!broadcastsTo(from, shape))
+      fail(site, std::string(what) + " of shape " + formatShape(from) + " does not broadcast to the pointers' shape " +
+                     formatShape(shape));
+    return broadcastNode(ctx, site, id, shape);
+  };
+  std::vector<int32_t> ids{ptr.id};
+  for (const Operand &v : values) ids.push_back(fitToPointers(materialize(ctx, site, v, pointee), "the value"));
+  if (mask) ids.push_back(fitToPointers(materialize(ctx, site, *mask, DType::I1), "the mask"));
+  std::vector<TraceAttr> attrs{{TraceAttr::I32, "sem", sem}, {TraceAttr::I32, "scope", scope}};
+  if (kind >= 0) attrs.push_back({TraceAttr::I32, "kind", kind});
+  return emitOp(ctx, site, kind >= 0 ? "tessel.atomic_rmw" : "tessel.atomic_cas", std::move(ids), pointee, false,
+                std::move(shape), std::move(attrs));
+}
+
 ValueRef emitOp(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands,
                 DType dtype, bool isPtr, Shape shape, std::vector<TraceAttr> attrs, uint8_t results) {
   TraceNode n = makeNode(TraceOp::Op, dtype, isPtr, std::move(shape), std::move(operands), site.loc);

@@ -339,4 +339,105 @@ void store(const P &ptrs, const V &value, const M &mask, source_location loc = s
   detail::emitStore({"store", detail::toSourceLoc(loc)}, ptrs.ref(), detail::operandOf(value), &m);
 }
 
+// ---- atomics ----
+
+// The memory ordering of an atomic and the threads it orders with (Triton's
+// `sem` and `scope`; AMDGPU's sync scopes). The default is Triton's:
+// acq_rel at agent (GPU) scope.
+enum class MemSem { relaxed = 0, acquire = 1, release = 2, acq_rel = 3 };
+enum class MemScope { wavefront = 0, workgroup = 1, agent = 2, system = 3 };
+struct AtomicOrder {
+  MemSem sem = MemSem::acq_rel;
+  MemScope scope = MemScope::agent;
+};
+
+namespace detail {
+// The dialect's AtomicKind numbers.
+enum class AtomicKind { add = 0, max = 1, min = 2, umax = 3, umin = 4, and_ = 5, or_ = 6, xor_ = 7, xchg = 8 };
+template <class T> inline constexpr bool atomic_elem_v =
+    std::is_same_v<T, half> || std::is_same_v<T, bf16> || std::is_same_v<T, float> || std::is_same_v<T, int32_t> ||
+    std::is_same_v<T, int64_t>;
+template <class P, class V, bool IntegerOnly> consteval void checkAtomic() {
+  checkPointerTile<P>();
+  using T = pointee_t<P>;
+  static_assert(atomic_elem_v<T>, "tessel: atomics take f16, bf16, f32, i32 or i64 elements");
+  static_assert(!IntegerOnly || std::is_integral_v<T>,
+                "tessel: this atomic takes i32 or i64 elements (and, or, xor, umax, umin)");
+  checkValueFor<V, T>();
+}
+template <AtomicKind K, bool IntegerOnly, class P, class V>
+auto atomic(const P &ptrs, const V &value, const Operand *mask, AtomicOrder order, const char *name,
+            source_location loc) {
+  checkAtomic<P, V, IntegerOnly>();
+  return Tile<pointee_t<P>>(emitAtomic({name, toSourceLoc(loc)}, int(K), ptrs.ref(), {operandOf(value)}, mask,
+                                       int(order.sem), int(order.scope)));
+}
+} // namespace detail
+
+// Atomic read-modify-write of each element `ptrs` points at, where `mask`
+// holds; returns the values memory held before (unspecified where masked
+// off). An element several threads hold is updated once. Floats add in the
+// element type (f16 and bf16 round as the hardware's); max/min on floats
+// are IEEE maxNum/minNum; umax/umin compare integers as unsigned.
+#define TESSEL_ATOMIC_RMW(NAME, KIND, INTEGER_ONLY)                                                                  \
+  template <class P, class V> auto NAME(const P &ptrs, const V &value, source_location loc = source_location::current()) { \
+    return detail::atomic<detail::AtomicKind::KIND, INTEGER_ONLY>(ptrs, value, nullptr, {}, #NAME, loc);             \
+  }                                                                                                                  \
+  template <class P, class V, class M>                                                                               \
+  auto NAME(const P &ptrs, const V &value, const M &mask, AtomicOrder order = {},                                    \
+            source_location loc = source_location::current()) {                                                      \
+    detail::checkMask<M>();                                                                                          \
+    detail::Operand m = detail::operandOf(mask);                                                                     \
+    return detail::atomic<detail::AtomicKind::KIND, INTEGER_ONLY>(ptrs, value, &m, order, #NAME, loc);               \
+  }
+TESSEL_ATOMIC_RMW(atomic_add, add, false)
+TESSEL_ATOMIC_RMW(atomic_max, max, false)
+TESSEL_ATOMIC_RMW(atomic_min, min, false)
+TESSEL_ATOMIC_RMW(atomic_umax, umax, true)
+TESSEL_ATOMIC_RMW(atomic_umin, umin, true)
+TESSEL_ATOMIC_RMW(atomic_and, and_, true)
+TESSEL_ATOMIC_RMW(atomic_or, or_, true)
+TESSEL_ATOMIC_RMW(atomic_xor, xor_, true)
+TESSEL_ATOMIC_RMW(atomic_xchg, xchg, false)
+#undef TESSEL_ATOMIC_RMW
+
+// Atomic compare-and-swap: where `mask` holds and memory equals `cmp`
+// (bitwise), it becomes `value`; returns what memory held before.
+template <class P, class C, class V, class M>
+auto atomic_cas(const P &ptrs, const C &cmp, const V &value, const M &mask, AtomicOrder order = {},
+                source_location loc = source_location::current()) {
+  detail::checkAtomic<P, V, false>();
+  detail::checkValueFor<C, detail::pointee_t<P>>();
+  detail::checkMask<M>();
+  detail::Operand m = detail::operandOf(mask);
+  return Tile<detail::pointee_t<P>>(detail::emitAtomic({"atomic_cas", detail::toSourceLoc(loc)}, -1, ptrs.ref(),
+                                                       {detail::operandOf(cmp), detail::operandOf(value)}, &m,
+                                                       int(order.sem), int(order.scope)));
+}
+template <class P, class C, class V>
+auto atomic_cas(const P &ptrs, const C &cmp, const V &value, source_location loc = source_location::current()) {
+  return atomic_cas(ptrs, cmp, value, true, AtomicOrder{}, loc);
+}
+
+// Stores `value` through `ptrs` where `mask` holds, in no particular order
+// among pointers that coincide (one of the values lands); Triton has no
+// tl.scatter, this is tessel's.
+template <class P, class V, class M>
+void scatter(const P &ptrs, const V &value, const M &mask, source_location loc = source_location::current()) {
+  store(ptrs, value, mask, loc);
+}
+template <class P, class V> void scatter(const P &ptrs, const V &value, source_location loc = source_location::current()) {
+  store(ptrs, value, loc);
+}
+// scatter_add: atomic_add where `mask` holds, every coinciding pointer's
+// value added (relaxed ordering: a sum needs no ordering).
+template <class P, class V, class M>
+void scatter_add(const P &ptrs, const V &value, const M &mask, source_location loc = source_location::current()) {
+  (void)atomic_add(ptrs, value, mask, AtomicOrder{MemSem::relaxed, MemScope::agent}, loc);
+}
+template <class P, class V>
+void scatter_add(const P &ptrs, const V &value, source_location loc = source_location::current()) {
+  (void)atomic_add(ptrs, value, true, AtomicOrder{MemSem::relaxed, MemScope::agent}, loc);
+}
+
 } // namespace tessel

@@ -211,6 +211,11 @@ ValueRef emitDot(const OpSite &site, ValueRef a, ValueRef b, const ValueRef *acc
 ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset);
 ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const Operand *other);
 void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *mask);
+// tessel.atomic_rmw (kind >= 0, one value) or tessel.atomic_cas (kind < 0,
+// the compared value then the new one); sem and scope as the dialect's
+// MemSem / MemScope numbers.
+ValueRef emitAtomic(const OpSite &site, int kind, ValueRef ptr, std::vector<Operand> values, const Operand *mask,
+                    int sem, int scope);
 // A generic op (TraceOp::Op) named by its MLIR name, with its result type and
 // attributes: how a new op is traced (the importer needs no case for it).
 // `results`: 1, or 0 for an op with no result (then the node is an effect).

@@ -42,6 +42,8 @@ void populateElementwiseOpToLLVMPatterns(const TesselToLLVMTypeConverter &conver
 void populateLoadStoreOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                        const TargetInfo &target, RewritePatternSet &patterns);
 // reduce: within a thread, across lanes (butterfly), across waves (LDS).
+void populateAtomicOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                                    RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                     const TargetInfo &target, RewritePatternSet &patterns);
 // scan: within a thread, across lanes (Hillis-Steele), across waves (LDS).

@@ -9,6 +9,7 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.cpp.inc"
+#include "tessel/Dialect/Tessel/IR/TesselEnums.cpp.inc"
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.cpp.inc"
 #include "tessel/Dialect/Tessel/IR/TesselOpInterfaces.cpp.inc"

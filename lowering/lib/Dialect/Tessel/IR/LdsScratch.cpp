@@ -61,3 +61,28 @@ std::string LocalAllocOp::describeLdsUse() {
   return "a tile kept in LDS across loop iterations (" + std::to_string(slots) + (slots > 1 ? " slots" : " slot") +
          "; a smaller num_stages keeps fewer)";
 }
+
+namespace {
+// An atomic's old values reach the threads that hold copies of an element
+// (a replicated layout, or a scalar every thread holds) through LDS: the
+// thread that did the atomic writes them, every copy reads them.
+int64_t atomicResultBytes(Value result) {
+  if (result.use_empty())
+    return 0;
+  auto t = dyn_cast<RankedTensorType>(result.getType());
+  if (!t)
+    return 8; // a scalar: one slot
+  if (!t.getEncoding())
+    return 0; // before layouts
+  LinearLayout layout = getLinearLayout(t);
+  if (!layout.laneReplicaMask() && !layout.waveReplicaMask())
+    return 0;
+  return tileBytes(result);
+}
+} // namespace
+
+int64_t AtomicRMWOp::getLdsScratchBytes() { return atomicResultBytes(getResult()); }
+std::string AtomicRMWOp::describeLdsUse() { return "an atomic's old values, shared with the threads holding copies"; }
+
+int64_t AtomicCASOp::getLdsScratchBytes() { return atomicResultBytes(getResult()); }
+std::string AtomicCASOp::describeLdsUse() { return "an atomic's old values, shared with the threads holding copies"; }

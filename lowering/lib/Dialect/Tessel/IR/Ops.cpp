@@ -77,6 +77,42 @@ LogicalResult StoreOp::verify() {
   return success();
 }
 
+// The element types an atomic takes: f16, bf16, f32, i32, i64; integers
+// only for the bitwise and unsigned kinds.
+static LogicalResult verifyAtomic(Operation *op, Value ptr, ArrayRef<std::pair<Value, const char *>> values,
+                                  Value mask, Type result, bool integerOnly, StringRef what) {
+  Type pointee = pointeeOf(ptr.getType());
+  bool isFloat = pointee.isF16() || pointee.isBF16() || pointee.isF32();
+  bool isInt = pointee.isInteger(32) || pointee.isInteger(64);
+  if (!isInt && !(isFloat && !integerOnly))
+    return op->emitOpError() << what << " takes " << (integerOnly ? "i32 or i64" : "f16, bf16, f32, i32 or i64")
+                             << " elements, not " << pointee;
+  for (auto [v, name] : values) {
+    if (elementTypeOf(v.getType()) != pointee)
+      return op->emitOpError() << name << " element type must be the pointee type " << pointee;
+    if (failed(verifySameShape(op, ptr.getType(), v.getType(), name)))
+      return failure();
+  }
+  if (mask && failed(verifySameShape(op, ptr.getType(), mask.getType(), "mask")))
+    return failure();
+  if (elementTypeOf(result) != pointee)
+    return op->emitOpError("result element type must be the pointee type ") << pointee;
+  return verifySameShape(op, ptr.getType(), result, "result");
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  AtomicKind k = getKind();
+  bool integerOnly = k == AtomicKind::and_ || k == AtomicKind::or_ || k == AtomicKind::xor_ ||
+                     k == AtomicKind::umax || k == AtomicKind::umin;
+  return verifyAtomic(*this, getPtr(), {{getVal(), "value"}}, getMask(), getType(),
+                      integerOnly, "atomic " + stringifyAtomicKind(k).str());
+}
+
+LogicalResult AtomicCASOp::verify() {
+  return verifyAtomic(*this, getPtr(), {{getCmp(), "compared value"}, {getVal(), "value"}}, getMask(), getType(),
+                      false, "atomic_cas");
+}
+
 // Shared by reduce and scan: operands of one shape, a combine region taking
 // 2N scalars of the operands' element types and yielding N.
 static LogicalResult verifyCombiner(Operation *op, ValueRange srcs, Region &combine,

@@ -18,6 +18,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h.inc"
+#include "tessel/Dialect/Tessel/IR/TesselEnums.h.inc"
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.h.inc"
 #include "tessel/Dialect/Tessel/IR/TesselOpInterfaces.h.inc"

@@ -6,6 +6,7 @@ include "tessel/Dialect/Tessel/IR/TesselDialect.td"
 include "tessel/Dialect/Tessel/IR/TesselTypes.td"
 include "tessel/Dialect/Tessel/IR/TesselAttrs.td"
 include "tessel/Dialect/Tessel/IR/TesselInterfaces.td"
+include "tessel/Dialect/Tessel/IR/TesselEnums.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -99,6 +100,46 @@ def Tessel_StoreOp : Tessel_Op<"store", [MemoryEffects<[MemWrite]>]> {
                        DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$vec);
   let assemblyFormat = [{
     $ptr `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+def Tessel_AtomicRMWOp : Tessel_Op<"atomic_rmw", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "atomic read-modify-write through a tile of pointers";
+  let description = [{
+    For each element whose mask is set: atomically m = kind(m, val) at its
+    pointer, with the ordering `sem` at scope `scope`; the result is the
+    value m held before (unspecified where masked off). Elements a layout
+    replicates over several threads are updated once; their old values
+    reach every copy through LDS.
+  }];
+  let arguments = (ins Tessel_AtomicKind:$kind, Tessel_PtrLike:$ptr, AnyType:$val,
+                       Optional<Tessel_BoolLike>:$mask, Tessel_MemSem:$sem, Tessel_MemScope:$scope);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $kind $sem $scope $ptr `,` $val (`,` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_AtomicCASOp : Tessel_Op<"atomic_cas", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "atomic compare-and-swap through a tile of pointers";
+  let description = [{
+    For each element whose mask is set: atomically, if m == cmp (bitwise)
+    then m = val; the result is the value m held before (unspecified where
+    masked off). Ordering, scope and replicas as `atomic_rmw`.
+  }];
+  let arguments = (ins Tessel_PtrLike:$ptr, AnyType:$cmp, AnyType:$val, Optional<Tessel_BoolLike>:$mask,
+                       Tessel_MemSem:$sem, Tessel_MemScope:$scope);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $sem $scope $ptr `,` $cmp `,` $val (`,` $mask^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,152 @@
+// Atomics on global memory: one LLVM atomicrmw / cmpxchg per element, run by
+// the element's owner where its mask holds, with the op's ordering and
+// AMDGPU sync scope; the AMDGPU backend picks the instruction
+// (global_atomic_add_f32, a cmpswap loop where the target has none). Old
+// values reach the element's other holders (a replicated layout, a scalar
+// every thread holds) through the op's LDS scratch.
+#include "PatternTesselOpToLLVM.h"
+#include "Utility.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+LLVM::AtomicOrdering orderingOf(MemSem sem) {
+  switch (sem) {
+  case MemSem::relaxed: return LLVM::AtomicOrdering::monotonic;
+  case MemSem::acquire: return LLVM::AtomicOrdering::acquire;
+  case MemSem::release: return LLVM::AtomicOrdering::release;
+  case MemSem::acq_rel: return LLVM::AtomicOrdering::acq_rel;
+  }
+  llvm_unreachable("MemSem");
+}
+
+// A failed compare-and-swap only reads: no release half.
+LLVM::AtomicOrdering failureOrderingOf(MemSem sem) {
+  switch (sem) {
+  case MemSem::relaxed:
+  case MemSem::release: return LLVM::AtomicOrdering::monotonic;
+  case MemSem::acquire:
+  case MemSem::acq_rel: return LLVM::AtomicOrdering::acquire;
+  }
+  llvm_unreachable("MemSem");
+}
+
+// AMDGPU's sync scope names (the system scope is LLVM's default, "").
+StringRef syncScopeOf(MemScope scope) {
+  switch (scope) {
+  case MemScope::wavefront: return "wavefront";
+  case MemScope::workgroup: return "workgroup";
+  case MemScope::agent: return "agent";
+  case MemScope::system: return "";
+  }
+  llvm_unreachable("MemScope");
+}
+
+LLVM::AtomicBinOp binOpOf(AtomicKind kind, Type elem) {
+  bool isFloat = isa<FloatType>(elem);
+  switch (kind) {
+  case AtomicKind::add: return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+  case AtomicKind::max: return isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+  case AtomicKind::min: return isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+  case AtomicKind::umax: return LLVM::AtomicBinOp::umax;
+  case AtomicKind::umin: return LLVM::AtomicBinOp::umin;
+  case AtomicKind::and_: return LLVM::AtomicBinOp::_and;
+  case AtomicKind::or_: return LLVM::AtomicBinOp::_or;
+  case AtomicKind::xor_: return LLVM::AtomicBinOp::_xor;
+  case AtomicKind::xchg: return LLVM::AtomicBinOp::xchg;
+  }
+  llvm_unreachable("AtomicKind");
+}
+
+// Runs `atomic(register index)` per register where the element's owner
+// holds a set mask, and replaces `op` with the old values, shared with the
+// other holders through LDS when the op planned bytes for it.
+template <class Op>
+void lowerAtomic(Op op, ValueRange masks, ConversionPatternRewriter &rewriter, const TargetInfo &target,
+                 const TesselToLLVMTypeConverter &converter, size_t registers,
+                 function_ref<Value(size_t)> atomic) {
+  Location loc = op.getLoc();
+  Type type = op.getType();
+  Type elem = converter.scalarType(type);
+  Value owner = emitOwnerPredicate(rewriter, loc, target, type);
+  Value zero = constantValue(rewriter, loc, elem, rewriter.getZeroAttr(elem));
+  SmallVector<Value> old;
+  for (size_t r = 0; r < registers; ++r) {
+    Value pred = masks.empty() ? Value() : masks[r];
+    if (owner)
+      pred = pred ? Value(rewriter.create<LLVM::AndOp>(loc, pred, owner)) : owner;
+    old.push_back(pred ? predicated(rewriter, loc, pred, zero, [&] { return atomic(r); }) : atomic(r));
+  }
+  if (op.getLdsScratchBytes() > 0) {
+    // Owners write what they read, every holder reads it back.
+    int64_t bytes = ldsElementBytes(type);
+    ArrayRef<int64_t> shape;
+    if (auto tile = dyn_cast<RankedTensorType>(type))
+      shape = tile.getShape();
+    SmallVector<SmallVector<Value>> coords = emitRegisterCoords(rewriter, loc, target, type);
+    auto slot = [&](ArrayRef<Value> c) {
+      Value index = emitLinearIndex(rewriter, loc, c, shape);
+      Value padded = rewriter.create<LLVM::AddOp>(
+          loc, index, rewriter.create<LLVM::LShrOp>(loc, index, i32Value(rewriter, loc, 5)));
+      return rewriter.create<LLVM::MulOp>(loc, padded, i32Value(rewriter, loc, bytes)).getResult();
+    };
+    onlyOwners(rewriter, loc, target, type, [&] {
+      for (size_t r = 0; r < registers; ++r)
+        target.ldsStore(rewriter, loc, op, slot(coords[r]), old[r]);
+    });
+    target.barrier(rewriter, loc);
+    for (size_t r = 0; r < registers; ++r)
+      old[r] = target.ldsLoad(rewriter, loc, op, slot(coords[r]), elem);
+    target.barrier(rewriter, loc);
+  }
+  rewriter.replaceOpWithMultiple(op, {old});
+}
+
+struct AtomicRMWOpConversion : TesselOpToLLVMPattern<AtomicRMWOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(AtomicRMWOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> ptrs = registersOf(adaptor.getPtr()), vals = registersOf(adaptor.getVal());
+    SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
+    LLVM::AtomicBinOp bin = binOpOf(op.getKind(), converter.scalarType(op.getType()));
+    unsigned align = ldsElementBytes(op.getType());
+    lowerAtomic(op, masks, rewriter, target, converter, ptrs.size(), [&](size_t r) -> Value {
+      return rewriter.create<LLVM::AtomicRMWOp>(op.getLoc(), bin, ptrs[r], vals[r], orderingOf(op.getSem()),
+                                                syncScopeOf(op.getScope()), align);
+    });
+    return success();
+  }
+};
+
+struct AtomicCASOpConversion : TesselOpToLLVMPattern<AtomicCASOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(AtomicCASOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> ptrs = registersOf(adaptor.getPtr()), cmps = registersOf(adaptor.getCmp()),
+                       vals = registersOf(adaptor.getVal());
+    SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
+    Type elem = converter.scalarType(op.getType());
+    // cmpxchg compares integers: floats go as their bits.
+    Type bits = rewriter.getIntegerType(elem.getIntOrFloatBitWidth());
+    auto asBits = [&](Value v) { return isa<FloatType>(elem) ? Value(rewriter.create<LLVM::BitcastOp>(loc, bits, v)) : v; };
+    unsigned align = ldsElementBytes(op.getType());
+    lowerAtomic(op, masks, rewriter, target, converter, ptrs.size(), [&](size_t r) -> Value {
+      auto cas = rewriter.create<LLVM::AtomicCmpXchgOp>(loc, ptrs[r], asBits(cmps[r]), asBits(vals[r]),
+                                                        orderingOf(op.getSem()), failureOrderingOf(op.getSem()),
+                                                        syncScopeOf(op.getScope()), align);
+      Value old = rewriter.create<LLVM::ExtractValueOp>(loc, cas, 0);
+      return isa<FloatType>(elem) ? Value(rewriter.create<LLVM::BitcastOp>(loc, elem, old)) : old;
+    });
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tessel::populateAtomicOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                                  const TargetInfo &target, RewritePatternSet &patterns) {
+  patterns.add<AtomicRMWOpConversion, AtomicCASOpConversion>(converter, target);
+}
