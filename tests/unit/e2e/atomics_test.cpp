@@ -65,3 +65,148 @@ TEST_CASE("atomic_cas builds a lock-free counter under contention from every wor
   CHECK(counter.download()[0] == int32_t(groups));
   CHECK(tries.download()[0] >= int32_t(groups));
 }
+
+namespace {
+
+// 256 elements, 4 waves, each element to one of `slots` counters picked by
+// `idx` (heavy contention); old values stored where each element was.
+template <class T, detail::AtomicKind K>
+void rmw_kernel(Ptr<T> mem, Ptr<int32_t> idx, Ptr<T> vals, Ptr<T> olds) {
+  auto offs = arange(0, 256);
+  auto i = load(idx + offs);
+  auto v = load(vals + offs);
+  auto p = mem + i;
+  Tile<T> old = [&] {
+    if constexpr (K == detail::AtomicKind::add) return atomic_add(p, v);
+    else if constexpr (K == detail::AtomicKind::max) return atomic_max(p, v);
+    else if constexpr (K == detail::AtomicKind::min) return atomic_min(p, v);
+    else if constexpr (K == detail::AtomicKind::xchg) return atomic_xchg(p, v);
+    else if constexpr (std::is_integral_v<T>) {
+      if constexpr (K == detail::AtomicKind::umax) return atomic_umax(p, v);
+      else if constexpr (K == detail::AtomicKind::umin) return atomic_umin(p, v);
+      else if constexpr (K == detail::AtomicKind::and_) return atomic_and(p, v);
+      else if constexpr (K == detail::AtomicKind::or_) return atomic_or(p, v);
+      else return atomic_xor(p, v);
+    } else return atomic_xchg(p, v);
+  }();
+  store(olds + offs, old);
+}
+
+template <class T> T fold(detail::AtomicKind k, T m, T v) {
+  using U = std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>;
+  switch (k) {
+  case detail::AtomicKind::add: return T(m + v);
+  case detail::AtomicKind::max: return std::max(m, v);
+  case detail::AtomicKind::min: return std::min(m, v);
+  case detail::AtomicKind::umax: if constexpr (std::is_integral_v<T>) return T(std::max(U(m), U(v))); else return m;
+  case detail::AtomicKind::umin: if constexpr (std::is_integral_v<T>) return T(std::min(U(m), U(v))); else return m;
+  case detail::AtomicKind::and_: if constexpr (std::is_integral_v<T>) return T(m & v); else return m;
+  case detail::AtomicKind::or_: if constexpr (std::is_integral_v<T>) return T(m | v); else return m;
+  case detail::AtomicKind::xor_: if constexpr (std::is_integral_v<T>) return T(m ^ v); else return m;
+  case detail::AtomicKind::xchg: return v;
+  }
+  return m;
+}
+
+// Runs kind K over 256 values into 5 counters and checks: each counter ends
+// as the fold of its values (any order: these kinds commute, but xchg, whose
+// counter ends as one of its values); and the old values replay: for every
+// counter, its olds are, in some order, the successive states of a fold.
+template <class T, detail::AtomicKind K> void checkRmw(std::vector<T> init, std::vector<T> hv) {
+  const int slots = int(init.size());
+  auto hidx = randomInts<int32_t>(256, 0, slots - 1);
+  auto mem = emulator().upload(init);
+  auto idx = emulator().upload(hidx);
+  auto vals = emulator().upload(hv);
+  auto olds = poisoned<T>(256);
+  jit<rmw_kernel<T, K>>().launch(emulator(), {1}, {.num_warps = 4}, mem, idx, vals, olds);
+  auto got = mem.download(), gold = olds.download();
+  for (int s = 0; s < slots; ++s) {
+    CAPTURE(s);
+    // The elements that went to counter s, and what each saw.
+    std::vector<std::pair<T, T>> seen; // (old, value)
+    for (size_t e = 0; e < 256; ++e)
+      if (hidx[e] == s)
+        seen.push_back({gold[e], hv[e]});
+    // Replay: start from init[s]; each step one element whose old is the
+    // current state applies its value. Every element must be used once.
+    T state = init[s];
+    std::vector<bool> used(seen.size(), false);
+    size_t applied = 0;
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (size_t e = 0; e < seen.size(); ++e)
+        if (!used[e] && seen[e].first == state) {
+          used[e] = true;
+          state = fold(K, state, seen[e].second);
+          ++applied;
+          progress = true;
+          break;
+        }
+    }
+    CHECK(applied == seen.size());
+    CHECK(got[size_t(s)] == state);
+  }
+}
+
+} // namespace
+
+TEST_CASE("every atomic kind under contention: final values fold, old values replay (i32, i64, f32)") {
+  using K = detail::AtomicKind;
+  auto ints = [](int64_t lo, int64_t hi) { return randomInts<int32_t>(256, lo, hi); };
+  // add with +1s: the olds of a counter are 0, 1, 2, ... in some order.
+  checkRmw<int32_t, K::add>({0, 0, 0, 0, 0}, std::vector<int32_t>(256, 1));
+  checkRmw<int32_t, K::add>({7, -3, 0, 100, 5}, ints(-1000, 1000));
+  checkRmw<int32_t, K::max>({0, -50, 50, 0, 0}, ints(-1000, 1000));
+  checkRmw<int32_t, K::min>({0, -50, 50, 0, 0}, ints(-1000, 1000));
+  checkRmw<int32_t, K::umax>({0, -1, 5, 0, 0}, ints(-1000, 1000));
+  checkRmw<int32_t, K::umin>({-1, -1, 5, 0, -7}, ints(-1000, 1000));
+  checkRmw<int32_t, K::and_>({-1, -1, 0x0F0F0F0F, -1, 0x7FFFFFFF}, ints(INT32_MIN, INT32_MAX));
+  checkRmw<int32_t, K::or_>({0, 0, 1, 2, 3}, ints(0, 1 << 20));
+  checkRmw<int32_t, K::xor_>({0, 1, 2, 3, 4}, ints(INT32_MIN, INT32_MAX));
+  checkRmw<int32_t, K::xchg>({-1, -2, -3, -4, -5}, ints(0, 1 << 30));
+  auto i64s = randomInts<int64_t>(256, -(int64_t(1) << 40), int64_t(1) << 40);
+  checkRmw<int64_t, K::add>({0, 1, 2, 3, 4}, i64s);
+  checkRmw<int64_t, K::max>({0, 1, 2, 3, 4}, i64s);
+  // Float add of small integers is exact in any order; max/min commute.
+  std::vector<float> small(256);
+  for (size_t i = 0; i < 256; ++i)
+    small[i] = float(int(i % 13) - 6);
+  checkRmw<float, K::add>({0, 0.5f, -2, 0, 1}, small);
+  checkRmw<float, K::max>({0, -100, 100, 0, 0}, randomFloats(256, -50, 50));
+  checkRmw<float, K::min>({0, -100, 100, 0, 0}, randomFloats(256, -50, 50));
+  checkRmw<float, K::xchg>({1, 2, 3, 4, 5}, randomFloats(256, -50, 50));
+}
+
+namespace {
+// 64 elements over 4 waves of 64 threads: each element is held by 4
+// threads, and must be added once. A scalar atomic runs once per program;
+// every thread must see its old value: broadcast to a 256-element tile
+// (one element per thread), each thread stores its own copy.
+void replicated(Ptr<int32_t> mem, Ptr<int32_t> olds, Ptr<int32_t> counter, Ptr<int32_t> copies) {
+  auto offs = arange(0, 64);
+  auto old = atomic_add(mem + offs, offs + 1);
+  store(olds + offs, old * 2);
+  auto seen = atomic_add(counter, 1);
+  auto all = arange(0, 256);
+  store(copies + all, seen + all * 0);
+}
+} // namespace
+
+TEST_CASE("an atomic on a replicated tile updates each element once; a scalar atomic's old value reaches every thread") {
+  std::vector<int32_t> init(64);
+  std::iota(init.begin(), init.end(), 100);
+  auto mem = emulator().upload(init);
+  auto olds = poisoned<int32_t>(64), copies = poisoned<int32_t>(256);
+  auto counter = emulator().upload(std::vector<int32_t>{41});
+  auto kernel = jit<replicated>();
+  kernel.launch(emulator(), {1}, {.num_warps = 4}, mem, olds, counter, copies);
+  auto got = mem.download(), gold = olds.download();
+  for (int i = 0; i < 64; ++i) {
+    CHECK(got[size_t(i)] == init[size_t(i)] + i + 1);
+    CHECK(gold[size_t(i)] == 2 * init[size_t(i)]);
+  }
+  CHECK(counter.download()[0] == 42);
+  CHECK(copies.download() == std::vector<int32_t>(256, 41));
+  CHECK(kernel.runtime()->lastKernel()->ldsBytes > 0);
+}
