@@ -355,7 +355,7 @@ namespace detail {
 // The dialect's AtomicKind numbers.
 enum class AtomicKind { add = 0, max = 1, min = 2, umax = 3, umin = 4, and_ = 5, or_ = 6, xor_ = 7, xchg = 8 };
 template <class T> inline constexpr bool atomic_elem_v =
-    std::is_same_v<T, half> || std::is_same_v<T, bf16> || std::is_same_v<T, float> || std::is_same_v<T, int32_t> ||
+    std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float> || std::is_same_v<T, int32_t> ||
     std::is_same_v<T, int64_t>;
 template <class P, class V, bool IntegerOnly> consteval void checkAtomic() {
   checkPointerTile<P>();

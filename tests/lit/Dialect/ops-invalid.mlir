@@ -105,3 +105,35 @@ func.func @lds_swizzle_params(%b: !tessel.lds<1x64x32xf16, order [1, 0], pad 0, 
 func.func @lds_swizzle_row(%b: !tessel.lds<1x64x32xf16, order [1, 0], pad 0, swizzle [8, 1, 8]>) {
   return
 }
+
+// -----
+
+func.func @atomic_and_float(%p: tensor<64x!tessel.ptr<f32>>, %v: tensor<64xf32>) {
+  // expected-error@below {{atomic and takes i32 or i64 elements, not 'f32'}}
+  %old = tessel.atomic_rmw and relaxed agent %p, %v : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @atomic_i8(%p: tensor<64x!tessel.ptr<i8>>, %v: tensor<64xi8>) {
+  // expected-error@below {{atomic add takes f16, bf16, f32, i32 or i64 elements, not 'i8'}}
+  %old = tessel.atomic_rmw add relaxed agent %p, %v : (tensor<64x!tessel.ptr<i8>>, tensor<64xi8>) -> tensor<64xi8>
+  return
+}
+
+// -----
+
+func.func @atomic_cas_types(%p: !tessel.ptr<i32>, %c: i64, %v: i32) {
+  // expected-error@below {{compared value element type must be the pointee type 'i32'}}
+  %old = tessel.atomic_cas relaxed agent %p, %c, %v : (!tessel.ptr<i32>, i64, i32) -> i32
+  return
+}
+
+// -----
+
+func.func @atomic_mask_shape(%p: tensor<64x!tessel.ptr<i32>>, %v: tensor<64xi32>, %m: tensor<32xi1>) {
+  // expected-error@below {{mask must have the pointer operand's shape}}
+  %old = tessel.atomic_rmw add relaxed agent %p, %v, %m : (tensor<64x!tessel.ptr<i32>>, tensor<64xi32>, tensor<32xi1>) -> tensor<64xi32>
+  return
+}

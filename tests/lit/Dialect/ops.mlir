@@ -52,3 +52,15 @@ func.func @lds_buffers(%t: tensor<64x32xf16>, %slot: i32) -> tensor<64x32xf16> {
 func.func @lds_swizzled(%b: !tessel.lds<1x64x32xf16, order [1, 0], pad 0, swizzle [8, 2, 4]>) {
   return
 }
+
+// CHECK-LABEL: func.func @atomics
+func.func @atomics(%p: tensor<64x!tessel.ptr<f32>>, %v: tensor<64xf32>, %m: tensor<64xi1>,
+                   %q: !tessel.ptr<i32>, %c: i32, %n: i32) -> (tensor<64xf32>, i32) {
+  // CHECK: tessel.atomic_rmw add acq_rel agent %{{.*}}, %{{.*}}, %{{.*}} : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>, tensor<64xi1>) -> tensor<64xf32>
+  %old = tessel.atomic_rmw add acq_rel agent %p, %v, %m : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>, tensor<64xi1>) -> tensor<64xf32>
+  // CHECK: tessel.atomic_rmw xor relaxed wavefront
+  %x = tessel.atomic_rmw xor relaxed wavefront %q, %c : (!tessel.ptr<i32>, i32) -> i32
+  // CHECK: tessel.atomic_cas acquire system %{{.*}}, %{{.*}}, %{{.*}} : (!tessel.ptr<i32>, i32, i32) -> i32
+  %y = tessel.atomic_cas acquire system %q, %c, %n : (!tessel.ptr<i32>, i32, i32) -> i32
+  return %old, %y : tensor<64xf32>, i32
+}

@@ -209,6 +209,36 @@ TEST_CASE("store: values and masks follow the pointers' shape") {
   CHECK(msg == at(__FILE__, line) + "store: the mask of shape [4] does not broadcast to the pointers' shape []");
 }
 
+TEST_CASE("atomics: values, compared values and masks follow the pointers' shape; no atomics in a combine") {
+  auto k = jit(+[](Ptr<f32> out) {
+    auto offs = arange(0, 4);
+    atomic_add(out + offs, zeros<f32>({8}));
+  }, "bad_atomic");
+  int line = __LINE__ - 2;
+  std::string msg = errorOf([&] { k.trace(static_cast<float *>(nullptr)); });
+  CHECK(msg == at(__FILE__, line) + "atomic_add: the value of shape [8] does not broadcast to the pointers' shape [4]");
+
+  auto k2 = jit(+[](Ptr<int32_t> out) {
+    atomic_cas(out, 0, 1, arange(0, 4) < 2); // a scalar pointer with a tile mask
+  }, "bad_cas_mask");
+  line = __LINE__ - 2;
+  msg = errorOf([&] { k2.trace(static_cast<int32_t *>(nullptr)); });
+  CHECK(msg == at(__FILE__, line) + "atomic_cas: the mask of shape [4] does not broadcast to the pointers' shape []");
+
+  auto k3 = jit(+[](Ptr<int32_t> out) {
+    auto x = arange(0, 4);
+    auto r = reduce(x, 0, [&](i32 a, i32 b) {
+      atomic_add(out, a);
+      return a + b;
+    });
+    store(out, r);
+  }, "atomic_in_combine");
+  line = __LINE__ - 5;
+  msg = errorOf([&] { k3.trace(static_cast<int32_t *>(nullptr)); });
+  CHECK(msg == at(__FILE__, line) +
+                   "atomic_add: a combine function may only use its arguments (and literals), not tiles from outside it");
+}
+
 TEST_CASE("arange bounds, fill values, and shapes of unusable tiles") {
   int line = __LINE__ + 1;
   std::string msg = errorOf([] { traceBody([] { arange(int64_t{1} << 31, (int64_t{1} << 31) + 4); }); });

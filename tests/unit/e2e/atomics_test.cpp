@@ -3,6 +3,7 @@
 #include "e2e_common.hpp"
 
 #include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/compile.hpp"
 
 #include <algorithm>
 #include <map>
@@ -209,4 +210,65 @@ TEST_CASE("an atomic on a replicated tile updates each element once; a scalar at
   CHECK(counter.download()[0] == 42);
   CHECK(copies.download() == std::vector<int32_t>(256, 41));
   CHECK(kernel.runtime()->lastKernel()->ldsBytes > 0);
+}
+
+namespace {
+// out[idx[b, i, j], i, j] += src[b, i, j]: scatter_add along dim 0 of a
+// [16, 32, 32] tensor, one program per b.
+template <class T> void scatter_add_dim0(Ptr<T> out, Ptr<int64_t> idx, Ptr<T> src) {
+  auto b = program_id(0);
+  auto plane = expand_dims(arange(0, 32), 1) * 32 + expand_dims(arange(0, 32), 0);
+  auto row = load(idx + b * 1024 + plane);
+  scatter_add(out + cast<int32_t>(row) * 1024 + plane, load(src + b * 1024 + plane));
+}
+
+template <class T> void checkScatterAdd(const char *arch, bool allToRowZero) {
+  CAPTURE(arch);
+  CAPTURE(allToRowZero);
+  Device dev = Device::emulator(arch);
+  const size_t n = 16 * 32 * 32;
+  auto hidx = allToRowZero ? std::vector<int64_t>(n, 0) : randomInts<int64_t>(n, 0, 15);
+  auto fsrc = randomFloats(n, -1, 1);
+  std::vector<T> hsrc(fsrc.begin(), fsrc.end());
+  auto out = dev.upload(std::vector<T>(n, T(0.0f)));
+  auto idx = dev.upload(hidx);
+  auto src = dev.upload(hsrc);
+  auto kernel = jit<scatter_add_dim0<T>>();
+  kernel.launch(dev, {16}, {.num_warps = 4}, out, idx, src);
+  CHECK(kernel.runtime()->lastKernel()->ldsBytes <= 65536);
+  std::vector<double> want(n, 0.0);
+  std::vector<int> adds(n, 0);
+  for (size_t e = 0; e < n; ++e) {
+    size_t to = size_t(hidx[e]) * 1024 + e % 1024;
+    want[to] += double(float(hsrc[e]));
+    ++adds[to];
+  }
+  // Each add rounds to T once: at most half an ulp of the partial sum (at
+  // most the number of adds) per add.
+  double ulp = std::is_same_v<T, float> ? 0x1p-23 : std::is_same_v<T, half> ? 0x1p-10 : 0x1p-7;
+  auto got = out.download();
+  size_t bad = 0;
+  for (size_t e = 0; e < n; ++e)
+    bad += std::fabs(double(float(got[e])) - want[e]) > adds[e] * (adds[e] + 1) * ulp / 2 + 1e-12;
+  CHECK(bad == 0);
+}
+} // namespace
+
+TEST_CASE("scatter_add into zeros [16, 32, 32] along dim 0: every row to row 0, and random rows (f32, f16, bf16; gfx942, gfx90a, gfx1100)") {
+  for (const char *arch : {"gfx942", "gfx90a", "gfx1100"})
+    for (bool allToRowZero : {true, false}) {
+      checkScatterAdd<float>(arch, allToRowZero);
+      checkScatterAdd<half>(arch, allToRowZero);
+      checkScatterAdd<bfloat16>(arch, allToRowZero);
+    }
+}
+
+TEST_CASE("gfx942: scatter_add of f32 is global_atomic_add_f32") {
+  auto kernel = jit<scatter_add_dim0<float>>();
+  auto out = emulator().alloc<float>(16 * 1024), src = emulator().alloc<float>(16 * 1024);
+  auto idx = emulator().alloc<int64_t>(16 * 1024);
+  detail::TraceRequest request = kernel.trace(out, idx, src);
+  CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx942", 4});
+  CHECK(contains(k.assembly, "global_atomic_add_f32"));
+  CHECK(!contains(k.assembly, "global_atomic_cmpswap"));
 }

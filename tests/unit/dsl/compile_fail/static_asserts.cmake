@@ -30,7 +30,9 @@ set(_dsl_cf_cases
   "26|the body of for_range takes the induction variable, an i32"
   "27|no matching function for call to 'for_range'"
   "28|dot takes half, bfloat16, float or int8_t tiles"
-  "29|dot accumulates half, bfloat16 and float products in float")
+  "29|dot accumulates half, bfloat16 and float products in float"
+  "30|this atomic takes i32 or i64 elements .and, or, xor, umax, umin."
+  "31|the value's element type must equal the pointers' element type")
 foreach(_case IN LISTS _dsl_cf_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _n)

@@ -75,6 +75,10 @@ void kernel(Ptr<f32> x, i32 n) {
   auto h = cast<half>(f);
   auto acc = zeros<half>({4, 4});
   auto r = dot(h, h, acc); // a half accumulator
+#elif CASE == 30
+  auto r = atomic_and(x + i, f); // bitwise atomic on floats
+#elif CASE == 31
+  auto r = atomic_add(x + i, i); // an int value through float pointers
 #else
   int r = 0; // CASE 0 compiles: the harness itself works
 #endif
