@@ -272,3 +272,54 @@ TEST_CASE("gfx942: scatter_add of f32 is global_atomic_add_f32") {
   CHECK(contains(k.assembly, "global_atomic_add_f32"));
   CHECK(!contains(k.assembly, "global_atomic_cmpswap"));
 }
+
+namespace {
+// out[j] += x[i, j] for each row i: contiguous pointers, 4-byte aligned
+// pairs (split-K style reduction into one row).
+template <class T> void add_rows(Ptr<T> out, Ptr<T> x, i32 cols, Const<int> ROWS, Const<int> COLS) {
+  auto j = arange(0, COLS);
+  auto inside = j < cols;
+  for (int i = 0; i < ROWS; ++i)
+    scatter_add(out + j, load(x + i * cols + j, inside, 0.0f), inside);
+}
+
+template <class T> void checkAddRows(const char *arch, int cols) {
+  CAPTURE(arch);
+  CAPTURE(cols);
+  Device dev = Device::emulator(arch);
+  const int rows = 8;
+  auto fx = randomFloats(size_t(rows) * cols, -1, 1);
+  std::vector<T> hx(fx.begin(), fx.end());
+  auto out = dev.upload(std::vector<T>(size_t(cols), T(0.0f)));
+  auto x = dev.upload(hx);
+  jit<add_rows<T>>().launch(dev, {1}, {.num_warps = 2}, out, x, cols, rows, 256);
+  double ulp = std::is_same_v<T, half> ? 0x1p-10 : 0x1p-7;
+  auto got = out.download();
+  size_t bad = 0;
+  for (int c = 0; c < cols; ++c) {
+    double want = 0;
+    for (int r = 0; r < rows; ++r)
+      want += double(float(hx[size_t(r) * cols + c]));
+    bad += std::fabs(double(float(got[size_t(c)])) - want) > rows * (rows + 1) * ulp / 2;
+  }
+  CHECK(bad == 0);
+}
+} // namespace
+
+TEST_CASE("16-bit float adds through contiguous pointers go in packed pairs (gfx942: global_atomic_pk_add_bf16/f16)") {
+  for (const char *arch : {"gfx942", "gfx90a", "gfx1100"})
+    for (int cols : {256, 255, 130}) { // odd: the last pair half masked off
+      checkAddRows<half>(arch, cols);
+      checkAddRows<bfloat16>(arch, cols);
+    }
+  auto out = emulator().alloc<bfloat16>(256), x = emulator().alloc<bfloat16>(8 * 256);
+  auto kernel = jit<add_rows<bfloat16>>();
+  detail::TraceRequest request = kernel.trace(out, x, 256, 8, 256);
+  CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx942", 2});
+  CHECK(contains(k.tileIR, "vec = 2"));
+  CHECK(contains(k.assembly, "global_atomic_pk_add_bf16"));
+  auto outH = emulator().alloc<half>(256), xH = emulator().alloc<half>(8 * 256);
+  detail::TraceRequest requestH = jit<add_rows<half>>().trace(outH, xH, 256, 8, 256);
+  CompiledKernel kh = compileTrace(requestH.trace, requestH.spec, {"gfx942", 2});
+  CHECK(contains(kh.assembly, "global_atomic_pk_add_f16"));
+}

@@ -60,24 +60,31 @@ LLVM::AtomicBinOp binOpOf(AtomicKind kind, Type elem) {
   llvm_unreachable("AtomicKind");
 }
 
-// Runs `atomic(register index)` per register where the element's owner
-// holds a set mask, and replaces `op` with the old values, shared with the
-// other holders through LDS when the op planned bytes for it.
+// Runs `atomic(first register)` per group of `vec` registers where the
+// element's owner holds a set mask (any of the group's), and replaces `op`
+// with the old values (the atomic's result, a vector for vec > 1), shared
+// with the other holders through LDS when the op planned bytes for it.
 template <class Op>
 void lowerAtomic(Op op, ValueRange masks, ConversionPatternRewriter &rewriter, const TargetInfo &target,
-                 const TesselToLLVMTypeConverter &converter, size_t registers,
+                 const TesselToLLVMTypeConverter &converter, size_t registers, int64_t vec,
                  function_ref<Value(size_t)> atomic) {
   Location loc = op.getLoc();
   Type type = op.getType();
   Type elem = converter.scalarType(type);
   Value owner = emitOwnerPredicate(rewriter, loc, target, type);
-  Value zero = constantValue(rewriter, loc, elem, rewriter.getZeroAttr(elem));
+  Type access = vec == 1 ? elem : Type(VectorType::get({vec}, elem));
+  Value zero = constantValue(rewriter, loc, access, rewriter.getZeroAttr(access));
   SmallVector<Value> old;
-  for (size_t r = 0; r < registers; ++r) {
-    Value pred = masks.empty() ? Value() : masks[r];
+  for (size_t r = 0; r < registers; r += vec) {
+    Value pred;
+    for (int64_t i = 0; i < vec && !masks.empty(); ++i)
+      pred = pred ? Value(rewriter.create<LLVM::OrOp>(loc, pred, masks[r + i])) : masks[r + i];
     if (owner)
       pred = pred ? Value(rewriter.create<LLVM::AndOp>(loc, pred, owner)) : owner;
-    old.push_back(pred ? predicated(rewriter, loc, pred, zero, [&] { return atomic(r); }) : atomic(r));
+    Value got = pred ? predicated(rewriter, loc, pred, zero, [&] { return atomic(r); }) : atomic(r);
+    for (int64_t i = 0; i < vec; ++i)
+      old.push_back(vec == 1 ? got
+                             : Value(rewriter.create<LLVM::ExtractElementOp>(loc, got, i32Value(rewriter, loc, i))));
   }
   if (op.getLdsScratchBytes() > 0) {
     // Owners write what they read, every holder reads it back.
@@ -110,10 +117,24 @@ struct AtomicRMWOpConversion : TesselOpToLLVMPattern<AtomicRMWOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     SmallVector<Value> ptrs = registersOf(adaptor.getPtr()), vals = registersOf(adaptor.getVal());
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
-    LLVM::AtomicBinOp bin = binOpOf(op.getKind(), converter.scalarType(op.getType()));
-    unsigned align = ldsElementBytes(op.getType());
-    lowerAtomic(op, masks, rewriter, target, converter, ptrs.size(), [&](size_t r) -> Value {
-      return rewriter.create<LLVM::AtomicRMWOp>(op.getLoc(), bin, ptrs[r], vals[r], orderingOf(op.getSem()),
+    Location loc = op.getLoc();
+    Type elem = converter.scalarType(op.getType());
+    LLVM::AtomicBinOp bin = binOpOf(op.getKind(), elem);
+    int64_t vec = op.getVec();
+    unsigned align = ldsElementBytes(op.getType()) * vec;
+    // A packed add: a masked-off half adds -0.0, which leaves every value
+    // (-0.0 included) as it was.
+    Value negZero = vec > 1 ? constantValue(rewriter, loc, elem, rewriter.getFloatAttr(elem, -0.0)) : Value();
+    lowerAtomic(op, masks, rewriter, target, converter, ptrs.size(), vec, [&](size_t r) -> Value {
+      Value val = vals[r];
+      if (vec > 1) {
+        SmallVector<Value> parts;
+        for (int64_t i = 0; i < vec; ++i)
+          parts.push_back(masks.empty() ? vals[r + i]
+                                        : Value(rewriter.create<LLVM::SelectOp>(loc, masks[r + i], vals[r + i], negZero)));
+        val = vectorOf(rewriter, loc, parts, elem);
+      }
+      return rewriter.create<LLVM::AtomicRMWOp>(loc, bin, ptrs[r], val, orderingOf(op.getSem()),
                                                 syncScopeOf(op.getScope()), align);
     });
     return success();
@@ -133,7 +154,7 @@ struct AtomicCASOpConversion : TesselOpToLLVMPattern<AtomicCASOp> {
     Type bits = rewriter.getIntegerType(elem.getIntOrFloatBitWidth());
     auto asBits = [&](Value v) { return isa<FloatType>(elem) ? Value(rewriter.create<LLVM::BitcastOp>(loc, bits, v)) : v; };
     unsigned align = ldsElementBytes(op.getType());
-    lowerAtomic(op, masks, rewriter, target, converter, ptrs.size(), [&](size_t r) -> Value {
+    lowerAtomic(op, masks, rewriter, target, converter, ptrs.size(), 1, [&](size_t r) -> Value {
       auto cas = rewriter.create<LLVM::AtomicCmpXchgOp>(loc, ptrs[r], asBits(cmps[r]), asBits(vals[r]),
                                                         orderingOf(op.getSem()), failureOrderingOf(op.getSem()),
                                                         syncScopeOf(op.getScope()), align);

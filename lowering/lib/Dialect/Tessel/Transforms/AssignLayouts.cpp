@@ -23,6 +23,14 @@ namespace {
 
 bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
 
+// An atomic add of 16-bit floats moves pairs as one packed atomic where
+// its pointers allow (the backend's global_atomic_pk_add_{f16,bf16}, or a
+// 32-bit compare-and-swap loop where the target has none).
+bool packsPairs(AtomicRMWOp op) {
+  Type elem = pointeeOf(op.getPtr().getType());
+  return op.getKind() == AtomicKind::add && (elem.isF16() || elem.isBF16()) && isa<RankedTensorType>(op.getPtr().getType());
+}
+
 // Ops whose tile results are cheap to compute again where they are used.
 bool isRematerializable(Operation *op) {
   if (!op || op->getNumResults() != 1 || op->getNumRegions() != 0)
@@ -476,6 +484,8 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         addAnchor(load.getPtr(), load.getMask());
       if (auto store = dyn_cast<StoreOp>(op))
         addAnchor(store.getPtr(), store.getMask());
+      if (auto atomic = dyn_cast<AtomicRMWOp>(op); atomic && packsPairs(atomic))
+        addAnchor(atomic.getPtr(), atomic.getMask());
     });
 
     // Layout per group: blocked, or a slice of the parent group's.
@@ -587,6 +597,8 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         load.setVec(vecFor(load.getPtr(), load.getMask()));
       if (auto store = dyn_cast<StoreOp>(op))
         store.setVec(vecFor(store.getPtr(), store.getMask()));
+      if (auto atomic = dyn_cast<AtomicRMWOp>(op); atomic && packsPairs(atomic))
+        atomic.setVec(std::min<int64_t>(2, vecFor(atomic.getPtr(), atomic.getMask())));
     });
     return success();
   }

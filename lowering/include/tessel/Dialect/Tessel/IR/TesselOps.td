@@ -116,10 +116,13 @@ def Tessel_AtomicRMWOp : Tessel_Op<"atomic_rmw", [DeclareOpInterfaceMethods<Tess
     pointer, with the ordering `sem` at scope `scope`; the result is the
     value m held before (unspecified where masked off). Elements a layout
     replicates over several threads are updated once; their old values
-    reach every copy through LDS.
+    reach every copy through LDS. `vec` = 2 on an f16/bf16 add: pairs of
+    contiguous, 4-byte aligned elements go as one packed atomic (layout
+    assignment proves it; a masked-off half adds -0.0).
   }];
   let arguments = (ins Tessel_AtomicKind:$kind, Tessel_PtrLike:$ptr, AnyType:$val,
-                       Optional<Tessel_BoolLike>:$mask, Tessel_MemSem:$sem, Tessel_MemScope:$scope);
+                       Optional<Tessel_BoolLike>:$mask, Tessel_MemSem:$sem, Tessel_MemScope:$scope,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$vec);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
     $kind $sem $scope $ptr `,` $val (`,` $mask^)? attr-dict `:` functional-type(operands, results)
