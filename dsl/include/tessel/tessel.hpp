@@ -9,6 +9,7 @@
 #include "tessel/kernel.hpp"
 #include "tessel/ops.hpp"
 #include "tessel/reduce.hpp"
+#include "tessel/sort.hpp"
 #include "tessel/runtime/autotune.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/kernel_runtime.hpp"

@@ -214,6 +214,15 @@ void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *m
 // tessel.atomic_rmw (kind >= 0, one value) or tessel.atomic_cas (kind < 0,
 // the compared value then the new one); sem and scope as the dialect's
 // MemSem / MemScope numbers.
+// tessel.sort of keys (inputs[0]) with payloads; one result per input.
+std::vector<ValueRef> emitSort(const OpSite &site, const std::vector<ValueRef> &inputs, int64_t axis, bool descending,
+                               bool stable);
+// The positions that sort `x` along `axis` (i32).
+ValueRef emitArgsort(const OpSite &site, ValueRef x, int64_t axis, bool descending, bool stable);
+// The first bit_ceil(k) of `x` sorted along `axis` (largest first when
+// `largest`), and their positions as `indexType`.
+std::pair<ValueRef, ValueRef> emitTopk(const OpSite &site, ValueRef x, int64_t k, int64_t axis, bool largest,
+                                       DType indexType);
 ValueRef emitAtomic(const OpSite &site, int kind, ValueRef ptr, std::vector<Operand> values, const Operand *mask,
                     int sem, int scope);
 // A generic op (TraceOp::Op) named by its MLIR name, with its result type and

@@ -85,6 +85,7 @@ struct ConvertTesselToLLVMPass
     populateElementwiseOpToLLVMPatterns(converter, target, patterns);
     populateLoadStoreOpToLLVMPatterns(converter, target, patterns);
     populateAtomicOpToLLVMPatterns(converter, target, patterns);
+    populateSortOpToLLVMPatterns(converter, target, patterns);
     populateReduceOpToLLVMPatterns(converter, target, patterns);
     populateScanOpToLLVMPatterns(converter, target, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);

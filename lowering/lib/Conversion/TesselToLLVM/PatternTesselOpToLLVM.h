@@ -44,6 +44,8 @@ void populateLoadStoreOpToLLVMPatterns(const TesselToLLVMTypeConverter &converte
 // reduce: within a thread, across lanes (butterfly), across waves (LDS).
 void populateAtomicOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                     RewritePatternSet &patterns);
+void populateSortOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                                  RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                     const TargetInfo &target, RewritePatternSet &patterns);
 // scan: within a thread, across lanes (Hillis-Steele), across waves (LDS).

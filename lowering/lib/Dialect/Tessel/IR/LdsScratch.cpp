@@ -86,3 +86,16 @@ std::string AtomicRMWOp::describeLdsUse() { return "an atomic's old values, shar
 
 int64_t AtomicCASOp::getLdsScratchBytes() { return atomicResultBytes(getResult()); }
 std::string AtomicCASOp::describeLdsUse() { return "an atomic's old values, shared with the threads holding copies"; }
+
+// A sort whose axis spans several waves exchanges through LDS, one operand
+// at a time (and the index it sorts stably by).
+int64_t SortOp::getLdsScratchBytes() {
+  auto type = cast<RankedTensorType>(getSrcs()[0].getType());
+  if (!type.getEncoding() || getLinearLayout(type).waveBitsAlong(getAxis()).empty())
+    return 0;
+  int64_t bytes = getStable() ? ldsPaddedSlots(type.getNumElements()) * 4 : 0;
+  for (Value s : getSrcs())
+    bytes = std::max(bytes, tileBytes(s));
+  return bytes;
+}
+std::string SortOp::describeLdsUse() { return "a sort across waves"; }

@@ -113,6 +113,56 @@ LogicalResult AtomicCASOp::verify() {
                       false, "atomic_cas");
 }
 
+LogicalResult SortOp::verify() {
+  if (getSrcs().empty())
+    return emitOpError("needs the keys");
+  auto keys = cast<RankedTensorType>(getSrcs()[0].getType());
+  if (getAxis() < 0 || getAxis() >= keys.getRank())
+    return emitOpError("axis ") << getAxis() << " is out of range for a rank-" << keys.getRank() << " tile";
+  Type k = keys.getElementType();
+  if (!k.isIntOrFloat() || k.isInteger(1))
+    return emitOpError("sorts integer or float keys, not ") << k;
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("has one result per operand");
+  for (auto [src, res] : llvm::zip(getSrcs(), getResults())) {
+    auto t = cast<RankedTensorType>(src.getType());
+    if (t.getShape() != keys.getShape() || t.getEncoding() != keys.getEncoding())
+      return emitOpError("operands must have one shape and layout");
+    if (res.getType() != t)
+      return emitOpError("each result has its operand's type");
+  }
+  return success();
+}
+
+namespace {
+// Payloads whose results nobody reads stop moving: the sort keeps its keys
+// (they order everything) and the payloads someone uses.
+struct DropUnreadPayloads : OpRewritePattern<SortOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SortOp op, PatternRewriter &rewriter) const override {
+    SmallVector<Value> srcs{op.getSrcs()[0]};
+    SmallVector<Value> kept{op.getResults()[0]};
+    for (size_t i = 1; i < op.getSrcs().size(); ++i)
+      if (!op.getResults()[i].use_empty()) {
+        srcs.push_back(op.getSrcs()[i]);
+        kept.push_back(op.getResults()[i]);
+      }
+    if (srcs.size() == op.getSrcs().size())
+      return failure();
+    auto sorted = rewriter.create<SortOp>(op.getLoc(), ValueRange(srcs).getTypes(), srcs, op.getAxisAttr(),
+                                          op.getDescendingAttr(), op.getStableAttr());
+    for (auto [old, now] : llvm::zip(kept, sorted.getResults()))
+      rewriter.replaceAllUsesWith(old, now);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void SortOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<DropUnreadPayloads>(context);
+}
+
 // Shared by reduce and scan: operands of one shape, a combine region taking
 // 2N scalars of the operands' element types and yielding N.
 static LogicalResult verifyCombiner(Operation *op, ValueRange srcs, Region &combine,

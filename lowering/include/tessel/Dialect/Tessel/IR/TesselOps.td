@@ -148,6 +148,28 @@ def Tessel_AtomicCASOp : Tessel_Op<"atomic_cas", [DeclareOpInterfaceMethods<Tess
 }
 
 //===----------------------------------------------------------------------===//
+// Sorting
+//===----------------------------------------------------------------------===//
+
+def Tessel_SortOp : Tessel_Op<"sort", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure]> {
+  let summary = "sort tiles along one axis by the first (keys); the rest move with them";
+  let description = [{
+    Sorts each line along `axis` of the first operand (the keys), ascending
+    or `descending`; the other operands (payloads) move with their keys.
+    Floats order NaN above every number (last ascending, first descending,
+    as torch.sort). `stable`: equal keys keep their order along the axis.
+    A bitonic network over the axis: compare-exchanges within a thread's
+    registers, across lanes, and across waves through LDS.
+  }];
+  let arguments = (ins Variadic<Tessel_Tile>:$srcs, I32Attr:$axis, BoolAttr:$descending, BoolAttr:$stable);
+  let results = (outs Variadic<Tessel_Tile>:$results);
+  let assemblyFormat = "$srcs attr-dict `:` functional-type($srcs, results)";
+  let hasVerifier = 1;
+  // A payload nobody reads is dropped (before layouts and the LDS plan).
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions and scans
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,212 @@
+// sort, argsort and topk on the emulator against std::stable_sort.
+#include "e2e_common.hpp"
+
+#include "tessel/core/compiled_kernel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+// n valid keys in a tile of BLOCK (padded with +inf ascending, -inf
+// descending so the padding sorts last); the position of each as payload.
+void sort_keys(Ptr<f32> x, Ptr<f32> keys, Ptr<int32_t> pos, i32 n, Const<int> BLOCK, Const<bool> DESC,
+               Const<bool> STABLE) {
+  auto offs = arange(0, BLOCK);
+  auto inside = offs < n;
+  // NaN sorts above +inf: with NaNs ascending, the padding is NaN too (a
+  // stable sort keeps it after the real NaNs: its positions are larger).
+  float pad = DESC ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+  auto v = load(x + offs, inside, pad);
+  auto [k, p] = sort(v, offs, {.descending = bool(DESC), .stable = bool(STABLE)});
+  store(keys + offs, k, inside);
+  store(pos + offs, p, inside);
+}
+
+// The reference: a stable sort of the positions by key, NaN above every
+// number (torch.sort).
+std::vector<int32_t> stableOrder(const std::vector<float> &x, bool descending) {
+  std::vector<int32_t> order(x.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto less = [](float a, float b) { return (!std::isnan(a) && std::isnan(b)) || a < b; };
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return descending ? less(x[size_t(b)], x[size_t(a)]) : less(x[size_t(a)], x[size_t(b)]);
+  });
+  return order;
+}
+
+bool sameKey(float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+void checkSort(Device &dev, int n, int block, unsigned warps, bool descending, bool stable, bool nans) {
+  CAPTURE(n);
+  CAPTURE(warps);
+  CAPTURE(descending);
+  CAPTURE(stable);
+  // Few distinct values: many ties.
+  auto hx = randomInts<int32_t>(size_t(n), -20, 20);
+  std::vector<float> x(hx.begin(), hx.end());
+  if (nans)
+    for (size_t i = 0; i < x.size(); i += 7)
+      x[i] = std::nanf("");
+  auto dx = dev.upload(x);
+  auto keys = dev.upload(std::vector<float>(size_t(n), -12345.f));
+  auto pos = dev.upload(std::vector<int32_t>(size_t(n), -1));
+  jit<sort_keys>().launch(dev, {1}, {.num_warps = warps}, dx, keys, pos, n, block, descending, stable);
+  auto gk = keys.download();
+  auto gp = pos.download();
+  auto want = stableOrder(x, descending);
+  size_t badKeys = 0, badPos = 0;
+  std::vector<int> seen(size_t(n), 0);
+  for (size_t i = 0; i < size_t(n); ++i) {
+    badKeys += !sameKey(gk[i], x[size_t(want[i])]);
+    if (gp[i] >= 0 && gp[i] < n) {
+      ++seen[size_t(gp[i])];
+      badPos += !sameKey(x[size_t(gp[i])], gk[i]); // the payload moved with its key
+    } else {
+      ++badPos;
+    }
+  }
+  CHECK(badKeys == 0);
+  CHECK(badPos == 0);
+  CHECK(std::count(seen.begin(), seen.end(), 1) == n); // a permutation
+  if (stable)
+    CHECK(gp == want);
+}
+
+} // namespace
+
+TEST_CASE("sort of lengths 6 and 10 matches std::stable_sort (keys, payloads; stable on request)") {
+  for (auto [n, block] : {std::pair{10, 16}, {6, 8}})
+    for (unsigned warps : {1u, 4u})
+      for (bool descending : {false, true})
+        for (bool stable : {false, true})
+          checkSort(emulator(), n, block, warps, descending, stable, false);
+}
+
+TEST_CASE("sort of lengths 1000 and 4096 matches std::stable_sort, with NaNs (last ascending, first descending)") {
+  checkSort(emulator(), 1000, 1024, 4, false, true, true);
+  checkSort(emulator(), 1000, 1024, 4, true, true, true);
+  checkSort(emulator(), 4096, 4096, 4, true, false, false);
+}
+
+TEST_CASE("sort on wave32 (gfx1100) and across 8 waves") {
+  Device dev = Device::emulator("gfx1100");
+  checkSort(dev, 1000, 1024, 4, false, true, true);
+  checkSort(dev, 4096, 4096, 8, true, true, false);
+}
+
+namespace {
+// One row of 10 scores (a 16-wide tile), sorted descending and stably with
+// an int64 payload.
+void sort_row(Ptr<f32> x, Ptr<int64_t> ids, Ptr<f32> keys, Ptr<int64_t> out) {
+  auto offs = arange(0, 16);
+  auto inside = offs < 10;
+  auto v = load(x + offs, inside, -std::numeric_limits<float>::infinity());
+  auto id = load(ids + offs, inside, int64_t(-1));
+  auto [k, p] = sort(v, id, {.descending = true, .stable = true});
+  store(keys + offs, k, inside);
+  store(out + offs, p, inside);
+}
+} // namespace
+
+TEST_CASE("a 1 x 10 f32 descending sort with an int64 payload keeps equal keys in order (stable)") {
+  std::vector<float> x{3, 1, 3, 2, 3, 1, 0, 2, 3, 1};
+  std::vector<int64_t> ids{100, 101, 102, 103, 104, 105, 106, 107, 108, 109};
+  auto keys = poisoned<float>(10);
+  auto out = poisoned<int64_t>(10);
+  jit<sort_row>().launch(emulator(), {1}, {.num_warps = 1}, emulator().upload(x), emulator().upload(ids), keys, out);
+  CHECK(keys.download() == std::vector<float>{3, 3, 3, 3, 2, 2, 1, 1, 1, 0});
+  CHECK(out.download() == std::vector<int64_t>{100, 102, 104, 108, 103, 107, 101, 105, 109, 106});
+}
+
+namespace {
+// topk k = 2 along the last axis of a [B, 2, 2] tensor: values and int64
+// indices, largest first; USE_INDICES = false leaves the indices unread.
+void topk_b22(Ptr<f32> x, Ptr<f32> vals, Ptr<int64_t> idx, Const<int> B, Const<bool> USE_INDICES) {
+  auto b = expand_dims(expand_dims(arange(0, B), 1), 2);
+  auto i = expand_dims(expand_dims(arange(0, 2), 0), 2);
+  auto j = expand_dims(expand_dims(arange(0, 2), 0), 1);
+  auto offs = b * 4 + i * 2 + j;
+  auto [v, k] = topk<int64_t>(load(x + offs), 2);
+  store(vals + offs, v);
+  if (USE_INDICES)
+    store(idx + offs, k);
+}
+} // namespace
+
+TEST_CASE("topk k = 2 along the last axis of [B, 2, 2] f32 (B = 1, 2, 4 tiles for 1, 3, 7 rows) with int64 indices; indices unused") {
+  for (int b : {1, 3, 7}) {
+    CAPTURE(b);
+    const int tileB = int(std::bit_ceil(unsigned(b)));
+    auto hx = randomFloats(size_t(tileB) * 4, -5, 5);
+    auto x = emulator().upload(hx);
+    for (bool useIndices : {true, false}) {
+      CAPTURE(useIndices);
+      auto vals = poisoned<float>(size_t(tileB) * 4);
+      auto idx = emulator().upload(std::vector<int64_t>(size_t(tileB) * 4, -7));
+      auto kernel = jit<topk_b22>();
+      kernel.launch(emulator(), {1}, {.num_warps = 1}, x, vals, idx, tileB, useIndices);
+      auto gv = vals.download();
+      auto gi = idx.download();
+      for (int r = 0; r < b * 2; ++r) {
+        float a = hx[size_t(r) * 2], c = hx[size_t(r) * 2 + 1];
+        bool firstBigger = a >= c;
+        CHECK(gv[size_t(r) * 2] == std::max(a, c));
+        CHECK(gv[size_t(r) * 2 + 1] == std::min(a, c));
+        if (useIndices) {
+          CHECK(gi[size_t(r) * 2] == (firstBigger ? 0 : 1));
+          CHECK(gi[size_t(r) * 2 + 1] == (firstBigger ? 1 : 0));
+        } else {
+          CHECK(gi[size_t(r) * 2] == -7);
+        }
+      }
+      const CompiledKernel &k = *kernel.runtime()->lastKernel();
+      CHECK(k.ldsBytes <= 65536);
+      // Unread, the positions stop moving with the keys: the sort has one
+      // operand (the key) left.
+      size_t at = k.tileIR.find("tessel.sort");
+      REQUIRE(at != std::string::npos);
+      std::string line = k.tileIR.substr(at, k.tileIR.find('\n', at) - at);
+      CAPTURE(line);
+      CHECK(contains(line, ", %") == useIndices);
+    }
+  }
+}
+
+namespace {
+// topk of 5 along each of 4 rows of 64: the first 8 (bit_ceil(5)) of the
+// row sorted descending, and their positions.
+void topk_rows(Ptr<f32> x, Ptr<f32> vals, Ptr<int32_t> idx, Const<bool> LARGEST) {
+  auto rows = expand_dims(arange(0, 4), 1);
+  auto v = load(x + rows * 64 + expand_dims(arange(0, 64), 0));
+  auto [t, i] = topk(v, 5, {.largest = bool(LARGEST)});
+  auto out = rows * 8 + expand_dims(arange(0, 8), 0);
+  store(vals + out, t);
+  store(idx + out, i);
+}
+} // namespace
+
+TEST_CASE("topk of 5 per row of [4, 64] (largest and smallest): the sorted first 8 and their positions") {
+  auto hx = randomFloats(4 * 64, -100, 100);
+  for (bool largest : {true, false}) {
+    CAPTURE(largest);
+    auto vals = poisoned<float>(32);
+    auto idx = emulator().upload(std::vector<int32_t>(32, -1));
+    jit<topk_rows>().launch(emulator(), {1}, {.num_warps = 4}, emulator().upload(hx), vals, idx, largest);
+    auto gv = vals.download();
+    auto gi = idx.download();
+    for (int r = 0; r < 4; ++r) {
+      std::vector<float> row(hx.begin() + r * 64, hx.begin() + r * 64 + 64);
+      auto order = stableOrder(row, largest);
+      for (int c = 0; c < 8; ++c) {
+        CHECK(gv[size_t(r * 8 + c)] == row[size_t(order[size_t(c)])]);
+        CHECK(gi[size_t(r * 8 + c)] == order[size_t(c)]);
+      }
+    }
+  }
+}
