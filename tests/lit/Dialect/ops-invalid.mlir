@@ -137,3 +137,27 @@ func.func @atomic_mask_shape(%p: tensor<64x!tessel.ptr<i32>>, %v: tensor<64xi32>
   %old = tessel.atomic_rmw add relaxed agent %p, %v, %m : (tensor<64x!tessel.ptr<i32>>, tensor<64xi32>, tensor<32xi1>) -> tensor<64xi32>
   return
 }
+
+// -----
+
+func.func @sort_axis(%k: tensor<64xf32>) {
+  // expected-error@below {{axis 1 is out of range for a rank-1 tile}}
+  %s = tessel.sort %k {axis = 1 : i32, descending = false, stable = false} : (tensor<64xf32>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @sort_bool_keys(%k: tensor<64xi1>) {
+  // expected-error@below {{sorts integer or float keys, not 'i1'}}
+  %s = tessel.sort %k {axis = 0 : i32, descending = false, stable = false} : (tensor<64xi1>) -> tensor<64xi1>
+  return
+}
+
+// -----
+
+func.func @sort_payload_shape(%k: tensor<64xf32>, %p: tensor<32xi32>) {
+  // expected-error@below {{operands must have one shape and layout}}
+  %s:2 = tessel.sort %k, %p {axis = 0 : i32, descending = false, stable = false} : (tensor<64xf32>, tensor<32xi32>) -> (tensor<64xf32>, tensor<32xi32>)
+  return
+}

@@ -239,6 +239,42 @@ TEST_CASE("atomics: values, compared values and masks follow the pointers' shape
                    "atomic_add: a combine function may only use its arguments (and literals), not tiles from outside it");
 }
 
+TEST_CASE("sort and topk: payload shapes, scalars, axes and k are checked at their line") {
+  auto k1 = jit(+[](Ptr<f32> out) {
+    auto [a, b] = sort(cast<f32>(arange(0, 8)), arange(0, 4));
+    store(out + arange(0, 8), a);
+    (void)b;
+  }, "bad_payload");
+  int line = __LINE__ - 4;
+  std::string msg = errorOf([&] { k1.trace(static_cast<float *>(nullptr)); });
+  CHECK(msg == at(__FILE__, line) + "sort: payload 1 has shape [4], the keys [8]");
+
+  auto k2 = jit(+[](Ptr<f32> out) {
+    auto [v, i] = topk(cast<f32>(arange(0, 8)), 9);
+    store(out + arange(0, 8), v);
+    (void)i;
+  }, "bad_k");
+  line = __LINE__ - 4;
+  msg = errorOf([&] { k2.trace(static_cast<float *>(nullptr)); });
+  CHECK(msg == at(__FILE__, line) + "topk: k = 9 is out of range: the axis has 8 elements");
+
+  auto k3 = jit(+[](Ptr<f32> out) {
+    auto s = sort(cast<f32>(arange(0, 8)), {.axis = 1});
+    store(out + arange(0, 8), s);
+  }, "bad_axis");
+  line = __LINE__ - 3;
+  msg = errorOf([&] { k3.trace(static_cast<float *>(nullptr)); });
+  CHECK(msg.find(at(__FILE__, line) + "sort: axis 1") == 0);
+
+  auto k4 = jit(+[](Ptr<f32> out) {
+    auto s = sort(load(out));
+    store(out, s);
+  }, "scalar_sort");
+  line = __LINE__ - 3;
+  msg = errorOf([&] { k4.trace(static_cast<float *>(nullptr)); });
+  CHECK(msg == at(__FILE__, line) + "sort: sorts tiles, not scalars");
+}
+
 TEST_CASE("arange bounds, fill values, and shapes of unusable tiles") {
   int line = __LINE__ + 1;
   std::string msg = errorOf([] { traceBody([] { arange(int64_t{1} << 31, (int64_t{1} << 31) + 4); }); });
