@@ -513,6 +513,23 @@ ValueRef emitReshape(const OpSite &site, ValueRef a, const Shape &shape) {
   return emitOp(ctx, site, "tessel.reshape", {a.id}, src.dtype, src.isPtr, shape, {});
 }
 
+ValueRef emitGather(const OpSite &site, ValueRef src, ValueRef indices, int64_t axis) {
+  Operand os = Operand::of(src), oi = Operand::of(indices);
+  TraceContext &ctx = contextOf(site, {&os, &oi});
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
+  TraceType s = ctx.type(src.id), i = ctx.type(indices.id);
+  if (s.shape.empty()) fail(site, "gathers from a tile, not a scalar");
+  axis = normalizeAxis(site, s.shape, axis);
+  bool fits = i.shape.size() == s.shape.size();
+  for (size_t d = 0; fits && d < s.shape.size(); ++d)
+    fits = static_cast<int64_t>(d) == axis || i.shape[d] == s.shape[d];
+  if (!fits)
+    fail(site, "indices of shape " + formatShape(i.shape) + " must match the source's shape " + formatShape(s.shape) +
+                   " in every dim but the axis (" + std::to_string(axis) + ")");
+  return emitOp(ctx, site, "tessel.gather", {src.id, indices.id}, s.dtype, s.isPtr, i.shape,
+                {{TraceAttr::I32, "axis", axis}});
+}
+
 ValueRef emitPermute(const OpSite &site, ValueRef a, const std::vector<int64_t> &perm) {
   Operand oa = Operand::of(a);
   TraceContext &ctx = contextOf(site, {&oa});

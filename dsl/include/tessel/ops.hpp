@@ -117,6 +117,16 @@ Tile<E> permute(const Tile<E> &t, const std::vector<int64_t> &dims,
   return Tile<E>(detail::emitPermute({"permute", detail::toSourceLoc(loc)}, t.ref(), dims));
 }
 
+// Elements of `src` picked along `axis` by `indices` (Triton's tl.gather):
+// result[..., i, ...] = src[..., indices[..., i, ...], ...]. indices has
+// src's rank and extents except along `axis`; the result has its shape. An
+// index outside the axis reads 0.
+template <class E, class I>
+Tile<E> gather(const Tile<E> &src, const Tile<I> &indices, int axis, source_location loc = source_location::current()) {
+  static_assert(std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>, "tessel: gather's indices are int32_t or int64_t");
+  return Tile<E>(detail::emitGather({"gather", detail::toSourceLoc(loc)}, src.ref(), indices.ref(), axis));
+}
+
 // The transpose of a 2-D tile.
 template <class E> Tile<E> trans(const Tile<E> &t, source_location loc = source_location::current()) {
   return Tile<E>(detail::emitTrans({"trans", detail::toSourceLoc(loc)}, t.ref()));

@@ -161,3 +161,19 @@ func.func @sort_payload_shape(%k: tensor<64xf32>, %p: tensor<32xi32>) {
   %s:2 = tessel.sort %k, %p {axis = 0 : i32, descending = false, stable = false} : (tensor<64xf32>, tensor<32xi32>) -> (tensor<64xf32>, tensor<32xi32>)
   return
 }
+
+// -----
+
+func.func @gather_extent(%x: tensor<8x64xf32>, %i: tensor<4x16xi32>) {
+  // expected-error@below {{indices must match the source's extent along every dim but the axis (dim 0)}}
+  %g = tessel.gather %x[%i] {axis = 1 : i32} : tensor<8x64xf32>, tensor<4x16xi32> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @gather_index_type(%x: tensor<8x64xf32>, %i: tensor<8x16xf32>) {
+  // expected-error@below {{indices are i32 or i64}}
+  %g = tessel.gather %x[%i] {axis = 1 : i32} : tensor<8x64xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  return
+}

@@ -150,3 +150,45 @@ TEST_CASE("split of a 1-D pair and join of scalars") {
   jit<scalar_pairs>().launch(emulator(), {1}, {.num_warps = 1}, x, out);
   CHECK(out.download() == std::vector<float>{-10.0f, 3.0f, -2.0f});
 }
+
+namespace {
+// gather along each axis of an 8 x 64 tile: by [8, 16] i32 indices along
+// axis 1, and by [4, 64] i64 indices along axis 0.
+void gathers(Ptr<f32> x, Ptr<int32_t> idx1, Ptr<int64_t> idx0, Ptr<f32> out1, Ptr<f32> out0) {
+  auto r8 = expand_dims(arange(0, 8), 1), c64 = expand_dims(arange(0, 64), 0);
+  auto v = load(x + r8 * 64 + c64);
+  auto c16 = expand_dims(arange(0, 16), 0);
+  store(out1 + r8 * 16 + c16, gather(v, load(idx1 + r8 * 16 + c16), 1));
+  auto r4 = expand_dims(arange(0, 4), 1);
+  store(out0 + r4 * 64 + c64, gather(v, load(idx0 + r4 * 64 + c64), 0));
+}
+} // namespace
+
+TEST_CASE("gather within a tile along either axis, i32 and i64 indices; out-of-range indices read 0") {
+  auto hx = randomFloats(8 * 64);
+  auto h1 = randomInts<int32_t>(8 * 16, 0, 63);
+  auto h0 = randomInts<int64_t>(4 * 64, 0, 7);
+  h1[3] = -1, h1[17] = 64, h1[40] = 100000;
+  h0[5] = int64_t(1) << 33, h0[6] = -8;
+  for (unsigned warps : {1u, 4u}) {
+    CAPTURE(warps);
+    auto out1 = poisoned<float>(8 * 16), out0 = poisoned<float>(4 * 64);
+    auto kernel = jit<gathers>();
+    kernel.launch(emulator(), {1}, {.num_warps = warps}, emulator().upload(hx), emulator().upload(h1),
+                  emulator().upload(h0), out1, out0);
+    auto g1 = out1.download(), g0 = out0.download();
+    size_t wrong = 0;
+    for (int r = 0; r < 8; ++r)
+      for (int c = 0; c < 16; ++c) {
+        int32_t i = h1[size_t(r * 16 + c)];
+        wrong += g1[size_t(r * 16 + c)] != (i >= 0 && i < 64 ? hx[size_t(r * 64 + i)] : 0.0f);
+      }
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 64; ++c) {
+        int64_t i = h0[size_t(r * 64 + c)];
+        wrong += g0[size_t(r * 64 + c)] != (i >= 0 && i < 8 ? hx[size_t(i * 64 + c)] : 0.0f);
+      }
+    CHECK(wrong == 0);
+    CHECK(contains(kernel.runtime()->lastKernel()->tileIR, "tessel.gather"));
+  }
+}

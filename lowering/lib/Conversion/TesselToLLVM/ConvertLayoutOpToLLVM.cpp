@@ -37,13 +37,20 @@ public:
   // After the writes: each register of the result from the index `index`
   // gives its coordinates.
   void readAndReplace(function_ref<Value(ArrayRef<Value>)> index) {
+    readEach([&](ArrayRef<Value> c, size_t) { return target_.ldsLoad(b_, loc_, op_, slotBytes(index(c)), elem_); });
+  }
+  // After the writes: each register `r` of the result as `read(its
+  // coordinates, r)` gives it.
+  void readEach(function_ref<Value(ArrayRef<Value>, size_t)> read) {
     target_.barrier(b_, loc_);
     SmallVector<Value> out;
-    for (SmallVector<Value> &c : emitRegisterCoords(b_, loc_, target_, dstType_))
-      out.push_back(target_.ldsLoad(b_, loc_, op_, slotBytes(index(c)), elem_));
+    SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b_, loc_, target_, dstType_);
+    for (size_t r = 0; r < coords.size(); ++r)
+      out.push_back(read(coords[r], r));
     target_.barrier(b_, loc_);
     b_.replaceOpWithMultiple(op_, {out});
   }
+  Value load(Value index) { return target_.ldsLoad(b_, loc_, op_, slotBytes(index), elem_); }
   Value linear(ArrayRef<Value> coords, ArrayRef<int64_t> shape) {
     return emitLinearIndex(b_, loc_, coords, shape);
   }
@@ -125,6 +132,42 @@ struct PermuteOpConversion : TesselOpToLLVMPattern<PermuteOp> {
   }
 };
 
+// The source whole into LDS; each result element reads the source element
+// its index names along the axis (an index out of range reads 0).
+struct GatherOpConversion : TesselOpToLLVMPattern<GatherOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(GatherOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ThroughLds lds(op, rewriter, target, converter);
+    ArrayRef<int64_t> srcShape = shapeOf(op.getSrc().getType());
+    lds.write(op.getSrc(), adaptor.getSrc(), [&](ArrayRef<Value> c) { return lds.linear(c, srcShape); });
+    SmallVector<Value> indices = registersOf(adaptor.getIndices());
+    const unsigned axis = op.getAxis();
+    Type elem = converter.scalarType(op.getType());
+    Value zero = constantValue(rewriter, loc, elem, rewriter.getZeroAttr(elem));
+    lds.readEach([&](ArrayRef<Value> c, size_t r) -> Value {
+      Value i = indices[r];
+      if (i.getType().isInteger(64)) {
+        // In range as i64 first: a large index must not wrap into range.
+        Value ok = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, i,
+                                                 constantValue(rewriter, loc, i.getType(),
+                                                               rewriter.getI64IntegerAttr(srcShape[axis])));
+        i = rewriter.create<LLVM::SelectOp>(loc, ok, rewriter.create<LLVM::TruncOp>(loc, rewriter.getI32Type(), i),
+                                            i32Value(rewriter, loc, 0));
+        SmallVector<Value> at(c);
+        at[axis] = i;
+        return rewriter.create<LLVM::SelectOp>(loc, ok, lds.load(lds.linear(at, srcShape)), zero);
+      }
+      Value ok = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, i, i32Value(rewriter, loc, srcShape[axis]));
+      SmallVector<Value> at(c);
+      at[axis] = rewriter.create<LLVM::SelectOp>(loc, ok, i, i32Value(rewriter, loc, 0));
+      return rewriter.create<LLVM::SelectOp>(loc, ok, lds.load(lds.linear(at, srcShape)), zero);
+    });
+    return success();
+  }
+};
+
 // The halves interleave along the new last dimension.
 struct JoinOpConversion : TesselOpToLLVMPattern<JoinOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
@@ -159,5 +202,5 @@ void mlir::tessel::populateConvertLayoutOpToLLVMPatterns(const TesselToLLVMTypeC
                                                          const TargetInfo &target,
                                                          RewritePatternSet &patterns) {
   patterns.add<ConvertLayoutOpConversion, ReshapeOpConversion, PermuteOpConversion,
-               JoinOpConversion, SplitOpConversion>(converter, target);
+               GatherOpConversion, JoinOpConversion, SplitOpConversion>(converter, target);
 }

@@ -99,3 +99,6 @@ int64_t SortOp::getLdsScratchBytes() {
   return bytes;
 }
 std::string SortOp::describeLdsUse() { return "a sort across waves"; }
+
+int64_t GatherOp::getLdsScratchBytes() { return tileBytes(getSrc()); }
+std::string GatherOp::describeLdsUse() { return "a gather within a tile ('tessel.gather')"; }

@@ -113,6 +113,23 @@ LogicalResult AtomicCASOp::verify() {
                       false, "atomic_cas");
 }
 
+LogicalResult GatherOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto idx = cast<RankedTensorType>(getIndices().getType());
+  if (getAxis() < 0 || getAxis() >= src.getRank())
+    return emitOpError("axis ") << getAxis() << " is out of range for a rank-" << src.getRank() << " tile";
+  if (idx.getRank() != src.getRank())
+    return emitOpError("indices must have the source's rank (") << src.getRank() << ")";
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (d != getAxis() && idx.getDimSize(d) != src.getDimSize(d))
+      return emitOpError("indices must match the source's extent along every dim but the axis (dim ") << d << ")";
+  if (!idx.getElementType().isInteger(32) && !idx.getElementType().isInteger(64))
+    return emitOpError("indices are i32 or i64");
+  if (getType().getShape() != idx.getShape() || getType().getElementType() != src.getElementType())
+    return emitOpError("the result has the indices' shape and the source's element type");
+  return success();
+}
+
 LogicalResult SortOp::verify() {
   if (getSrcs().empty())
     return emitOpError("needs the keys");

@@ -301,6 +301,12 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         }
         return;
       }
+      // A gather reads its source through LDS; its result takes its indices'
+      // layout (each thread reads for the indices it holds).
+      if (auto gather = dyn_cast<GatherOp>(op)) {
+        uniteOrCut(gather.getIndices(), gather.getResult(), op);
+        return;
+      }
       if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op) || movesThroughLds(op))
         return;
       for (size_t i = 1; i < tiles.size(); ++i)

@@ -243,6 +243,21 @@ def Tessel_PermuteOp : Tessel_Op<"permute", [Tessel_InferRanges, DeclareOpInterf
   let hasVerifier = 1;
 }
 
+def Tessel_GatherOp : Tessel_Op<"gather", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure]> {
+  let summary = "pick elements of a tile along an axis by an index tile (Triton's tl.gather)";
+  let description = [{
+    result[..., i, ...] = src[..., indices[..., i, ...], ...] along `axis`:
+    `indices` has src's rank and extents except along `axis`, the result
+    its shape and src's element type. An index outside [0, extent) reads
+    0. Through LDS: src is written whole, each thread reads what its
+    indices say.
+  }];
+  let arguments = (ins Tessel_Tile:$src, Tessel_Tile:$indices, I32Attr:$axis);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src `[` $indices `]` attr-dict `:` type($src) `,` type($indices) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tessel_JoinOp : Tessel_Op<"join", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure]> {
   let summary = "stack two tiles (or scalars) along a new last dimension of size 2";
   let arguments = (ins AnyType:$lhs, AnyType:$rhs);
