@@ -513,6 +513,25 @@ ValueRef emitReshape(const OpSite &site, ValueRef a, const Shape &shape) {
   return emitOp(ctx, site, "tessel.reshape", {a.id}, src.dtype, src.isPtr, shape, {});
 }
 
+ValueRef emitHistogram(const OpSite &site, ValueRef src, int64_t bins, const Operand *mask) {
+  Operand os = Operand::of(src);
+  TraceContext &ctx = contextOf(site, {&os, mask});
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
+  TraceType s = ctx.type(src.id);
+  if (s.shape.empty()) fail(site, "counts a tile, not a scalar");
+  if (!isPowerOfTwo(bins))
+    fail(site, "bins = " + std::to_string(bins) + " must be a power of two (the result is a tile)");
+  std::vector<int32_t> ids{src.id};
+  if (mask) {
+    int32_t m = materialize(ctx, site, *mask, DType::I1);
+    if (!broadcastsTo(ctx.type(m).shape, s.shape))
+      fail(site, "the mask of shape " + formatShape(ctx.type(m).shape) + " does not broadcast to the values' shape " +
+                     formatShape(s.shape));
+    ids.push_back(broadcastNode(ctx, site, m, s.shape));
+  }
+  return emitOp(ctx, site, "tessel.histogram", std::move(ids), DType::I32, false, {bins}, {});
+}
+
 ValueRef emitGather(const OpSite &site, ValueRef src, ValueRef indices, int64_t axis) {
   Operand os = Operand::of(src), oi = Operand::of(indices);
   TraceContext &ctx = contextOf(site, {&os, &oi});

@@ -349,6 +349,21 @@ void store(const P &ptrs, const V &value, const M &mask, source_location loc = s
   detail::emitStore({"store", detail::toSourceLoc(loc)}, ptrs.ref(), detail::operandOf(value), &m);
 }
 
+// Counts of the values 0..bins-1 in `x` (where `mask` holds; other values
+// are not counted): a [bins] tile of int32_t (Triton's tl.histogram). bins
+// is a power of two; the counting uses bins * 4 bytes of LDS.
+template <class I> Tile<int32_t> histogram(const Tile<I> &x, int64_t bins, source_location loc = source_location::current()) {
+  static_assert(std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>, "tessel: histogram counts int32_t or int64_t values");
+  return Tile<int32_t>(detail::emitHistogram({"histogram", detail::toSourceLoc(loc)}, x.ref(), bins, nullptr));
+}
+template <class I, class M>
+Tile<int32_t> histogram(const Tile<I> &x, int64_t bins, const M &mask, source_location loc = source_location::current()) {
+  static_assert(std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>, "tessel: histogram counts int32_t or int64_t values");
+  detail::checkMask<M>();
+  detail::Operand m = detail::operandOf(mask);
+  return Tile<int32_t>(detail::emitHistogram({"histogram", detail::toSourceLoc(loc)}, x.ref(), bins, &m));
+}
+
 // ---- atomics ----
 
 // The memory ordering of an atomic and the threads it orders with (Triton's
@@ -392,6 +407,10 @@ auto atomic(const P &ptrs, const V &value, const Operand *mask, AtomicOrder orde
 #define TESSEL_ATOMIC_RMW(NAME, KIND, INTEGER_ONLY)                                                                  \
   template <class P, class V> auto NAME(const P &ptrs, const V &value, source_location loc = source_location::current()) { \
     return detail::atomic<detail::AtomicKind::KIND, INTEGER_ONLY>(ptrs, value, nullptr, {}, #NAME, loc);             \
+  }                                                                                                                  \
+  template <class P, class V>                                                                                        \
+  auto NAME(const P &ptrs, const V &value, AtomicOrder order, source_location loc = source_location::current()) {    \
+    return detail::atomic<detail::AtomicKind::KIND, INTEGER_ONLY>(ptrs, value, nullptr, order, #NAME, loc);          \
   }                                                                                                                  \
   template <class P, class V, class M>                                                                               \
   auto NAME(const P &ptrs, const V &value, const M &mask, AtomicOrder order = {},                                    \

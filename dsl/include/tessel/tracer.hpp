@@ -239,6 +239,7 @@ ValueRef emitBroadcastTo(const OpSite &site, ValueRef a, const Shape &shape);
 ValueRef emitExpandDims(const OpSite &site, ValueRef a, int64_t axis);
 ValueRef emitReshape(const OpSite &site, ValueRef a, const Shape &shape);
 ValueRef emitPermute(const OpSite &site, ValueRef a, const std::vector<int64_t> &perm);
+ValueRef emitHistogram(const OpSite &site, ValueRef src, int64_t bins, const Operand *mask);
 ValueRef emitGather(const OpSite &site, ValueRef src, ValueRef indices, int64_t axis);
 ValueRef emitTrans(const OpSite &site, ValueRef a); // permute {1, 0} of a 2-D tile
 ValueRef emitJoin(const OpSite &site, ValueRef a, ValueRef b);

@@ -177,3 +177,11 @@ func.func @gather_index_type(%x: tensor<8x64xf32>, %i: tensor<8x16xf32>) {
   %g = tessel.gather %x[%i] {axis = 1 : i32} : tensor<8x64xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
   return
 }
+
+// -----
+
+func.func @histogram_floats(%x: tensor<64xf32>) {
+  // expected-error@below {{counts i32 or i64 values, not 'f32'}}
+  %h = tessel.histogram %x : (tensor<64xf32>) -> tensor<16xi32>
+  return
+}

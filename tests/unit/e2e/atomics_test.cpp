@@ -15,7 +15,7 @@ using namespace e2e;
 namespace {
 
 // bins[x[i]] += 1 for every i: every workgroup hits the same 256 counters.
-void histogram(Ptr<int32_t> x, Ptr<int32_t> bins, i32 n, Const<int> BLOCK) {
+void histogram_by_atomics(Ptr<int32_t> x, Ptr<int32_t> bins, i32 n, Const<int> BLOCK) {
   auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
   auto inside = offs < n;
   auto v = load(x + offs, inside, 0);
@@ -29,11 +29,38 @@ TEST_CASE("a histogram of 1e6 random ints into 256 bins is exact") {
   auto hx = randomInts<int32_t>(n, 0, 255);
   auto x = emulator().upload(hx);
   auto bins = emulator().upload(std::vector<int32_t>(256, 0));
-  jit<histogram>().launch(emulator(), {cdiv(n, block)}, {.num_warps = 4}, x, bins, n, block);
+  jit<histogram_by_atomics>().launch(emulator(), {cdiv(n, block)}, {.num_warps = 4}, x, bins, n, block);
   std::vector<int32_t> want(256, 0);
   for (int32_t v : hx)
     ++want[size_t(v)];
   CHECK(bins.download() == want);
+}
+
+namespace {
+// The idiom: each program counts its block with histogram() (bins in LDS),
+// then adds its 256 counts to the global bins: 256 atomics per program
+// instead of one per element.
+void histogram_blocks(Ptr<int64_t> x, Ptr<int32_t> bins, i32 n, Const<int> BLOCK) {
+  auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
+  auto counts = histogram(load(x + offs, offs < n, int64_t(0)), 256, offs < n);
+  atomic_add(bins + arange(0, 256), counts, {MemSem::relaxed});
+}
+} // namespace
+
+TEST_CASE("histogram(x, 256) per block plus atomic_add of the counts: 1e6 random int64 values, some outside the bins, exact") {
+  const int n = 1000000, block = 2048;
+  auto hx = randomInts<int64_t>(n, -20, 275); // values outside [0, 256) are not counted
+  auto x = emulator().upload(hx);
+  auto bins = emulator().upload(std::vector<int32_t>(256, 0));
+  auto kernel = jit<histogram_blocks>();
+  kernel.launch(emulator(), {cdiv(n, block)}, {.num_warps = 4}, x, bins, n, block);
+  std::vector<int32_t> want(256, 0);
+  for (int64_t v : hx)
+    if (v >= 0 && v < 256)
+      ++want[size_t(v)];
+  CHECK(bins.download() == want);
+  CHECK(kernel.runtime()->lastKernel()->ldsBytes >= 256 * 4);
+  CHECK(contains(kernel.runtime()->lastKernel()->tileIR, "tessel.histogram"));
 }
 
 namespace {
@@ -322,4 +349,24 @@ TEST_CASE("16-bit float adds through contiguous pointers go in packed pairs (gfx
   detail::TraceRequest requestH = jit<add_rows<half>>().trace(outH, xH, 256, 8, 256);
   CompiledKernel kh = compileTrace(requestH.trace, requestH.spec, {"gfx942", 2});
   CHECK(contains(kh.assembly, "global_atomic_pk_add_f16"));
+}
+
+namespace {
+// 64 values over 4 waves (each held by 4 threads) into 16 bins: each value
+// counted once; every thread reads the counts it holds.
+void small_histogram(Ptr<int32_t> x, Ptr<int32_t> out) {
+  auto counts = histogram(load(x + arange(0, 64)), 16);
+  store(out + arange(0, 16), counts);
+}
+} // namespace
+
+TEST_CASE("histogram of a replicated tile counts each value once") {
+  auto hx = randomInts<int32_t>(64, -3, 18);
+  auto out = poisoned<int32_t>(16);
+  jit<small_histogram>().launch(emulator(), {1}, {.num_warps = 4}, emulator().upload(hx), out);
+  std::vector<int32_t> want(16, 0);
+  for (int32_t v : hx)
+    if (v >= 0 && v < 16)
+      ++want[size_t(v)];
+  CHECK(out.download() == want);
 }

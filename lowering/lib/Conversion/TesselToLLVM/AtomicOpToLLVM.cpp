@@ -165,9 +165,65 @@ struct AtomicCASOpConversion : TesselOpToLLVMPattern<AtomicCASOp> {
   }
 };
 
+// Bins in LDS: zeroed (each thread a share), a barrier, every owned value
+// in range adds 1 to its bin, a barrier, each thread reads the counts its
+// result registers hold, a barrier before the bytes are reused.
+struct HistogramOpConversion : TesselOpToLLVMPattern<HistogramOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(HistogramOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const int64_t bins = op.getType().getNumElements();
+    const int64_t threads = int64_t(target.waveSize()) * target.numWarps();
+    Value tid = target.threadId(rewriter, loc);
+    Value zero32 = i32Value(rewriter, loc, 0);
+    for (int64_t first = 0; first < bins; first += threads) {
+      Value bin = rewriter.create<LLVM::AddOp>(loc, tid, i32Value(rewriter, loc, first));
+      auto clear = [&]() -> Value {
+        target.ldsStore(rewriter, loc, op, rewriter.create<LLVM::MulOp>(loc, bin, i32Value(rewriter, loc, 4)), zero32);
+        return {};
+      };
+      if (first + threads > bins)
+        predicated(rewriter, loc,
+                   rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, bin, i32Value(rewriter, loc, bins)), {},
+                   clear);
+      else
+        clear();
+    }
+    target.barrier(rewriter, loc);
+    SmallVector<Value> values = registersOf(adaptor.getSrc());
+    SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
+    Value owner = emitOwnerPredicate(rewriter, loc, target, op.getSrc().getType());
+    for (size_t r = 0; r < values.size(); ++r) {
+      Value v = values[r];
+      Type t = v.getType();
+      Value inRange = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, v,
+                                                    constantValue(rewriter, loc, t, rewriter.getIntegerAttr(t, bins)));
+      if (!masks.empty())
+        inRange = rewriter.create<LLVM::AndOp>(loc, inRange, masks[r]);
+      if (owner)
+        inRange = rewriter.create<LLVM::AndOp>(loc, inRange, owner);
+      predicated(rewriter, loc, inRange, {}, [&]() -> Value {
+        Value bin = t.isInteger(32) ? v : Value(rewriter.create<LLVM::TruncOp>(loc, rewriter.getI32Type(), v));
+        target.ldsAtomicAdd(rewriter, loc, op, rewriter.create<LLVM::MulOp>(loc, bin, i32Value(rewriter, loc, 4)),
+                            i32Value(rewriter, loc, 1));
+        return {};
+      });
+    }
+    target.barrier(rewriter, loc);
+    SmallVector<Value> counts;
+    for (SmallVector<Value> &c : emitRegisterCoords(rewriter, loc, target, op.getType()))
+      counts.push_back(target.ldsLoad(rewriter, loc, op, rewriter.create<LLVM::MulOp>(loc, c[0], i32Value(rewriter, loc, 4)),
+                                      rewriter.getI32Type()));
+    target.barrier(rewriter, loc);
+    rewriter.replaceOpWithMultiple(op, {counts});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tessel::populateAtomicOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                                   const TargetInfo &target, RewritePatternSet &patterns) {
-  patterns.add<AtomicRMWOpConversion, AtomicCASOpConversion>(converter, target);
+  patterns.add<AtomicRMWOpConversion, AtomicCASOpConversion, HistogramOpConversion>(converter, target);
 }

@@ -145,3 +145,8 @@ void TargetInfo::ldsStore(OpBuilder &b, Location loc, Operation *op, Value byteO
 Value TargetInfo::ldsLoad(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Type t) const {
   return ldsLoad(b, loc, planned(b, loc, op, byteOffset), t);
 }
+
+void TargetInfo::ldsAtomicAdd(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const {
+  b.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add, ldsPointer(b, loc, planned(b, loc, op, byteOffset)), v,
+                              LLVM::AtomicOrdering::monotonic, "workgroup", /*alignment=*/4);
+}

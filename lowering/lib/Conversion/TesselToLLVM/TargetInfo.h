@@ -47,6 +47,9 @@ public:
   // Accesses `byteOffset` bytes into the LDS scratch the plan gave `op`.
   void ldsStore(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const;
   Value ldsLoad(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Type t) const;
+  // Atomically adds `v` (i32) to the LDS word `byteOffset` bytes into the
+  // op's scratch (workgroup scope, relaxed: ds_add_u32).
+  void ldsAtomicAdd(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const;
   // Accesses at `address`: bytes from the start of the module's LDS.
   void ldsStore(OpBuilder &b, Location loc, Value address, Value v) const;
   Value ldsLoad(OpBuilder &b, Location loc, Value address, Type t) const;

@@ -102,3 +102,6 @@ std::string SortOp::describeLdsUse() { return "a sort across waves"; }
 
 int64_t GatherOp::getLdsScratchBytes() { return tileBytes(getSrc()); }
 std::string GatherOp::describeLdsUse() { return "a gather within a tile ('tessel.gather')"; }
+
+int64_t HistogramOp::getLdsScratchBytes() { return getType().getNumElements() * 4; }
+std::string HistogramOp::describeLdsUse() { return "the bins of a histogram"; }

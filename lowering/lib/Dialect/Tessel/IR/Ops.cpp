@@ -130,6 +130,17 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
+LogicalResult HistogramOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  if (!src.getElementType().isInteger(32) && !src.getElementType().isInteger(64))
+    return emitOpError("counts i32 or i64 values, not ") << src.getElementType();
+  if (getType().getRank() != 1 || !getType().getElementType().isInteger(32))
+    return emitOpError("the result is a 1-D tile of i32 counts");
+  if (getMask() && failed(verifySameShape(*this, src, getMask().getType(), "mask")))
+    return failure();
+  return success();
+}
+
 LogicalResult SortOp::verify() {
   if (getSrcs().empty())
     return emitOpError("needs the keys");

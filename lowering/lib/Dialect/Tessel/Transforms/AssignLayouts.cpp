@@ -151,7 +151,7 @@ struct LayoutGroup {
 // Ops whose tile operands and results may live in different layouts: they
 // move data through LDS.
 bool movesThroughLds(Operation *op) {
-  return isa<ConvertLayoutOp, ReshapeOp, PermuteOp, JoinOp, SplitOp>(op);
+  return isa<ConvertLayoutOp, ReshapeOp, PermuteOp, JoinOp, SplitOp, HistogramOp>(op);
 }
 
 struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLayoutsPass> {
@@ -303,6 +303,11 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       }
       // A gather reads its source through LDS; its result takes its indices'
       // layout (each thread reads for the indices it holds).
+      if (auto histogram = dyn_cast<HistogramOp>(op)) {
+        if (histogram.getMask())
+          uniteOrCut(histogram.getSrc(), histogram.getMask(), op);
+        return;
+      }
       if (auto gather = dyn_cast<GatherOp>(op)) {
         uniteOrCut(gather.getIndices(), gather.getResult(), op);
         return;

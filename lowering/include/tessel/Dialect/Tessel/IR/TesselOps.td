@@ -258,6 +258,19 @@ def Tessel_GatherOp : Tessel_Op<"gather", [DeclareOpInterfaceMethods<Tessel_LdsS
   let hasVerifier = 1;
 }
 
+def Tessel_HistogramOp : Tessel_Op<"histogram", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure]> {
+  let summary = "count a tile's integer values into bins 0..N-1 (Triton's tl.histogram)";
+  let description = [{
+    result[b] = the number of elements of `src` equal to b (where `mask`
+    holds); values outside [0, N) are not counted. N is the result's
+    length. Counted in LDS with atomic adds (ds_add_u32), then read back.
+  }];
+  let arguments = (ins Tessel_Tile:$src, Optional<Tessel_BoolLike>:$mask);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$src (`,` $mask^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Tessel_JoinOp : Tessel_Op<"join", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>, Pure]> {
   let summary = "stack two tiles (or scalars) along a new last dimension of size 2";
   let arguments = (ins AnyType:$lhs, AnyType:$rhs);
