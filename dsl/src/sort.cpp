@@ -8,8 +8,10 @@
 
 namespace tessel::detail {
 
-std::vector<ValueRef> emitSort(const OpSite &site, const std::vector<ValueRef> &inputs, int64_t axis, bool descending,
-                               bool stable) {
+std::vector<ValueRef> emitSort(const OpSite &site, const std::vector<ValueRef> &given, int64_t axis, bool descending,
+                               bool stable, const ValueRef *valid) {
+  std::vector<ValueRef> inputs = given;
+  if (valid) inputs.push_back(*valid);
   std::vector<Operand> ops;
   for (const ValueRef &v : inputs) ops.push_back(Operand::of(v));
   std::vector<const Operand *> ptrs;
@@ -19,10 +21,17 @@ std::vector<ValueRef> emitSort(const OpSite &site, const std::vector<ValueRef> &
   const TraceType keys = ctx.type(inputs[0].id);
   if (keys.shape.empty()) fail(site, "sorts tiles, not scalars");
   axis = normalizeAxis(site, keys.shape, axis);
-  for (size_t i = 1; i < inputs.size(); ++i)
+  for (size_t i = 1; i < given.size(); ++i)
     if (ctx.type(inputs[i].id).shape != keys.shape)
       fail(site, "payload " + std::to_string(i) + " has shape " + formatShape(ctx.type(inputs[i].id).shape) +
                      ", the keys " + formatShape(keys.shape));
+  if (valid) {
+    if (ctx.type(valid->id).dtype != DType::I1) fail(site, "valid must be a bool tile");
+    if (!broadcastsTo(ctx.type(valid->id).shape, keys.shape))
+      fail(site, "valid of shape " + formatShape(ctx.type(valid->id).shape) + " does not broadcast to the keys' shape " +
+                     formatShape(keys.shape));
+    inputs.back() = ctx.ref(broadcastNode(ctx, site, valid->id, keys.shape));
+  }
   TraceNode node = makeNode(TraceOp::Op, keys.dtype, false, keys.shape, {}, site.loc);
   node.name = "tessel.sort";
   for (const ValueRef &v : inputs) {
@@ -35,6 +44,7 @@ std::vector<ValueRef> emitSort(const OpSite &site, const std::vector<ValueRef> &
   node.attrs.push_back({TraceAttr::I32, "axis", axis, {}});
   node.attrs.push_back({TraceAttr::Bool, "descending", descending ? 1 : 0, {}});
   node.attrs.push_back({TraceAttr::Bool, "stable", stable ? 1 : 0, {}});
+  if (valid) node.attrs.push_back({TraceAttr::Bool, "masked", 1, {}});
   int32_t id = ctx.addNode(std::move(node));
   std::vector<ValueRef> values;
   for (size_t k = 0; k < n; ++k) {
@@ -64,17 +74,17 @@ ValueRef positions(TraceContext &ctx, const OpSite &site, const Shape &shape, in
 }
 } // namespace
 
-ValueRef emitArgsort(const OpSite &site, ValueRef x, int64_t axis, bool descending, bool stable) {
+ValueRef emitArgsort(const OpSite &site, ValueRef x, int64_t axis, bool descending, bool stable, const ValueRef *valid) {
   Operand ox = Operand::of(x);
   TraceContext &ctx = contextOf(site, {&ox});
   const Shape shape = ctx.type(x.id).shape;
   if (shape.empty()) fail(site, "sorts tiles, not scalars");
   axis = normalizeAxis(site, shape, axis);
-  return emitSort(site, {x, positions(ctx, site, shape, axis)}, axis, descending, stable)[1];
+  return emitSort(site, {x, positions(ctx, site, shape, axis)}, axis, descending, stable, valid)[1];
 }
 
 std::pair<ValueRef, ValueRef> emitTopk(const OpSite &site, ValueRef x, int64_t k, int64_t axis, bool largest,
-                                       DType indexType) {
+                                       DType indexType, const ValueRef *valid) {
   Operand ox = Operand::of(x);
   TraceContext &ctx = contextOf(site, {&ox});
   const Shape shape = ctx.type(x.id).shape;
@@ -84,7 +94,7 @@ std::pair<ValueRef, ValueRef> emitTopk(const OpSite &site, ValueRef x, int64_t k
   if (k < 1 || k > length)
     fail(site, "k = " + std::to_string(k) + " is out of range: the axis has " + std::to_string(length) + " elements");
   // Ties: the earlier position first.
-  std::vector<ValueRef> sorted = emitSort(site, {x, positions(ctx, site, shape, axis)}, axis, largest, true);
+  std::vector<ValueRef> sorted = emitSort(site, {x, positions(ctx, site, shape, axis)}, axis, largest, true, valid);
   ValueRef values = sorted[0], index = sorted[1];
   const int64_t keep = int64_t(std::bit_ceil(uint64_t(k)));
   if (keep < length) {

@@ -5,6 +5,7 @@
 
 #include "tessel/ops.hpp"
 
+#include <optional>
 #include <source_location>
 #include <tuple>
 #include <type_traits>
@@ -14,14 +15,22 @@ namespace tessel {
 // axis: negative counts from the end. descending: largest first. stable:
 // equal keys keep their order along the axis (costs a hidden index per
 // element). Floats put NaN above every number: last ascending, first
-// descending, as torch.sort.
+// descending, as torch.sort. valid: where false (the padding of a line
+// shorter than the tile, e.g. offs < n), elements sort after every valid
+// one whatever their keys.
 struct SortOptions {
   int axis = -1;
   bool descending = false;
   bool stable = false;
+  std::optional<Tile<bool>> valid = {};
 };
 
 namespace detail {
+// The `valid` option's value, if given.
+template <class O> std::optional<ValueRef> validOf(const O &o) {
+  return o.valid ? std::optional<ValueRef>(o.valid->ref()) : std::nullopt;
+}
+inline const ValueRef *ptrOf(const std::optional<ValueRef> &v) { return v ? &*v : nullptr; }
 template <class K> consteval void checkSortKeys() {
   static_assert((std::is_arithmetic_v<K> || std::is_same_v<K, half> || std::is_same_v<K, bfloat16>) &&
                     !std::is_same_v<K, bool>,
@@ -33,7 +42,8 @@ template <class K> consteval void checkSortKeys() {
 template <class K>
 Tile<K> sort(const Tile<K> &keys, SortOptions o = {}, source_location loc = source_location::current()) {
   detail::checkSortKeys<K>();
-  return Tile<K>(detail::emitSort({"sort", detail::toSourceLoc(loc)}, {keys.ref()}, o.axis, o.descending, o.stable)[0]);
+  return Tile<K>(detail::emitSort({"sort", detail::toSourceLoc(loc)}, {keys.ref()}, o.axis, o.descending, o.stable,
+                                  detail::ptrOf(detail::validOf(o)))[0]);
 }
 // Sorts `keys`; `payload` moves with its keys (an index tile gives argsort).
 template <class K, class P>
@@ -41,7 +51,7 @@ std::tuple<Tile<K>, Tile<P>> sort(const Tile<K> &keys, const Tile<P> &payload, S
                                   source_location loc = source_location::current()) {
   detail::checkSortKeys<K>();
   auto r = detail::emitSort({"sort", detail::toSourceLoc(loc)}, {keys.ref(), payload.ref()}, o.axis, o.descending,
-                            o.stable);
+                            o.stable, detail::ptrOf(detail::validOf(o)));
   return {Tile<K>(r[0]), Tile<P>(r[1])};
 }
 template <class K, class P, class Q>
@@ -49,7 +59,7 @@ std::tuple<Tile<K>, Tile<P>, Tile<Q>> sort(const Tile<K> &keys, const Tile<P> &p
                                            source_location loc = source_location::current()) {
   detail::checkSortKeys<K>();
   auto r = detail::emitSort({"sort", detail::toSourceLoc(loc)}, {keys.ref(), p.ref(), q.ref()}, o.axis, o.descending,
-                            o.stable);
+                            o.stable, detail::ptrOf(detail::validOf(o)));
   return {Tile<K>(r[0]), Tile<P>(r[1]), Tile<Q>(r[2])};
 }
 
@@ -57,12 +67,14 @@ std::tuple<Tile<K>, Tile<P>, Tile<Q>> sort(const Tile<K> &keys, const Tile<P> &p
 template <class K>
 Tile<int32_t> argsort(const Tile<K> &x, SortOptions o = {}, source_location loc = source_location::current()) {
   detail::checkSortKeys<K>();
-  return Tile<int32_t>(detail::emitArgsort({"argsort", detail::toSourceLoc(loc)}, x.ref(), o.axis, o.descending, o.stable));
+  return Tile<int32_t>(detail::emitArgsort({"argsort", detail::toSourceLoc(loc)}, x.ref(), o.axis, o.descending,
+                                            o.stable, detail::ptrOf(detail::validOf(o))));
 }
 
 struct TopkOptions {
   int axis = -1;
   bool largest = true;
+  std::optional<Tile<bool>> valid = {}; // as SortOptions::valid
 };
 
 // The k largest (or smallest) of `x` along the axis, sorted, and their
@@ -77,7 +89,7 @@ std::tuple<Tile<K>, Tile<Index>> topk(const Tile<K> &x, int64_t k, TopkOptions o
   static_assert(std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>,
                 "tessel: topk's indices are int32_t or int64_t");
   auto [v, i] = detail::emitTopk({"topk", detail::toSourceLoc(loc)}, x.ref(), k, o.axis, o.largest,
-                                 detail::dtypeOfScalar<Index>());
+                                 detail::dtypeOfScalar<Index>(), detail::ptrOf(detail::validOf(o)));
   return {Tile<K>(v), Tile<Index>(i)};
 }
 

@@ -215,14 +215,17 @@ void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *m
 // the compared value then the new one); sem and scope as the dialect's
 // MemSem / MemScope numbers.
 // tessel.sort of keys (inputs[0]) with payloads; one result per input.
+// With `valid` (a bool tile of the keys' shape), elements where it is false
+// sort last.
 std::vector<ValueRef> emitSort(const OpSite &site, const std::vector<ValueRef> &inputs, int64_t axis, bool descending,
-                               bool stable);
+                               bool stable, const ValueRef *valid = nullptr);
 // The positions that sort `x` along `axis` (i32).
-ValueRef emitArgsort(const OpSite &site, ValueRef x, int64_t axis, bool descending, bool stable);
+ValueRef emitArgsort(const OpSite &site, ValueRef x, int64_t axis, bool descending, bool stable,
+                     const ValueRef *valid = nullptr);
 // The first bit_ceil(k) of `x` sorted along `axis` (largest first when
 // `largest`), and their positions as `indexType`.
 std::pair<ValueRef, ValueRef> emitTopk(const OpSite &site, ValueRef x, int64_t k, int64_t axis, bool largest,
-                                       DType indexType);
+                                       DType indexType, const ValueRef *valid = nullptr);
 ValueRef emitAtomic(const OpSite &site, int kind, ValueRef ptr, std::vector<Operand> values, const Operand *mask,
                     int sem, int scope);
 // A generic op (TraceOp::Op) named by its MLIR name, with its result type and

@@ -185,3 +185,11 @@ func.func @histogram_floats(%x: tensor<64xf32>) {
   %h = tessel.histogram %x : (tensor<64xf32>) -> tensor<16xi32>
   return
 }
+
+// -----
+
+func.func @sort_mask_type(%k: tensor<64xf32>, %m: tensor<64xi32>) {
+  // expected-error@below {{a masked sort's last operand is the i1 mask}}
+  %s:2 = tessel.sort %k, %m {axis = 0 : i32, descending = false, stable = false, masked = true} : (tensor<64xf32>, tensor<64xi32>) -> (tensor<64xf32>, tensor<64xi32>)
+  return
+}

@@ -211,3 +211,39 @@ TEST_CASE("topk of 5 per row of [4, 64] (largest and smallest): the sorted first
     }
   }
 }
+
+namespace {
+// n valid keys in a tile of BLOCK whose padding is junk (loaded as 0, which
+// sorts among the real keys): valid = offs < n sorts it last, internally.
+void sort_valid(Ptr<f32> x, Ptr<f32> keys, Ptr<int32_t> pos, i32 n, Const<int> BLOCK, Const<bool> DESC) {
+  auto offs = arange(0, BLOCK);
+  auto inside = offs < n;
+  auto v = load(x + offs, inside, 0.0f);
+  auto [k, p] = sort(v, offs, {.descending = bool(DESC), .stable = true, .valid = inside});
+  store(keys + offs, k, inside);
+  store(pos + offs, p, inside);
+}
+} // namespace
+
+TEST_CASE("sort with valid = offs < n pads internally: lengths 6, 10, 1000 with NaNs, whatever the padding holds") {
+  for (auto [n, block, warps] : {std::tuple{6, 8, 1u}, {10, 16, 1u}, {1000, 1024, 4u}})
+    for (bool descending : {false, true}) {
+      CAPTURE(n);
+      CAPTURE(descending);
+      auto hx = randomInts<int32_t>(size_t(n), -20, 20);
+      std::vector<float> x(hx.begin(), hx.end());
+      for (size_t i = 0; i < x.size(); i += 5)
+        x[i] = std::nanf("");
+      auto keys = poisoned<float>(size_t(n));
+      auto pos = emulator().upload(std::vector<int32_t>(size_t(n), -1));
+      jit<sort_valid>().launch(emulator(), {1}, {.num_warps = warps}, emulator().upload(x), keys, pos, n, block,
+                               descending);
+      auto want = stableOrder(x, descending);
+      CHECK(pos.download() == want);
+      auto gk = keys.download();
+      size_t bad = 0;
+      for (size_t i = 0; i < size_t(n); ++i)
+        bad += !sameKey(gk[i], x[size_t(want[i])]);
+      CHECK(bad == 0);
+    }
+}

@@ -43,13 +43,25 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
     for (ValueRange src : adaptor.getSrcs())
       vals.emplace_back(src.begin(), src.end());
     const bool stable = op.getStable();
+    // A masked sort's mask is its last operand: masked-off elements go last.
+    const size_t maskAt = op.getMasked() ? vals.size() - 1 : 0;
     if (stable) {
       SmallVector<Value> &index = vals.emplace_back();
       for (size_t r = 0; r < regs; ++r)
         index.push_back(coords[r][axis]);
     }
     // x before y in the sorted order.
+    std::function<Value(ArrayRef<Value>, ArrayRef<Value>)> keyBefore;
     auto before = [&](ArrayRef<Value> x, ArrayRef<Value> y) -> Value {
+      if (!op.getMasked())
+        return keyBefore(x, y);
+      // (valid, key): x valid and y not, or both alike and x's key first.
+      Value yes = constantValue(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
+      Value xOnly = rewriter.create<LLVM::AndOp>(loc, x[maskAt], rewriter.create<LLVM::XOrOp>(loc, y[maskAt], yes));
+      Value alike = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, x[maskAt], y[maskAt]);
+      return rewriter.create<LLVM::OrOp>(loc, xOnly, rewriter.create<LLVM::AndOp>(loc, alike, keyBefore(x, y)));
+    };
+    keyBefore = [&](ArrayRef<Value> x, ArrayRef<Value> y) -> Value {
       Value ahead = op.getDescending() ? less(rewriter, loc, y[0], x[0]) : less(rewriter, loc, x[0], y[0]);
       if (!stable)
         return ahead;

@@ -159,6 +159,9 @@ LogicalResult SortOp::verify() {
     if (res.getType() != t)
       return emitOpError("each result has its operand's type");
   }
+  if (getMasked() && (getSrcs().size() < 2 ||
+                      !cast<RankedTensorType>(getSrcs().back().getType()).getElementType().isInteger(1)))
+    return emitOpError("a masked sort's last operand is the i1 mask");
   return success();
 }
 
@@ -170,15 +173,17 @@ struct DropUnreadPayloads : OpRewritePattern<SortOp> {
   LogicalResult matchAndRewrite(SortOp op, PatternRewriter &rewriter) const override {
     SmallVector<Value> srcs{op.getSrcs()[0]};
     SmallVector<Value> kept{op.getResults()[0]};
-    for (size_t i = 1; i < op.getSrcs().size(); ++i)
-      if (!op.getResults()[i].use_empty()) {
+    const size_t n = op.getSrcs().size();
+    const size_t payloadsEnd = op.getMasked() ? n - 1 : n; // the mask stays: it orders
+    for (size_t i = 1; i < n; ++i)
+      if (i >= payloadsEnd || !op.getResults()[i].use_empty()) {
         srcs.push_back(op.getSrcs()[i]);
         kept.push_back(op.getResults()[i]);
       }
-    if (srcs.size() == op.getSrcs().size())
+    if (srcs.size() == n)
       return failure();
     auto sorted = rewriter.create<SortOp>(op.getLoc(), ValueRange(srcs).getTypes(), srcs, op.getAxisAttr(),
-                                          op.getDescendingAttr(), op.getStableAttr());
+                                          op.getDescendingAttr(), op.getStableAttr(), op.getMaskedAttr());
     for (auto [old, now] : llvm::zip(kept, sorted.getResults()))
       rewriter.replaceAllUsesWith(old, now);
     rewriter.eraseOp(op);

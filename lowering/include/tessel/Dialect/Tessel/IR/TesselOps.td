@@ -158,10 +158,14 @@ def Tessel_SortOp : Tessel_Op<"sort", [DeclareOpInterfaceMethods<Tessel_LdsScrat
     or `descending`; the other operands (payloads) move with their keys.
     Floats order NaN above every number (last ascending, first descending,
     as torch.sort). `stable`: equal keys keep their order along the axis.
-    A bitonic network over the axis: compare-exchanges within a thread's
-    registers, across lanes, and across waves through LDS.
+    `masked`: the last operand is an i1 tile; elements where it is false
+    sort after every element where it is true (whatever their keys: the
+    padding of a line shorter than the tile), in key order among
+    themselves. A bitonic network over the axis: compare-exchanges within a
+    thread's registers, across lanes, and across waves through LDS.
   }];
-  let arguments = (ins Variadic<Tessel_Tile>:$srcs, I32Attr:$axis, BoolAttr:$descending, BoolAttr:$stable);
+  let arguments = (ins Variadic<Tessel_Tile>:$srcs, I32Attr:$axis, BoolAttr:$descending, BoolAttr:$stable,
+                       DefaultValuedAttr<BoolAttr, "false">:$masked);
   let results = (outs Variadic<Tessel_Tile>:$results);
   let assemblyFormat = "$srcs attr-dict `:` functional-type($srcs, results)";
   let hasVerifier = 1;
