@@ -1,6 +1,7 @@
-// A kernel that writes through a wild pointer, run on the emulator: the
-// process dies as with any segfault, after the emulator names the kernel and
-// the workgroup (checked by the ctest that runs this program).
+// A kernel that writes through a wild pointer, run on the emulator with the
+// sanitizer off (TESSEL_SANITIZE=off): the process dies as with any segfault,
+// after the emulator names the kernel and the workgroup (checked by the ctest
+// that runs this program).
 #include <tessel/tessel.hpp>
 
 using namespace tessel;

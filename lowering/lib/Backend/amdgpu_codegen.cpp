@@ -7,6 +7,7 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -377,6 +378,9 @@ AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &tar
   // The clone lives in the caller's context; keep its diagnostics from exiting the process.
   ScopedDiagnostics diagnostics(module.getContext());
   std::unique_ptr<llvm::Module> kernel = llvm::CloneModule(module);
+  // The kernel module's line tables are for the emulator's reports; the code
+  // object is generated without them.
+  llvm::StripDebugInfo(*kernel);
 
   std::string verifierMessages;
   llvm::raw_string_ostream verifierStream(verifierMessages);

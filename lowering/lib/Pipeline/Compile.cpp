@@ -8,6 +8,7 @@
 #include "tessel/lowering/pipeline.hpp"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -18,6 +19,7 @@
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -151,6 +153,71 @@ void warnAboutSpills(const Trace &trace, const TargetFacts &target, const std::s
                where.c_str(), trace.kernelName.c_str(), bytes, target.arch);
 }
 
+// The first file:line a location names (through names, fusions, call sites).
+mlir::FileLineColLoc fileLineOf(mlir::Location loc) {
+  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
+    return file;
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location inner : fused.getLocations())
+      if (auto file = fileLineOf(inner))
+        return file;
+  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc))
+    return fileLineOf(name.getChildLoc());
+  if (auto call = mlir::dyn_cast<mlir::CallSiteLoc>(loc))
+    return fileLineOf(call.getCallee());
+  return {};
+}
+
+// Line tables: every op of a kernel keeps the user's C++ file and line in the
+// LLVM IR (!dbg), so the emulator's sanitizer can name the line of a bad
+// access. Ops from another file than the kernel's get a lexical block of
+// their file. The AMDGPU code generation strips them (generateAmdgpuCode).
+void attachLineTables(mlir::ModuleOp module) {
+  using namespace mlir;
+  MLIRContext *ctx = module.getContext();
+  auto fileAttr = [&](StringRef path) { return LLVM::DIFileAttr::get(ctx, path, ""); };
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (func.isExternal())
+      continue;
+    FileLineColLoc where = fileLineOf(func.getLoc());
+    func.walk([&](Operation *op) {
+      if (!where)
+        where = fileLineOf(op->getLoc());
+    });
+    if (!where)
+      continue;
+    LLVM::DIFileAttr file = fileAttr(where.getFilename());
+    auto unit = LLVM::DICompileUnitAttr::get(DistinctAttr::create(UnitAttr::get(ctx)),
+                                             llvm::dwarf::DW_LANG_C_plus_plus_17, file,
+                                             StringAttr::get(ctx, "tessel"), /*isOptimized=*/true,
+                                             LLVM::DIEmissionKind::LineTablesOnly);
+    auto program = LLVM::DISubprogramAttr::get(
+        ctx, DistinctAttr::create(UnitAttr::get(ctx)), unit, file, func.getNameAttr(), func.getNameAttr(),
+        file, where.getLine(), where.getLine(),
+        LLVM::DISubprogramFlags::Definition | LLVM::DISubprogramFlags::Optimized,
+        LLVM::DISubroutineTypeAttr::get(ctx, llvm::dwarf::DW_CC_normal, {}), {}, {});
+    func->setLoc(FusedLoc::get(ctx, {func.getLoc()}, program));
+    llvm::DenseMap<StringAttr, LLVM::DILexicalBlockFileAttr> otherFiles;
+    func.walk([&](Operation *op) {
+      if (op == func.getOperation())
+        return;
+      FileLineColLoc line = fileLineOf(op->getLoc());
+      if (!line) {
+        op->setLoc(FusedLoc::get(ctx, {where}, program));
+        return;
+      }
+      if (line.getFilename() == where.getFilename()) {
+        op->setLoc(FusedLoc::get(ctx, {line}, program));
+        return;
+      }
+      LLVM::DILexicalBlockFileAttr &block = otherFiles[line.getFilename()];
+      if (!block)
+        block = LLVM::DILexicalBlockFileAttr::get(ctx, program, fileAttr(line.getFilename()), 0);
+      op->setLoc(FusedLoc::get(ctx, {line}, block));
+    });
+  }
+}
+
 } // namespace
 
 // Every pass, in order. tessel-opt's --tessel-lower-to-llvm runs this list.
@@ -238,7 +305,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   if (auto lds = mlir::tessel::tesselDialect(ctx.get()).getLdsBytesAttrHelper().getAttr(*module))
     ldsBytes = lds.getInt();
 
-  // 3. The kernel module both executors start from.
+  // 3. The kernel module both executors start from, with the user's lines.
+  attachLineTables(*module);
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(*module, llvmContext, trace.kernelName);

@@ -5,6 +5,7 @@
 #include "devices_internal.hpp"
 #include "emulator_retarget.hpp"
 #include "emulator_runtime.hpp"
+#include "emulator_sanitizer.hpp"
 
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/core/error.hpp"
@@ -131,6 +132,8 @@ public:
   uint32_t ldsBytes = 0;
   uint32_t kernargBytes = 0;
   bool needsFibers = false;
+  emu::SanitizeMode sanitize = emu::SanitizeMode::Off;
+  std::vector<emu::AccessSite> sites; // of the sanitizer's checks
   EmulatorDevice &device_;
 
 private:
@@ -145,6 +148,7 @@ struct WorkerScratch {
   std::unique_ptr<uint8_t, FreeDeleter> lds;
   size_t ldsCapacity = 0;
   std::unique_ptr<emu::FiberWorkgroup> fibers;
+  emu::LdsShadow shadow;
 };
 
 struct LaunchJob {
@@ -155,9 +159,15 @@ struct LaunchJob {
   Dim3 grid;
   uint32_t blockSize;
   std::vector<WorkerScratch> *scratch;
+  emu::LaunchSanitizer *sanitizer = nullptr; // null: nothing checked
   std::atomic<bool> failed{false};
   std::mutex errorMutex;
   std::string error;
+
+  bool stoppedBySanitizer() {
+    std::lock_guard lock(sanitizer->mutex);
+    return !sanitizer->report.empty();
+  }
 };
 
 // ---- wild memory accesses ----------------------------------------------------
@@ -254,17 +264,29 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   // the matching write cannot pass on what the previous workgroup left.
   if (job.kernel->ldsBytes)
     std::memset(scratch.lds.get(), 0xAB, job.kernel->ldsBytes);
+  thread.sanitizer = job.sanitizer;
+  thread.shadow = nullptr;
+  if (job.sanitizer && job.kernel->ldsBytes) {
+    scratch.shadow.reset(job.kernel->ldsBytes, job.sanitizer->mode);
+    thread.shadow = &scratch.shadow;
+  }
   const EntryFn entry = job.kernel->entry;
   RunningKernel running(job.kernel->name.c_str());
   if (!job.kernel->needsFibers) {
+    // The sanitizer stops a thread that makes a bad access by jumping back here.
+    std::jmp_buf abortRun;
+    thread.abortRun = &abortRun;
     for (uint32_t t = 0; t < job.blockSize; ++t) {
       thread.workitem[0] = t;
+      if (setjmp(abortRun))
+        break;
       entry(job.kernarg);
     }
+    thread.abortRun = nullptr;
     return;
   }
   std::string why = scratch.fibers->run(entry, job.kernarg);
-  if (why.empty())
+  if (why.empty() || (job.sanitizer && job.stoppedBySanitizer()))
     return;
   std::lock_guard lock(job.errorMutex);
   if (!job.failed.exchange(true))
@@ -317,9 +339,13 @@ public:
     void *p = std::aligned_alloc(kMemoryAlignment, rounded);
     if (!p)
       throw Error("emulator: out of host memory allocating " + std::to_string(bytes) + " bytes");
+    emu::registerAllocation(p, bytes);
     return p;
   }
-  void release(void *devicePtr) override { std::free(devicePtr); }
+  void release(void *devicePtr) override {
+    emu::unregisterAllocation(devicePtr);
+    std::free(devicePtr);
+  }
   void copyToDevice(void *dst, const void *src, size_t bytes) override { std::memcpy(dst, src, bytes); }
   void copyToHost(void *dst, const void *src, size_t bytes) override { std::memcpy(dst, src, bytes); }
   void synchronize() override {} // launches finish before they return
@@ -333,9 +359,10 @@ public:
     if (!module)
       throw Error("emulator: cannot parse the LLVM IR of kernel '" + kernel.name + "': line " +
                   std::to_string(diagnostic.getLineNo()) + ": " + diagnostic.getMessage().str());
+    const emu::SanitizeMode sanitize = emu::sanitizeModeFromEnvironment();
     emu::RetargetedKernel retargeted =
         emu::retargetForHost(*module, kernel.name, kernel.kernargs, machine_->createDataLayout(),
-                             machine_->getTargetTriple().str());
+                             machine_->getTargetTriple().str(), sanitize);
     optimize(*module);
 
     auto dylib = jit_->createJITDylib("tessel_kernel_" + std::to_string(nextDylib_++));
@@ -364,6 +391,8 @@ public:
     loaded->ldsBytes = std::max(kernel.ldsBytes, retargeted.ldsBytes);
     loaded->kernargBytes = retargeted.kernargBytes;
     loaded->needsFibers = retargeted.needsFibers;
+    loaded->sanitize = sanitize;
+    loaded->sites = std::move(retargeted.sites);
     return loaded;
   }
 
@@ -415,7 +444,18 @@ public:
     job.grid = grid;
     job.blockSize = blockSize;
     job.scratch = &scratch_;
+    emu::LaunchSanitizer sanitizer;
+    if (loaded->sanitize != emu::SanitizeMode::Off) {
+      sanitizer.mode = loaded->sanitize;
+      sanitizer.sites = &loaded->sites;
+      sanitizer.ldsBytes = loaded->ldsBytes;
+      sanitizer.waveSize = target_.waveSize;
+      sanitizer.stop = &job.failed;
+      job.sanitizer = &sanitizer;
+    }
     pool_.run(workgroups, &runWorkgroup, &job);
+    if (!sanitizer.report.empty())
+      throw Error("the emulator's sanitizer stopped kernel '" + name + "': " + sanitizer.report);
     if (job.failed.load())
       throw Error("kernel '" + name + "' failed in the emulator: " + job.error);
   }

@@ -456,7 +456,7 @@ void addEntry(Module &module, Function &kernel, const KernargLayout &layout) {
 
 RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
-                                 const std::string &hostTriple) {
+                                 const std::string &hostTriple, SanitizeMode sanitize) {
   Function *kernel = module.getFunction(kernelName);
   if (!kernel || kernel->isDeclaration())
     throw Error("the kernel module does not define the kernel '" + kernelName + "'");
@@ -470,6 +470,7 @@ RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
   rewriteIntegerDivision(module);
   moveAllocasToHostStack(module);
   result.ldsBytes = lowerLdsGlobals(module, deviceLayout);
+  result.sites = instrumentMemoryAccesses(module, sanitize);
   useHostCallingConventionsAndAttributes(module);
   kernel->setLinkage(Function::InternalLinkage); // lets O2 inline it into the entry
   module.setTargetTriple(llvm::Triple(hostTriple));

@@ -2,11 +2,14 @@
 // the very module that becomes the code object. Internal to tessel_devices.
 #pragma once
 
+#include "emulator_sanitizer.hpp"
+
 #include "tessel/core/error.hpp"
 #include "tessel/core/kernarg.hpp"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -22,14 +25,21 @@ struct RetargetedKernel {
   uint32_t ldsBytes = 0;     // static LDS the module's addrspace(3) globals need
   uint32_t kernargBytes = 0; // bytes of kernarg the entry reads
   bool needsFibers = false;  // has barriers or cross-lane ops
+  std::vector<AccessSite> sites; // the checked accesses, by the index their check passes
 };
 
 // Rewrites `module` (triple amdgcn-amd-amdhsa) in place into a host module
 // with an entry kEntryName that reads the parameters of kernel `kernelName`
 // from a kernarg buffer laid out as `kernargs` (computed from the signature
-// when empty). Throws tessel::Error naming what the emulator cannot run.
+// when empty), its global and LDS accesses checked as `sanitize` asks.
+// Throws tessel::Error naming what the emulator cannot run.
 RetargetedKernel retargetForHost(llvm::Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
-                                 const std::string &hostTriple);
+                                 const std::string &hostTriple, SanitizeMode sanitize);
+
+// A call to tessel_emu_check_global/_lds before every global and LDS access
+// (none when `mode` is Off); the module's debug information is dropped.
+// Returns each check's site (emulator_instrument.cpp).
+std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module &module, SanitizeMode mode);
 
 } // namespace tessel::emu

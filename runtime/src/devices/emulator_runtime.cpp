@@ -1,5 +1,6 @@
 // The emulator's runtime functions and the fibers of a workgroup.
 #include "emulator_runtime.hpp"
+#include "emulator_sanitizer.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -20,7 +21,8 @@ ThreadState &currentThread() { return tThread; }
 // ---- fibers ----------------------------------------------------------------
 
 FiberWorkgroup::FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes)
-    : fibers_(blockSize), exchange_(blockSize, 0), stackBytes_(stackBytes), waveSize_(waveSize) {
+    : fibers_(blockSize), exchange_(blockSize, 0), waveSyncs_((blockSize + waveSize - 1) / waveSize, 0),
+      stackBytes_(stackBytes), waveSize_(waveSize) {
   // Reserved lazily: only the pages a fiber touches cost memory.
   void *mem = mmap(nullptr, stackBytes_ * blockSize, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -123,6 +125,8 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
   kernarg_ = kernarg;
   error_.clear();
   std::fill(exchange_.begin(), exchange_.end(), 0);
+  barriers_ = 0;
+  std::fill(waveSyncs_.begin(), waveSyncs_.end(), 0);
   for (uint32_t i = 0; i < n; ++i) {
     Fiber &f = fibers_[i];
     start(f, stacks_ + size_t(i) * stackBytes_);
@@ -159,6 +163,7 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
       if (waiting == end - base) {
         for (uint32_t i = base; i < end; ++i)
           fibers_[i].state = State::Ready;
+        ++waveSyncs_[base / waveSize_];
         released = true;
       }
     }
@@ -167,6 +172,9 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
     if (atBarrier == n) {
       for (Fiber &f : fibers_)
         f.state = State::Ready;
+      ++barriers_;
+      for (uint32_t &w : waveSyncs_)
+        ++w;
       continue;
     }
     ts.fibers = nullptr;
@@ -336,7 +344,8 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_barrier),        TESSEL_EMU_SYMBOL(tessel_emu_wave_barrier),
       TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
-      TESSEL_EMU_SYMBOL(tessel_emu_matrix),
+      TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
+      TESSEL_EMU_SYMBOL(tessel_emu_check_lds),
   };
 #undef TESSEL_EMU_LIBCALL
 #undef TESSEL_EMU_SYMBOL

@@ -4,6 +4,7 @@
 // Internal to tessel_devices.
 #pragma once
 
+#include <csetjmp>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -66,6 +67,10 @@ public:
   void barrier();
   void waveSync();
   uint32_t currentLane() const { return current_; }
+  // Workgroup barriers every thread has passed; syncs the wave of `lane` has
+  // passed (barriers included): what orders LDS accesses between threads.
+  uint32_t barriersPassed() const { return barriers_; }
+  uint32_t waveSyncsPassed(uint32_t lane) const { return waveSyncs_[lane / waveSize_]; }
   uint32_t waveSize() const { return waveSize_; }
   uint32_t blockSize() const { return static_cast<uint32_t>(fibers_.size()); }
   std::vector<uint64_t> &exchange() { return exchange_; }
@@ -93,6 +98,8 @@ private:
 
   std::vector<Fiber> fibers_;
   std::vector<uint64_t> exchange_; // one slot per lane for cross-lane ops
+  uint32_t barriers_ = 0;
+  std::vector<uint32_t> waveSyncs_; // per wave
   char *stacks_ = nullptr;
   size_t stackBytes_;
   uint32_t waveSize_;
@@ -103,6 +110,9 @@ private:
   std::string error_;
 };
 
+struct LaunchSanitizer;
+class LdsShadow;
+
 // What the runtime functions read: the work-item running on this host thread.
 struct ThreadState {
   uint32_t workitem[3] = {0, 0, 0};
@@ -111,6 +121,10 @@ struct ThreadState {
   const ImplicitArgs *implicitArgs = nullptr;
   uint8_t *lds = nullptr;
   FiberWorkgroup *fibers = nullptr; // null when threads run one after another
+  // The sanitizer (emulator_sanitizer.hpp): null when the launch checks nothing.
+  LaunchSanitizer *sanitizer = nullptr;
+  LdsShadow *shadow = nullptr; // null when LDS is not tracked
+  std::jmp_buf *abortRun = nullptr; // where a thread run without fibers stops
 };
 ThreadState &currentThread();
 

@@ -1,0 +1,81 @@
+// The emulator as a sanitizer. Every global and LDS access of a kernel goes
+// through a check (emulator_instrument.cpp inserts the calls) that knows
+// every live buffer and the LDS plan's bytes; an access outside them is
+// reported with the kernel, workgroup, thread, the op's C++ line, the address
+// and the nearest buffer, and the access does not happen: the workgroup stops
+// and the launch throws tessel::Error. In the `races` mode each LDS byte also
+// remembers who last wrote and read it, to report two threads touching it
+// without a barrier between. Internal to tessel_devices.
+#pragma once
+
+#include <atomic>
+#include <csetjmp>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tessel::emu {
+
+// TESSEL_SANITIZE=off|memory|races, read when a kernel is loaded:
+//  memory (default): global accesses inside a live buffer, LDS accesses
+//    inside the kernel's LDS plan, no LDS read of bytes nothing wrote since
+//    the workgroup began;
+//  races: also two threads touching the same LDS byte, one of them writing,
+//    with no barrier between (or, within a wave, no cross-lane sync);
+//  off: no checks (a wild access may kill the process; it is reported first).
+enum class SanitizeMode : uint8_t { Off, Memory, Races };
+SanitizeMode sanitizeModeFromEnvironment();
+const char *sanitizeModeName(SanitizeMode mode);
+
+// Where an instrumented access came from: the user's C++ line (from the
+// kernel module's line tables) and what it is.
+struct AccessSite {
+  std::string file; // empty when the module has no line for it
+  unsigned line = 0;
+  enum Kind : uint8_t { Load, Store, Atomic } kind = Load;
+};
+
+// The buffers global accesses may touch: every live emulator allocation.
+void registerAllocation(const void *base, size_t bytes);
+void unregisterAllocation(const void *base);
+
+// One launch's checking state, shared by the host threads that run it.
+struct LaunchSanitizer {
+  SanitizeMode mode = SanitizeMode::Off;
+  const std::vector<AccessSite> *sites = nullptr;
+  uint32_t ldsBytes = 0;           // the kernel's LDS plan
+  uint32_t waveSize = 64;
+  std::atomic<bool> *stop = nullptr; // set on the first report: no more workgroups start
+  std::mutex mutex;
+  std::string report; // the first problem found; empty when none
+};
+
+// What the checks of one workgroup remember about its LDS (per host thread,
+// reused from workgroup to workgroup).
+class LdsShadow {
+public:
+  // Forgets everything: the workgroup starts with nothing written.
+  void reset(uint32_t ldsBytes, SanitizeMode mode);
+  struct Access {
+    uint32_t site = 0;    // site index + 1; 0: none
+    uint32_t thread = 0;
+    uint32_t barriers = 0; // workgroup barriers the thread had passed
+    uint32_t waveSyncs = 0; // syncs of its wave it had passed
+    bool atomic = false;
+  };
+  struct Byte {
+    Access write, read;
+  };
+  std::vector<uint8_t> written; // memory mode: one flag per LDS byte
+  std::vector<Byte> bytes;      // races mode: the last write and read of each byte
+};
+
+} // namespace tessel::emu
+
+// The checks the instrumented kernel calls before each access. Each returns
+// `p` when the access is valid; otherwise it reports and never returns (the
+// workgroup stops before the access happens).
+extern "C" void *tessel_emu_check_global(void *p, uint64_t bytes, uint32_t site);
+extern "C" void *tessel_emu_check_lds(void *p, uint64_t bytes, uint32_t site);
