@@ -281,17 +281,17 @@ auto cdiv(const A &a, const B &b, source_location loc = source_location::current
 // builds a Dim3 without narrowing. Error when it does not fit a grid.
 template <class A, class B>
   requires(std::is_integral_v<detail::unwrap_const_t<A>> && std::is_integral_v<detail::unwrap_const_t<B>>)
-constexpr uint32_t cdiv(const A &a, const B &b) {
+constexpr uint32_t cdiv(const A &a, const B &b, source_location where = source_location::current()) {
   auto na = static_cast<detail::unwrap_const_t<A>>(a);
   auto nb = static_cast<detail::unwrap_const_t<B>>(b);
   if (nb == 0 || std::cmp_less(na, 0) || std::cmp_less(nb, 0))
-    throw Error("cdiv(" + std::to_string(na) + ", " + std::to_string(nb) +
+    throw Error(callerLine(where) + "cdiv(" + std::to_string(na) + ", " + std::to_string(nb) +
                 "): needs a >= 0 and b > 0");
   uint64_t q = static_cast<uint64_t>(na) / static_cast<uint64_t>(nb) +
                (static_cast<uint64_t>(na) % static_cast<uint64_t>(nb) != 0);
   if (q > UINT32_MAX)
-    throw Error("cdiv(" + std::to_string(na) + ", " + std::to_string(nb) + ") = " + std::to_string(q) +
-                " does not fit a grid dimension (uint32_t)");
+    throw Error(callerLine(where) + "cdiv(" + std::to_string(na) + ", " + std::to_string(nb) + ") = " +
+                std::to_string(q) + " does not fit a grid dimension (uint32_t)");
   return static_cast<uint32_t>(q);
 }
 

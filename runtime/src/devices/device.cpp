@@ -23,7 +23,7 @@ std::string environment(const char *name) {
 // and the kernel caches keep the devices they loaded kernels on alive, so a
 // new device per call (`k.launch(Device::emulator(), ...)` in a loop) would
 // pile them up. Weak: a device nobody holds is freed.
-Device Device::emulator(std::string arch) {
+Device Device::emulator(std::string arch, std::source_location where) {
   const bool fromEnvironment = arch.empty() && !environment("TESSEL_ARCH").empty();
   if (arch.empty())
     arch = environment("TESSEL_ARCH");
@@ -34,8 +34,9 @@ Device Device::emulator(std::string arch) {
     found = &requireTarget(arch);
   } catch (const Error &e) {
     if (!fromEnvironment)
-      throw;
-    throw Error("TESSEL_ARCH='" + arch + "' (the emulator's target, from the environment): " + e.what());
+      throw Error(callerLine(where) + "Device::emulator: " + e.what());
+    throw Error(callerLine(where) + "TESSEL_ARCH='" + arch + "' (the emulator's target, from the environment): " +
+                e.what());
   }
   const TargetFacts &target = *found;
   static std::mutex mutex;

@@ -264,7 +264,11 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   // the matching write cannot pass on what the previous workgroup left.
   if (job.kernel->ldsBytes)
     std::memset(scratch.lds.get(), 0xAB, job.kernel->ldsBytes);
-  thread.sanitizer = job.sanitizer;
+  if (thread.sanitizer != job.sanitizer) { // a new launch: forget the last one's buffers
+    for (emu::BufferRange &r : thread.recentBuffers)
+      r = {};
+    thread.sanitizer = job.sanitizer;
+  }
   thread.shadow = nullptr;
   if (job.sanitizer && job.kernel->ldsBytes) {
     scratch.shadow.reset(job.kernel->ldsBytes, job.sanitizer->mode);
@@ -450,6 +454,7 @@ public:
       sanitizer.sites = &loaded->sites;
       sanitizer.ldsBytes = loaded->ldsBytes;
       sanitizer.waveSize = target_.waveSize;
+      sanitizer.buffers = emu::liveBuffers();
       sanitizer.stop = &job.failed;
       job.sanitizer = &sanitizer;
     }

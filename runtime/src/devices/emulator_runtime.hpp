@@ -113,6 +113,11 @@ private:
 struct LaunchSanitizer;
 class LdsShadow;
 
+// A buffer's bytes [begin, end).
+struct BufferRange {
+  uintptr_t begin = 0, end = 0;
+};
+
 // What the runtime functions read: the work-item running on this host thread.
 struct ThreadState {
   uint32_t workitem[3] = {0, 0, 0};
@@ -125,6 +130,8 @@ struct ThreadState {
   LaunchSanitizer *sanitizer = nullptr;
   LdsShadow *shadow = nullptr; // null when LDS is not tracked
   std::jmp_buf *abortRun = nullptr; // where a thread run without fibers stops
+  BufferRange recentBuffers[4];      // the buffers this host thread's checks hit last
+  uint32_t nextRecent = 0;
 };
 ThreadState &currentThread();
 

@@ -7,8 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <iterator>
 #include <map>
-#include <shared_mutex>
 
 namespace tessel::emu {
 
@@ -43,35 +44,36 @@ const char *sanitizeModeName(SanitizeMode mode) {
 namespace {
 
 struct Registry {
-  std::shared_mutex mutex;
+  std::mutex mutex;
   std::map<uintptr_t, size_t> live; // base -> bytes
-  std::atomic<uint64_t> generation{1}; // changes when a buffer goes away
 };
 Registry &registry() {
   static Registry *r = new Registry; // outlives every device (static destruction order)
   return *r;
 }
 
-// The buffer a host thread hit last: most accesses of a thread hit the same one.
-struct LastHit {
-  uintptr_t begin = 0, end = 0;
-  uint64_t generation = 0;
-};
-thread_local LastHit tLastHit;
-
 } // namespace
+
+std::vector<BufferRange> liveBuffers() {
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<BufferRange> out;
+  out.reserve(r.live.size());
+  for (auto [base, bytes] : r.live)
+    out.push_back({base, base + bytes});
+  return out;
+}
 
 void registerAllocation(const void *base, size_t bytes) {
   Registry &r = registry();
-  std::unique_lock lock(r.mutex);
+  std::lock_guard lock(r.mutex);
   r.live[reinterpret_cast<uintptr_t>(base)] = bytes;
 }
 
 void unregisterAllocation(const void *base) {
   Registry &r = registry();
-  std::unique_lock lock(r.mutex);
+  std::lock_guard lock(r.mutex);
   r.live.erase(reinterpret_cast<uintptr_t>(base));
-  r.generation.fetch_add(1, std::memory_order_release);
 }
 
 namespace {
@@ -135,19 +137,23 @@ std::string whoAndWhere(const LaunchSanitizer &s, uint32_t site) {
   std::longjmp(*t.abortRun, 1);
 }
 
+// The first buffer that starts after `p`.
+std::vector<BufferRange>::const_iterator bufferAfter(const std::vector<BufferRange> &buffers, uintptr_t p) {
+  return std::upper_bound(buffers.begin(), buffers.end(), p,
+                          [](uintptr_t a, const BufferRange &b) { return a < b.begin; });
+}
+
 // Why [p, p + bytes) is in no live buffer: where the nearest one is.
-std::string nearestBuffer(uintptr_t p, uint64_t bytes) {
-  Registry &r = registry();
-  std::shared_lock lock(r.mutex);
-  if (r.live.empty())
+std::string nearestBuffer(const std::vector<BufferRange> &buffers, uintptr_t p, uint64_t bytes) {
+  if (buffers.empty())
     return "no buffer is allocated";
-  auto next = r.live.upper_bound(p);
+  auto next = bufferAfter(buffers, p);
   std::string best;
   uint64_t bestDistance = UINT64_MAX;
-  if (next != r.live.begin()) {
+  if (next != buffers.begin()) {
     auto prev = std::prev(next);
-    const uintptr_t begin = prev->first, end = begin + prev->second;
-    const std::string buffer = "the buffer of " + plural(prev->second, "byte") + " at " + hex(begin);
+    const uintptr_t begin = prev->begin, end = prev->end;
+    const std::string buffer = "the buffer of " + plural(end - begin, "byte") + " at " + hex(begin);
     if (p < end) { // starts inside, runs past the end
       return "its last " + plural(p + bytes - end, "byte") + " are past the end of " + buffer;
     }
@@ -155,9 +161,9 @@ std::string nearestBuffer(uintptr_t p, uint64_t bytes) {
     best = p == end ? "it starts right after the end of " + buffer
                     : "it starts " + plural(p - end, "byte") + " past the end of " + buffer;
   }
-  if (next != r.live.end() && next->first - (p + bytes) < bestDistance) {
-    const uintptr_t begin = next->first;
-    const std::string buffer = "the buffer of " + plural(next->second, "byte") + " at " + hex(begin);
+  if (next != buffers.end() && next->begin - (p + bytes) < bestDistance) {
+    const uintptr_t begin = next->begin;
+    const std::string buffer = "the buffer of " + plural(next->end - begin, "byte") + " at " + hex(begin);
     if (p + bytes > begin)
       return "its first " + plural(begin - p, "byte") + " are before the start of " + buffer;
     bestDistance = begin - (p + bytes);
@@ -177,28 +183,25 @@ using namespace tessel::emu;
 
 extern "C" void *tessel_emu_check_global(void *p, uint64_t bytes, uint32_t site) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  LastHit &hit = tLastHit;
-  Registry &r = registry();
-  const uint64_t generation = r.generation.load(std::memory_order_acquire);
-  if (hit.generation == generation && a >= hit.begin && a + bytes <= hit.end && a + bytes >= a)
-    return p;
-  {
-    std::shared_lock lock(r.mutex);
-    auto next = r.live.upper_bound(a);
-    if (next != r.live.begin()) {
-      auto prev = std::prev(next);
-      const uintptr_t begin = prev->first, end = begin + prev->second;
-      if (a + bytes <= end && a + bytes >= a) {
-        hit = {begin, end, generation};
-        return p;
-      }
-    }
-  }
-  LaunchSanitizer *s = currentThread().sanitizer;
+  ThreadState &t = currentThread();
+  LaunchSanitizer *s = t.sanitizer;
   if (!s) // not launched through a sanitizing launch: let it through
     return p;
+  // Most accesses of a thread hit the few buffers it touched last.
+  for (const BufferRange &hit : t.recentBuffers)
+    if (a >= hit.begin && a + bytes <= hit.end && a + bytes >= a)
+      return p;
+  const std::vector<BufferRange> &buffers = s->buffers;
+  auto next = bufferAfter(buffers, a);
+  if (next != buffers.begin()) {
+    const BufferRange &in = *std::prev(next);
+    if (a + bytes <= in.end && a + bytes >= a) {
+      t.recentBuffers[t.nextRecent++ % std::size(t.recentBuffers)] = in;
+      return p;
+    }
+  }
   stop(*s, std::string("global ") + globalWhat(*s, site) + " out of bounds " + whoAndWhere(*s, site) + ": " +
-               plural(bytes, "byte") + " at " + hex(a) + "; " + nearestBuffer(a, bytes));
+               plural(bytes, "byte") + " at " + hex(a) + "; " + nearestBuffer(buffers, a, bytes));
 }
 
 extern "C" void *tessel_emu_check_lds(void *p, uint64_t bytes, uint32_t site) {

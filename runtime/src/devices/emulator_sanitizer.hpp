@@ -8,6 +8,8 @@
 // without a barrier between. Internal to tessel_devices.
 #pragma once
 
+#include "emulator_runtime.hpp"
+
 #include <atomic>
 #include <csetjmp>
 #include <cstddef>
@@ -40,6 +42,8 @@ struct AccessSite {
 // The buffers global accesses may touch: every live emulator allocation.
 void registerAllocation(const void *base, size_t bytes);
 void unregisterAllocation(const void *base);
+// The live buffers now, sorted (a launch checks against this snapshot).
+std::vector<BufferRange> liveBuffers();
 
 // One launch's checking state, shared by the host threads that run it.
 struct LaunchSanitizer {
@@ -47,6 +51,7 @@ struct LaunchSanitizer {
   const std::vector<AccessSite> *sites = nullptr;
   uint32_t ldsBytes = 0;           // the kernel's LDS plan
   uint32_t waveSize = 64;
+  std::vector<BufferRange> buffers; // the live buffers when the launch began
   std::atomic<bool> *stop = nullptr; // set on the first report: no more workgroups start
   std::mutex mutex;
   std::string report; // the first problem found; empty when none

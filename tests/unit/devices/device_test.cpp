@@ -89,6 +89,44 @@ TEST_CASE("devices: a buffer whose byte size overflows is an Error naming the co
   CHECK(dev.alloc<float>(0).size() == 0);
 }
 
+TEST_CASE("devices: host API errors name the caller's line; an empty buffer is an Error, not a crash") {
+  Device dev = Device::emulator("gfx942");
+  auto line = [](int n) { return std::string(__FILE__) + ":" + std::to_string(n) + ": "; };
+  int at;
+  std::string msg;
+  auto errorOf = [](auto &&f) -> std::string {
+    try {
+      f();
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "";
+  };
+  Buffer<float> moved = dev.upload(std::vector<float>{1, 2, 3});
+  Buffer<float> owner = std::move(moved);
+  CHECK(!moved);
+  CHECK(bool(owner));
+  at = __LINE__ + 1;
+  msg = errorOf([&] { (void)moved.download(); });
+  CHECK(msg == line(at) + "Buffer::download: the buffer holds no memory (default-constructed or moved from)");
+  at = __LINE__ + 1;
+  msg = errorOf([&] { moved.copyFrom(std::vector<float>{}); });
+  CHECK(msg == line(at) + "Buffer::copyFrom: the buffer holds no memory (default-constructed or moved from)");
+  Buffer<int> never;
+  at = __LINE__ + 1;
+  msg = errorOf([&] { (void)never.download(); });
+  CHECK(msg == line(at) + "Buffer::download: the buffer holds no memory (default-constructed or moved from)");
+  at = __LINE__ + 1;
+  msg = errorOf([&] { owner.copyFrom(std::vector<float>(2)); });
+  CHECK(msg == line(at) + "Buffer::copyFrom: 2 elements given for a buffer of 3");
+  at = __LINE__ + 1;
+  msg = errorOf([&] { (void)dev.alloc<float>(-1); });
+  CHECK(msg == line(at) + "Device::alloc: a negative element count -1");
+  CHECK(errorOf([&] { (void)dev.alloc<char>(SIZE_MAX - 1); }).starts_with(line(__LINE__) + "emulator: cannot allocate"));
+  CHECK(errorOf([&] { (void)Device::emulator("gfx123"); }).starts_with(line(__LINE__) + "Device::emulator: "));
+  CHECK(owner.download() == std::vector<float>{1, 2, 3});
+}
+
 TEST_CASE("devices: one emulator per target in the process, however often it is asked for") {
   ScopedEnv arch("TESSEL_ARCH", nullptr);
   Device a = Device::emulator("gfx942");

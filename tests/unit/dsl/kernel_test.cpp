@@ -252,8 +252,13 @@ TEST_CASE("host cdiv for grids") {
   Dim3 runtimeGrid{cdiv(n, 256), cdiv(n, 1000)};
   CHECK(runtimeGrid.x == 4);
   CHECK(runtimeGrid.y == 1);
-  CHECK(errorOf([] { (void)cdiv(-1, 4); }) == "cdiv(-1, 4): needs a >= 0 and b > 0");
-  CHECK(errorOf([] { (void)cdiv(4, 0); }) == "cdiv(4, 0): needs a >= 0 and b > 0");
-  CHECK(errorOf([] { (void)cdiv(int64_t{1} << 40, 2); }) ==
-        "cdiv(1099511627776, 2) = 549755813888 does not fit a grid dimension (uint32_t)");
+  // Host errors name the caller's line.
+  auto line = [](int n) { return std::string(__FILE__) + ":" + std::to_string(n) + ": "; };
+  int at;
+  std::string msg;
+  CHECK(errorOf([] { (void)cdiv(-1, 4); }) == line(__LINE__) + "cdiv(-1, 4): needs a >= 0 and b > 0");
+  CHECK(errorOf([] { (void)cdiv(4, 0); }) == line(__LINE__) + "cdiv(4, 0): needs a >= 0 and b > 0");
+  at = __LINE__ + 1;
+  msg = errorOf([] { (void)cdiv(int64_t{1} << 40, 2); });
+  CHECK(msg == line(at) + "cdiv(1099511627776, 2) = 549755813888 does not fit a grid dimension (uint32_t)");
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <exception>
+#include <source_location>
 #include <string>
 #include <utility>
 
@@ -17,5 +18,13 @@ public:
 private:
   std::string message_;
 };
+
+// "file:line: " of a caller (host API errors name the line that called them).
+inline std::string callerLine(const std::source_location &where) {
+  const char *file = where.file_name();
+  if (!file || !*file)
+    return "";
+  return std::string(file) + ":" + std::to_string(where.line()) + ": ";
+}
 
 } // namespace tessel

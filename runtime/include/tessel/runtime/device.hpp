@@ -67,7 +67,7 @@ public:
   // else the emulator, after saying why on stderr once).
   static Device open();
   // TESSEL_ARCH (default gfx942) when arch is empty.
-  static Device emulator(std::string arch = "");
+  static Device emulator(std::string arch = "", std::source_location where = std::source_location::current());
   // Throws tessel::Error naming the reason when no HIP GPU is usable.
   static Device hip(int ordinal = 0);
 
@@ -78,16 +78,19 @@ public:
   DeviceImpl &impl() { return *impl_; }
   const std::shared_ptr<DeviceImpl> &shared() const { return impl_; }
 
-  template <class T> Buffer<T> alloc(size_t count);
+  template <class T> Buffer<T> alloc(size_t count, std::source_location where = std::source_location::current());
   // A signed count (alloc<float>(n) with an int n): Error when negative.
-  template <class T, std::signed_integral N> Buffer<T> alloc(N count) {
+  template <class T, std::signed_integral N>
+  Buffer<T> alloc(N count, std::source_location where = std::source_location::current()) {
     if (count < 0)
-      throw Error("Device::alloc: a negative element count " + std::to_string(count));
-    return alloc<T>(static_cast<size_t>(count));
+      throw Error(callerLine(where) + "Device::alloc: a negative element count " + std::to_string(count));
+    return alloc<T>(static_cast<size_t>(count), where);
   }
-  template <class T> Buffer<T> upload(std::span<const T> host);
-  template <class T> Buffer<T> upload(const std::vector<T> &host) {
-    return upload<T>(std::span<const T>(host.data(), host.size()));
+  template <class T>
+  Buffer<T> upload(std::span<const T> host, std::source_location where = std::source_location::current());
+  template <class T>
+  Buffer<T> upload(const std::vector<T> &host, std::source_location where = std::source_location::current()) {
+    return upload<T>(std::span<const T>(host.data(), host.size()), where);
   }
 
   explicit Device(std::shared_ptr<DeviceImpl> impl) : impl_(std::move(impl)) {}
@@ -100,8 +103,8 @@ private:
 template <class T> class Buffer {
 public:
   Buffer() = default;
-  Buffer(std::shared_ptr<DeviceImpl> dev, size_t count)
-      : dev_(std::move(dev)), count_(count), ptr_(static_cast<T *>(dev_->allocate(byteSize(count)))) {}
+  Buffer(std::shared_ptr<DeviceImpl> dev, size_t count, std::source_location where = std::source_location::current())
+      : dev_(std::move(dev)), count_(count), ptr_(static_cast<T *>(allocate(*dev_, count, where))) {}
   Buffer(Buffer &&o) noexcept { *this = std::move(o); }
   Buffer &operator=(Buffer &&o) noexcept {
     if (this != &o) {
@@ -123,26 +126,41 @@ public:
   T *devicePtr() const { return ptr_; } // an address on the device
   // The device holding this buffer (Kernel::launch without a Device uses it).
   const std::shared_ptr<DeviceImpl> &device() const { return dev_; }
-  void copyFrom(std::span<const T> host) {
+  void copyFrom(std::span<const T> host, std::source_location where = std::source_location::current()) {
+    requireMemory("Buffer::copyFrom", where);
     if (host.size() != count_)
-      throw Error("Buffer::copyFrom: " + std::to_string(host.size()) +
+      throw Error(callerLine(where) + "Buffer::copyFrom: " + std::to_string(host.size()) +
                   " elements given for a buffer of " + std::to_string(count_));
     dev_->copyToDevice(ptr_, host.data(), bytes());
   }
-  void copyFrom(const std::vector<T> &host) { copyFrom(std::span<const T>(host)); }
-  std::vector<T> download() const {
+  void copyFrom(const std::vector<T> &host, std::source_location where = std::source_location::current()) {
+    copyFrom(std::span<const T>(host), where);
+  }
+  std::vector<T> download(std::source_location where = std::source_location::current()) const {
+    requireMemory("Buffer::download", where);
     std::vector<T> out(count_);
     dev_->copyToHost(out.data(), ptr_, bytes());
     return out;
   }
+  // Whether the buffer holds memory (not default-constructed or moved from).
+  explicit operator bool() const { return ptr_ != nullptr; }
 
 private:
-  // count * sizeof(T) (at least 1), or an Error naming the count when that overflows.
-  static size_t byteSize(size_t count) {
+  // count * sizeof(T) bytes (at least 1) from `dev`; an Error naming the
+  // caller's line when the size overflows or the device cannot allocate it.
+  static void *allocate(DeviceImpl &dev, size_t count, const std::source_location &where) {
     if (count > std::numeric_limits<size_t>::max() / sizeof(T))
-      throw Error("Device::alloc: a buffer of " + std::to_string(count) + " elements of " +
+      throw Error(callerLine(where) + "Device::alloc: a buffer of " + std::to_string(count) + " elements of " +
                   std::to_string(sizeof(T)) + " bytes is too large (its size in bytes overflows size_t)");
-    return count ? count * sizeof(T) : 1;
+    try {
+      return dev.allocate(count ? count * sizeof(T) : 1);
+    } catch (const Error &e) {
+      throw Error(callerLine(where) + e.what());
+    }
+  }
+  void requireMemory(const char *what, const std::source_location &where) const {
+    if (!ptr_)
+      throw Error(callerLine(where) + what + ": the buffer holds no memory (default-constructed or moved from)");
   }
   void reset() {
     if (ptr_ && dev_)
@@ -154,10 +172,12 @@ private:
   T *ptr_ = nullptr;
 };
 
-template <class T> Buffer<T> Device::alloc(size_t count) { return Buffer<T>(impl_, count); }
-template <class T> Buffer<T> Device::upload(std::span<const T> host) {
-  Buffer<T> b(impl_, host.size());
-  b.copyFrom(host);
+template <class T> Buffer<T> Device::alloc(size_t count, std::source_location where) {
+  return Buffer<T>(impl_, count, where);
+}
+template <class T> Buffer<T> Device::upload(std::span<const T> host, std::source_location where) {
+  Buffer<T> b(impl_, host.size(), where);
+  b.copyFrom(host, where);
   return b;
 }
 
