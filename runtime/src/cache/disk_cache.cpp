@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +15,8 @@
 #include <fstream>
 #include <sstream>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -22,7 +26,13 @@ namespace fs = std::filesystem;
 namespace tessel {
 namespace {
 
-constexpr const char *kMetaHeader = "tessel-kernel-cache 1";
+// Version 2: meta names the entry's key (an entry moved to another folder is
+// a miss). Older entries read as damaged and are rebuilt.
+constexpr const char *kMetaHeader = "tessel-kernel-cache 2";
+
+// Temporary and trash folders of a writer that died are removed once they
+// are this old and their process is gone.
+constexpr auto kStaleAfter = std::chrono::minutes(5);
 
 uint64_t checksumOf(std::string_view bytes) {
   return llvm::xxh3_64bits(
@@ -69,12 +79,48 @@ bool readFile(const fs::path &path, std::string &out) {
   return ::read(fd, &extra, 1) == 0; // nor may it have grown
 }
 
+// Writes a new file whole; false on any error (a full disk, a file-size
+// limit: the caller's SIGXFSZ is held off by NoFileSizeSignal).
 bool writeFile(const fs::path &path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-  out.close();
-  return bool(out);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    return false;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      ::close(fd);
+      return false;
+    }
+    done += size_t(n);
+  }
+  return ::close(fd) == 0;
 }
+
+// While alive, a write past the process's file-size limit (RLIMIT_FSIZE)
+// fails with EFBIG instead of killing the process with SIGXFSZ: the signal
+// is blocked on this thread, and one it raised is consumed afterwards.
+class NoFileSizeSignal {
+public:
+  NoFileSizeSignal() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+  }
+  ~NoFileSizeSignal() {
+    if (!sigismember(&old_, SIGXFSZ)) { // it was ours to block: drop what we caused
+      struct timespec now = {0, 0};
+      while (sigtimedwait(&set_, nullptr, &now) == SIGXFSZ) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
+private:
+  sigset_t set_, old_;
+};
 
 // The files of an entry, in the order meta lists them.
 struct EntryFile {
@@ -94,9 +140,10 @@ std::string_view fileBytes(const CompiledKernel &k, const EntryFile &f) {
   return {reinterpret_cast<const char *>(k.hsaco.data()), k.hsaco.size()};
 }
 
-std::string metaText(const CompiledKernel &k) {
+std::string metaText(const std::string &key, const CompiledKernel &k) {
   std::ostringstream meta;
   meta << kMetaHeader << "\n"
+       << "key " << key << "\n"
        << "name " << k.name << "\n"
        << "ldsBytes " << k.ldsBytes << "\n"
        << "blockSize " << k.blockSize << "\n"
@@ -113,8 +160,10 @@ std::string metaText(const CompiledKernel &k) {
   return body + "checksum " + hex64(checksumOf(body)) + "\n";
 }
 
-// Reads and verifies one entry; nullopt when anything is missing or damaged.
-std::optional<CompiledKernel> readEntry(const fs::path &folder) {
+// Reads and verifies the entry for `key`; nullopt when anything is missing
+// or damaged, or the entry is another key's (a folder renamed or copied).
+std::optional<CompiledKernel> readEntry(const fs::path &folder, const std::string &key,
+                                        std::string_view expectedName) {
   std::string meta;
   if (!readFile(folder / "meta", meta))
     return std::nullopt;
@@ -127,9 +176,13 @@ std::optional<CompiledKernel> readEntry(const fs::path &folder) {
   CompiledKernel k;
   if (!std::getline(in, line) || line != kMetaHeader)
     return std::nullopt;
+  if (!std::getline(in, line) || line != "key " + key)
+    return std::nullopt;
   if (!std::getline(in, line) || line.rfind("name ", 0) != 0)
     return std::nullopt;
   k.name = line.substr(5);
+  if (!expectedName.empty() && k.name != expectedName)
+    return std::nullopt;
   size_t count = 0;
   if (!(in >> word) || word != "ldsBytes" || !(in >> k.ldsBytes) || !(in >> word) ||
       word != "blockSize" || !(in >> k.blockSize) || !(in >> word) || word != "waveSize" ||
@@ -159,10 +212,37 @@ std::optional<CompiledKernel> readEntry(const fs::path &folder) {
   return k;
 }
 
-// A name no other process or thread uses.
+// A name no other process or thread uses: "<pid>-<counter>".
 std::string uniqueSuffix() {
   static std::atomic<uint64_t> counter{0};
   return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+}
+
+// Removes ".tmp-<key>-<pid>-<n>" and ".trash-<key>-<pid>-<n>" folders left
+// by writers that died mid-write: older than kStaleAfter and their process
+// gone (a live writer's folder, or one whose pid we cannot judge, stays).
+void removeStaleTemporaries(const fs::path &directory) {
+  std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(".tmp-", 0) != 0 && name.rfind(".trash-", 0) != 0)
+      continue;
+    const size_t counterDash = name.rfind('-');
+    const size_t pidDash = counterDash == std::string::npos || counterDash == 0 ? std::string::npos
+                                                                                  : name.rfind('-', counterDash - 1);
+    if (pidDash == std::string::npos)
+      continue;
+    const long pid = std::strtol(name.c_str() + pidDash + 1, nullptr, 10);
+    std::error_code timeError;
+    const auto written = fs::last_write_time(it->path(), timeError);
+    if (timeError || now - written < kStaleAfter || pid <= 0)
+      continue;
+    if (pid == ::getpid() || ::kill(pid_t(pid), 0) == 0 || errno != ESRCH)
+      continue;
+    std::error_code removeError;
+    fs::remove_all(it->path(), removeError);
+  }
 }
 
 } // namespace
@@ -185,8 +265,16 @@ DiskCache &DiskCache::process() {
 DiskCache::DiskCache(std::string directory) : directory_(std::move(directory)) {
   std::error_code ec;
   fs::create_directories(directory_, ec);
-  if (ec || ::access(directory_.c_str(), W_OK | X_OK) != 0)
-    fallBackToMemory(ec ? ec.message() : std::strerror(errno));
+  const bool isDirectory = fs::is_directory(directory_);
+  readable_ = isDirectory && ::access(directory_.c_str(), R_OK | X_OK) == 0;
+  if (isDirectory && ::access(directory_.c_str(), W_OK | X_OK) == 0) {
+    removeStaleTemporaries(directory_);
+    return;
+  }
+  // A read-only cache (shared, or pre-populated in a container) is still read.
+  fallBackToMemory(!isDirectory ? (ec ? ec.message() : "not a directory")
+                   : readable_  ? "it is read-only; its kernels are still used"
+                                : std::string(std::strerror(errno)));
 }
 
 bool DiskCache::memoryOnly() const {
@@ -194,12 +282,14 @@ bool DiskCache::memoryOnly() const {
   return memoryOnly_;
 }
 
+bool DiskCache::readsDisk() const { return readable_; }
+
 void DiskCache::fallBackToMemory(const std::string &why) {
   std::lock_guard lock(mutex_);
   if (memoryOnly_)
     return;
   memoryOnly_ = true;
-  std::fprintf(stderr, "tessel: warning: cannot write the kernel cache in %s (%s); keeping kernels in memory only\n",
+  std::fprintf(stderr, "tessel: warning: cannot write the kernel cache in %s (%s); keeping new kernels in memory\n",
                directory_.c_str(), why.c_str());
 }
 
@@ -226,21 +316,21 @@ std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization 
   return hex64(h.high64) + hex64(h.low64);
 }
 
-std::optional<CompiledKernel> DiskCache::load(const std::string &key) {
+std::optional<CompiledKernel> DiskCache::load(const std::string &key, std::string_view expectedName) {
   {
     std::lock_guard lock(mutex_);
     if (auto it = memory_.find(key); it != memory_.end())
       return it->second;
-    if (memoryOnly_)
-      return std::nullopt;
   }
+  if (!readable_)
+    return std::nullopt;
   const fs::path folder = fs::path(directory_) / key;
   std::error_code ec;
   if (!fs::exists(folder, ec))
     return std::nullopt;
-  std::optional<CompiledKernel> kernel = readEntry(folder);
-  if (!kernel)
-    removeEntry(key); // damaged or partial: the caller recompiles and stores it again
+  std::optional<CompiledKernel> kernel = readEntry(folder, key, expectedName);
+  if (!kernel && !memoryOnly())
+    removeEntry(key); // damaged, partial or another's: the caller recompiles and stores it again
   return kernel;
 }
 
@@ -261,10 +351,11 @@ void DiskCache::store(const std::string &key, const CompiledKernel &kernel) {
   }
   const fs::path temporary = fs::path(directory_) / (".tmp-" + key + "-" + uniqueSuffix());
   std::error_code ec;
+  NoFileSizeSignal noSignal;
   bool written = fs::create_directory(temporary, ec) && !ec;
   for (const EntryFile &f : kEntryFiles)
     written = written && writeFile(temporary / f.name, fileBytes(kernel, f));
-  written = written && writeFile(temporary / "meta", metaText(kernel)); // last: meta vouches for the rest
+  written = written && writeFile(temporary / "meta", metaText(key, kernel)); // last: meta vouches for the rest
   if (!written) {
     fs::remove_all(temporary, ec);
     fallBackToMemory("writing an entry failed");

@@ -170,7 +170,7 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
                   std::to_string(k.waveSize) + "); a workgroup holds 1 to " + std::to_string(kMaxBlockSize) +
                   " threads, so use a smaller num_warps");
   };
-  if (std::optional<CompiledKernel> cached = cache.load(diskKey)) {
+  if (std::optional<CompiledKernel> cached = cache.load(diskKey, request.trace.kernelName)) {
     entry->compiled = std::move(*cached);
     ++stats.diskHits;
     checkBlockSize(entry->compiled);

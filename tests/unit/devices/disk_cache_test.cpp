@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -258,4 +259,135 @@ TEST_CASE("cache: an unwritable directory falls back to memory") {
   auto loaded = cache.load(kKey);
   REQUIRE(loaded.has_value());
   checkSame(*loaded, k);
+}
+
+namespace {
+// Runs `body` in a child process (for process-wide settings: a file-size
+// limit, another user); returns its exit status, or 128 + the signal that
+// ended it.
+template <class F> int inChild(F &&body) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int status = 1;
+    try {
+      status = body();
+    } catch (...) {
+    }
+    ::_exit(status);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool same(const CompiledKernel &a, const CompiledKernel &b) {
+  return a.name == b.name && a.llvmIR == b.llvmIR && a.hsaco == b.hsaco && a.assembly == b.assembly &&
+         a.blockSize == b.blockSize;
+}
+} // namespace
+
+TEST_CASE("cache: entries swapped between folders are misses and are rebuilt") {
+  fs::path dir = freshDirectory("swapped");
+  DiskCache cache(dir.string());
+  const std::string other = DiskCache::entryKey(0x5678, {}, "gfx942", 4, "tessel-test");
+  CompiledKernel a = sampleKernel(1), b = sampleKernel(2);
+  a.kernargs = b.kernargs; // same kernarg size: nothing else tells them apart
+  cache.store(kKey, a);
+  cache.store(other, b);
+  fs::rename(dir / kKey, dir / "swap");
+  fs::rename(dir / other, dir / kKey);
+  fs::rename(dir / "swap", dir / other);
+  CHECK_FALSE(cache.load(kKey).has_value());
+  CHECK_FALSE(cache.load(other).has_value());
+  CHECK_FALSE(fs::exists(dir / kKey)); // removed, so the next store rebuilds it
+  cache.store(kKey, a);
+  auto again = cache.load(kKey);
+  REQUIRE(again.has_value());
+  checkSame(*again, a);
+  // An entry under its own key but for another kernel name is a miss too.
+  CHECK(cache.load(kKey, a.name).has_value());
+  CHECK_FALSE(cache.load(kKey, "some_other_kernel").has_value());
+}
+
+TEST_CASE("cache: a read-only cache directory is read (0 compiles); new kernels stay in memory") {
+  fs::path dir = freshDirectory("readonly");
+  const std::string other = DiskCache::entryKey(0x9abc, {}, "gfx942", 4, "tessel-test");
+  {
+    DiskCache warm(dir.string());
+    warm.store(kKey, sampleKernel(3));
+  }
+  fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                           fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  // Root writes anywhere: the check runs as an unprivileged user then.
+  int status = inChild([&] {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0))
+      return 10;
+    if (::access(dir.c_str(), W_OK) == 0)
+      return 11; // still writable: the test would prove nothing
+    DiskCache cache(dir.string());
+    if (!cache.readsDisk() || !cache.memoryOnly())
+      return 12;
+    auto hit = cache.load(kKey);
+    if (!hit || !same(*hit, sampleKernel(3)))
+      return 13;
+    cache.store(other, sampleKernel(4));
+    auto fromMemory = cache.load(other);
+    if (!fromMemory || !same(*fromMemory, sampleKernel(4)))
+      return 14;
+    return fs::exists(dir / other) ? 15 : 0;
+  });
+  fs::permissions(dir, fs::perms::owner_all);
+  CHECK(status == 0);
+}
+
+TEST_CASE("cache: a write past the file-size limit keeps the kernel in memory, without SIGXFSZ") {
+  fs::path dir = freshDirectory("fsize");
+  int status = inChild([&] {
+    struct rlimit limit = {1000, 1000}; // the sample's files are larger
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
+      return 20;
+    DiskCache cache(dir.string());
+    if (cache.memoryOnly())
+      return 21;
+    cache.store(kKey, sampleKernel(5));
+    if (!cache.memoryOnly())
+      return 22;
+    auto k = cache.load(kKey);
+    if (!k || !same(*k, sampleKernel(5)))
+      return 23;
+    // Nothing half-written stays behind.
+    for (const auto &entry : fs::directory_iterator(dir))
+      if (entry.path().filename().string()[0] == '.')
+        return 24;
+    return 0;
+  });
+  CHECK(status == 0); // 128 + SIGXFSZ (153) if the signal killed it
+}
+
+TEST_CASE("cache: temporary folders of writers that died are removed; a live writer's stay") {
+  fs::path dir = freshDirectory("stale");
+  pid_t dead = ::fork();
+  if (dead == 0)
+    ::_exit(0);
+  ::waitpid(dead, nullptr, 0);
+  const auto old = fs::file_time_type::clock::now() - std::chrono::minutes(30);
+  auto make = [&](const std::string &name, bool isOld) {
+    fs::create_directories(dir / name);
+    std::ofstream(dir / name / "kernel.ll") << "partial";
+    if (isOld)
+      fs::last_write_time(dir / name, old);
+  };
+  const std::string deadTmp = ".tmp-" + kKey + "-" + std::to_string(dead) + "-0";
+  const std::string deadTrash = ".trash-" + kKey + "-" + std::to_string(dead) + "-3";
+  const std::string youngTmp = ".tmp-" + kKey + "-" + std::to_string(dead) + "-1";
+  const std::string liveTmp = ".tmp-" + kKey + "-" + std::to_string(::getppid()) + "-0";
+  make(deadTmp, true);
+  make(deadTrash, true);
+  make(youngTmp, false);
+  make(liveTmp, true);
+  DiskCache cache(dir.string());
+  CHECK_FALSE(fs::exists(dir / deadTmp));
+  CHECK_FALSE(fs::exists(dir / deadTrash));
+  CHECK(fs::exists(dir / youngTmp)); // may still be being written
+  CHECK(fs::exists(dir / liveTmp));  // its writer is alive
 }

@@ -1,8 +1,11 @@
 // The on-disk kernel cache. An entry is a folder named by the hex key holding
 // tile.mlir, kernel.ll, kernel.s, kernel.hsaco and `meta` (the kernel's facts
 // and a checksum of every file). Entries appear atomically (built under a
-// temporary name, then renamed); a damaged entry is removed and reads as a
-// miss; an unwritable cache directory falls back to memory with one warning.
+// temporary name, then renamed); `meta` names the entry's key, so an entry
+// in another's folder is a miss; a damaged entry is removed and reads as a
+// miss; a read-only cache directory is read, and new kernels (as when a
+// write fails: a full disk, a file-size limit) are kept in memory with one
+// warning. Temporary folders of writers that died are cleaned up.
 #pragma once
 
 #include "tessel/core/compiled_kernel.hpp"
@@ -33,13 +36,17 @@ public:
                               std::string_view compilerIdentity,
                               unsigned codeObjectVersion = 5, unsigned numStages = 1);
 
-  // The kernel stored under `key`, or nullopt. Never throws for I/O problems.
-  std::optional<CompiledKernel> load(const std::string &key);
+  // The kernel stored under `key` (named `expectedName` when given), or
+  // nullopt. Never throws for I/O problems.
+  std::optional<CompiledKernel> load(const std::string &key, std::string_view expectedName = {});
   // Stores `kernel` under `key`; another writer of the same key may win.
   void store(const std::string &key, const CompiledKernel &kernel);
 
   const std::string &directory() const { return directory_; }
+  // New kernels stay in memory (the directory is read-only or a write failed).
   bool memoryOnly() const;
+  // Entries on disk are read (the directory exists and is readable).
+  bool readsDisk() const;
 
 private:
   void fallBackToMemory(const std::string &why);
@@ -48,6 +55,7 @@ private:
   std::string directory_;
   mutable std::mutex mutex_;
   bool memoryOnly_ = false;
+  bool readable_ = false;
   std::map<std::string, CompiledKernel> memory_; // entries that could not be written
 };
 
