@@ -32,6 +32,9 @@
 #include <signal.h>
 #include <unistd.h>
 #include <thread>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 namespace tessel {
 namespace {
@@ -247,10 +250,29 @@ struct RunningKernel {
   ~RunningKernel() { tRunningKernel = nullptr; }
 };
 
+// The GPU keeps f32/f64 subnormals (IEEE mode) and rounds to nearest even:
+// while a workgroup runs, the host thread's float environment says the same,
+// whatever the caller set (a -ffast-math program flushes subnormals).
+class GpuFloatEnvironment {
+public:
+#if defined(__x86_64__)
+  GpuFloatEnvironment() : saved_(_mm_getcsr()) {
+    // Round to nearest (RC = 00), no flush to zero (FTZ, bit 15), no
+    // denormals-are-zero (DAZ, bit 6); exceptions stay masked.
+    _mm_setcsr((saved_ & ~(0x6000u | 0x8000u | 0x0040u)) | 0x1F80u);
+  }
+  ~GpuFloatEnvironment() { _mm_setcsr(saved_); }
+
+private:
+  unsigned saved_;
+#endif
+};
+
 void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   LaunchJob &job = *static_cast<LaunchJob *>(context);
   if (job.failed.load(std::memory_order_relaxed))
     return;
+  GpuFloatEnvironment floatEnvironment;
   WorkerScratch &scratch = (*job.scratch)[slot];
   emu::ThreadState &thread = emu::currentThread();
   thread.workgroup[0] = uint32_t(index % job.grid.x);
@@ -313,6 +335,14 @@ public:
     if (!machineBuilder)
       throw Error("emulator: cannot describe the host: " + llvmErrorText(machineBuilder.takeError()));
     machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+    // Results must not depend on the host CPU: instructions whose numerics
+    // differ from the AMDGPU code's stay unused (AVX512-BF16's conversion
+    // treats subnormal inputs as zero; native f16 arithmetic would round an
+    // f16 fma once where the promoted form rounds twice). Their operations
+    // go through the emulator's runtime functions or promoted f32 code.
+    for (const char *feature : {"-avx512bf16", "-avxneconvert", "-amx-bf16", "-avx512fp16", "-avx10.1",
+                                "-avx10.1-512", "-avx10.2", "-avx10.2-512"})
+      machineBuilder->getFeatures().AddFeature(feature);
     auto machine = machineBuilder->createTargetMachine();
     if (!machine)
       throw Error("emulator: no host code generator: " + llvmErrorText(machine.takeError()));

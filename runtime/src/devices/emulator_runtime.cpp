@@ -315,18 +315,40 @@ uint16_t bf16Bits(double x) {
   std::memcpy(&bits, &f, 4);
   return static_cast<uint16_t>(bits >> 16);
 }
-_Float16 toHalf(double x) {
+// f32 -> bf16 as the AMDGPU code computes it (targets without a bf16
+// conversion instruction): the bits rounded to nearest even, subnormals
+// included; a NaN made quiet, keeping its sign and payload's top bits.
+uint16_t bf16BitsOfFloat(float x) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
   if (std::isnan(x))
-    return static_cast<_Float16>(x);
+    return static_cast<uint16_t>((bits | 0x400000u) >> 16);
+  return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+_Float16 toHalf(double x) {
+  if (std::isnan(x)) { // quiet, with the sign and the payload's top bits (f32's)
+    const uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(x));
+    return std::bit_cast<_Float16>(
+        static_cast<uint16_t>(((bits >> 16) & 0x8000u) | 0x7E00u | ((bits & 0x7FFFFFu) >> 13)));
+  }
   return static_cast<_Float16>(roundToFormat(x, 10, -14, 65504.0)); // exact
+}
+// f16 -> f32, exact; a signalling NaN comes back quiet (as v_cvt_f32_f16).
+float fromHalf(_Float16 h) {
+  const uint16_t bits = std::bit_cast<uint16_t>(h);
+  const uint32_t sign = uint32_t(bits & 0x8000u) << 16, exp = (bits >> 10) & 0x1Fu, mant = bits & 0x3FFu;
+  if (exp == 0x1F)
+    return std::bit_cast<float>(mant ? sign | 0x7FC00000u | (mant << 13) : sign | 0x7F800000u);
+  if (exp == 0)
+    return std::bit_cast<float>(sign | std::bit_cast<uint32_t>(std::ldexp(float(mant), -24)));
+  return std::bit_cast<float>(sign | ((exp + 112u) << 23) | (mant << 13));
 }
 } // namespace
 
-extern "C" __bf16 tessel_emu_truncsfbf2(float x) { return std::bit_cast<__bf16>(bf16Bits(x)); }
+extern "C" __bf16 tessel_emu_truncsfbf2(float x) { return std::bit_cast<__bf16>(bf16BitsOfFloat(x)); }
 extern "C" __bf16 tessel_emu_truncdfbf2(double x) { return std::bit_cast<__bf16>(bf16Bits(x)); }
 extern "C" _Float16 tessel_emu_truncsfhf2(float x) { return toHalf(x); }
 extern "C" _Float16 tessel_emu_truncdfhf2(double x) { return toHalf(x); }
-extern "C" float tessel_emu_extendhfsf2(_Float16 x) { return static_cast<float>(x); }
+extern "C" float tessel_emu_extendhfsf2(_Float16 x) { return fromHalf(x); }
 
 std::vector<RuntimeSymbol> runtimeSymbols() {
 #define TESSEL_EMU_SYMBOL(fn) RuntimeSymbol{#fn, reinterpret_cast<void *>(&fn)}

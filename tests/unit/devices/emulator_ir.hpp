@@ -4,6 +4,9 @@
 
 #include "tessel/core/compiled_kernel.hpp"
 
+#include <doctest/doctest.h>
+
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,5 +28,37 @@ inline CompiledKernel kernelFromIR(std::string name, const std::string &ir,
   k.waveSize = 64;
   return k;
 }
+
+// Kernarg bytes laid out as kernargLayout() says.
+class Kernarg {
+public:
+  explicit Kernarg(const KernargLayout &layout) : layout_(layout), bytes_(layout.totalBytes, 0) {}
+  template <class T> Kernarg &set(size_t index, T value) {
+    REQUIRE(layout_.sizes[index] == sizeof(T));
+    std::memcpy(bytes_.data() + layout_.offsets[index], &value, sizeof(T));
+    return *this;
+  }
+  const void *data() const { return bytes_.data(); }
+  size_t size() const { return bytes_.size(); }
+
+private:
+  KernargLayout layout_;
+  std::vector<uint8_t> bytes_;
+};
+
+// Global thread index %i (i32) and %i64: workgroup.id.x * workgroup_size_x
+// (from the dispatch packet) + workitem.id.x. Needs workitem.id.x,
+// workgroup.id.x and dispatch.ptr declared.
+inline const char *kGlobalIndex = R"(
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
+  %dp = call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()
+  %wsp = getelementptr i8, ptr addrspace(4) %dp, i64 4
+  %ws16 = load i16, ptr addrspace(4) %wsp, align 4
+  %ws = zext i16 %ws16 to i32
+  %base = mul i32 %wg, %ws
+  %i = add i32 %base, %tid
+  %i64 = sext i32 %i to i64
+)";
 
 } // namespace tessel::testing

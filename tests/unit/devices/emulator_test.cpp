@@ -33,40 +33,13 @@ CompiledKernel kernelFromIR(std::string name, const std::string &body, std::vect
   return testing::kernelFromIR(std::move(name), std::string(kDeclarations) + body, args);
 }
 
-// Kernarg bytes laid out as kernargLayout() says.
-class Kernarg {
-public:
-  explicit Kernarg(const KernargLayout &layout) : layout_(layout), bytes_(layout.totalBytes, 0) {}
-  template <class T> Kernarg &set(size_t index, T value) {
-    REQUIRE(layout_.sizes[index] == sizeof(T));
-    std::memcpy(bytes_.data() + layout_.offsets[index], &value, sizeof(T));
-    return *this;
-  }
-  const void *data() const { return bytes_.data(); }
-  size_t size() const { return bytes_.size(); }
-
-private:
-  KernargLayout layout_;
-  std::vector<uint8_t> bytes_;
-};
-
 const TraceArg kF32Ptr{TraceArg::Pointer, DType::F32};
 const TraceArg kF64Ptr{TraceArg::Pointer, DType::F64};
 const TraceArg kI32Ptr{TraceArg::Pointer, DType::I32};
 const TraceArg kI32{TraceArg::Int, DType::I32};
 
-// Global thread index: workgroup.id.x * workgroup_size_x (dispatch packet) + workitem.id.x.
-const char *kGlobalIndex = R"(
-  %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
-  %dp = call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()
-  %wsp = getelementptr i8, ptr addrspace(4) %dp, i64 4
-  %ws16 = load i16, ptr addrspace(4) %wsp, align 4
-  %ws = zext i16 %ws16 to i32
-  %base = mul i32 %wg, %ws
-  %i = add i32 %base, %tid
-  %i64 = sext i32 %i to i64
-)";
+using testing::Kernarg;
+using testing::kGlobalIndex;
 
 } // namespace
 
