@@ -195,10 +195,18 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
 void KernelCache::launch(Device &device, Dim3 grid, const LaunchOptions &options,
                          const KernelKey &key, const void *kernarg, size_t kernargBytes,
                          TraceFn trace, const void *traceContext) {
-  for (const TracingOnThisThread *t = tTracing; t; t = t->outer) // null unless inside a trace
+  // A kernel body runs on the host once, while it is traced, not on the GPU:
+  // a launch inside it would run once at trace time, whatever the outer
+  // kernel's grid, and could not be part of it.
+  if (const TracingOnThisThread *t = tTracing) { // null unless inside a trace
+    const std::string &outer = static_cast<const Impl *>(t->cache)->kernelName;
     if (t->cache == impl_.get())
       throw Error("kernel " + impl_->kernelName +
                   " was launched while it is being traced: a kernel's body cannot launch the kernel itself");
+    throw Error("kernel " + impl_->kernelName + " was launched while kernel " + outer +
+                " is being traced: a kernel's body cannot launch kernels (it runs once, at trace time); launch "
+                "it from host code, or call its function from the body to make its ops part of " + outer);
+  }
   Entry *entry;
   {
     std::lock_guard lock(impl_->mutex);

@@ -24,6 +24,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -166,12 +167,60 @@ struct LaunchJob {
   std::atomic<bool> failed{false};
   std::mutex errorMutex;
   std::string error;
+  // For the estimate of a long launch (see estimateOnce).
+  uint64_t workgroups = 0;
+  std::chrono::steady_clock::time_point start;
+  std::atomic<uint64_t> finished{0};
+  std::atomic<bool> estimated{false};
 
   bool stoppedBySanitizer() {
     std::lock_guard lock(sanitizer->mutex);
     return !sanitizer->report.empty();
   }
 };
+
+// ---- long launches --------------------------------------------------------------
+// The emulator runs a GPU's work on a few host cores: a grid sized for a GPU
+// can take hours. Once 1% of the workgroups (at least one) have finished,
+// the launch's total time is estimated; above TESSEL_EMULATOR_WARN_SECONDS
+// (default 60) it says so, once per launch, with the estimate.
+
+double warnAfterSeconds() {
+  static const double seconds = [] {
+    const char *v = std::getenv("TESSEL_EMULATOR_WARN_SECONDS");
+    char *end = nullptr;
+    double d = v && *v ? std::strtod(v, &end) : 60.0;
+    return (end && *end) || d < 0 ? 60.0 : d;
+  }();
+  return seconds;
+}
+
+std::string duration(double seconds) {
+  char buf[64];
+  if (seconds < 120)
+    std::snprintf(buf, sizeof buf, "%.0f seconds", seconds);
+  else if (seconds < 7200)
+    std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f hours", seconds / 3600);
+  return buf;
+}
+
+void estimateOnce(LaunchJob &job) {
+  const uint64_t done = job.finished.fetch_add(1) + 1;
+  if (done < std::max<uint64_t>(1, job.workgroups / 100) || job.estimated.exchange(true))
+    return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
+  const double total = elapsed / double(done) * double(job.workgroups);
+  if (total <= warnAfterSeconds())
+    return;
+  std::fprintf(stderr,
+               "tessel: warning: kernel '%s' will take about %s on the emulator (%llu workgroups of %u threads, "
+               "%llu done in %.2f s); the emulator runs GPU work on the host's cores. A smaller grid is faster; "
+               "Ctrl-C ends the program\n",
+               job.kernel->name.c_str(), duration(total).c_str(), static_cast<unsigned long long>(job.workgroups),
+               job.blockSize, static_cast<unsigned long long>(done), elapsed);
+}
 
 // ---- wild memory accesses ----------------------------------------------------
 // A kernel that reads or writes outside its buffers kills the host process,
@@ -309,9 +358,11 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
       entry(job.kernarg);
     }
     thread.abortRun = nullptr;
+    estimateOnce(job);
     return;
   }
   std::string why = scratch.fibers->run(entry, job.kernarg);
+  estimateOnce(job);
   if (why.empty() || (job.sanitizer && job.stoppedBySanitizer()))
     return;
   std::lock_guard lock(job.errorMutex);
@@ -488,6 +539,8 @@ public:
       sanitizer.stop = &job.failed;
       job.sanitizer = &sanitizer;
     }
+    job.workgroups = workgroups;
+    job.start = std::chrono::steady_clock::now();
     pool_.run(workgroups, &runWorkgroup, &job);
     if (!sanitizer.report.empty())
       throw Error("the emulator's sanitizer stopped kernel '" + name + "': " + sanitizer.report);
