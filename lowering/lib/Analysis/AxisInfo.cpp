@@ -52,6 +52,7 @@ AxisInfo AxisInfo::join(const AxisInfo &a, const AxisInfo &b) {
   if (a.rank() != b.rank())
     return unknown(a.rank());
   AxisInfo out = a;
+  out.nonNegative = a.nonNegative && b.nonNegative;
   for (unsigned d = 0; d < a.rank(); ++d) {
     out.contiguity[d] = std::gcd(a.contiguity[d], b.contiguity[d]);
     out.divisibility[d] = std::gcd(a.divisibility[d], b.divisibility[d]);
@@ -61,7 +62,8 @@ AxisInfo AxisInfo::join(const AxisInfo &a, const AxisInfo &b) {
 }
 
 bool AxisInfo::operator==(const AxisInfo &o) const {
-  return contiguity == o.contiguity && divisibility == o.divisibility && constancy == o.constancy;
+  return contiguity == o.contiguity && divisibility == o.divisibility && constancy == o.constancy &&
+         nonNegative == o.nonNegative;
 }
 
 void AxisInfo::print(raw_ostream &os) const {
@@ -76,6 +78,8 @@ void AxisInfo::print(raw_ostream &os) const {
   list(divisibility);
   os << ", constancy = ";
   list(constancy);
+  if (nonNegative)
+    os << ", non-negative";
 }
 
 namespace {
@@ -119,9 +123,11 @@ public:
     const AxisInfoLattice *lb = getLatticeElementFor(getProgramPointAfter(op), loop.getLowerBound());
     const AxisInfoLattice *step = getLatticeElementFor(getProgramPointAfter(op), loop.getStep());
     AxisInfo iv = AxisInfo::unknown(1);
-    if (!lb->getValue().isUninitialized() && !step->getValue().isUninitialized())
+    if (!lb->getValue().isUninitialized() && !step->getValue().isUninitialized()) {
       iv.divisibility[0] =
           std::gcd(lb->getValue().divisibility[0], step->getValue().divisibility[0]);
+      iv.nonNegative = lb->getValue().nonNegative && step->getValue().nonNegative;
+    }
     // The other arguments control flow does not set are unknown; indices are
     // checked one by one (the IV may or may not be counted before firstIndex).
     size_t inputs = successor.getSuccessorInputs().size();

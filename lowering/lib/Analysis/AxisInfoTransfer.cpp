@@ -4,6 +4,7 @@
 #include "AxisInfoTransfer.h"
 #include "tessel/Dialect/Tessel/IR/Dialect.h"
 
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <numeric>
@@ -44,21 +45,47 @@ SmallVector<int64_t> shapeOf(Value v) {
 
 AxisInfo visitConstant(const OpFacts &f, arith::ConstantOp c) {
   int64_t div = 1;
-  if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-    div = highestPowerOf2Divisor(i.getInt());
+  std::optional<int64_t> value;
+  if (auto i = dyn_cast<IntegerAttr>(c.getValue()); i && i.getType().isInteger())
+    value = i.getValue().getSExtValue();
   else if (auto d = dyn_cast<DenseIntElementsAttr>(c.getValue()); d && d.isSplat())
-    div = highestPowerOf2Divisor(d.getSplatValue<APInt>().getSExtValue());
-  return AxisInfo::uniform(f.shape, div);
+    value = d.getSplatValue<APInt>().getSExtValue();
+  if (value)
+    div = highestPowerOf2Divisor(*value);
+  AxisInfo out = AxisInfo::uniform(f.shape, div);
+  out.nonNegative = value && *value >= 0 && !c.getType().isInteger(1) &&
+                    !(isa<ShapedType>(c.getType()) && cast<ShapedType>(c.getType()).getElementType().isInteger(1));
+  return out;
 }
 
 AxisInfo visitMakeRange(const OpFacts &f, MakeRangeOp r) {
   AxisInfo out = f.unknown();
   out.contiguity[0] = f.shape[0];
   out.divisibility[0] = highestPowerOf2Divisor(r.getStart());
+  out.nonNegative = r.getStart() >= 0;
   return out;
 }
 
-AxisInfo visitSplat(const OpFacts &f) { return AxisInfo::uniform(f.shape, f.in(0).divisibility[0]); }
+// The value of an integer constant, looking through splats and broadcasts.
+std::optional<int64_t> constantIntOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<SplatOp, BroadcastOp, ExpandDimsOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    APInt value;
+    if (matchPattern(v, m_ConstantInt(&value)))
+      return value.getSExtValue();
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+AxisInfo visitSplat(const OpFacts &f) {
+  AxisInfo out = AxisInfo::uniform(f.shape, f.in(0).divisibility[0]);
+  out.nonNegative = f.in(0).nonNegative;
+  return out;
+}
 
 //===----------------------------------------------------------------------===//
 // Shape changes
@@ -74,6 +101,7 @@ AxisInfo visitBroadcast(const OpFacts &f, BroadcastOp b) {
     out.divisibility[d] = src.divisibility[d];
     out.constancy[d] = grown ? f.shape[d] : src.constancy[d];
   }
+  out.nonNegative = src.nonNegative;
   return out;
 }
 
@@ -100,6 +128,7 @@ AxisInfo visitPermute(const OpFacts &f, PermuteOp p) {
     out.divisibility[d] = src.divisibility[from];
     out.constancy[d] = src.constancy[from];
   }
+  out.nonNegative = src.nonNegative;
   return out;
 }
 
@@ -118,6 +147,7 @@ AxisInfo visitAdd(const OpFacts &f, int64_t scale) {
                               std::min(b.divisibility[d] * scale, AxisInfo::kMaxDivisibility));
     out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
   }
+  out.nonNegative = scale == 1 && a.nonNegative && b.nonNegative; // pointers: not a number
   return out;
 }
 
@@ -145,6 +175,37 @@ AxisInfo visitMul(const OpFacts &f, bool shift) {
     int64_t db = b.contiguity[d] > 1 || shift ? 1 : b.divisibility[d];
     out.divisibility[d] = std::min(da * db, AxisInfo::kMaxDivisibility);
     out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+  }
+  out.nonNegative = !shift && a.nonNegative && b.nonNegative;
+  return out;
+}
+
+// x / C and x % C for a constant C > 0, signed (x known >= 0) or unsigned.
+// Split x's contiguous runs into pieces of L = gcd(contiguity, divisibility,
+// C) elements: each piece starts at a multiple of L, and multiples of C are
+// multiples of L, so no piece crosses one. Over a piece x / C is constant and
+// x % C is contiguous, starting at a multiple of L. (Signed division of
+// negative x truncates toward zero: pieces would cross its steps.)
+AxisInfo visitDivRem(const OpFacts &f, bool isSigned, bool remainder) {
+  const AxisInfo &a = f.in(0);
+  std::optional<int64_t> divisor = constantIntOf(f.op->getOperand(1));
+  AxisInfo out = f.unknown();
+  if (!divisor || *divisor <= 0 || (isSigned && !a.nonNegative))
+    return out;
+  const int64_t c = *divisor;
+  out.nonNegative = isSigned;
+  for (unsigned d = 0; d < f.rank; ++d) {
+    const int64_t piece = gcd(gcd(a.contiguity[d], a.divisibility[d]), c);
+    if (remainder) {
+      out.contiguity[d] = piece;
+      out.divisibility[d] = piece > 1 ? piece : highestPowerOf2Divisor(gcd(a.divisibility[d], c));
+      out.constancy[d] = a.constancy[d];
+    } else {
+      out.constancy[d] = std::max(a.constancy[d], piece);
+      // A constant run divided by a power of two it is divisible by.
+      if (a.contiguity[d] == 1 && (c & (c - 1)) == 0 && a.divisibility[d] % c == 0)
+        out.divisibility[d] = std::max<int64_t>(1, a.divisibility[d] / c);
+    }
   }
   return out;
 }
@@ -238,9 +299,22 @@ AxisInfo mlir::tessel::transferAxisInfo(Operation *op, ArrayRef<const AxisInfo *
       .Case([&](arith::SubIOp) { return visitSub(f); })
       .Case([&](arith::MulIOp) { return visitMul(f, /*shift=*/false); })
       .Case([&](arith::ShLIOp) { return visitMul(f, /*shift=*/true); })
+      .Case([&](arith::DivSIOp) { return visitDivRem(f, /*isSigned=*/true, /*remainder=*/false); })
+      .Case([&](arith::DivUIOp) { return visitDivRem(f, /*isSigned=*/false, /*remainder=*/false); })
+      .Case([&](arith::RemSIOp) { return visitDivRem(f, /*isSigned=*/true, /*remainder=*/true); })
+      .Case([&](arith::RemUIOp) { return visitDivRem(f, /*isSigned=*/false, /*remainder=*/true); })
       .Case([&](arith::CmpIOp c) { return visitCmp(f, c); })
-      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, ConvertLayoutOp>(
-          [&](Operation *) { return f.in(0); })
+      .Case<arith::ExtSIOp, ConvertLayoutOp>([&](Operation *) { return f.in(0); })
+      .Case<arith::ExtUIOp, arith::TruncIOp>([&](Operation *) {
+        AxisInfo out = f.in(0);
+        out.nonNegative = out.nonNegative && isa<arith::ExtUIOp>(f.op); // a truncation may wrap
+        return out;
+      })
+      .Case<ProgramIdOp, NumProgramsOp>([&](Operation *) {
+        AxisInfo out = f.unknown();
+        out.nonNegative = true;
+        return out;
+      })
       .Case([&](MultipleOfOp m) { return visitMultipleOf(f, m); })
       .Case([&](MaxContiguousOp m) { return visitMaxContiguous(f, m); })
       // Loads, reduce, scan, reshape, join, split and anything unlisted:

@@ -71,3 +71,54 @@ func.func @not_elementwise(%x: tensor<16x32xi32>) {
   %r = tessel.reshape %b : tensor<16x32xi32> -> tensor<512xi32>
   return
 }
+
+// Division and remainder by a constant: pieces of gcd(contiguity,
+// divisibility, C) elements keep / constant and % contiguous. Signed
+// division needs a dividend known >= 0 (program ids, aranges, + and *).
+func.func @div_rem_by_constant(%k: i32) {
+  %pid = tessel.program_id 0 : i32
+  %c2048 = arith.constant 2048 : i32
+  %base = arith.muli %pid, %c2048 : i32
+  // expected-remark@below {{contiguity = [1], divisibility = [2048], constancy = [2048], non-negative}}
+  %bs = tessel.splat %base : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [2048], divisibility = [1073741824], constancy = [1], non-negative}}
+  %r = tessel.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [2048], divisibility = [2048], constancy = [1], non-negative}}
+  %i = arith.addi %bs, %r : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [2048], constancy = [2048], non-negative}}
+  %c = arith.constant dense<14336> : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [2048], non-negative}}
+  %q = arith.divsi %i, %c : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [2048], divisibility = [2048], constancy = [1], non-negative}}
+  %m = arith.remsi %i, %c : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [2048], constancy = [2048], non-negative}}
+  %qc = arith.muli %q, %c : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [2048], divisibility = [2048], constancy = [1], non-negative}}
+  %back = arith.addi %qc, %m : tensor<2048xi32>
+  // An odd divisor splits runs into single elements.
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [2048], non-negative}}
+  %c7 = arith.constant dense<7> : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [1], non-negative}}
+  %q7 = arith.divsi %i, %c7 : tensor<2048xi32>
+  // Of unknown sign (a kernel argument added): signed division learns nothing.
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [2048]}}
+  %ks = tessel.splat %k : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [2048], divisibility = [1], constancy = [1]}}
+  %j = arith.addi %ks, %r : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [16], constancy = [2048], non-negative}}
+  %c16 = arith.constant dense<16> : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [16], non-negative}}
+  %iq = arith.divsi %i, %c16 : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %jq2 = arith.divsi %j, %c16 : tensor<2048xi32>
+  // Unsigned division needs no sign: runs of x starting at multiples of 16.
+  // expected-remark@below {{contiguity = [1], divisibility = [16], constancy = [2048]}}
+  %k16 = tessel.multiple_of %ks {divisor = 16} : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [2048], divisibility = [16], constancy = [1]}}
+  %j16 = arith.addi %k16, %r : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [16]}}
+  %ju = arith.divui %j16, %c16 : tensor<2048xi32>
+  // expected-remark@below {{contiguity = [16], divisibility = [16], constancy = [1]}}
+  %jr = arith.remui %j16, %c16 : tensor<2048xi32>
+  return
+}

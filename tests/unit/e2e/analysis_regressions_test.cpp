@@ -147,3 +147,32 @@ TEST_CASE("scans of tiles in slice layouts") {
     }
   }
 }
+
+namespace {
+// Index tiles built with / and % by constants: of non-negative offsets (runs
+// kept, vectorized) and of offsets that go negative (C++ truncation: a
+// quotient's steps are not where a floor's would be; nothing may be assumed).
+void div_rem_gather(Ptr<f32> x, Ptr<f32> q, Ptr<f32> r, Const<int> SHIFT) {
+  auto offs = arange(0, 256) - SHIFT;
+  store(q + arange(0, 256), load(x + 512 + offs / 4));
+  store(r + arange(0, 256), load(x + 512 + offs % 12));
+}
+} // namespace
+
+TEST_CASE("/ and % by constants index correctly for non-negative and negative offsets") {
+  auto hx = randomFloats(1024);
+  auto x = emulator().upload(hx);
+  for (int shift : {0, 100, 3}) {
+    CAPTURE(shift);
+    auto q = poisoned<float>(256), r = poisoned<float>(256);
+    jit<div_rem_gather>().launch(emulator(), {1}, {}, x, q, r, shift);
+    auto gq = q.download(), gr = r.download();
+    size_t bad = 0;
+    for (int i = 0; i < 256; ++i) {
+      const int o = i - shift; // C++ truncating division and remainder, as the kernel's
+      bad += gq[size_t(i)] != hx[size_t(512 + o / 4)];
+      bad += gr[size_t(i)] != hx[size_t(512 + o % 12)];
+    }
+    CHECK(bad == 0);
+  }
+}

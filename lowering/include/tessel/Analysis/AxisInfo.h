@@ -1,8 +1,12 @@
 // Axis analysis: per dimension of every integer or pointer tile, how many
 // consecutive elements are contiguous (each one more than the last), how many
 // are equal (constancy), and the largest power of two known to divide the
-// first element of each such run (divisibility; bytes for pointers). It is
-// what lets loads and stores move up to 16 bytes per thread.
+// first element of each such run (divisibility; bytes for pointers), and
+// whether every element is >= 0 (what a signed division by a constant needs
+// to keep runs). It is what lets loads and stores move up to 16 bytes per
+// thread. Non-negativity is derived from program ids, aranges and constants
+// through +, * and division, assuming index arithmetic does not wrap i32 (a
+// wrapped offset would address the wrong memory in any case).
 //
 // It is a sparse forward dataflow analysis (mlir/Analysis/DataFlow): values
 // that meet at block arguments and region results (scf.for iter_args,
@@ -29,6 +33,7 @@ namespace mlir::tessel {
 struct AxisInfo {
   // One entry per dimension; scalars have one entry.
   llvm::SmallVector<int64_t, 2> contiguity, divisibility, constancy;
+  bool nonNegative = false;
   // Highest divisibility tracked (2^30); stands in for "divisible by anything" (0).
   static constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
   unsigned rank() const { return contiguity.size(); }
@@ -39,7 +44,8 @@ struct AxisInfo {
   // of each fact. An uninitialized side contributes nothing.
   static AxisInfo join(const AxisInfo &a, const AxisInfo &b);
   bool operator==(const AxisInfo &other) const;
-  // "contiguity = [..], divisibility = [..], constancy = [..]".
+  // "contiguity = [..], divisibility = [..], constancy = [..]" (then
+  // ", non-negative" when it is).
   void print(llvm::raw_ostream &os) const;
 };
 

@@ -522,9 +522,18 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       SmallVector<unsigned> order;
       int64_t vec = std::numeric_limits<int64_t>::max();
       if (!g.anchors.empty()) {
+        // Each thread holds runs as long as the widest access along the
+        // contiguous dim wants (8 halves for a 16-byte f16 load); an f32
+        // access of the same tile moves such a run as two 16-byte vectors.
+        // An access along another dim wants single elements.
         order.push_back(g.anchors.front().dim);
-        for (auto &a : g.anchors)
-          vec = std::min(vec, a.dim == order[0] ? a.vec : int64_t(1));
+        bool allAlong = true;
+        int64_t widest = 1;
+        for (auto &a : g.anchors) {
+          allAlong &= a.dim == order[0];
+          widest = std::max(widest, a.vec);
+        }
+        vec = allAlong ? widest : 1;
       } else {
         vec = 1;
       }
