@@ -1,0 +1,238 @@
+// The host reference of the random programs (see random_programs_test.cpp).
+#include "random_programs.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+using namespace tessel;
+
+namespace rp {
+
+// ---------------------------------------------------------------------------
+// The host reference: doubles (exact for these values), bools as 0 / 1,
+// integers wrapped to their width like the GPU's; inexact (err > 0) nodes
+// hold the double-precision value.
+
+
+// Element of `t` that broadcasts to index (i, j) of a result of rank `rank`.
+static double at(const HostTile &t, size_t rank, int64_t i, int64_t j) {
+  if (t.shape.empty()) return t.v[0];
+  if (t.shape.size() == 1) {
+    int64_t k = rank == 2 ? j : i;
+    return t.v[t.shape[0] == 1 ? 0 : k];
+  }
+  return t.v[(t.shape[0] == 1 ? 0 : i) * t.shape[1] + (t.shape[1] == 1 ? 0 : j)];
+}
+
+
+
+HostData makeInputs(const Program &p) {
+  std::seed_seq seq{uint32_t(p.seed), uint32_t(p.seed >> 32), 0xda7au};
+  std::mt19937 rng(seq);
+  std::uniform_int_distribution<int> val(-8, 8);
+  HostData d;
+  for (const InputSpec &in : p.inputs) {
+    size_t size = inputSize(p, in);
+    std::vector<float> f(size);
+    std::vector<int32_t> i(size);
+    for (size_t k = 0; k < size; ++k) f[k] = float(i[k] = val(rng));
+    if (in.wide)
+      for (int32_t &x : i) {
+        switch (rng() % 8) {
+        case 0: x = INT32_MIN; break;
+        case 1: x = INT32_MAX; break;
+        case 2: x = -1; break;
+        case 3: x = 0; break;
+        default: break;
+        }
+      }
+    d.xf.push_back(std::move(f));
+    d.xi.push_back(std::move(i));
+  }
+  return d;
+}
+
+static double wrapTo(Dt dt, double x) {
+  switch (dt) {
+  case Dt::I32: return double(int32_t(uint32_t(uint64_t(int64_t(x)))));
+  case Dt::I8: return double(int8_t(uint8_t(uint64_t(int64_t(x)))));
+  case Dt::I16: return double(int16_t(uint16_t(uint64_t(int64_t(x)))));
+  default: return x;
+  }
+}
+
+// An exact int64 wrapped to i32.
+static double w32(int64_t x) { return double(int32_t(uint32_t(uint64_t(x)))); }
+
+// cast<to>(x) for x of type `from`.
+static double castHost(Dt from, Dt to, double x) {
+  switch (to) {
+  case Dt::Bool: return double(x != 0);
+  case Dt::F32: return double(float(x));
+  case Dt::F16: return double(float(half(float(x))));
+  case Dt::BF16: return double(float(bfloat16(float(x))));
+  case Dt::I64: return std::trunc(x);
+  default: return isFloatDt(from) ? std::trunc(x) : wrapTo(to, x);
+  }
+}
+
+static double inputValue(const Program &p, const HostData &d, int k, size_t off) {
+  return isFloatDt(p.inputs[k].dt) ? double(d.xf[k][off]) : double(d.xi[k][off]);
+}
+
+// The values of every node in program instance (p0, p1).
+std::vector<HostTile> evaluate(const Program &p, const HostData &d, int p0, int p1) {
+  std::vector<HostTile> t(p.nodes.size());
+  for (size_t k = 0; k < p.nodes.size(); ++k) {
+    const Node &n = p.nodes[k];
+    HostTile &r = t[k];
+    r.shape = n.shape;
+    r.v.assign(size_t(numel(n.shape)), 0);
+    size_t rank = n.shape.size();
+    switch (n.op) {
+    case Op::Input: {
+      const InputSpec &in = p.inputs[n.input];
+      bool two = in.shape.size() == 2;
+      int64_t row0 = two ? int64_t(p0) * in.shape[0] : 0;
+      int64_t col0 = two ? int64_t(p1) * in.shape[1] : int64_t(in.axis == 0 ? p0 : p1) * in.shape[0];
+      forEach(n.shape, [&](int64_t i, int64_t j, int64_t f) {
+        int64_t row = row0 + (two ? i : 0), col = col0 + (two ? j : i);
+        bool ok = true;
+        if (two && (in.maskKind == 1 || in.maskKind == 3)) ok &= row < in.m;
+        if (in.maskKind == 1 || in.maskKind == 2) ok &= col < in.n;
+        size_t off = size_t(row) * p.ldx + size_t(col);
+        r.v[f] = ok ? inputValue(p, d, n.input, off) : double(in.other);
+      });
+      break;
+    }
+    case Op::ScalarLoad: {
+      const InputSpec &in = p.inputs[n.input];
+      int64_t off = int64_t(n.lit) + (n.flag ? p0 : 0);
+      r.v[0] = n.litLeft && !(off < in.n) ? double(in.other) : inputValue(p, d, n.input, size_t(off));
+      break;
+    }
+    case Op::ProgramId: r.v[0] = n.axis == 0 ? p0 : p1; break;
+    case Op::NumPrograms: r.v[0] = n.axis == 0 ? p.gx : p.gy; break;
+    case Op::Iota: forEach(n.shape, [&](int64_t i, int64_t, int64_t f) { r.v[f] = double(i); }); break;
+    case Op::Full: std::fill(r.v.begin(), r.v.end(), n.lit); break;
+    case Op::Neg: case Op::Abs: case Op::Cast:
+      for (size_t f = 0; f < r.v.size(); ++f) {
+        double x = t[n.a].v[f];
+        r.v[f] = n.op == Op::Neg ? wrapTo(n.dt, -x) : n.op == Op::Abs ? std::fabs(x)
+               : castHost(p.nodes[n.a].dt, n.dt, x);
+      }
+      break;
+    case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Sin:
+      for (size_t f = 0; f < r.v.size(); ++f) {
+        double x = t[n.a].v[f];
+        r.v[f] = n.op == Op::Exp ? std::exp(x) : n.op == Op::Log ? std::log(std::fabs(x) + 1)
+               : n.op == Op::Sqrt ? std::sqrt(std::fabs(x)) : std::sin(x);
+      }
+      break;
+    case Op::Fma:
+      forEach(n.shape, [&](int64_t i, int64_t j, int64_t f) {
+        double z = n.c < 0 ? n.lit : at(t[n.c], rank, i, j);
+        r.v[f] = at(t[n.a], rank, i, j) * at(t[n.b], rank, i, j) + z;
+      });
+      break;
+    case Op::Where:
+      forEach(n.shape, [&](int64_t i, int64_t j, int64_t f) {
+        double x = n.b < 0 ? n.lit : at(t[n.b], rank, i, j);
+        double y = n.c < 0 ? n.lit : at(t[n.c], rank, i, j);
+        r.v[f] = at(t[n.a], rank, i, j) != 0 ? x : y;
+      });
+      break;
+    case Op::ExpandDims: case Op::Reshape: r.v = t[n.a].v; break;
+    case Op::Join:
+      for (size_t f = 0; f < r.v.size(); ++f) r.v[f] = t[f % 2 ? n.b : n.a].v[f / 2];
+      break;
+    case Op::Split:
+      for (size_t f = 0; f < r.v.size(); ++f) r.v[f] = t[n.a].v[2 * f + n.flag];
+      break;
+    case Op::BroadcastTo:
+      forEach(n.shape, [&](int64_t i, int64_t j, int64_t f) { r.v[f] = at(t[n.a], rank, i, j); });
+      break;
+    case Op::Trans:
+      forEach(n.shape, [&](int64_t i, int64_t j, int64_t f) { r.v[f] = t[n.a].v[j * n.shape[0] + i]; });
+      break;
+    case Op::Sum: case Op::RMax: case Op::RMin: case Op::ArgMax: case Op::ArgMin: case Op::Cumsum: {
+      const HostTile &A = t[n.a];
+      int arank = int(A.shape.size());
+      int axis = n.axis < 0 ? n.axis + arank : n.axis;
+      int64_t len = A.shape[axis];
+      // Lines along `axis`: start index and stride in A's row-major data.
+      int64_t stride = arank == 2 && axis == 0 ? A.shape[1] : 1;
+      int64_t lines = numel(A.shape) / len;
+      for (int64_t line = 0; line < lines; ++line) {
+        int64_t start = arank == 2 && axis == 0 ? line : line * len;
+        if (n.op == Op::Cumsum) {
+          double acc = 0;
+          for (int64_t s = 0; s < len; ++s) {
+            int64_t e = n.flag ? len - 1 - s : s;
+            acc += A.v[start + e * stride];
+            r.v[start + e * stride] = wrapTo(n.dt, acc);
+          }
+          continue;
+        }
+        double best = A.v[start];
+        int64_t bestAt = 0;
+        double acc = 0;
+        for (int64_t e = 0; e < len; ++e) {
+          double x = A.v[start + e * stride];
+          acc += x;
+          bool better = (n.op == Op::RMax || n.op == Op::ArgMax) ? x > best : x < best;
+          if (better) best = x, bestAt = e;
+        }
+        // Reduced tiles are laid out in line order either way.
+        r.v[line] = n.op == Op::Sum ? wrapTo(n.dt, acc)
+                  : (n.op == Op::ArgMax || n.op == Op::ArgMin) ? double(bestAt) : best;
+      }
+      break;
+    }
+    default: { // binary
+      const HostTile &A = t[n.a];
+      Dt ot = p.nodes[n.a].dt;
+      forEach(n.shape, [&](int64_t i, int64_t j, int64_t f) {
+        double x = at(A, rank, i, j);
+        double y = n.b < 0 ? n.lit : at(t[n.b], rank, i, j);
+        if (n.b < 0 && n.litLeft) std::swap(x, y);
+        auto xi = int32_t(x), yi = int32_t(y);
+        int64_t xl = int64_t(x), yl = int64_t(y);
+        double v = 0;
+        switch (n.op) {
+        case Op::Add: v = ot == Dt::I32 ? w32(xl + yl) : x + y; break;
+        case Op::Sub: v = ot == Dt::I32 ? w32(xl - yl) : x - y; break;
+        case Op::Mul: v = ot == Dt::I32 ? w32(xl * yl) : x * y; break;
+        case Op::Min: v = std::min(x, y); break;
+        case Op::Max: v = std::max(x, y); break;
+        case Op::And: v = double(xi & yi); break;
+        case Op::Or: v = double(xi | yi); break;
+        case Op::Xor: v = double(xi ^ yi); break;
+        case Op::Lt: v = x < y; break;
+        case Op::Le: v = x <= y; break;
+        case Op::Eq: v = x == y; break;
+        case Op::Ne: v = x != y; break;
+        case Op::Gt: v = x > y; break;
+        case Op::Ge: v = x >= y; break;
+        // The compiler's definitions: x / 0 = -1, x % 0 = x, MIN / -1 = MIN, MIN % -1 = 0.
+        case Op::Div: v = yi == 0 ? -1 : (xi == INT32_MIN && yi == -1) ? double(INT32_MIN) : double(xi / yi); break;
+        case Op::Mod: v = yi == 0 ? xi : yi == -1 ? 0 : double(xi % yi); break;
+        case Op::Shl: v = w32(xl * (int64_t(1) << (yi & 31))); break;
+        case Op::Shr: v = double(xi >> (yi & 31)); break;
+        default: break;
+        }
+        r.v[f] = isCompare(n.op) ? v : wrapTo(n.dt, v);
+      });
+    }
+    }
+  }
+  return t;
+}
+
+} // namespace rp
