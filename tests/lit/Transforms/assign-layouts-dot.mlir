@@ -55,10 +55,12 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 
 // gfx1100's WMMA takes no f32: the dot becomes multiply-adds on a blocked
 // accumulator; each operand's layout holds all of K for the accumulator's
-// rows (A) or columns (B).
-// CHECK: #[[ACC:.*]] = #tessel.blocked<
-// CHECK: #[[FA:.*]] = #tessel.dot_operand<opIdx = 0, parent = #[[ACC]], kWidth = 32>
-// CHECK: #[[FB:.*]] = #tessel.dot_operand<opIdx = 1, parent = #[[ACC]], kWidth = 32>
+// rows (A) or columns (B). The 128 threads split 16 x 8 over M x N, so a
+// thread holds 2 rows of A and 4 columns of B, (2 + 4) * 32 registers (a
+// 32 x 4 split, the old one, needed (1 + 8) * 32; a 4 x 32 one, 8 * 32 for A).
+// CHECK-DAG: #[[ACC:.*]] = #tessel.blocked<sizePerThread = [2, 4], threadsPerWave = [4, 8], wavesPerBlock = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[FA:.*]] = #tessel.dot_operand<opIdx = 0, parent = #[[ACC]], kWidth = 32>
+// CHECK-DAG: #[[FB:.*]] = #tessel.dot_operand<opIdx = 1, parent = #[[ACC]], kWidth = 32>
 // CHECK-LABEL: func.func @fma(
 // CHECK: tessel.dot {{.*}} : tensor<32x32xf32, #[[FA]]> * tensor<32x32xf32, #[[FB]]> -> tensor<32x32xf32, #[[ACC]]>
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100"} {
@@ -66,6 +68,63 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tess
     %zero = arith.constant dense<0.0> : tensor<32x32xf32>
     %d = tessel.dot %x, %y, %zero : tensor<32x32xf32> * tensor<32x32xf32> -> tensor<32x32xf32>
     tessel.store %p, %d : (tensor<32x32x!tessel.ptr<f32>>, tensor<32x32xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A scan beside a dot (found by the random programs, gfx1100): the scanned
+// tile and the dot's result meet in one elementwise op, so their group has
+// the dot's layout, which does not give each thread one chunk along the
+// scan's axis: the scan gets conversions of its own.
+// CHECK-LABEL: func.func @scan_beside_dot(
+// CHECK: %[[D:.*]] = tessel.dot
+// CHECK: %[[IN:.*]] = tessel.convert_layout %{{.*}} : tensor<32x32xf32, #{{.*}}> -> tensor<32x32xf32, #[[SCANNED:.*]]>
+// CHECK: %[[S:.*]] = tessel.scan %[[IN]] {axis = 0 : i32} {{.*}} -> tensor<32x32xf32, #[[SCANNED]]>
+// CHECK: %[[OUT:.*]] = tessel.convert_layout %[[S]]
+// CHECK: arith.maximumf %[[OUT]], %[[D]]
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100"} {
+  func.func @scan_beside_dot(%x: tensor<32x32xf32>, %p: tensor<32x32x!tessel.ptr<f32>>) {
+    %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+    %d = tessel.dot %x, %x, %zero : tensor<32x32xf32> * tensor<32x32xf32> -> tensor<32x32xf32>
+    %s = tessel.scan %x {axis = 0 : i32} : (tensor<32x32xf32>) -> tensor<32x32xf32> {
+    ^bb0(%l: f32, %r: f32):
+      %t = arith.addf %l, %r : f32
+      tessel.yield %t : f32
+    }
+    %m = arith.maximumf %s, %d : tensor<32x32xf32>
+    tessel.store %p, %m : (tensor<32x32x!tessel.ptr<f32>>, tensor<32x32xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Two dots whose accumulators meet in different layouts (found by the random
+// programs, gfx1100): an f32 dot (multiply-adds, a blocked accumulator)
+// starts the loop-carried accumulator of an f16 dot (WMMA). The dot outside
+// the loop gets conversions of its own; the loop's accumulator keeps the
+// WMMA layout (no conversion inside the loop).
+// CHECK-LABEL: func.func @accumulators_meet(
+// CHECK: %[[D1:.*]] = tessel.dot {{.*}} -> tensor<16x16xf32, #blocked
+// CHECK: %[[INIT:.*]] = tessel.convert_layout %[[D1]] : {{.*}} -> tensor<16x16xf32, #[[WMMA:wmma.*]]>
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<16x16xf32, #[[WMMA]]>)
+// CHECK-NOT: tessel.convert_layout %[[ACC]]
+// CHECK: tessel.dot %{{.*}}, %{{.*}}, %[[ACC]] : {{.*}} -> tensor<16x16xf32, #[[WMMA]]>
+// CHECK: scf.yield
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100"} {
+  func.func @accumulators_meet(%a: tensor<16x16xf32>, %x: tensor<16x16xf16>,
+                               %p: tensor<16x16x!tessel.ptr<f32>>, %n: i32) {
+    %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+    %d = tessel.dot %a, %a, %zero : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %d) -> (tensor<16x16xf32>) : i32 {
+      %e = tessel.dot %x, %x, %acc : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+      scf.yield %e : tensor<16x16xf32>
+    }
+    tessel.store %p, %r : (tensor<16x16x!tessel.ptr<f32>>, tensor<16x16xf32>) -> ()
     return
   }
 }

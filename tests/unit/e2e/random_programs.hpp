@@ -31,12 +31,39 @@ enum class Op : uint8_t {
   ProgramId, NumPrograms,                    // scalar i32 along `axis`
   ScalarLoad,                                // load(x<input> + lit (+ program_id(0) if flag)),
                                              // masked by `offset < n<input>` if litLeft
+  // Control flow, matrix products, sorting and atomics (see LoopKind etc.).
+  Loop,                                      // a device loop carrying `a` (see LoopKind)
+  If,                                        // r = c; if_(a) r = b + lit [else r = r - lit]
+  Dot,                                       // dot(a, b [transposed if flag], c or zeros)
+  Sort,                                      // sort(a, {axis, descending = flag})
+  SortPayload,                               // the payload b of sort(a, b, {stable, valid = c})
+  ArgSort,                                   // argsort(a, {stable, valid = c})
+  TopK,                                      // topk(a, k) values or indices (see kind)
+  Atomic,                                    // atomic_<kind>(region + (a & 63), b, c): a statement
 };
+
+// What a Loop's body does with its carried tile `acc` (initially node a, or
+// full(lit) when a < 0) at induction variable k:
+enum LoopKind : int {
+  kLoopAxpy = 0,     // acc = acc + cast(k) * b
+  kLoopMax = 1,      // acc = maximum(acc, b + cast(k))
+  kLoopLoad = 2,     // acc = acc + load(x<input> shifted by k rows (2-D) or elements (1-D), masked)
+  kLoopDot = 3,      // acc = dot(A_k, B_k, acc): the matmul loop (see random_programs_test.cpp)
+};
+
+// Atomic kinds (on i32 regions unless noted).
+enum AtomicKind : int { kAtomicAdd, kAtomicMax, kAtomicMin, kAtomicAnd, kAtomicOr, kAtomicXor, kAtomicUmax, kAtomicUmin };
 
 enum Feature : unsigned {
   kGrid = 1, kIntOps = 2, kHalf = 4, kMath = 8, kScalar = 16, kNarrow = 32,
-  kAllFeatures = 63,
+  kLoop = 64, kDot = 128, kSort = 256, kAtomic = 512,
+  kAllFeatures = 1023,
 };
+
+// Atomics update regions of kRegion elements of the buffers ai (i32) and af
+// (f32), one region per atomic node in program order, at most kRegions.
+constexpr int kRegion = 64;
+constexpr int kRegions = 4;
 
 using Dims = std::vector<int64_t>;
 
@@ -52,6 +79,15 @@ struct Node {
   int input = -1;             // Input: which input
   double bound = 0;           // |value| <= bound for every element
   double err = 0;             // |GPU value - host value| <= err (0: exact)
+  // Loop: k = lo, lo + step, ... while k < hi (+ the scalar node c if c >= 0);
+  // flag: a while_ loop rather than for_range.
+  int lo = 0, hi = 0, step = 1;
+  int kind = 0;    // Loop: LoopKind; Atomic: AtomicKind; TopK: 0 values, 1 i32 indices, 2 i64 indices
+  int k = 0;       // TopK's k
+  int order = 0;   // Atomic: sem * 4 + scope
+  int input2 = -1;       // kLoopDot: B's input (A's is `input`)
+  Dt inDt = Dt::F32;     // kLoopDot: the type A and B are loaded as
+  bool transB = false;   // kLoopDot: B loaded transposed from an [R, C] input
 };
 
 // A masked input tile: shape [R, C] at row stride ldx, or [L] contiguous.
@@ -86,6 +122,7 @@ struct Program {
   unsigned warps = 4;
   int ldx = 1, ldo = 1;
   int gx = 1, gy = 1; // the grid (programs along axes 0 and 1)
+  unsigned stages = 1; // LaunchOptions::num_stages
   std::vector<InputSpec> inputs;
   std::vector<Node> nodes;
   std::vector<OutputSpec> outputs;
@@ -174,6 +211,13 @@ struct HostData {
 };
 
 HostData makeInputs(const Program &p);
+// The atomic regions' initial contents (kRegions * kRegion each).
+std::vector<int32_t> atomicInitI(const Program &p);
+std::vector<float> atomicInitF(const Program &p);
+// Applies program (p0, p1)'s atomics (node values `t`) to the regions.
+void applyAtomics(const Program &p, const std::vector<HostTile> &t, std::vector<int32_t> &ai, std::vector<float> &af);
+// The dtype an atomic region holds (I32 or F32) and the node's region.
+int regionOf(const Program &p, int node);
 // The values of every node in program instance (p0, p1).
 std::vector<HostTile> evaluate(const Program &p, const HostData &d, int p0 = 0, int p1 = 0);
 
@@ -189,7 +233,8 @@ void random_program(tessel::Ptr<tessel::f32> xf0, tessel::Ptr<tessel::f32> xf1, 
                     tessel::Ptr<tessel::i64> xl0, tessel::Ptr<tessel::i64> xl1, tessel::Ptr<tessel::i64> xl2,
                     tessel::Ptr<tessel::f32> of0, tessel::Ptr<tessel::i32> oi0, tessel::Ptr<tessel::f16> oh0,
                     tessel::Ptr<tessel::bf16> ob0, tessel::Ptr<tessel::f32> of1, tessel::Ptr<tessel::i32> oi1,
-                    tessel::Ptr<tessel::f16> oh1, tessel::Ptr<tessel::bf16> ob1, tessel::i32 m0, tessel::i32 n0,
+                    tessel::Ptr<tessel::f16> oh1, tessel::Ptr<tessel::bf16> ob1, tessel::Ptr<tessel::i32> ai,
+                    tessel::Ptr<tessel::f32> af, tessel::i32 m0, tessel::i32 n0,
                     tessel::i32 m1, tessel::i32 n1, tessel::i32 m2, tessel::i32 n2, tessel::i32 mo0, tessel::i32 no0,
                     tessel::i32 mo1, tessel::i32 no1, tessel::i32 ldx, tessel::i32 ldo, tessel::Const<uint64_t> id);
 using RandomKernel = decltype(tessel::jit<random_program>());

@@ -29,6 +29,77 @@ unsigned featuresOf(uint64_t seed) {
   return f;
 }
 
+// A result bound over the limit: i32 wraps (with intops), others are rejected.
+static bool fitsIn(const Program &p, Node &n) {
+  if (n.dt == Dt::I32 && p.has(kIntOps)) {
+    n.bound = std::min(n.bound, kWide);
+    return true;
+  }
+  if (n.dt == Dt::I64) return n.bound < 1e15;
+  return n.bound <= exactLimit(n.dt);
+}
+
+// Iterations of k = lo, lo + step, ... while k < hi.
+static int64_t tripsOf(int64_t lo, int64_t hi, int64_t step) { return hi <= lo ? 0 : (hi - lo + step - 1) / step; }
+
+// The bound (and err) of a loop, branch, dot, sort or atomic node from its
+// operands'; false when the node breaks a promise (inexact where it must be
+// exact, too many iterations, a result past the exact range).
+static bool controlBounds(const Program &p, Node &n) {
+  auto B = [&](int o) { return o >= 0 ? p.nodes[o].bound : std::fabs(n.lit); };
+  auto exact = [&](int o) { return o < 0 || p.nodes[o].err == 0; };
+  n.err = 0;
+  switch (n.op) {
+  case Op::Loop: {
+    if (!exact(n.a) || !exact(n.b) || !exact(n.c)) return false;
+    double hiMax = n.hi + (n.c >= 0 ? B(n.c) : 0);
+    int64_t trips = tripsOf(n.lo, int64_t(hiMax), n.step);
+    if (trips > (n.kind == kLoopDot ? 4 : 8)) return false;
+    double kmax = std::max(std::fabs(double(n.lo)), std::fabs(hiMax));
+    double ba = B(n.a);
+    switch (n.kind) {
+    case kLoopAxpy: n.bound = ba + double(trips) * kmax * B(n.b); break;
+    case kLoopMax: n.bound = std::max(ba, B(n.b) + kmax); break;
+    case kLoopLoad: n.bound = ba + double(trips) * (p.inputs[n.input].wide ? kWide : 8); break;
+    default: n.bound = ba + double(trips) * double(p.inputs[n.input].shape[1]) * 64; break;
+    }
+    if (n.kind == kLoopDot && n.bound > kBoundLimit) return false;
+    return fitsIn(p, n);
+  }
+  case Op::If:
+    if (!exact(n.b) || !exact(n.c)) return false;
+    n.bound = std::max(B(n.b), B(n.c)) + std::fabs(n.lit);
+    return fitsIn(p, n);
+  case Op::Dot:
+    if (!exact(n.a) || !exact(n.b) || !exact(n.c)) return false;
+    n.bound = double(p.nodes[n.a].shape[1]) * B(n.a) * B(n.b) + (n.c >= 0 ? B(n.c) : 0);
+    return n.bound <= kBoundLimit;
+  case Op::Sort: n.bound = B(n.a), n.err = p.nodes[n.a].err; return true;
+  case Op::SortPayload:
+    if (!exact(n.a)) return false;
+    n.bound = std::max(B(n.b), n.c >= 0 ? std::fabs(n.lit) : 0.0);
+    n.err = p.nodes[n.b].err;
+    return true;
+  case Op::ArgSort: case Op::TopK: {
+    const Node &A = p.nodes[n.a];
+    int axis = n.axis < 0 ? n.axis + int(A.shape.size()) : n.axis;
+    if (n.op == Op::TopK && n.kind == 0) {
+      n.bound = A.bound, n.err = A.err;
+      return true;
+    }
+    n.bound = std::max(double(A.shape[axis]), std::fabs(n.lit));
+    return exact(n.a);
+  }
+  default: { // Atomic
+    if (!exact(n.a) || !exact(n.b)) return false;
+    n.bound = 1;
+    if (n.dt == Dt::F32 && n.kind == kAtomicAdd)
+      return 20 + B(n.b) * double(numel(n.shape)) * p.gx * p.gy <= kBoundLimit;
+    return true;
+  }
+  }
+}
+
 struct Gen {
   std::mt19937 rng;
   Program p;
@@ -71,7 +142,7 @@ struct Gen {
     std::vector<int> all, unused, recent;
     int n = int(p.nodes.size());
     for (int i = 0; i < n; ++i) {
-      if (!ok(p.nodes[i])) continue;
+      if (p.nodes[i].op == Op::Atomic || !ok(p.nodes[i])) continue; // a statement, no value
       all.push_back(i);
       if (uses[i] == 0) unused.push_back(i);
       if (i >= n - 4) recent.push_back(i);
@@ -87,15 +158,7 @@ struct Gen {
     return uniform(-4, 4);
   }
 
-  // A result bound over the limit: i32 wraps (with intops), others are rejected.
-  bool fits(Node &n) {
-    if (n.dt == Dt::I32 && has(kIntOps)) {
-      n.bound = std::min(n.bound, kWide);
-      return true;
-    }
-    if (n.dt == Dt::I64) return n.bound < 1e15;
-    return n.bound <= exactLimit(n.dt);
-  }
+  bool fits(Node &n) { return fitsIn(p, n); }
 
   Program generate() {
     p.arch = chance(0.5) ? "gfx942" : "gfx1100";
@@ -105,6 +168,11 @@ struct Gen {
       er = uniform(0, 7);
       ec = uniform(0, 7);
     } while (er + ec > 11);
+    if (has(kDot) && chance(0.6)) { // tiles a dot takes: both extents >= 16
+      er = uniform(4, 7);
+      ec = uniform(4, 11 - er);
+    }
+    if (has(kLoop | kDot)) p.stages = unsigned(uniform(1, 3));
     int64_t R = int64_t(1) << er, C = int64_t(1) << ec;
     int numInputs = uniform(2, 3);
     if (has(kGrid)) {
@@ -156,8 +224,11 @@ struct Gen {
       n.bound = castBound(Dt::I32, p.nodes[i].bound);
       return add(n);
     };
-    std::vector<int> outs{storable(int(p.nodes.size()) - 1)};
-    if (chance(0.5)) outs.push_back(storable(uniform(0, int(p.nodes.size()) - 2)));
+    std::vector<int> values; // nodes with a value (not atomics)
+    for (int i = 0; i < int(p.nodes.size()); ++i)
+      if (p.nodes[i].op != Op::Atomic) values.push_back(i);
+    std::vector<int> outs{storable(values.back())};
+    if (chance(0.5)) outs.push_back(storable(values[uniform(0, int(values.size()) - 1)]));
     int64_t maxOutCols = 1;
     for (int o : outs) {
       const Node &n = p.nodes[o];
@@ -192,6 +263,11 @@ struct Gen {
       weights.insert(weights.end(), {{Op::Exp, 3}, {Op::Log, 3}, {Op::Sqrt, 3}, {Op::Sin, 3}, {Op::Fma, 5}});
     if (has(kGrid)) weights.insert(weights.end(), {{Op::ProgramId, 3}, {Op::NumPrograms, 1}});
     if (has(kScalar)) weights.insert(weights.end(), {{Op::ScalarLoad, 5}});
+    if (has(kLoop)) weights.insert(weights.end(), {{Op::Loop, 7}, {Op::If, 3}});
+    if (has(kDot)) weights.insert(weights.end(), {{Op::Dot, 5}, {Op::Loop, 3}});
+    if (has(kSort))
+      weights.insert(weights.end(), {{Op::Sort, 3}, {Op::SortPayload, 3}, {Op::ArgSort, 2}, {Op::TopK, 3}});
+    if (has(kAtomic)) weights.insert(weights.end(), {{Op::Atomic, 5}});
     int total = 0;
     for (auto &[op, w] : weights) total += w;
     int r = uniform(0, total - 1);
@@ -529,8 +605,196 @@ struct Gen {
       add(n);
       return true;
     }
+    case Op::Loop: return loop(R, C);
+    case Op::If: {
+      int a = choose([](const Node &n) { return n.dt == Dt::Bool && n.shape.empty(); });
+      int b = choose([](const Node &n) { return arithDt(n.dt) && n.err == 0; });
+      if (a < 0 || b < 0) return false;
+      const Node &Bn = p.nodes[b];
+      int c = choose([&](const Node &m) { return m.dt == Bn.dt && m.shape == Bn.shape && m.err == 0; });
+      Node n{op, Bn.dt, Bn.shape, a, b, c};
+      n.lit = smallLit(n.dt);
+      n.flag = chance(0.5);
+      if (!controlBounds(p, n)) return false;
+      add(n);
+      return true;
+    }
+    case Op::Dot: return dot();
+    case Op::Sort: case Op::SortPayload: case Op::ArgSort: case Op::TopK: return sort(op);
+    case Op::Atomic: return atomic();
     default: return false;
     }
+  }
+
+  // A tile that may be sorted: rank >= 1, at most kMaxSort elements.
+  static constexpr int64_t kMaxSort = 1024;
+  static bool sortable(const Node &n) {
+    return !n.shape.empty() && n.dt != Dt::Bool && numel(n.shape) <= kMaxSort;
+  }
+
+  bool sort(Op op) {
+    bool needExact = op != Op::Sort;
+    int a = choose([&](const Node &n) { return sortable(n) && (!needExact || n.err == 0); });
+    if (a < 0) return false;
+    const Node &A = p.nodes[a];
+    Node n{op, A.dt, A.shape, a};
+    int rank = int(A.shape.size());
+    n.axis = uniform(0, rank - 1);
+    int at = n.axis;
+    if (chance(0.3)) n.axis -= rank;
+    n.flag = chance(0.5);
+    if (op == Op::SortPayload) {
+      n.b = choose([&](const Node &m) { return m.shape == A.shape; });
+      n.dt = p.nodes[n.b].dt;
+    }
+    if (op == Op::ArgSort) n.dt = Dt::I32;
+    if ((op == Op::SortPayload || op == Op::ArgSort) && chance(0.4)) {
+      n.c = choose([&](const Node &m) { return m.dt == Dt::Bool && m.shape == A.shape; });
+      n.lit = smallLit(n.dt);
+    }
+    if (op == Op::TopK) {
+      n.k = uniform(1, int(A.shape[at]));
+      n.kind = uniform(0, 2);
+      if (n.kind == 2 && !has(kNarrow)) n.kind = 1;
+      n.dt = n.kind == 0 ? A.dt : n.kind == 1 ? Dt::I32 : Dt::I64;
+      int64_t kk = 1;
+      while (kk < n.k) kk *= 2;
+      n.shape[at] = kk;
+    }
+    if (!controlBounds(p, n)) return false;
+    add(n);
+    return true;
+  }
+
+  // A node usable as a dot operand of type `to`: `node` itself, or a cast of it.
+  int asDotInput(int node, Dt to) {
+    const Node &n = p.nodes[node];
+    if (n.dt == to) return node;
+    if (n.err > 0 || !castOk(n.dt, n.bound, 0, to) || n.bound > exactLimit(to)) return -1;
+    if (to == Dt::I8 && n.bound > 127) return -1;
+    Node c{Op::Cast, to, n.shape, node};
+    c.bound = castBound(to, n.bound);
+    return add(c);
+  }
+
+  // A dot no matrix instruction takes (f32 on gfx1100) runs as
+  // multiply-adds, each thread holding whole K rows of A and columns of B for
+  // its rows and columns of the result: a documented limit is that each
+  // operand fits in 256 registers, so rows * cols * K^2 <= 256^2.
+  bool fmaFits(Dt in, int64_t M, int64_t N, int64_t K) const {
+    if (!(p.arch == "gfx1100" && in == Dt::F32)) return true;
+    int64_t perThread = std::max<int64_t>(1, M * N / (32 * int64_t(p.warps)));
+    return perThread * K * K <= 256 * 256;
+  }
+
+  bool dot() {
+    auto twoD = [](const Node &n) { return n.shape.size() == 2 && n.shape[0] >= 16 && n.shape[1] >= 16; };
+    std::vector<Dt> types{Dt::F32, Dt::F16, Dt::BF16};
+    if (has(kNarrow)) types.push_back(Dt::I8);
+    Dt in = pick(types);
+    int a = choose([&](const Node &n) { return twoD(n) && n.err == 0 && n.dt != Dt::Bool; });
+    if (a < 0) return false;
+    int64_t M = p.nodes[a].shape[0], K = p.nodes[a].shape[1];
+    bool transB = chance(0.4);
+    int b = choose([&](const Node &n) {
+      if (!twoD(n) || n.err > 0 || n.dt == Dt::Bool) return false;
+      int64_t k = transB ? n.shape[1] : n.shape[0], nn = transB ? n.shape[0] : n.shape[1];
+      return k == K && M * nn <= kMaxElems;
+    });
+    if (b < 0) return false;
+    int64_t N = transB ? p.nodes[b].shape[0] : p.nodes[b].shape[1];
+    a = asDotInput(a, in);
+    if (a < 0) return false;
+    b = asDotInput(b, in);
+    if (b < 0) return false;
+    if (!fmaFits(in, M, N, K)) return false;
+    Dt acc = in == Dt::I8 ? Dt::I32 : Dt::F32;
+    Node n{Op::Dot, acc, {M, N}, a, b};
+    n.transB = transB;
+    if (chance(0.5))
+      n.c = choose([&](const Node &m) { return m.dt == acc && m.shape == n.shape && m.err == 0; });
+    if (!controlBounds(p, n)) return false;
+    add(n);
+    return true;
+  }
+
+  bool loop(int64_t R, int64_t C) {
+    Node n{Op::Loop};
+    n.step = uniform(1, 3);
+    n.flag = chance(0.3);
+    // With dot, a third of the loops are matmul loops (all of them without kLoop).
+    if (has(kDot) && (!has(kLoop) || chance(0.33))) n.kind = kLoopDot;
+    else n.kind = pick(std::vector<int>{kLoopAxpy, kLoopMax, kLoopLoad});
+    // Loads shift forwards only (k >= 0), so they stay in their buffers.
+    n.lo = n.kind >= kLoopLoad ? uniform(0, 2) : uniform(-2, 2);
+    n.hi = uniform(-1, 6);
+    if (chance(0.5)) {
+      n.c = choose([](const Node &m) { return m.dt == Dt::I32 && m.shape.empty() && m.err == 0 && m.bound <= 8; });
+      if (n.c >= 0) n.hi -= 2;
+    }
+    switch (n.kind) {
+    case kLoopAxpy: case kLoopMax: {
+      int b = choose([](const Node &m) { return arithDt(m.dt) && m.err == 0; });
+      if (b < 0) return false;
+      const Node &Bn = p.nodes[b];
+      n.b = b;
+      n.dt = Bn.dt;
+      n.shape = Bn.shape;
+      if (chance(0.5) && Bn.shape.size() < 2) n.shape.insert(n.shape.begin(), chance(0.5) ? R : 1);
+      if (numel(n.shape) > kMaxElems) return false;
+      n.a = chance(0.3) ? -1 : choose([&](const Node &m) { return m.dt == n.dt && m.shape == n.shape && m.err == 0; });
+      break;
+    }
+    case kLoopLoad: {
+      n.input = uniform(0, int(p.inputs.size()) - 1);
+      const InputSpec &in = p.inputs[n.input];
+      if (!arithDt(in.dt)) return false;
+      n.dt = in.dt;
+      n.shape = in.shape;
+      n.a = chance(0.3) ? -1 : choose([&](const Node &m) { return m.dt == n.dt && m.shape == n.shape && m.err == 0; });
+      break;
+    }
+    default: { // kLoopDot: A [R, C] from a 2-D input, B [C, R] from a [C, R] input or an [R, C] one transposed
+      if (R < 16 || C < 16 || R * R > kMaxElems) return false;
+      std::vector<int> as, bs;
+      for (int k = 0; k < int(p.inputs.size()); ++k) {
+        if (p.inputs[k].shape == Dims{R, C}) as.push_back(k), bs.push_back(k);
+        if (p.inputs[k].shape == Dims{C, R} && R != C) bs.push_back(k);
+      }
+      if (as.empty()) return false;
+      n.input = pick(as);
+      n.input2 = pick(bs);
+      n.transB = p.inputs[n.input2].shape == Dims{R, C} && (R != C || chance(0.5));
+      std::vector<Dt> types{Dt::F32, Dt::F16, Dt::BF16};
+      if (has(kNarrow)) types.push_back(Dt::I8);
+      n.inDt = pick(types);
+      if (!fmaFits(n.inDt, R, R, C)) return false;
+      n.dt = n.inDt == Dt::I8 ? Dt::I32 : Dt::F32;
+      n.shape = {R, R};
+      n.a = chance(0.4) ? -1 : choose([&](const Node &m) { return m.dt == n.dt && m.shape == n.shape && m.err == 0; });
+      break;
+    }
+    }
+    if (n.a < 0) n.lit = n.dt == Dt::Bool ? 0 : smallLit(n.dt);
+    if (!controlBounds(p, n)) return false;
+    add(n);
+    return true;
+  }
+
+  bool atomic() {
+    if (regionOf(p, int(p.nodes.size())) >= kRegions) return false;
+    int a = choose([](const Node &m) { return m.dt == Dt::I32 && m.err == 0 && numel(m.shape) <= kMaxElems; });
+    if (a < 0) return false;
+    const Node &A = p.nodes[a];
+    Node n{Op::Atomic, chance(0.6) ? Dt::I32 : Dt::F32, A.shape, a};
+    n.kind = n.dt == Dt::I32 ? uniform(0, 7) : uniform(0, 2);
+    if (chance(0.7)) n.b = choose([&](const Node &m) { return m.dt == n.dt && m.err == 0 && broadcastsTo(m.shape, A.shape); });
+    if (n.b < 0) n.lit = smallLit(n.dt);
+    if (chance(0.5)) n.c = choose([&](const Node &m) { return m.dt == Dt::Bool && broadcastsTo(m.shape, A.shape); });
+    n.order = uniform(0, 3) * 4 + uniform(0, 3);
+    if (!controlBounds(p, n)) return false;
+    add(n);
+    return true;
   }
 };
 
@@ -589,6 +853,10 @@ bool consistent(Program &p) {
       n.bound = mag + n.err;
       break;
     }
+    case Op::Loop: case Op::If: case Op::Dot: case Op::Sort: case Op::SortPayload: case Op::ArgSort: case Op::TopK:
+    case Op::Atomic:
+      if (!controlBounds(p, n)) return false;
+      break;
     case Op::Fma: {
       double bb = B(n.b), eb = E(n.b);
       n.bound = ba * bb + B(n.c);

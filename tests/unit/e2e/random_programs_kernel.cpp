@@ -9,7 +9,9 @@
 #include <functional>
 #include <random>
 #include <sstream>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
 
 using namespace tessel;
 
@@ -168,13 +170,28 @@ template <class F> V withPtr(const InPtrs &x, Dt dt, F &&f) {
   }
 }
 
+template <class E> Ptr<E> ptrOf(const InPtrs &x) {
+  if constexpr (std::is_same_v<E, float>) return x.f;
+  else if constexpr (std::is_same_v<E, int32_t>) return x.i;
+  else if constexpr (std::is_same_v<E, half>) return x.h;
+  else if constexpr (std::is_same_v<E, bfloat16>) return x.b;
+  else if constexpr (std::is_same_v<E, int8_t>) return x.c;
+  else if constexpr (std::is_same_v<E, int16_t>) return x.s;
+  else return x.l;
+}
+
+template <class E>
+constexpr bool kArith = std::is_same_v<E, float> || std::is_same_v<E, int32_t> || std::is_same_v<E, half> ||
+                        std::is_same_v<E, bfloat16>;
+
 } // namespace
 
 void random_program(Ptr<f32> xf0, Ptr<f32> xf1, Ptr<f32> xf2, Ptr<i32> xi0, Ptr<i32> xi1, Ptr<i32> xi2,
                     Ptr<f16> xh0, Ptr<f16> xh1, Ptr<f16> xh2, Ptr<bf16> xb0, Ptr<bf16> xb1, Ptr<bf16> xb2,
                     Ptr<i8> xc0, Ptr<i8> xc1, Ptr<i8> xc2, Ptr<i16> xs0, Ptr<i16> xs1, Ptr<i16> xs2,
                     Ptr<i64> xl0, Ptr<i64> xl1, Ptr<i64> xl2, Ptr<f32> of0, Ptr<i32> oi0, Ptr<f16> oh0,
-                    Ptr<bf16> ob0, Ptr<f32> of1, Ptr<i32> oi1, Ptr<f16> oh1, Ptr<bf16> ob1, i32 m0, i32 n0, i32 m1,
+                    Ptr<bf16> ob0, Ptr<f32> of1, Ptr<i32> oi1, Ptr<f16> oh1, Ptr<bf16> ob1, Ptr<i32> ai,
+                    Ptr<f32> af, i32 m0, i32 n0, i32 m1,
                     i32 n1, i32 m2, i32 n2, i32 mo0, i32 no0, i32 mo1, i32 no1, i32 ldx, i32 ldo,
                     Const<uint64_t> id) {
   const Program &p = registry().at(id);
@@ -211,7 +228,66 @@ void random_program(Ptr<f32> xf0, Ptr<f32> xf1, Ptr<f32> xf2, Ptr<i32> xi0, Ptr<
     return kind == 1 ? rows & cols : kind == 2 ? cols : rows;
   };
 
+  // Input k's tile shifted by `rs` rows (2-D) or elements (1-D) and `cs`
+  // columns, read as E, 0 outside the input's extents. Transposed: the
+  // [C, R] tile whose (kk, j) is the [R, C] input's (j, kk), read down its
+  // columns.
+  auto shiftedLoad = [&]<class E>(std::type_identity<E>, int k, const std::optional<i32> &rs,
+                                  const std::optional<i32> &cs, bool transposed) -> Tile<E> {
+    const InputSpec &in = p.inputs[k];
+    Ptr<E> ptr = ptrOf<E>(x[k]);
+    int limC = int(std::min<int64_t>(in.n, globalColsIn(p, in)));
+    if (in.shape.size() == 1) {
+      int len = int(in.shape[0]);
+      i32 idx = !p.grid() ? arange(0, len) : program_id(in.axis) * len + arange(0, len);
+      if (rs) idx = idx + *rs;
+      return load(ptr + idx, idx < limC, literal<E>(0));
+    }
+    int limR = int(std::min<int64_t>(in.m, globalRows(p, in.shape)));
+    i32 rows = rowIdx(in.shape[0]), cols = colIdx(in.shape[1]);
+    if (rs) rows = rows + *rs;
+    if (cs) cols = cols + *cs;
+    if (!transposed) {
+      auto ok = expand_dims(rows < limR, 1) & expand_dims(cols < limC, 0);
+      return load(ptr + expand_dims(rows, 1) * ldx + expand_dims(cols, 0), ok, literal<E>(0));
+    }
+    auto ok = expand_dims(cols < limC, 1) & expand_dims(rows < limR, 0);
+    return load(ptr + expand_dims(rows, 0) * ldx + expand_dims(cols, 1), ok, literal<E>(0));
+  };
+
   std::vector<V> v;
+
+  // One step of a matmul loop: acc + A_k B_k, A and B loaded as n.inDt.
+  auto dotStep = [&]<class Acc>(const Node &n, const Tile<Acc> &acc, const i32 &k) -> Tile<Acc> {
+    auto step = [&]<class In>(std::type_identity<In> in) -> Tile<Acc> {
+      if constexpr (std::is_same_v<detail::dot_acc_t<In>, Acc>) {
+        Tile<In> a = shiftedLoad(in, n.input, std::nullopt, k, false);
+        Tile<In> b = n.transB ? shiftedLoad(in, n.input2, std::nullopt, k, true)
+                              : shiftedLoad(in, n.input2, k, std::nullopt, false);
+        return dot(a, b, acc);
+      } else {
+        generatorBug("dot accumulator type");
+      }
+    };
+    switch (n.inDt) {
+    case Dt::F32: return step(std::type_identity<float>{});
+    case Dt::F16: return step(std::type_identity<half>{});
+    case Dt::BF16: return step(std::type_identity<bfloat16>{});
+    default: return step(std::type_identity<int8_t>{});
+    }
+  };
+
+  // Past each line's count of valid elements, a sorted tile holds n.lit.
+  auto padPastValid = [&]<class P>(const Node &n, const Tile<P> &sorted) -> Tile<P> {
+    if (n.c < 0) return sorted;
+    const Dims &s = p.nodes[n.a].shape;
+    int rank = int(s.size()), axis = n.axis < 0 ? n.axis + rank : n.axis;
+    i32 count = sum(v[n.c].b, n.axis, true);
+    i32 line = arange(0, int(s[axis]));
+    i32 pos = rank == 1 ? line : expand_dims(line, axis == 0 ? 1 : 0);
+    return where(pos < count, sorted, literal<P>(n.lit));
+  };
+
   for (const Node &n : p.nodes) {
     switch (n.op) {
     case Op::Input: {
@@ -317,6 +393,129 @@ void random_program(Ptr<f32> xf0, Ptr<f32> xf1, Ptr<f32> xf2, Ptr<i32> xi0, Ptr<
         }
       }));
       break;
+    case Op::Loop:
+      v.push_back(dispatch(n.dt, [&](auto tag) {
+        using E = typename decltype(tag)::type;
+        if constexpr (!kArith<E>) {
+          generatorBug("a loop over a non-arithmetic type");
+          return get<E>(v[0]);
+        } else {
+          Tile<E> acc = n.a >= 0 ? get<E>(v[n.a]) : full<E>(n.shape, literal<E>(n.lit));
+          auto body = [&](const i32 &k) {
+            switch (n.kind) {
+            case kLoopAxpy: acc = acc + cast<E>(k) * get<E>(v[n.b]); break;
+            case kLoopMax: acc = maximum(acc, get<E>(v[n.b]) + cast<E>(k)); break;
+            case kLoopLoad: acc = acc + shiftedLoad(std::type_identity<E>{}, n.input, k, std::nullopt, false); break;
+            default:
+              if constexpr (std::is_same_v<E, float> || std::is_same_v<E, int32_t>) acc = dotStep(n, acc, k);
+              else generatorBug("a matmul loop accumulating in a 16-bit type");
+              break;
+            }
+          };
+          if (n.flag) {
+            i32 k = full({}, n.lo);
+            while_([&] { return n.c >= 0 ? k < v[n.c].i + n.hi : k < n.hi; },
+                   [&] {
+                     body(k);
+                     k = k + n.step;
+                   });
+          } else if (n.c >= 0) {
+            for_range(n.lo, v[n.c].i + n.hi, n.step, body);
+          } else {
+            for_range(n.lo, n.hi, n.step, body);
+          }
+          return acc;
+        }
+      }));
+      break;
+    case Op::If:
+      v.push_back(dispatch(n.dt, [&](auto tag) {
+        using E = typename decltype(tag)::type;
+        Tile<E> r = get<E>(v[n.c]);
+        if constexpr (!kArith<E>) {
+          generatorBug("if_ over a non-arithmetic type");
+        } else {
+          i1 c = v[n.a].b;
+          auto then = [&] { r = get<E>(v[n.b]) + literal<E>(n.lit); };
+          if (n.flag) if_(c, then, [&] { r = r - literal<E>(n.lit); });
+          else if_(c, then);
+        }
+        return r;
+      }));
+      break;
+    case Op::Dot:
+      v.push_back(dispatch(v[n.a].dt, [&](auto tag) -> V {
+        using In = typename decltype(tag)::type;
+        if constexpr (std::is_void_v<detail::dot_acc_t<In>>) {
+          generatorBug("dot of a type dot does not take");
+        } else {
+          using Acc = detail::dot_acc_t<In>;
+          Tile<In> a = get<In>(v[n.a]);
+          Tile<In> b = n.transB ? trans(get<In>(v[n.b])) : get<In>(v[n.b]);
+          if (n.c >= 0) return wrap(dot(a, b, get<Acc>(v[n.c])));
+          return wrap(dot(a, b));
+        }
+      }));
+      break;
+    case Op::Sort: case Op::SortPayload: case Op::ArgSort: case Op::TopK:
+      v.push_back(dispatch(v[n.a].dt, [&](auto tag) -> V {
+        using K = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<K, bool>) {
+          generatorBug("sort of bool keys");
+        } else {
+          Tile<K> keys = get<K>(v[n.a]);
+          SortOptions o{.axis = n.axis, .descending = n.flag, .stable = n.op != Op::Sort};
+          if (n.c >= 0) o.valid = v[n.c].b;
+          switch (n.op) {
+          case Op::Sort: return wrap(sort(keys, o));
+          case Op::ArgSort: return wrap(padPastValid(n, argsort(keys, o)));
+          case Op::SortPayload:
+            return dispatch(n.dt, [&](auto ptag) {
+              using P = typename decltype(ptag)::type;
+              return padPastValid(n, std::get<1>(sort(keys, get<P>(v[n.b]), o)));
+            });
+          default: {
+            TopkOptions t{.axis = n.axis, .largest = n.flag};
+            if (n.kind == 0) return wrap(std::get<0>(topk(keys, n.k, t)));
+            if (n.kind == 1) return wrap(std::get<1>(topk(keys, n.k, t)));
+            return wrap(std::get<1>(topk<int64_t>(keys, n.k, t)));
+          }
+          }
+        }
+      }));
+      break;
+    case Op::Atomic: {
+      int region = regionOf(p, int(&n - p.nodes.data()));
+      i32 slot = (v[n.a].i & (kRegion - 1)) + region * kRegion;
+      AtomicOrder order{MemSem(n.order / 4), MemScope(n.order % 4)};
+      auto apply = [&]<class E>(std::type_identity<E>, Ptr<E> base) -> V {
+        auto ptrs = base + slot;
+        auto go = [&](const auto &value) -> Tile<E> {
+#define RP_ATOMIC(FN) return n.c >= 0 ? FN(ptrs, value, v[n.c].b, order) : FN(ptrs, value, order)
+          switch (n.kind) {
+          case kAtomicAdd: RP_ATOMIC(atomic_add);
+          case kAtomicMax: RP_ATOMIC(atomic_max);
+          case kAtomicMin: RP_ATOMIC(atomic_min);
+          default: break;
+          }
+          if constexpr (std::is_same_v<E, int32_t>) {
+            switch (n.kind) {
+            case kAtomicAnd: RP_ATOMIC(atomic_and);
+            case kAtomicOr: RP_ATOMIC(atomic_or);
+            case kAtomicXor: RP_ATOMIC(atomic_xor);
+            case kAtomicUmax: RP_ATOMIC(atomic_umax);
+            default: RP_ATOMIC(atomic_umin);
+            }
+          }
+#undef RP_ATOMIC
+          generatorBug("atomic kind");
+        };
+        if (n.b >= 0) return wrap(go(get<E>(v[n.b])));
+        return wrap(go(literal<E>(n.lit)));
+      };
+      v.push_back(n.dt == Dt::I32 ? apply(std::type_identity<int32_t>{}, ai) : apply(std::type_identity<float>{}, af));
+      break;
+    }
     default: { // binary
       Dt ot = v[n.a].dt;
       V r = dispatch(ot, [&](auto tag) {

@@ -84,6 +84,14 @@ const char *opName(Op op) {
   case Op::ProgramId: return "program_id";
   case Op::NumPrograms: return "num_programs";
   case Op::ScalarLoad: return "load";
+  case Op::Loop: return "loop";
+  case Op::If: return "if_";
+  case Op::Dot: return "dot";
+  case Op::Sort: return "sort";
+  case Op::SortPayload: return "sort";
+  case Op::ArgSort: return "argsort";
+  case Op::TopK: return "topk";
+  case Op::Atomic: return "atomic";
   }
   return "?";
 }
@@ -173,6 +181,81 @@ int64_t globalColsOut(const Program &p, const Dims &s, int so) {
 }
 size_t inputSize(const Program &p, const InputSpec &in) { return size_t(globalRows(p, in.shape)) * size_t(p.ldx); }
 
+static const char *atomicName(int kind) {
+  static const char *names[] = {"atomic_add", "atomic_max", "atomic_min", "atomic_and",
+                                "atomic_or",  "atomic_xor", "atomic_umax", "atomic_umin"};
+  return names[kind];
+}
+
+// The (nearly) DSL code of a loop, branch, dot, sort or atomic node.
+static std::string controlText(const Program &p, const Node &n) {
+  auto ref = [](int i) { return "v" + std::to_string(i); };
+  std::ostringstream o;
+  auto validText = [&] {
+    if (n.c < 0) return std::string();
+    return ", .valid = " + ref(n.c) + "}) (past each line's valid count: " + litText(n.dt, n.lit) + ")";
+  };
+  switch (n.op) {
+  case Op::Loop: {
+    std::string hi = std::to_string(n.hi) + (n.c >= 0 ? " + " + ref(n.c) : "");
+    std::string k = "cast<" + std::string(cppName(n.dt)) + ">(k)";
+    o << "acc = " << (n.a >= 0 ? ref(n.a) : "full(" + dimsText(n.shape) + ", " + litText(n.dt, n.lit) + ")") << "; "
+      << (n.flag ? "while_ (k = " + std::to_string(n.lo) + "; k < " + hi + "; k += " + std::to_string(n.step) + ")"
+                 : "for_range(" + std::to_string(n.lo) + ", " + hi + ", " + std::to_string(n.step) + ", k)")
+      << " { ";
+    switch (n.kind) {
+    case kLoopAxpy: o << "acc = acc + " << k << " * " << ref(n.b); break;
+    case kLoopMax: o << "acc = maximum(acc, " << ref(n.b) << " + " << k << ")"; break;
+    case kLoopLoad:
+      o << "acc = acc + load(x" << bufLetter(n.dt) << n.input << " + offs" << dimsText(n.shape)
+        << " shifted by k " << (n.shape.size() == 2 ? "rows" : "elements") << ", in bounds, 0)";
+      break;
+    default:
+      o << "acc = dot(load(x" << bufLetter(n.inDt) << n.input << " [M, K] at cols + k), load(x" << bufLetter(n.inDt)
+        << n.input2 << (n.transB ? " transposed" : "") << " [K, N] at rows + k), acc) (masked, 0)";
+      break;
+    }
+    o << " }; acc";
+    break;
+  }
+  case Op::If:
+    o << "r = " << ref(n.c) << "; if_(" << ref(n.a) << ") { r = " << ref(n.b) << " + " << litText(n.dt, n.lit)
+      << "; }";
+    if (n.flag) o << " else { r = r - " << litText(n.dt, n.lit) << "; }";
+    o << " r";
+    break;
+  case Op::Dot:
+    o << "dot(" << ref(n.a) << ", " << (n.transB ? "trans(" + ref(n.b) + ")" : ref(n.b))
+      << (n.c >= 0 ? ", " + ref(n.c) : std::string()) << ")";
+    break;
+  case Op::Sort:
+    o << "sort(" << ref(n.a) << ", {.axis = " << n.axis << ", .descending = " << n.flag << "})";
+    break;
+  case Op::SortPayload:
+    o << "std::get<1>(sort(" << ref(n.a) << ", " << ref(n.b) << ", {.axis = " << n.axis
+      << ", .descending = " << n.flag << ", .stable = true" << (n.c >= 0 ? validText() : std::string("}))"));
+    break;
+  case Op::ArgSort:
+    o << "argsort(" << ref(n.a) << ", {.axis = " << n.axis << ", .descending = " << n.flag << ", .stable = true"
+      << (n.c >= 0 ? validText() : std::string("})"));
+    break;
+  case Op::TopK:
+    o << "std::get<" << (n.kind ? 1 : 0) << ">(topk" << (n.kind == 2 ? "<int64_t>" : "") << "(" << ref(n.a) << ", "
+      << n.k << ", {.axis = " << n.axis << ", .largest = " << n.flag << "}))";
+    break;
+  default: {
+    static const char *sems[] = {"relaxed", "acquire", "release", "acq_rel"};
+    static const char *scopes[] = {"wavefront", "workgroup", "agent", "system"};
+    o << atomicName(n.kind) << "(a" << bufLetter(n.dt) << " + " << regionOf(p, int(&n - p.nodes.data())) * kRegion
+      << " + (" << ref(n.a) << " & " << kRegion - 1 << "), " << (n.b >= 0 ? ref(n.b) : litText(n.dt, n.lit)) << ", "
+      << (n.c >= 0 ? ref(n.c) : "true") << ", {" << sems[n.order / 4] << ", " << scopes[n.order % 4]
+      << "}) (old values unused)";
+    break;
+  }
+  }
+  return o.str();
+}
+
 // The program as (nearly) DSL code, one line per node.
 std::string listing(const Program &p) {
   std::ostringstream o;
@@ -182,6 +265,7 @@ std::string listing(const Program &p) {
     char f[16];
     std::snprintf(f, sizeof f, "0x%x", p.features);
     o << ", features " << f << ", grid {" << p.gx << ", " << p.gy << "}";
+    if (p.stages > 1) o << ", num_stages " << p.stages;
     if (p.grid()) o << " (tiles at rows p0 * R, cols p1 * C; 1-D outputs at (p0 * num_programs(1) + p1) * L)";
   }
   o << "\n";
@@ -241,6 +325,10 @@ std::string listing(const Program &p) {
       o << ")";
       break;
     }
+    case Op::Loop: case Op::If: case Op::Dot: case Op::Sort: case Op::SortPayload: case Op::ArgSort: case Op::TopK:
+    case Op::Atomic:
+      o << controlText(p, n);
+      break;
     default: { // binary operators
       Dt ot = p.nodes[n.a].dt;
       std::string l = n.b < 0 && n.litLeft ? litText(ot, n.lit) : ref(n.a);
@@ -277,13 +365,15 @@ std::string listing(const Program &p) {
 uint64_t fingerprint(const Program &p) {
   std::ostringstream o;
   o << p.arch << ' ' << p.warps << ' ' << p.ldx << ' ' << p.ldo << ' ' << p.features << ' ' << p.gx << ' ' << p.gy
-    << ';';
+    << ';' << p.stages << ';';
   for (const InputSpec &in : p.inputs)
     o << int(in.dt) << dimsText(in.shape) << in.maskKind << ',' << in.m << ',' << in.n << ',' << in.other << ','
       << in.axis << ',' << in.wide << ';';
   for (const Node &n : p.nodes)
     o << int(n.op) << ',' << int(n.dt) << dimsText(n.shape) << n.a << ',' << n.b << ',' << n.c << ',' << n.lit
-      << ',' << n.litLeft << ',' << n.axis << ',' << n.flag << ',' << n.input << ';';
+      << ',' << n.litLeft << ',' << n.axis << ',' << n.flag << ',' << n.input << ',' << n.lo << ',' << n.hi << ','
+      << n.step << ',' << n.kind << ',' << n.k << ',' << n.order << ',' << n.input2 << ',' << int(n.inDt) << ','
+      << n.transB << ';';
   for (const OutputSpec &out : p.outputs)
     o << out.node << ',' << out.maskKind << ',' << out.m << ',' << out.n << ',' << out.so << ';';
   uint64_t h = 1469598103934665603ull;

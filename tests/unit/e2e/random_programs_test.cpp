@@ -33,6 +33,23 @@
 //           sometimes masked by `s < n`), scalar stores at a scalar offset
 //           (sometimes masked), `where` with scalar conditions
 //   narrow  i8, i16 and i64 inputs and casts to them (truncating)
+//   loop    device loops carrying a tile: for_range or while_ from a literal
+//           to a literal or a scalar node (data-dependent trip counts, zero
+//           included), step 1..3, bodies acc + k * b, maximum(acc, b + k) or
+//           acc + a load shifted by k rows (masked to the input); if_ with
+//           and without an else on a scalar condition
+//   dot     dot(a, b[, acc]) of f32 / f16 / bf16 / i8 tiles (casts inserted)
+//           with b sometimes trans(...), and matmul loops: acc = dot(A_k,
+//           B_k, acc) with A and B loaded at k (B sometimes read transposed,
+//           down the columns of an [R, C] input), num_stages 1..3
+//   sort    sort, sort with a payload (stable, sometimes with `valid`; past
+//           each line's valid count the kernel writes a literal), argsort,
+//           topk values / i32 / i64 indices, along either axis, ascending or
+//           descending
+//   atomic  atomic_add/max/min (i32, f32) and and/or/xor/umax/umin (i32)
+//           at (index & 63) in a region of its own, masked or not, every
+//           memory order and scope; the regions' final contents are compared
+//           (the returned old values depend on the order and are not used)
 //
 // Transcendentals are inexact, so a node also carries `err`, a bound on the
 // absolute difference between the GPU's value and the host's double-precision
@@ -167,26 +184,45 @@ std::string runProgram(const Program &p) {
     oh.push_back(poisonedOn<half>(dev, sizes[k]));
     ob.push_back(poisonedOn<bfloat16>(dev, sizes[k]));
   }
+  Buffer<int32_t> ai = dev.upload(atomicInitI(p));
+  Buffer<float> af = dev.upload(atomicInitF(p));
   auto in = [&](size_t k) { return k < p.inputs.size() ? p.inputs[k] : p.inputs[0]; };
   auto outM = [&](size_t k) { return k < p.outputs.size() ? p.outputs[k].m : 1; };
   auto outN = [&](size_t k) { return k < p.outputs.size() ? p.outputs[k].n : 1; };
   try {
-    kernel().launch(dev, {uint32_t(p.gx), uint32_t(p.gy)}, {.num_warps = p.warps}, xf[0], xf[1], xf[2], xi[0],
-                    xi[1], xi[2], xh[0], xh[1], xh[2], xb[0], xb[1], xb[2], xc[0], xc[1], xc[2], xs[0], xs[1],
-                    xs[2], xl[0], xl[1], xl[2], of[0], oi[0], oh[0], ob[0], of[1], oi[1], oh[1], ob[1], in(0).m,
+    kernel().launch(dev, {uint32_t(p.gx), uint32_t(p.gy)}, {.num_warps = p.warps, .num_stages = p.stages}, xf[0],
+                    xf[1], xf[2], xi[0], xi[1], xi[2], xh[0], xh[1], xh[2], xb[0], xb[1], xb[2], xc[0], xc[1], xc[2],
+                    xs[0], xs[1], xs[2], xl[0], xl[1], xl[2], of[0], oi[0], oh[0], ob[0], of[1], oi[1], oh[1], ob[1],
+                    ai, af, in(0).m,
                     in(0).n, in(1).m, in(1).n, in(2).m, in(2).n, outM(0), outN(0), outM(1), outN(1), p.ldx, p.ldo,
                     id);
   } catch (const std::exception &e) {
     return std::string("the kernel failed to compile or run: ") + e.what() + "\n";
   }
   std::vector<std::vector<HostTile>> want; // per program, p0-major
+  std::vector<int32_t> wantI = atomicInitI(p);
+  std::vector<float> wantF = atomicInitF(p);
   for (int p0 = 0; p0 < p.gx; ++p0)
-    for (int p1 = 0; p1 < p.gy; ++p1) want.push_back(evaluate(p, d, p0, p1));
+    for (int p1 = 0; p1 < p.gy; ++p1) {
+      want.push_back(evaluate(p, d, p0, p1));
+      applyAtomics(p, want.back(), wantI, wantF);
+    }
   std::ostringstream o;
   size_t wrong = 0;
   auto report = [&](const std::string &line) {
     if (++wrong <= 8) o << "  " << line << "\n";
   };
+  // The atomic regions hold what every program's updates leave, in any order.
+  std::vector<int32_t> gotI = ai.download();
+  std::vector<float> gotF = af.download();
+  for (size_t e = 0; e < gotI.size(); ++e) {
+    if (gotI[e] != wantI[e])
+      report("ai[" + std::to_string(e) + "] = " + std::to_string(gotI[e]) + ", want " + std::to_string(wantI[e]) +
+             " (region " + std::to_string(e / kRegion) + ")");
+    if (gotF[e] != wantF[e])
+      report("af[" + std::to_string(e) + "] = " + std::to_string(gotF[e]) + ", want " + std::to_string(wantF[e]) +
+             " (region " + std::to_string(e / kRegion) + ")");
+  }
   for (size_t k = 0; k < 2; ++k) {
     std::vector<float> gf = of[k].download();
     std::vector<int32_t> gi = oi[k].download();
@@ -249,6 +285,7 @@ std::string runProgram(const Program &p) {
 Program prune(const Program &p) {
   std::vector<bool> live(p.nodes.size(), false);
   for (const OutputSpec &out : p.outputs) live[out.node] = true;
+  for (size_t k = 0; k < p.nodes.size(); ++k) live[k] = live[k] || p.nodes[k].op == Op::Atomic; // side effects
   for (size_t k = p.nodes.size(); k-- > 0;)
     if (live[k])
       for (int o : {p.nodes[k].a, p.nodes[k].b, p.nodes[k].c})
@@ -329,6 +366,19 @@ Program shrink(Program p) {
         q.inputs[k].maskKind = 0;
         candidates.push_back(q);
       }
+    // Drop an atomic (its side effect), or pipelining.
+    for (size_t k = 0; k < p.nodes.size(); ++k)
+      if (p.nodes[k].op == Op::Atomic) {
+        Program q = p;
+        q.nodes[k].op = Op::Full; // a harmless constant of the same type and shape
+        q.nodes[k].a = q.nodes[k].b = q.nodes[k].c = -1;
+        candidates.push_back(prune(q));
+      }
+    if (p.stages > 1) {
+      Program q = p;
+      q.stages = 1;
+      candidates.push_back(q);
+    }
     if (p.warps > 1) {
       Program q = p;
       q.warps = 1;
@@ -408,6 +458,17 @@ const Case kRegressionCases[] = {
     // (num_warps 4, gfx942: 8 elements per thread would do). Either half
     // alone compiles; the element type of the max's input does not matter.
     {30081, 0x20},
+    // gfx1100, where f32 dots are multiply-adds on a blocked accumulator:
+    // cumsum(x, 0) beside dot(x + y, x + y) failed to compile ("a scan needs
+    // one contiguous chunk per thread ... compiler bug": the scan's group had
+    // the dot's layout); an f32 dot's result starting the accumulator of an
+    // f16 (WMMA) dot loop was an error ("this dot's accumulator is also
+    // another dot's, in another layout"); [32, 64] x [64, 32] f32 dots on two
+    // waves needed 1024 registers per thread (all threads of a wave along N).
+    {13, 0x3c0},
+    {88, 0x3c0},
+    {465, 0x3c0},
+    {660, 0x3c0},
 };
 
 } // namespace

@@ -140,6 +140,7 @@ struct LayoutGroup {
   std::optional<std::pair<unsigned, Value>> sliceOf; // (axis, a value of the parent group)
   std::optional<unsigned> scanAxis; // a scan runs along this dim: one chunk per thread
   Attribute fixed; // a matrix-core layout a dot gives the group
+  Operation *fixedBy = nullptr; // the dot whose accumulator gave it
   // The group goes (through LDS) into a dot operand, which reads runs of
   // `second` elements along dim `first` (K): holding such runs too, a thread
   // writes them to LDS as vectors even when its loads run along another dim.
@@ -358,14 +359,17 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       }
       g.sliceOf = {c.axis, c.parent};
     }
-    for (DotOp dot : dots)
-      if (failed(fixDotLayouts(dot)))
-        return failure();
+    for (DotOp dot : dots) {
+      FailureOr<bool> restart = fixDotLayouts(dot);
+      if (failed(restart) || *restart)
+        return restart;
+    }
     // A scan needs one contiguous chunk per thread along its axis: a slice
-    // layout, or a group scanned along another axis too, cannot give it that.
+    // layout, a dot's layout, or a group scanned along another axis too,
+    // cannot give it that.
     for (ScanOp scan : scans) {
       LayoutGroup &g = groupOf(scan.getSrcs()[0]);
-      if (g.sliceOf || (g.scanAxis && *g.scanAxis != scan.getAxis())) {
+      if (g.sliceOf || g.fixed || (g.scanAxis && *g.scanAxis != scan.getAxis())) {
         if (isolateScan(scan))
           return true;
         return scan.emitError("cannot give this scan a layout of its own (compiler bug)");
@@ -393,30 +397,66 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
 
   // The layouts the target's matrix instruction (or the FMA path) gives
   // `dot` (DotLayouts.cpp), fixed on the groups of its result and operands.
-  LogicalResult fixDotLayouts(DotOp dot) {
+  // True when a conversion was inserted instead (the caller starts over).
+  FailureOr<bool> fixDotLayouts(DotOp dot) {
     FailureOr<DotLayouts> layouts = chooseDotLayouts(dot, arch_, numWarps_, waveSize_);
     if (failed(layouts))
       return failure();
     return fixDotGroups(dot, layouts->accumulator, layouts->kWidth);
   }
 
-  // Fixes the layouts of `dot`'s accumulator group and operand groups.
-  LogicalResult fixDotGroups(DotOp dot, DistributedLayoutAttr acc, unsigned kWidth) {
+  // Fixes the layouts of `dot`'s accumulator group and operand groups. Two
+  // dots whose accumulators meet (one's result is the other's acc, or both
+  // are carried by one loop) in different layouts: one of them gets its
+  // accumulator and result through conversions of their own, the one less
+  // deep in loops, so a loop-carried accumulator keeps its layout.
+  FailureOr<bool> fixDotGroups(DotOp dot, DistributedLayoutAttr acc, unsigned kWidth) {
     MLIRContext *ctx = dot.getContext();
-    auto fix = [&](Value v, Attribute layout) -> LogicalResult {
-      LayoutGroup &g = groupOf(v);
-      if (g.fixed && g.fixed != layout)
-        return dot.emitError("this dot's accumulator is also another dot's, in another layout");
-      g.fixed = layout;
-      return success();
-    };
+    LayoutGroup &accGroup = groupOf(dot.getResult());
+    if (accGroup.fixed && accGroup.fixed != acc) {
+      auto other = cast<DotOp>(accGroup.fixedBy);
+      auto depth = [](Operation *op) {
+        unsigned d = 0;
+        for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+          d += isa<scf::ForOp, scf::WhileOp>(p);
+        return d;
+      };
+      DotOp first = depth(other) <= depth(dot) ? other : dot, second = first == dot ? other : dot;
+      if (isolateAccumulator(first) || isolateAccumulator(second))
+        return true;
+      return dot.emitError("cannot give this dot's accumulator a layout of its own (compiler bug)");
+    }
+    accGroup.fixed = acc;
+    accGroup.fixedBy = dot;
     const unsigned rank = cast<RankedTensorType>(dot.getType()).getRank();
     for (auto [operand, kDim] : {std::pair{dot.getA(), rank - 1}, std::pair{dot.getB(), rank - 2}})
       if (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
         groupOf(convert.getSrc()).operandRun = {kDim, kWidth};
-    return failure(failed(fix(dot.getResult(), acc)) ||
-                   failed(fix(dot.getA(), DotOperandLayoutAttr::get(ctx, 0, acc, kWidth))) ||
-                   failed(fix(dot.getB(), DotOperandLayoutAttr::get(ctx, 1, acc, kWidth))));
+    // Each operand is a conversion of its own (isolateDotOperands).
+    groupOf(dot.getA()).fixed = DotOperandLayoutAttr::get(ctx, 0, acc, kWidth);
+    groupOf(dot.getB()).fixed = DotOperandLayoutAttr::get(ctx, 1, acc, kWidth);
+    return false;
+  }
+
+  // Moves `dot`'s accumulator and result through conversions of their own.
+  // False when they already are.
+  bool isolateAccumulator(DotOp dot) {
+    auto convert = dot.getC().getDefiningOp<ConvertLayoutOp>();
+    bool isolated = convert && dot.getC().hasOneUse() && llvm::all_of(dot.getResult().getUsers(), [](Operation *u) {
+                      return isa<ConvertLayoutOp>(u);
+                    });
+    if (isolated)
+      return false;
+    auto plain = [](Type t) {
+      auto tile = cast<RankedTensorType>(t);
+      return RankedTensorType::get(tile.getShape(), tile.getElementType());
+    };
+    OpBuilder b(dot);
+    dot.getCMutable().set(b.create<ConvertLayoutOp>(dot.getLoc(), plain(dot.getC().getType()), dot.getC()));
+    b.setInsertionPointAfter(dot);
+    auto copy = b.create<ConvertLayoutOp>(dot.getLoc(), plain(dot.getType()), dot.getResult());
+    dot.getResult().replaceAllUsesExcept(copy, copy);
+    return true;
   }
 
   // Moves a scan's operands and results through layout conversions so that

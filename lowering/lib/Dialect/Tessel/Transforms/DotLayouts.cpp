@@ -14,6 +14,51 @@ using ::tessel::MatrixCore;
 using ::tessel::MatrixInstr;
 using ::tessel::TargetFacts;
 
+// No matrix instruction takes the dot: multiply-adds on a blocked
+// accumulator, each thread holding whole K rows of A and columns of B for
+// its own rows and columns of the result. Threads are split over the batch
+// (waves only), M and N so that those operand registers, batches * (rows +
+// columns) * K, are fewest; threads past an extent would hold copies, which
+// count as the elements they repeat. Ties give a thread more columns
+// (contiguous: vectors along N).
+static BlockedLayoutAttr fmaAccumulatorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, int64_t K,
+                                              unsigned numWarps, unsigned waveSize) {
+  const unsigned rank = shape.size();
+  const int64_t B = rank == 3 ? shape[0] : 1, M = shape[rank - 2], N = shape[rank - 1];
+  auto share = [](int64_t extent, int64_t threads) { return std::max<int64_t>(1, extent / threads); };
+  auto copies = [](int64_t extent, int64_t threads) { return std::max<int64_t>(1, threads / extent); };
+  struct Split {
+    unsigned wavesB, lanesM, wavesM;
+    int64_t cost;
+  };
+  std::optional<Split> best;
+  for (unsigned wavesB = 1; wavesB <= (rank == 3 ? numWarps : 1u); wavesB *= 2)
+    for (unsigned lanesM = 1; lanesM <= waveSize; lanesM *= 2)
+      for (unsigned wavesM = 1; wavesM <= numWarps / wavesB; wavesM *= 2) {
+        int64_t tM = int64_t(lanesM) * wavesM, tN = int64_t(waveSize / lanesM) * (numWarps / wavesB / wavesM);
+        int64_t rows = share(M, tM), cols = share(N, tN);
+        int64_t cost = 2 * share(B, wavesB) * (rows + cols) * K * copies(B, wavesB) * copies(M, tM) * copies(N, tN) +
+                       (cols >= rows ? 0 : 1);
+        if (!best || cost < best->cost)
+          best = Split{wavesB, lanesM, wavesM, cost};
+      }
+  SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpb(rank, 1), order;
+  const unsigned m = rank - 2, n = rank - 1;
+  tpw[m] = best->lanesM;
+  tpw[n] = waveSize / best->lanesM;
+  wpb[m] = best->wavesM;
+  wpb[n] = numWarps / best->wavesB / best->wavesM;
+  spt[m] = unsigned(share(M, int64_t(tpw[m]) * wpb[m]));
+  spt[n] = unsigned(share(N, int64_t(tpw[n]) * wpb[n]));
+  if (rank == 3) {
+    wpb[0] = best->wavesB;
+    spt[0] = unsigned(share(B, best->wavesB));
+  }
+  for (int64_t d = rank - 1; d >= 0; --d)
+    order.push_back(unsigned(d));
+  return BlockedLayoutAttr::get(ctx, spt, tpw, wpb, order);
+}
+
 FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::string &arch, unsigned numWarps,
                                                      unsigned waveSize) {
   auto a = cast<RankedTensorType>(dot.getA().getType()), c = cast<RankedTensorType>(dot.getC().getType());
@@ -31,15 +76,8 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
       break;
     }
   MLIRContext *ctx = dot.getContext();
-  if (!chosen) {
-    // No matrix instruction takes it: multiply-adds on a blocked
-    // accumulator, each thread holding whole rows of A and columns of B.
-    SmallVector<int64_t> shape(c.getShape());
-    SmallVector<unsigned> order;
-    for (int64_t d = rank - 1; d >= 0; --d)
-      order.push_back(unsigned(d));
-    return DotLayouts{makeBlockedLayout(ctx, shape, order, 1, numWarps, waveSize), unsigned(K)};
-  }
+  if (!chosen)
+    return DotLayouts{fmaAccumulatorLayout(ctx, c.getShape(), K, numWarps, waveSize), unsigned(K)};
   // Waves split M and N, the longer first, while there are instruction
   // tiles to share; any left over replicate.
   unsigned wM = 1, wN = 1;
