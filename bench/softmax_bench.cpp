@@ -91,7 +91,7 @@ int main() {
   // Softmax, tutorial 02's shape.
   {
     const int M = 1823, N = 781;
-    kernels::RowConfig cfg = kernels::rowConfig("softmax", N);
+    kernels::RowConfig cfg = kernels::rowConfig("softmax", N, dev.waveSize());
     auto in = dev.upload(randomFloats(size_t(M) * N));
     auto out = dev.alloc<float>(size_t(M) * N);
     coldCompile("softmax f32 (N = 781)", dev, cfg.num_warps, [&] {
@@ -103,7 +103,7 @@ int main() {
   // Softmax of rows longer than a block: the looped kernel (two passes).
   {
     const int M = 4, N = 100000;
-    kernels::RowConfig cfg = kernels::rowConfig("softmax", N);
+    kernels::RowConfig cfg = kernels::rowConfig("softmax", N, dev.waveSize());
     auto in = dev.upload(randomFloats(size_t(M) * N));
     auto out = dev.alloc<float>(size_t(M) * N);
     coldCompile("softmax f32, looped (N = 100000)", dev, cfg.num_warps, [&] {
@@ -115,7 +115,7 @@ int main() {
   // Layer norm, tutorial 05's shape.
   {
     const int M = 1151, N = 8192;
-    kernels::RowConfig cfg = kernels::rowConfig("layer_norm", N);
+    kernels::RowConfig cfg = kernels::rowConfig("layer_norm", N, dev.waveSize());
     auto x = dev.upload(randomFloats(size_t(M) * N)), w = dev.upload(randomFloats(N)),
          b = dev.upload(randomFloats(N));
     auto y = dev.alloc<float>(size_t(M) * N);
@@ -130,7 +130,7 @@ int main() {
   // Layer norm of rows longer than a block: the looped kernel (three passes).
   {
     const int M = 64, N = 65536;
-    kernels::RowConfig cfg = kernels::rowConfig("layer_norm", N);
+    kernels::RowConfig cfg = kernels::rowConfig("layer_norm", N, dev.waveSize());
     auto x = dev.upload(randomFloats(size_t(M) * N)), w = dev.upload(randomFloats(N)),
          b = dev.upload(randomFloats(N));
     auto y = dev.alloc<float>(size_t(M) * N);

@@ -19,6 +19,8 @@ std::string environment(const char *name) {
 }
 } // namespace
 
+unsigned Device::waveSize() const { return requireTarget(arch()).waveSize; }
+
 // One emulator per target in the process: each owns a thread pool and a JIT,
 // and the kernel caches keep the devices they loaded kernels on alive, so a
 // new device per call (`k.launch(Device::emulator(), ...)` in a loop) would

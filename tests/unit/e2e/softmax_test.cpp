@@ -107,6 +107,26 @@ TEST_CASE("softmax launch shapes: short rows share a program, long rows get more
   CHECK_FALSE(kernels::rowConfig("softmax", 16384).looped);
 }
 
+TEST_CASE("softmax launch shapes know the wave size: a lane holds as many elements on wave32 as on wave64") {
+  CHECK(emulator().waveSize() == 64);
+  CHECK(Device::emulator("gfx1100").waveSize() == 32);
+  for (int N : {1, 3, 200, 781, 1024, 4096, 8192, 16384, 16385, 100000}) {
+    CAPTURE(N);
+    kernels::RowConfig w64 = kernels::rowConfig("softmax", N, 64), w32 = kernels::rowConfig("softmax", N, 32);
+    CHECK(w32.block == w64.block);
+    CHECK(w32.rows == w64.rows);
+    CHECK(w32.looped == w64.looped);
+    // Twice the waves of half the lanes: the same threads, 8 elements per lane.
+    CHECK(w32.num_warps == 2 * w64.num_warps);
+  }
+  CHECK(kernels::rowConfig("softmax", 4096, 32).num_warps == 16);
+  CHECK(kernels::rowConfig("softmax", 1024, 32).num_warps == 4);
+  CHECK(kernels::rowConfig("softmax", 200, 32).num_warps == 2); // 2 rows of 256: 512 elements
+  CHECK(kernels::rowConfig("softmax", 100000, 32).num_warps == 16);
+  CHECK_THROWS_WITH_AS(kernels::rowConfig("softmax", 100, 48), "softmax: waves have 32 or 64 lanes (waveSize = 48)",
+                       Error);
+}
+
 TEST_CASE("softmax of rows longer than a block: 4 x 100000 and 3 x 16385, one kernel per block") {
   for (Shape2 s : {Shape2{4, 100000}, Shape2{3, kernels::kMaxRowBlock + 1}}) {
     CAPTURE(s.M);

@@ -95,7 +95,7 @@ template <class T>
 void layer_norm(Device &dev, const Buffer<T> &x, Buffer<T> &y, const Buffer<T> &weight, const Buffer<T> &bias,
                 Buffer<float> &mean, Buffer<float> &rstd, int64_t M, int64_t N, int64_t x_stride, int64_t y_stride,
                 float eps = 1e-5f) {
-  RowConfig cfg = rowConfig("layer_norm", N);
+  RowConfig cfg = rowConfig("layer_norm", N, dev.waveSize());
   if (M < 0)
     throw Error("layer_norm: the row count M = " + std::to_string(M) + " is negative");
   if (M == 0)

@@ -14,12 +14,14 @@
 namespace tessel::kernels {
 
 // The longest row a row-wise kernel holds in registers at once: 16384 /
-// (8 * 64) = 32 floats per thread at 8 waves of 64 lanes. Longer rows are
-// walked a block at a time by a loop in the kernel.
+// 512 threads = 32 floats per thread (8 waves of 64 lanes, or 16 of 32).
+// Longer rows are walked a block at a time by a loop in the kernel.
 inline constexpr int kMaxRowBlock = 16384;
 // The block a looped kernel walks a long row with: one kernel (per element
 // type) serves every row length above kMaxRowBlock.
 inline constexpr int kLoopBlock = 2048;
+// A program's threads at most: 8 waves of 64 lanes, 16 of 32.
+inline constexpr int kMaxRowThreads = 512;
 
 // How one launch of a row-wise kernel is shaped: each program handles
 // `rows` rows of `block` columns (block = the next power of two >= N) with
@@ -31,22 +33,27 @@ struct RowConfig {
   bool looped = false;
 };
 
-// Picks the shape for rows of N elements. Short rows are packed several to a
-// program so that a program holds at least 512 elements; the wave count grows
-// with the elements a program holds (512 per wave, 8 per lane of a wave64,
-// as Triton's tutorials raise num_warps for long rows), from 1 to 8: 1024
-// columns take 2 waves, 4096 and more take 8. Rows longer than kMaxRowBlock
-// are looped over in blocks of kLoopBlock by 8 waves, one row per program.
-inline RowConfig rowConfig(const char *kernel, int64_t N) {
+// Picks the shape for rows of N elements on a target with `waveSize`-lane
+// waves (Device::waveSize()). Short rows are packed several to a program so
+// that a program holds at least 512 elements; the wave count grows with the
+// elements a program holds, 8 per lane (as Triton's tutorials raise
+// num_warps for long rows), up to 512 threads: on wave64, 1024 columns take
+// 2 waves and 4096 and more take 8; on wave32 twice the waves, so a lane
+// holds as many elements on either. Rows longer than kMaxRowBlock are looped
+// over in blocks of kLoopBlock by 512 threads, one row per program.
+inline RowConfig rowConfig(const char *kernel, int64_t N, unsigned waveSize = 64) {
   if (N < 1)
     throw Error(std::string(kernel) + ": rows need at least one element (N = " + std::to_string(N) + ")");
+  if (waveSize != 32 && waveSize != 64)
+    throw Error(std::string(kernel) + ": waves have 32 or 64 lanes (waveSize = " + std::to_string(waveSize) + ")");
+  const unsigned maxWarps = kMaxRowThreads / waveSize;
   RowConfig c;
   if (N > kMaxRowBlock)
-    return {kLoopBlock, 1, 8, true};
+    return {kLoopBlock, 1, maxWarps, true};
   c.block = static_cast<int>(std::bit_ceil(static_cast<uint64_t>(N)));
   c.rows = c.block >= 512 ? 1 : 512 / c.block;
   int64_t elems = int64_t(c.rows) * c.block;
-  c.num_warps = static_cast<unsigned>(std::clamp<int64_t>(elems / 512, 1, 8));
+  c.num_warps = static_cast<unsigned>(std::clamp<int64_t>(elems / (8 * int64_t(waveSize)), 1, maxWarps));
   return c;
 }
 

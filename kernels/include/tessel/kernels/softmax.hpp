@@ -84,7 +84,7 @@ template <class T> auto &softmaxLongKernel() {
 template <class T>
 void softmax(Device &dev, const Buffer<T> &in, Buffer<T> &out, int64_t M, int64_t N, int64_t in_stride,
              int64_t out_stride) {
-  RowConfig cfg = rowConfig("softmax", N);
+  RowConfig cfg = rowConfig("softmax", N, dev.waveSize());
   if (M < 0)
     throw Error("softmax: the row count M = " + std::to_string(M) + " is negative");
   if (M == 0)

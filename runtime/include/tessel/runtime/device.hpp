@@ -73,6 +73,8 @@ public:
 
   std::string name() const { return impl_->name(); }
   std::string arch() const { return impl_->arch(); }
+  // Lanes per wave on this device's target: 64 (gfx9) or 32 (gfx11).
+  unsigned waveSize() const;
   bool isEmulator() const { return impl_->isEmulator(); }
   void synchronize() { impl_->synchronize(); }
   DeviceImpl &impl() { return *impl_; }
