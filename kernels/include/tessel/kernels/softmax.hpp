@@ -17,6 +17,8 @@ namespace tessel::kernels {
 // The block program: program p handles rows [p * ROWS, (p + 1) * ROWS) of
 // BLOCK columns (a power of two >= N); rows past M and columns past N are
 // masked. out[r, :] = exp(x - max(x)) / sum(exp(x - max(x))) with x = in[r, :].
+inline constexpr float kLog2E = 1.44269504088896340736f;
+
 template <class T>
 void softmax_rows(Ptr<T> in, Ptr<T> out, i32 M, i32 N, i32 in_stride, i32 out_stride, Const<int> ROWS,
                   Const<int> BLOCK) {
@@ -29,10 +31,13 @@ void softmax_rows(Ptr<T> in, Ptr<T> out, i32 M, i32 N, i32 in_stride, i32 out_st
   auto x = detail::widen(load(in + r * in_stride + c, mask, -std::numeric_limits<float>::infinity()));
   // Subtracting the row max keeps exp() at most 1, so it cannot overflow;
   // softmax is unchanged by a shift of the whole row.
+  // exp(z) is computed as exp2(z * log2(e)) (the hardware's exponential is
+  // base 2), and the row is scaled by one reciprocal of its sum rather than
+  // divided element by element.
   auto z = x - expand_dims(max(x, 1), 1);
-  auto num = exp(z);
-  auto den = sum(num, 1);
-  store(out + r * out_stride + c, detail::narrow<T>(num / expand_dims(den, 1)), mask);
+  auto num = exp2(z * kLog2E);
+  auto inv = 1.0f / sum(num, 1);
+  store(out + r * out_stride + c, detail::narrow<T>(num * expand_dims(inv, 1)), mask);
 }
 
 // Rows of any length: program p walks row p a BLOCK at a time, twice. The
@@ -59,11 +64,11 @@ void softmax_long_rows(Ptr<T> in, Ptr<T> out, i32 N, i32 in_stride, i32 out_stri
     m = maximum(m, x);
   });
   auto rowMax = max(m, 0);
-  auto rowSum = sum(s * exp(m - rowMax), 0);
+  auto inv = 1.0f / sum(s * exp(m - rowMax), 0);
   for_range(0, N, BLOCK, [&](i32 k) {
     auto c = k + cols;
     auto x = detail::widen(load(src + c, c < N, kNegInf));
-    store(dst + c, detail::narrow<T>(exp(x - rowMax) / rowSum), c < N);
+    store(dst + c, detail::narrow<T>(exp2((x - rowMax) * kLog2E) * inv), c < N);
   });
 }
 
