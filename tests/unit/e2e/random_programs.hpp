@@ -183,6 +183,13 @@ double castBound(Dt to, double bound);
 // The generator (random_programs_gen.cpp).
 unsigned featuresOf(uint64_t seed);
 Program generate(uint64_t seed, unsigned features);
+
+// Bounds (random_programs_bounds.cpp). Whether a result's bound is in the
+// exact range of its type (i32 wraps with intops: its bound is clamped).
+bool fitsIn(const Program &p, Node &n);
+// The bound (and err) of a loop, branch, dot, sort or atomic node from its
+// operands'; false when the node breaks a promise.
+bool controlBounds(const Program &p, Node &n);
 // Recomputes every node's bound and err; false when the program no longer
 // keeps the generator's promises (after a shrinking edit).
 bool consistent(Program &p);

@@ -358,14 +358,9 @@ std::vector<HostTile> evaluate(const Program &p, const HostData &d, int p0, int 
     case Op::Atomic: break; // a statement (applyAtomics)
     case Op::Sum: case Op::RMax: case Op::RMin: case Op::ArgMax: case Op::ArgMin: case Op::Cumsum: {
       const HostTile &A = t[n.a];
-      int arank = int(A.shape.size());
-      int axis = n.axis < 0 ? n.axis + arank : n.axis;
-      int64_t len = A.shape[axis];
-      // Lines along `axis`: start index and stride in A's row-major data.
-      int64_t stride = arank == 2 && axis == 0 ? A.shape[1] : 1;
-      int64_t lines = numel(A.shape) / len;
-      for (int64_t line = 0; line < lines; ++line) {
-        int64_t start = arank == 2 && axis == 0 ? line : line * len;
+      std::vector<Line> lines = linesOf(A.shape, normAxis(n.axis, A.shape.size()));
+      for (size_t line = 0; line < lines.size(); ++line) {
+        const int64_t start = lines[line].start, stride = lines[line].stride, len = lines[line].len;
         if (n.op == Op::Cumsum) {
           double acc = 0;
           for (int64_t s = 0; s < len; ++s) {

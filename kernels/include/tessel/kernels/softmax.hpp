@@ -14,11 +14,12 @@
 
 namespace tessel::kernels {
 
+// log2(e): exp(z) = exp2(z * kLog2E), the hardware's exponential being base 2.
+inline constexpr float kLog2E = 1.44269504088896340736f;
+
 // The block program: program p handles rows [p * ROWS, (p + 1) * ROWS) of
 // BLOCK columns (a power of two >= N); rows past M and columns past N are
 // masked. out[r, :] = exp(x - max(x)) / sum(exp(x - max(x))) with x = in[r, :].
-inline constexpr float kLog2E = 1.44269504088896340736f;
-
 template <class T>
 void softmax_rows(Ptr<T> in, Ptr<T> out, i32 M, i32 N, i32 in_stride, i32 out_stride, Const<int> ROWS,
                   Const<int> BLOCK) {
@@ -31,9 +32,8 @@ void softmax_rows(Ptr<T> in, Ptr<T> out, i32 M, i32 N, i32 in_stride, i32 out_st
   auto x = detail::widen(load(in + r * in_stride + c, mask, -std::numeric_limits<float>::infinity()));
   // Subtracting the row max keeps exp() at most 1, so it cannot overflow;
   // softmax is unchanged by a shift of the whole row.
-  // exp(z) is computed as exp2(z * log2(e)) (the hardware's exponential is
-  // base 2), and the row is scaled by one reciprocal of its sum rather than
-  // divided element by element.
+  // The row is scaled by one reciprocal of its sum rather than divided
+  // element by element.
   auto z = x - expand_dims(max(x, 1), 1);
   auto num = exp2(z * kLog2E);
   auto inv = 1.0f / sum(num, 1);

@@ -155,6 +155,47 @@ bool movesThroughLds(Operation *op) {
   return isa<ConvertLayoutOp, ReshapeOp, PermuteOp, JoinOp, SplitOp, HistogramOp>(op);
 }
 
+// A tessel.convert_layout of `v` to a tile of no layout yet (the assignment
+// gives it one).
+Value convertedCopy(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  return b.create<ConvertLayoutOp>(loc, RankedTensorType::get(type.getShape(), type.getElementType()), v);
+}
+
+// The users of `v` (a result of `def`) read a converted copy made after `def`.
+void convertForUsers(Operation *def, Value v) {
+  OpBuilder b(def->getContext());
+  b.setInsertionPointAfter(def);
+  Value copy = convertedCopy(b, def->getLoc(), v);
+  v.replaceAllUsesExcept(copy, copy.getDefiningOp());
+}
+
+// `operand` reads a converted copy made before its op.
+void convertOperand(OpOperand &operand) {
+  OpBuilder b(operand.getOwner());
+  operand.set(convertedCopy(b, operand.getOwner()->getLoc(), operand.get()));
+}
+
+// Gives `operands` of `op` and `results` conversions of their own, so that
+// they form layout groups of their own. False when they already have them.
+bool isolate(Operation *op, ArrayRef<OpOperand *> operands, ValueRange results) {
+  bool changed = false;
+  for (OpOperand *operand : operands) {
+    Value v = operand->get();
+    if (v.getDefiningOp<ConvertLayoutOp>() && v.hasOneUse())
+      continue;
+    convertOperand(*operand);
+    changed = true;
+  }
+  for (Value res : results) {
+    if (llvm::all_of(res.getUsers(), [](Operation *u) { return isa<ConvertLayoutOp>(u); }))
+      continue;
+    convertForUsers(op, res);
+    changed = true;
+  }
+  return changed;
+}
+
 struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLayoutsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -323,17 +364,12 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       // the result, a loop's, is converted for its users).
       auto [op, value] = *cut_;
       cut_.reset();
-      auto type = cast<RankedTensorType>(value.getType());
-      auto plain = RankedTensorType::get(type.getShape(), type.getElementType());
       if (value.getDefiningOp() == op) {
-        OpBuilder b(op->getContext());
-        b.setInsertionPointAfter(op);
-        Value copy = b.create<ConvertLayoutOp>(op->getLoc(), plain, value);
-        value.replaceAllUsesExcept(copy, copy.getDefiningOp());
+        convertForUsers(op, value);
         return true;
       }
       OpBuilder b(op);
-      Value copy = b.create<ConvertLayoutOp>(op->getLoc(), plain, value);
+      Value copy = convertedCopy(b, op->getLoc(), value);
       for (OpOperand &use : op->getOpOperands())
         if (use.get() == value)
           use.set(copy);
@@ -381,19 +417,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
 
   // Gives each operand of `dot` a conversion of its own (from whatever
   // layout its producer has to the operand layout). False when it has them.
-  bool isolateDotOperands(DotOp dot) {
-    bool changed = false;
-    for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
-      Value v = operand->get();
-      if (auto convert = v.getDefiningOp<ConvertLayoutOp>(); convert && v.hasOneUse())
-        continue;
-      OpBuilder b(dot);
-      auto type = cast<RankedTensorType>(v.getType());
-      operand->set(b.create<ConvertLayoutOp>(dot.getLoc(), RankedTensorType::get(type.getShape(), type.getElementType()), v));
-      changed = true;
-    }
-    return changed;
-  }
+  bool isolateDotOperands(DotOp dot) { return isolate(dot, {&dot.getAMutable(), &dot.getBMutable()}, {}); }
 
   // The layouts the target's matrix instruction (or the FMA path) gives
   // `dot` (DotLayouts.cpp), fixed on the groups of its result and operands.
@@ -440,74 +464,24 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
 
   // Moves `dot`'s accumulator and result through conversions of their own.
   // False when they already are.
-  bool isolateAccumulator(DotOp dot) {
-    auto convert = dot.getC().getDefiningOp<ConvertLayoutOp>();
-    bool isolated = convert && dot.getC().hasOneUse() && llvm::all_of(dot.getResult().getUsers(), [](Operation *u) {
-                      return isa<ConvertLayoutOp>(u);
-                    });
-    if (isolated)
-      return false;
-    auto plain = [](Type t) {
-      auto tile = cast<RankedTensorType>(t);
-      return RankedTensorType::get(tile.getShape(), tile.getElementType());
-    };
-    OpBuilder b(dot);
-    dot.getCMutable().set(b.create<ConvertLayoutOp>(dot.getLoc(), plain(dot.getC().getType()), dot.getC()));
-    b.setInsertionPointAfter(dot);
-    auto copy = b.create<ConvertLayoutOp>(dot.getLoc(), plain(dot.getType()), dot.getResult());
-    dot.getResult().replaceAllUsesExcept(copy, copy);
-    return true;
-  }
+  bool isolateAccumulator(DotOp dot) { return isolate(dot, {&dot.getCMutable()}, dot->getResults()); }
 
   // Moves a scan's operands and results through layout conversions so that
   // its tiles form a group of their own. False when they already do.
   bool isolateScan(ScanOp scan) {
-    auto isolated = [&] {
-      for (Value src : scan.getSrcs()) {
-        auto convert = src.getDefiningOp<ConvertLayoutOp>();
-        if (!convert || !src.hasOneUse())
-          return false;
-      }
-      for (Value res : scan.getResults())
-        for (Operation *user : res.getUsers())
-          if (!isa<ConvertLayoutOp>(user))
-            return false;
-      return true;
-    };
-    if (isolated())
-      return false;
-    OpBuilder b(scan);
-    auto plain = [](Type t) {
-      auto tile = cast<RankedTensorType>(t);
-      return RankedTensorType::get(tile.getShape(), tile.getElementType());
-    };
+    SmallVector<OpOperand *> operands;
     for (OpOperand &operand : scan->getOpOperands())
-      operand.set(b.create<ConvertLayoutOp>(scan.getLoc(), plain(operand.get().getType()),
-                                            operand.get()));
-    b.setInsertionPointAfter(scan);
-    for (Value res : scan.getResults()) {
-      auto copy = b.create<ConvertLayoutOp>(scan.getLoc(), plain(res.getType()), res);
-      res.replaceAllUsesExcept(copy, copy);
-    }
-    return true;
+      operands.push_back(&operand);
+    return isolate(scan, operands, scan->getResults());
   }
 
   // `value` is needed in two layouts at `op`: give `op` its own copy,
   // moved through LDS.
   void resolveConflict(Operation *op, Value value) {
-    if (auto e = dyn_cast<ExpandDimsOp>(op)) {
-      OpBuilder b(e);
-      auto type = cast<RankedTensorType>(value.getType());
-      Value copy = b.create<ConvertLayoutOp>(e.getLoc(), RankedTensorType::get(type.getShape(), type.getElementType()), value);
-      e.getSrcMutable().assign(copy);
-      return;
-    }
+    if (auto e = dyn_cast<ExpandDimsOp>(op))
+      return convertOperand(e.getSrcMutable());
     // A reduce result: its users get a converted copy.
-    OpBuilder b(op->getContext());
-    b.setInsertionPointAfter(op);
-    auto type = cast<RankedTensorType>(value.getType());
-    auto copy = b.create<ConvertLayoutOp>(op->getLoc(), RankedTensorType::get(type.getShape(), type.getElementType()), value);
-    value.replaceAllUsesExcept(copy, copy);
+    convertForUsers(op, value);
   }
 
   LogicalResult assign(func::FuncOp func) {
