@@ -9,7 +9,7 @@
 #include <tessel/kernels/layer_norm.hpp>
 #include <tessel/kernels/softmax.hpp>
 
-#include "tessel/lowering/compile.hpp"
+#include "cold_compile.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -40,20 +40,6 @@ std::vector<float> randomFloats(size_t n) {
   for (float &x : v)
     x = dist(gen);
   return v;
-}
-
-// Trace -> .hsaco, no cache involved; `traceOnce` returns a TraceRequest.
-template <class TraceFn> void coldCompile(const char *what, const Device &dev, unsigned numWarps, TraceFn traceOnce) {
-  std::vector<double> times;
-  for (int i = 0; i < 5; ++i) {
-    auto t0 = Clock::now();
-    detail::TraceRequest request = traceOnce();
-    CompiledKernel k = compileTrace(request.trace, request.spec, {dev.arch(), numWarps});
-    times.push_back(ms(Clock::now() - t0));
-  }
-  std::printf("cold compile of %s (trace -> hsaco, %s, %u waves): median %.1f ms, min %.1f ms over %zu runs\n",
-              what, dev.arch().c_str(), numWarps, median(times), *std::min_element(times.begin(), times.end()),
-              times.size());
 }
 
 // The first launch compiles (or loads from the disk cache); then the median
@@ -94,7 +80,7 @@ int main() {
     kernels::RowConfig cfg = kernels::rowConfig("softmax", N, dev.waveSize());
     auto in = dev.upload(randomFloats(size_t(M) * N));
     auto out = dev.alloc<float>(size_t(M) * N);
-    coldCompile("softmax f32 (N = 781)", dev, cfg.num_warps, [&] {
+    bench::coldCompile("softmax f32 (N = 781)", dev.arch(), cfg.num_warps, 5, [&] {
       return kernels::softmaxKernel<float>().trace(in, out, M, N, N, N, cfg.rows, cfg.block);
     });
     runTime("softmax f32 1823 x 781", dev, 2.0 * M * N * sizeof(float),
@@ -106,7 +92,7 @@ int main() {
     kernels::RowConfig cfg = kernels::rowConfig("softmax", N, dev.waveSize());
     auto in = dev.upload(randomFloats(size_t(M) * N));
     auto out = dev.alloc<float>(size_t(M) * N);
-    coldCompile("softmax f32, looped (N = 100000)", dev, cfg.num_warps, [&] {
+    bench::coldCompile("softmax f32, looped (N = 100000)", dev.arch(), cfg.num_warps, 5, [&] {
       return kernels::softmaxLongKernel<float>().trace(in, out, N, N, N, cfg.block);
     });
     runTime("softmax f32 4 x 100000 (looped)", dev, 3.0 * M * N * sizeof(float),
@@ -120,7 +106,7 @@ int main() {
          b = dev.upload(randomFloats(N));
     auto y = dev.alloc<float>(size_t(M) * N);
     auto mean = dev.alloc<float>(M), rstd = dev.alloc<float>(M);
-    coldCompile("layer norm f32 (N = 8192)", dev, cfg.num_warps, [&] {
+    bench::coldCompile("layer norm f32 (N = 8192)", dev.arch(), cfg.num_warps, 5, [&] {
       return kernels::layerNormKernel<float>().trace(x, y, w, b, mean, rstd, M, N, N, N, 1e-5f, cfg.rows,
                                                      cfg.block);
     });
@@ -135,7 +121,7 @@ int main() {
          b = dev.upload(randomFloats(N));
     auto y = dev.alloc<float>(size_t(M) * N);
     auto mean = dev.alloc<float>(M), rstd = dev.alloc<float>(M);
-    coldCompile("layer norm f32, looped (N = 65536)", dev, cfg.num_warps, [&] {
+    bench::coldCompile("layer norm f32, looped (N = 65536)", dev.arch(), cfg.num_warps, 5, [&] {
       return kernels::layerNormLongKernel<float>().trace(x, y, w, b, mean, rstd, N, N, N, 1e-5f, cfg.block);
     });
     runTime("layer norm f32 64 x 65536 (looped)", dev, 4.0 * M * N * sizeof(float),

@@ -6,6 +6,7 @@
 // Aims (issue 2): cold compile < 100 ms, disk hit < 10 ms, warm launch < 1 us.
 #include <tessel/tessel.hpp>
 
+#include "cold_compile.hpp"
 #include "tessel/lowering/compile.hpp"
 #include "tessel/runtime/disk_cache.hpp"
 
@@ -44,16 +45,7 @@ double median(std::vector<double> v) {
 void coldCompile(Device &dev) {
   auto add = jit<vector_add>();
   auto x = dev.alloc<float>(kN), y = dev.alloc<float>(kN), out = dev.alloc<float>(kN);
-  std::vector<double> times;
-  for (int i = 0; i < 10; ++i) {
-    auto t0 = Clock::now();
-    detail::TraceRequest request = add.trace(x, y, out, kN, kBlock);
-    CompiledKernel k = compileTrace(request.trace, request.spec, {dev.arch(), 4});
-    times.push_back(ms(Clock::now() - t0));
-  }
-  std::printf("cold compile (trace -> hsaco, %s): median %.2f ms, min %.2f ms over %zu runs\n",
-              dev.arch().c_str(), median(times), *std::min_element(times.begin(), times.end()),
-              times.size());
+  bench::coldCompile("vector add", dev.arch(), 4, 10, [&] { return add.trace(x, y, out, kN, kBlock); });
 }
 
 // In a new process: the disk-cache lookup alone, and the whole first launch

@@ -39,6 +39,7 @@
 #include <llvm/Transforms/IPO/Internalize.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -374,6 +375,13 @@ void configureModuleForTarget(llvm::Module &module, const TargetFacts &target) {
 }
 
 AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target) {
+  auto last = std::chrono::steady_clock::now();
+  auto lap = [&] { // milliseconds since the previous lap
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last).count();
+    last = now;
+    return ms;
+  };
   std::unique_ptr<llvm::TargetMachine> machine = makeTargetMachine(target);
   // The clone lives in the caller's context; keep its diagnostics from exiting the process.
   ScopedDiagnostics diagnostics(module.getContext());
@@ -398,18 +406,23 @@ AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &tar
   defineOclcControls(*kernel, target);
   llvm::internalizeModule(*kernel, isKernel);
 
-  optimize(*kernel, *machine);
   AmdgpuCode code;
+  code.times.optimize = lap();
+  optimize(*kernel, *machine);
+  code.times.optimize += lap();
   code.assembly = emit(*kernel, *machine, llvm::CodeGenFileType::AssemblyFile);
+  code.times.codegen = lap();
   if (diagnostics.hasErrors())
     throw Error(std::string("AMDGPU code generation for ") + target.arch +
                 " failed: " + diagnostics.errors());
   // The object is the assembly, assembled: one code generation, and the
   // object is exactly what the assembly shows.
   std::string object = assemble(code.assembly, *machine);
+  code.times.assembly = lap();
 
   code.hsaco = linkHsaco(object);
   rejectUndefinedSymbols(code.hsaco, target);
+  code.times.link = lap();
   return code;
 }
 

@@ -4,6 +4,7 @@
 // TESSEL_DUMP=1 prints the IR between the stages; TESSEL_PRINT_AFTER_ALL=1
 // prints the module after every pass (MLIR's IR printing).
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/core/environment.hpp"
 #include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/pipeline.hpp"
 
@@ -27,6 +28,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -49,6 +51,53 @@ std::unique_ptr<mlir::MLIRContext> makeContext() {
 }
 
 namespace {
+
+// The MLIR context compiles on this thread work in. Creating one (registering
+// and loading every dialect) costs about a millisecond, a tenth of a small
+// kernel's compile, so a thread keeps its context for the next compile. What
+// a context uniques (types, attributes, locations) is never freed, so it is
+// replaced after kCompilesPerContext compiles; a compile that starts while
+// another runs on this thread (none does today) gets a context of its own.
+class ContextLease {
+public:
+  ContextLease() {
+    Slot &slot = slot_();
+    if (slot.busy) {
+      own_ = makeContext();
+      ctx_ = own_.get();
+      return;
+    }
+    if (!slot.context || slot.uses >= kCompilesPerContext) {
+      slot.context = makeContext();
+      slot.uses = 0;
+    }
+    ++slot.uses;
+    slot.busy = true;
+    ctx_ = slot.context.get();
+  }
+  ~ContextLease() {
+    if (!own_)
+      slot_().busy = false;
+  }
+  ContextLease(const ContextLease &) = delete;
+  ContextLease &operator=(const ContextLease &) = delete;
+  mlir::MLIRContext &operator*() const { return *ctx_; }
+  mlir::MLIRContext *get() const { return ctx_; }
+
+private:
+  static constexpr unsigned kCompilesPerContext = 64;
+  struct Slot {
+    std::unique_ptr<mlir::MLIRContext> context;
+    unsigned uses = 0;
+    bool busy = false;
+  };
+  static Slot &slot_() {
+    thread_local Slot slot;
+    return slot;
+  }
+  std::unique_ptr<mlir::MLIRContext> own_;
+  mlir::MLIRContext *ctx_ = nullptr;
+};
 
 // "file:line: " for a location that came from the user's C++.
 std::string whereOf(mlir::Location loc) {
@@ -86,10 +135,7 @@ private:
   mlir::ScopedDiagnosticHandler handler_;
 };
 
-bool dumpRequested() {
-  const char *v = std::getenv("TESSEL_DUMP");
-  return v && *v && std::string(v) != "0";
-}
+bool dumpRequested() { return environmentFlag("TESSEL_DUMP"); }
 
 std::string printed(mlir::ModuleOp op) {
   std::string s;
@@ -104,10 +150,7 @@ std::string printed(const llvm::Module &m) {
   return s;
 }
 
-bool printAfterAllRequested() {
-  const char *v = std::getenv("TESSEL_PRINT_AFTER_ALL");
-  return v && *v && std::string(v) != "0";
-}
+bool printAfterAllRequested() { return environmentFlag("TESSEL_PRINT_AFTER_ALL"); }
 
 // Keeps the tile IR as the last tile-level pass left it (what the user's
 // program became: layouts, vector widths, the LDS plan), and names the pass
@@ -270,8 +313,17 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     throw Error("code object version " + std::to_string(options.codeObjectVersion) +
                 " is not one of 4, 5, 6");
 
-  std::unique_ptr<mlir::MLIRContext> ctx = makeContext();
+  auto last = std::chrono::steady_clock::now();
+  auto lap = [&] { // milliseconds since the previous lap
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last).count();
+    last = now;
+    return ms;
+  };
+  CompileTimes times;
+  ContextLease ctx;
   DiagnosticCollector diags(*ctx);
+  times.context = lap();
 
   // 1. The trace as tile-level IR.
   mlir::OwningOpRef<mlir::ModuleOp> module =
@@ -281,6 +333,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   if (options.numStages > 1)
     mlir::tessel::tesselDialect(ctx.get()).getNumStagesAttrHelper().setAttr(
         *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));
+
+  times.import = lap();
 
   // 2. The passes (buildTesselPipeline): tile-level IR to per-thread LLVM dialect.
   CompiledKernel out;
@@ -301,6 +355,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     std::fprintf(stderr, "// ----- tessel: tile IR after layouts and the LDS plan -----\n%s\n"
                          "// ----- tessel: per-thread LLVM dialect -----\n%s\n",
                  out.tileIR.c_str(), printed(module.get()).c_str());
+  times.passes = lap();
   uint32_t ldsBytes = 0;
   if (auto lds = mlir::tessel::tesselDialect(ctx.get()).getLdsBytesAttrHelper().getAttr(*module))
     ldsBytes = lds.getInt();
@@ -317,12 +372,17 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   llvmModule->setModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                             options.codeObjectVersion * 100);
   out.llvmIR = printed(*llvmModule);
+  times.translate = lap();
 
   // 4. AMDGPU code object.
   if (dumpRequested())
     std::fprintf(stderr, "// ----- tessel: the kernel module (LLVM IR) -----\n%s\n",
                  out.llvmIR.c_str());
   AmdgpuCode code = generateAmdgpuCode(*llvmModule, target);
+  times.optimize = code.times.optimize;
+  times.codegen = code.times.codegen;
+  times.assembly = code.times.assembly;
+  times.link = code.times.link;
   if (dumpRequested())
     std::fprintf(stderr, "// ----- tessel: AMDGPU assembly (%s) -----\n%s\n", target.arch,
                  code.assembly.c_str());
@@ -333,6 +393,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   out.waveSize = target.waveSize;
   out.blockSize = options.numWarps * target.waveSize;
   out.kernargs = kernargLayout(trace.args);
+  out.times = times;
   return out;
 }
 

@@ -1,7 +1,11 @@
 // The launch path: memory cache -> disk cache -> compile, then load & launch.
 #include "tessel/runtime/kernel_cache.hpp"
 
+#include "tessel/core/environment.hpp"
+
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -145,10 +149,13 @@ Entry &KernelCache::Impl::find(Device &device, const LaunchOptions &options, con
 
 Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, const KernelKey &key,
                                 TraceFn trace, const void *traceContext) {
+  const auto traceStart = std::chrono::steady_clock::now();
   TraceRequest request = [&] {
     TracingScope tracing(this);
     return trace(traceContext);
   }();
+  const double traceMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - traceStart).count();
   const std::string arch = device.arch();
   const unsigned codeObjectVersion = device.impl().codeObjectVersion();
   DiskCache &cache = disk ? *disk : DiskCache::process();
@@ -170,13 +177,24 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
                   std::to_string(k.waveSize) + "); a workgroup holds 1 to " + std::to_string(kMaxBlockSize) +
                   " threads, so use a smaller num_warps");
   };
-  if (std::optional<CompiledKernel> cached = cache.load(diskKey, request.trace.kernelName)) {
+  // TESSEL_ALWAYS_COMPILE=1: compile even when the disk cache has the
+  // kernel (an entry already there stays as it is); later launches in the
+  // process reuse the compiled kernel from memory, as without the flag.
+  std::optional<CompiledKernel> cached;
+  if (!environmentFlag("TESSEL_ALWAYS_COMPILE"))
+    cached = cache.load(diskKey, request.trace.kernelName);
+  if (cached) {
     entry->compiled = std::move(*cached);
     ++stats.diskHits;
     checkBlockSize(entry->compiled);
   } else {
     entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion, options.num_stages});
+    entry->compiled.times.trace = traceMs;
     ++stats.compiles;
+    if (environmentLists("TESSEL_LOG", "compile"))
+      std::fprintf(stderr, "tessel: compiled '%s' for %s (num_warps %u) in %.2f ms: %s\n",
+                   kernelName.c_str(), arch.c_str(), options.num_warps,
+                   entry->compiled.times.total(), describeStages(entry->compiled.times).c_str());
     checkBlockSize(entry->compiled);
     cache.store(diskKey, entry->compiled);
   }

@@ -319,7 +319,8 @@ private:
 
 void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   LaunchJob &job = *static_cast<LaunchJob *>(context);
-  if (job.failed.load(std::memory_order_relaxed))
+  if (job.failed.load(std::memory_order_relaxed) ||
+      (job.sanitizer && index > job.sanitizer->stopAfter.load(std::memory_order_relaxed)))
     return;
   GpuFloatEnvironment floatEnvironment;
   WorkerScratch &scratch = (*job.scratch)[slot];
@@ -327,6 +328,7 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   thread.workgroup[0] = uint32_t(index % job.grid.x);
   thread.workgroup[1] = uint32_t(index / job.grid.x % job.grid.y);
   thread.workgroup[2] = uint32_t(index / (uint64_t(job.grid.x) * job.grid.y));
+  thread.workgroupIndex = index;
   thread.workitem[0] = thread.workitem[1] = thread.workitem[2] = 0;
   thread.packet = job.packet;
   thread.implicitArgs = job.implicitArgs;
@@ -536,7 +538,6 @@ public:
       sanitizer.ldsBytes = loaded->ldsBytes;
       sanitizer.waveSize = target_.waveSize;
       sanitizer.buffers = emu::liveBuffers();
-      sanitizer.stop = &job.failed;
       job.sanitizer = &sanitizer;
     }
     job.workgroups = workgroups;

@@ -122,6 +122,7 @@ struct BufferRange {
 struct ThreadState {
   uint32_t workitem[3] = {0, 0, 0};
   uint32_t workgroup[3] = {0, 0, 0};
+  uint64_t workgroupIndex = 0; // linear, x fastest: the order workgroups start in
   const DispatchPacket *packet = nullptr;
   const ImplicitArgs *implicitArgs = nullptr;
   uint8_t *lds = nullptr;

@@ -121,17 +121,18 @@ std::string whoAndWhere(const LaunchSanitizer &s, uint32_t site) {
          std::to_string(t.workitem[0]) + ")";
 }
 
-// Records the first report of the launch and stops the calling workgroup:
-// its fibers are abandoned, or the thread's run jumps back to its start.
+// Records the report of the launch's first workgroup (in launch order) that
+// has one, and stops the calling workgroup: its fibers are abandoned, or the
+// thread's run jumps back to its start.
 [[noreturn]] void stop(LaunchSanitizer &s, std::string report) {
+  ThreadState &t = currentThread();
   {
     std::lock_guard lock(s.mutex);
-    if (s.report.empty())
+    if (s.report.empty() || t.workgroupIndex < s.stopAfter.load()) {
       s.report = std::move(report);
+      s.stopAfter.store(t.workgroupIndex);
+    }
   }
-  if (s.stop)
-    s.stop->store(true);
-  ThreadState &t = currentThread();
   if (t.fibers)
     t.fibers->fail("stopped by the sanitizer");
   std::longjmp(*t.abortRun, 1);

@@ -52,9 +52,13 @@ struct LaunchSanitizer {
   uint32_t ldsBytes = 0;           // the kernel's LDS plan
   uint32_t waveSize = 64;
   std::vector<BufferRange> buffers; // the live buffers when the launch began
-  std::atomic<bool> *stop = nullptr; // set on the first report: no more workgroups start
   std::mutex mutex;
-  std::string report; // the first problem found; empty when none
+  std::string report; // the problem of the first workgroup that had one; empty when none
+  // The linear index of the workgroup `report` is from. Workgroups start in
+  // index order and a report stops only later ones from starting, so the
+  // first workgroup with a problem is the one reported, however the host
+  // threads interleave.
+  std::atomic<uint64_t> stopAfter{UINT64_MAX};
 };
 
 // What the checks of one workgroup remember about its LDS (per host thread,

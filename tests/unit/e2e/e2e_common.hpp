@@ -9,11 +9,16 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace e2e {
 
@@ -70,6 +75,23 @@ inline double relError(double got, double want, double floor = 1e-30) {
 
 inline bool contains(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+// What `run()` writes to standard error (through a file, so a C library's
+// and the compiler's writes to fd 2 are caught too). `run` must not throw.
+template <class Fn> std::string stderrOf(const std::string &file, Fn run) {
+  std::fflush(stderr);
+  int saved = dup(2);
+  FILE *out = std::fopen(file.c_str(), "w");
+  REQUIRE(out != nullptr);
+  dup2(fileno(out), 2);
+  run();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::fclose(out);
+  std::ifstream in(file);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 } // namespace e2e

@@ -161,25 +161,16 @@ TEST_CASE("a kernel that spills registers says so when it is compiled") {
   auto a = emulator().alloc<float>(8192), b = emulator().alloc<float>(8192),
        c = emulator().alloc<float>(8192), d = emulator().alloc<float>(8192),
        out = emulator().alloc<float>(8192);
-  std::fflush(stderr);
-  int saved = dup(2);
-  FILE *file = std::fopen(log.c_str(), "w");
-  REQUIRE(file != nullptr);
-  dup2(fileno(file), 2);
   // Compiled directly (no cache): the warning comes with every compile.
   bool failed = false;
-  try {
-    detail::TraceRequest request = jit<spilling>().trace(a, b, c, d, out);
-    compileTrace(request.trace, request.spec, {"gfx1100", 1});
-  } catch (...) {
-    failed = true;
-  }
-  std::fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  std::fclose(file);
-  std::ifstream in(log);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = stderrOf(log, [&] {
+    try {
+      detail::TraceRequest request = jit<spilling>().trace(a, b, c, d, out);
+      compileTrace(request.trace, request.spec, {"gfx1100", 1});
+    } catch (...) {
+      failed = true;
+    }
+  });
   CAPTURE(text);
   CHECK_FALSE(failed);
   CHECK(contains(text, "tessel: warning: kernel 'spilling' spills"));

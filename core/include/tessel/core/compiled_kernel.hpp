@@ -10,6 +10,26 @@
 
 namespace tessel {
 
+// Milliseconds each stage of one compile took, in pipeline order. All zero
+// for a kernel that came from the disk cache (they are not stored there).
+struct CompileTimes {
+  double trace = 0;     // running the kernel body on the host (the runtime measures it)
+  double context = 0;   // the MLIR context the compile works in
+  double import = 0;    // trace -> tile IR
+  double passes = 0;    // tile IR -> per-thread LLVM dialect (buildTesselPipeline)
+  double translate = 0; // LLVM dialect -> LLVM IR, line tables, the kernel module's text
+  double optimize = 0;  // LLVM O3 (with the device library linked when called)
+  double codegen = 0;   // AMDGPU instruction selection to the object
+  double assembly = 0;  // the assembly text of that object
+  double link = 0;      // lld: object -> .hsaco, and its symbol check
+  double total() const {
+    return trace + context + import + passes + translate + optimize + codegen + assembly + link;
+  }
+};
+
+// "trace 0.21, context 1.90, ..., link 0.62 ms": every stage, in order.
+std::string describeStages(const CompileTimes &times);
+
 struct CompiledKernel {
   std::string name;           // kernel symbol in the module and the code object
   std::string tileIR;         // tessel dialect after specialization (text)
@@ -20,6 +40,7 @@ struct CompiledKernel {
   uint32_t blockSize = 0;     // threads per workgroup (numWarps * waveSize)
   uint32_t waveSize = 0;
   KernargLayout kernargs;
+  CompileTimes times;         // how long this compile took, by stage (not cached)
 };
 
 } // namespace tessel

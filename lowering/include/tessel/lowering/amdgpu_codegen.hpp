@@ -2,6 +2,7 @@
 // object and the assembly, link the .hsaco with lld in process.
 #pragma once
 
+#include "tessel/core/compiled_kernel.hpp"
 #include "tessel/lowering/target.hpp"
 
 #include <cstdint>
@@ -21,6 +22,7 @@ void configureModuleForTarget(llvm::Module &module, const TargetFacts &target);
 struct AmdgpuCode {
   std::vector<uint8_t> hsaco; // linked code object (ELF, one kernel descriptor per kernel)
   std::string assembly;       // the same code as text
+  CompileTimes times;         // optimize, codegen, assembly and link filled in
 };
 
 // `module` is the kernel module both executors start from; it is not

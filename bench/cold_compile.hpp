@@ -1,0 +1,55 @@
+// Cold compile of one kernel, trace to .hsaco with no cache involved: the
+// median over a few runs, and the median of every stage (CompileTimes).
+#pragma once
+
+#include <tessel/tessel.hpp>
+
+#include "tessel/lowering/compile.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace tessel::bench {
+
+inline double medianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// `traceOnce()` returns a detail::TraceRequest.
+template <class TraceFn>
+void coldCompile(const char *what, const std::string &arch, unsigned numWarps, int runs, TraceFn traceOnce) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<CompileTimes> stages;
+  std::vector<double> totals;
+  for (int i = 0; i < runs; ++i) {
+    auto t0 = Clock::now();
+    detail::TraceRequest request = traceOnce();
+    double traceMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    CompiledKernel k = compileTrace(request.trace, request.spec, {arch, numWarps});
+    totals.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    k.times.trace = traceMs;
+    stages.push_back(k.times);
+  }
+  auto stage = [&](double CompileTimes::*field) {
+    std::vector<double> v;
+    for (const CompileTimes &t : stages)
+      v.push_back(t.*field);
+    return medianOf(v);
+  };
+  CompileTimes median;
+  for (double CompileTimes::*field :
+       {&CompileTimes::trace, &CompileTimes::context, &CompileTimes::import, &CompileTimes::passes,
+        &CompileTimes::translate, &CompileTimes::optimize, &CompileTimes::codegen,
+        &CompileTimes::assembly, &CompileTimes::link})
+    median.*field = stage(field);
+  std::printf("cold compile of %s (trace -> hsaco, %s, %u waves): median %.2f ms, min %.2f ms over %d runs\n"
+              "  stage medians: %s\n",
+              what, arch.c_str(), numWarps, medianOf(totals), *std::min_element(totals.begin(), totals.end()),
+              runs, describeStages(median).c_str());
+}
+
+} // namespace tessel::bench

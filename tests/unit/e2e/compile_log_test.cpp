@@ -1,0 +1,59 @@
+// What a compile reports about itself: CompiledKernel::times, and
+// TESSEL_LOG=compile printing each stage's time per compiled kernel.
+#include "e2e_common.hpp"
+#include "../scoped_env.hpp"
+
+#include <tessel/kernels/softmax.hpp>
+
+#include <regex>
+
+using namespace tessel;
+using namespace e2e;
+
+TEST_CASE("TESSEL_LOG=compile prints the time of every stage of a softmax compile") {
+  Device dev = Device::emulator("gfx90a");
+  const int M = 5, N = 1234;
+  auto in = dev.upload(randomFloats(size_t(M) * N)), out = dev.alloc<float>(size_t(M) * N);
+  testing::ScopedEnv log("TESSEL_LOG", "cache,compile");
+  testing::ScopedEnv always("TESSEL_ALWAYS_COMPILE", "1"); // whatever the disk cache holds
+  const std::string printed = stderrOf(std::string(TESSEL_BINARY_DIR) + "/compile-log.txt", [&] {
+    kernels::softmax(dev, in, out, M, N, N, N);
+  });
+  CAPTURE(printed);
+  std::regex line(R"(tessel: compiled 'tessel_softmax_f32' for gfx90a \(num_warps \d+\) in ([0-9.]+) ms: )"
+                  R"(trace [0-9.]+, context [0-9.]+, import [0-9.]+, passes [0-9.]+, translate [0-9.]+, )"
+                  R"(optimize [0-9.]+, codegen [0-9.]+, assembly [0-9.]+, link [0-9.]+ ms)");
+  std::smatch match;
+  REQUIRE(std::regex_search(printed, match, line));
+  const CompiledKernel &k = *kernels::softmaxKernel<float>().runtime()->lastKernel();
+  // The stages that always do work took time; the total is their sum.
+  CHECK(k.times.passes > 0);
+  CHECK(k.times.optimize > 0);
+  CHECK(k.times.codegen > 0);
+  CHECK(k.times.link > 0);
+  CHECK(k.times.total() ==
+        doctest::Approx(k.times.trace + k.times.context + k.times.import + k.times.passes + k.times.translate +
+                        k.times.optimize + k.times.codegen + k.times.assembly + k.times.link));
+  CHECK(std::stod(match[1]) == doctest::Approx(k.times.total()).epsilon(0.01));
+
+  // Launched again: from memory, no compile, nothing printed.
+  const std::string again = stderrOf(std::string(TESSEL_BINARY_DIR) + "/compile-log-2.txt", [&] {
+    kernels::softmax(dev, in, out, M, N, N, N);
+  });
+  CHECK_FALSE(contains(again, "tessel: compiled"));
+}
+
+TEST_CASE("without TESSEL_LOG a compile prints nothing") {
+  Device dev = Device::emulator("gfx90a");
+  const int M = 3, N = 999;
+  auto in = dev.upload(randomFloats(size_t(M) * N)), out = dev.alloc<float>(size_t(M) * N);
+  testing::ScopedEnv log("TESSEL_LOG", nullptr);
+  testing::ScopedEnv always("TESSEL_ALWAYS_COMPILE", "1");
+  const auto compiles = [] { return kernels::softmaxKernel<float>().runtime()->stats().compiles; };
+  const uint64_t before = compiles();
+  const std::string printed = stderrOf(std::string(TESSEL_BINARY_DIR) + "/compile-log-3.txt", [&] {
+    kernels::softmax(dev, in, out, M, N, N, N);
+  });
+  CHECK(compiles() == before + 1); // it did compile
+  CHECK_FALSE(contains(printed, "tessel: compiled"));
+}
