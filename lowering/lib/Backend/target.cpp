@@ -56,13 +56,20 @@ constexpr MatrixInstr kGfx1100Matrix[] = {
     {kWmma, I8, I32, 16, 16, 16, "llvm.amdgcn.wmma.i32.16x16x16.iu8"},
 };
 
+// Raw buffer resource dword 3. gfx9: NUM_FORMAT 7 (float) at bits 14:12,
+// DATA_FORMAT 4 (32) at bits 18:15. gfx11: the same format bits, bit 24, and
+// OOB_SELECT = 3 at bits 29:28 (raw: out of range when offset + size >
+// num_records). The values MLIR's AMDGPU-to-ROCDL conversion uses.
+constexpr uint32_t kGfx9BufferFlags = 0x00027000;
+constexpr uint32_t kGfx11BufferFlags = 0x31027000;
+
 // isaVersion follows the oclc_isa_version_<gfx>.bc convention: major*1000 +
 // minor*100 + stepping, with the hex stepping of gfx90a ('a' = 10) spelled 10.
 constexpr std::array<TargetFacts, 4> kTargets = {{
-    {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", kGfx90aMatrix},
-    {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix},
-    {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix},
-    {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix},
+    {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", kGfx90aMatrix, kGfx9BufferFlags},
+    {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix, kGfx9BufferFlags},
+    {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix, kGfx9BufferFlags},
+    {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix, kGfx11BufferFlags},
 }};
 
 } // namespace

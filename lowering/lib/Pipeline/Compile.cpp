@@ -283,6 +283,9 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Every tile gets a layout over the workgroup's threads (axis analysis
   // picks vector widths); conversions where a tile is needed in two.
   pm.addPass(createTesselAssignLayouts());
+  // Masked global accesses with offsets that fit in 31 bits go through
+  // buffer instructions: the hardware's range check masks, no branches.
+  pm.addPass(createTesselUseBufferOps());
   // ...and those operands wait in LDS (s - 1 slots), one barrier per iteration.
   pm.addPass(createTesselStageOperands());
   // Every LDS buffer gets an offset; the total is checked against the target.

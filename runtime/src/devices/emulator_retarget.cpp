@@ -25,6 +25,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -72,6 +73,10 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.mov.dpp", true, nullptr, false, true, &rewriteDpp},
     {"llvm.amdgcn.mfma", true, nullptr, false, true, &rewriteMatrix},
     {"llvm.amdgcn.wmma", true, nullptr, false, true, &rewriteMatrix},
+    {"llvm.amdgcn.raw.ptr.buffer.load", true, nullptr, false, false, &rewriteBufferLoad},
+    {"llvm.amdgcn.raw.ptr.buffer.store", true, nullptr, false, false, &rewriteBufferStore},
+    // Last: its users, the loads and stores above, are rewritten first.
+    {"llvm.amdgcn.make.buffer.rsrc", true, nullptr, false, false, &rewriteBufferResource},
 };
 
 const IntrinsicRule *findRule(llvm::StringRef name) {
@@ -191,6 +196,13 @@ bool rewriteAmdgpuIntrinsics(Module &module, const std::string &kernelName) {
   for (Function &f : module)
     if (f.getName().starts_with("llvm.amdgcn."))
       intrinsics.push_back(&f);
+  // In the table's order: a rule may consume values another one makes.
+  auto order = [](Function *f) {
+    const IntrinsicRule *rule = findRule(f->getName());
+    return rule ? rule - kIntrinsicRules : -1;
+  };
+  std::stable_sort(intrinsics.begin(), intrinsics.end(),
+                   [&](Function *a, Function *b) { return order(a) < order(b); });
   for (Function *intrinsic : intrinsics) {
     const IntrinsicRule *rule = findRule(intrinsic->getName());
     if (!rule)

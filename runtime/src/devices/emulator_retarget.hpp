@@ -12,6 +12,7 @@
 #include <vector>
 
 namespace llvm {
+class CallInst;
 class Module;
 class DataLayout;
 } // namespace llvm
@@ -41,5 +42,11 @@ RetargetedKernel retargetForHost(llvm::Module &module, const std::string &kernel
 // (none when `mode` is Off); the module's debug information is dropped.
 // Returns each check's site (emulator_instrument.cpp).
 std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module &module, SanitizeMode mode);
+
+// Buffer instructions as the ISA defines them (emulator_buffer.cpp): each
+// call becomes range-checked plain loads / stores.
+void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module);
+void rewriteBufferStore(llvm::CallInst &call, llvm::Module &module);
+void rewriteBufferResource(llvm::CallInst &call, llvm::Module &module);
 
 } // namespace tessel::emu

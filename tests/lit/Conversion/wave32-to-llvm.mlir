@@ -2,7 +2,9 @@
 // RUN: tessel-opt %s -split-input-file --tessel-lower-to-llvm | FileCheck %s --implicit-check-not="llvm.mlir.constant(63 : i32)"
 
 // 4 waves of 32 lanes are 128 threads; 512 elements give each thread 4
-// contiguous f32, moved with one 16-byte access per operand.
+// contiguous f32, moved with one 16-byte access per operand. The masked
+// accesses are buffer instructions (gfx11's resource word, OOB_SELECT 3): a
+// masked-off lane's offset is 2^31, past the range; no branch.
 // CHECK-LABEL: llvm.func @vector_add(
 // CHECK-SAME: rocdl.flat_work_group_size = "128,128"
 // CHECK-DAG: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
@@ -10,14 +12,18 @@
 // CHECK-DAG: %[[TID:.*]] = rocdl.workitem.id.x : i32
 // CHECK-DAG: llvm.and %[[TID]], %[[C31]] : i32
 // CHECK-DAG: llvm.lshr %[[TID]], %[[C5]] : i32
-// CHECK: llvm.cond_br
-// CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK: llvm.cond_br
-// CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(822243328 : i32) : i32
+// CHECK-DAG: %[[RECORDS:.*]] = llvm.mlir.constant(2147483646 : i64) : i64
+// CHECK-DAG: %[[MASKED:.*]] = llvm.mlir.constant(-2147483648 : i32) : i32
+// CHECK-NOT: llvm.cond_br
+// CHECK: rocdl.make.buffer.rsrc %{{.*}}, %{{.*}}, %[[RECORDS]], %[[FLAGS]] : <1> to <8>
+// CHECK: %[[AT:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[MASKED]] : i1, i32
+// CHECK: rocdl.raw.ptr.buffer.load %{{.*}}, %[[AT]], %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
+// CHECK-NOT: llvm.cond_br
 // CHECK-NOT: llvm.load
 // CHECK-COUNT-4: llvm.fadd {{.*}} : f32
-// CHECK: llvm.cond_br
-// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: rocdl.raw.ptr.buffer.store {{.*}} : vector<4xi32>
 // CHECK-NOT: llvm.store
 // CHECK: llvm.return
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100", tessel.lds_limit = 65536 : i64} {

@@ -49,11 +49,15 @@ TEST_CASE("vector add matches the host at sizes that are and are not multiples o
     runVectorAdd(emulator(), n);
 }
 
-TEST_CASE("vector add with n % 16 == 0 uses 128-bit global loads and stores on gfx942") {
+TEST_CASE("vector add with n % 16 == 0 uses 128-bit buffer loads and stores on gfx942, with no branch") {
   auto add = runVectorAdd(emulator(), 98432);
   const CompiledKernel &k = lastKernel(add);
-  CHECK(contains(k.assembly, "global_load_dwordx4"));
-  CHECK(contains(k.assembly, "global_store_dwordx4"));
+  // The masks are the buffer instructions' range check: no exec-mask branch.
+  CHECK(contains(k.assembly, "buffer_load_dwordx4"));
+  CHECK(contains(k.assembly, "buffer_store_dwordx4"));
+  CHECK_FALSE(contains(k.assembly, "s_cbranch"));
+  CHECK_FALSE(contains(k.assembly, "global_load"));
+  CHECK(contains(k.tileIR, "tessel.buffer_load"));
   CHECK(contains(k.tileIR, "tessel.divisibility = 16"));
   CHECK(contains(k.tileIR, "vec = 4"));
 }
@@ -61,8 +65,40 @@ TEST_CASE("vector add with n % 16 == 0 uses 128-bit global loads and stores on g
 TEST_CASE("vector add with an odd n is specialized differently and still correct") {
   auto add = runVectorAdd(emulator(), 98433);
   const CompiledKernel &k = lastKernel(add);
+  CHECK_FALSE(contains(k.assembly, "buffer_load_dwordx4"));
   CHECK_FALSE(contains(k.assembly, "global_load_dwordx4"));
   CHECK_FALSE(contains(k.tileIR, "vec = 4"));
+}
+
+TEST_CASE("masked vector add on every target: buffer instructions, no branch, the host's sums at odd sizes") {
+  // gfx9 and gfx11 spell the instructions differently.
+  const std::pair<const char *, const char *> targets[] = {
+      {"gfx90a", "buffer_load_dwordx4"}, {"gfx942", "buffer_load_dwordx4"},
+      {"gfx950", "buffer_load_dwordx4"}, {"gfx1100", "buffer_load_b128"}};
+  for (auto [arch, load128] : targets) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    for (size_t n : {size_t(1), size_t(1000), size_t(3000), size_t(4103)}) {
+      CAPTURE(n);
+      auto hx = randomFloats(n), hy = randomFloats(n);
+      auto x = dev.upload(hx), y = dev.upload(hy);
+      auto out = dev.upload(std::vector<float>(n + 37, std::nanf("")));
+      auto add = jit<vector_add>();
+      add.launch(dev, {cdiv(n, kBlock)}, {.num_warps = 4}, x, y, out, int(n), kBlock);
+      std::vector<float> got = out.download();
+      size_t wrong = 0;
+      for (size_t i = 0; i < n; ++i)
+        wrong += got[i] != float(double(hx[i]) + double(hy[i]));
+      CHECK(wrong == 0);
+      for (size_t i = n; i < n + 37; ++i) // the masked-off tail wrote nothing
+        CHECK(std::isnan(got[i]));
+      const CompiledKernel &k = lastKernel(add);
+      CHECK(contains(k.assembly, "buffer_load"));
+      CHECK_FALSE(contains(k.assembly, "s_cbranch_execz"));
+      if (n % 16 == 0)
+        CHECK(contains(k.assembly, load128));
+    }
+  }
 }
 
 TEST_CASE("n == 1 is specialized to a constant") {

@@ -29,6 +29,13 @@ struct TargetFacts {
   unsigned isaVersion;         // e.g. 9402, for __oclc_ISA_version
   const char *features;        // LLVM target features string ("+wavefrontsize64", ...)
   std::span<const MatrixInstr> matrixInstrs; // the matrix-core instructions, largest first
+  // Dword 3 of a raw buffer resource (format and out-of-range mode): masked
+  // global accesses whose offsets are known to fit in 31 bits use buffer
+  // instructions (a masked-off lane reads 0 and writes nothing, no branch).
+  // 0: the target takes no buffer instructions; masked accesses branch.
+  // gfx9: range check offset >= num_records per dword; gfx11: OOB_SELECT 3,
+  // offset + size > num_records per dword (the ISA's "range checking").
+  uint32_t bufferResourceFlags;
 
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.

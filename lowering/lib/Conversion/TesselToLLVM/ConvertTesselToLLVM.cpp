@@ -84,6 +84,7 @@ struct ConvertTesselToLLVMPass
     populateViewOpToLLVMPatterns(converter, target, patterns);
     populateElementwiseOpToLLVMPatterns(converter, target, patterns);
     populateLoadStoreOpToLLVMPatterns(converter, target, patterns);
+    populateBufferOpToLLVMPatterns(converter, target, patterns);
     populateAtomicOpToLLVMPatterns(converter, target, patterns);
     populateSortOpToLLVMPatterns(converter, target, patterns);
     populateReduceOpToLLVMPatterns(converter, target, patterns);

@@ -41,6 +41,9 @@ void populateElementwiseOpToLLVMPatterns(const TesselToLLVMTypeConverter &conver
 // load and store: vector accesses, predication on masks, ownership of replicas.
 void populateLoadStoreOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                        const TargetInfo &target, RewritePatternSet &patterns);
+// buffer_load and buffer_store: AMDGPU buffer instructions, masks by range check.
+void populateBufferOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                    const TargetInfo &target, RewritePatternSet &patterns);
 // reduce: within a thread, across lanes (butterfly), across waves (LDS).
 void populateAtomicOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                     RewritePatternSet &patterns);

@@ -77,6 +77,30 @@ LogicalResult StoreOp::verify() {
   return success();
 }
 
+LogicalResult BufferLoadOp::verify() {
+  Type pointee = pointeeOf(getBase().getType());
+  if (elementTypeOf(getType()) != pointee)
+    return emitOpError("result element type must be the pointee type ") << pointee;
+  if (failed(verifySameShape(*this, getOffsets().getType(), getType(), "result")))
+    return failure();
+  if (getMask() && failed(verifySameShape(*this, getOffsets().getType(), getMask().getType(), "mask")))
+    return failure();
+  if (getOther() && getOther().getType() != getType())
+    return emitOpError("other must have the result's type");
+  return success();
+}
+
+LogicalResult BufferStoreOp::verify() {
+  Type pointee = pointeeOf(getBase().getType());
+  if (elementTypeOf(getValue().getType()) != pointee)
+    return emitOpError("value element type must be the pointee type ") << pointee;
+  if (failed(verifySameShape(*this, getOffsets().getType(), getValue().getType(), "value")))
+    return failure();
+  if (getMask() && failed(verifySameShape(*this, getOffsets().getType(), getMask().getType(), "mask")))
+    return failure();
+  return success();
+}
+
 // The element types an atomic takes: f16, bf16, f32, i32, i64; integers
 // only for the bitwise and unsigned kinds.
 static LogicalResult verifyAtomic(Operation *op, Value ptr, ArrayRef<std::pair<Value, const char *>> values,

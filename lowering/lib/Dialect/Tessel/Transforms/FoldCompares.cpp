@@ -1,4 +1,5 @@
 // Comparisons that integer ranges decide become constants (see Passes.td).
+#include "tessel/Analysis/KernelRanges.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
@@ -21,90 +22,6 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 namespace {
-
-// The ranges `tessel.assume` states for kernel arguments.
-using ArgRanges = llvm::DenseMap<Value, ConstantIntRanges>;
-
-// assume(arg OP C) or assume(C OP arg) narrows arg's signed range.
-void recordAssumption(AssumeOp assume, ArgRanges &ranges) {
-  auto cmp = assume.getCond().getDefiningOp<arith::CmpIOp>();
-  if (!cmp)
-    return;
-  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
-  arith::CmpIPredicate pred = cmp.getPredicate();
-  APInt c;
-  if (matchPattern(lhs, m_ConstantInt(&c))) { // C OP arg is arg (OP mirrored) C
-    std::swap(lhs, rhs);
-    switch (pred) {
-    case arith::CmpIPredicate::slt: pred = arith::CmpIPredicate::sgt; break;
-    case arith::CmpIPredicate::sle: pred = arith::CmpIPredicate::sge; break;
-    case arith::CmpIPredicate::sgt: pred = arith::CmpIPredicate::slt; break;
-    case arith::CmpIPredicate::sge: pred = arith::CmpIPredicate::sle; break;
-    case arith::CmpIPredicate::eq: break;
-    default: return;
-    }
-  } else if (!matchPattern(rhs, m_ConstantInt(&c))) {
-    return;
-  }
-  auto arg = dyn_cast<BlockArgument>(lhs);
-  if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()) || !isa<IntegerType>(arg.getType()))
-    return;
-  unsigned width = arg.getType().getIntOrFloatBitWidth();
-  APInt lo = APInt::getSignedMinValue(width), hi = APInt::getSignedMaxValue(width);
-  c = c.sextOrTrunc(width);
-  switch (pred) {
-  case arith::CmpIPredicate::sge: lo = c; break;
-  case arith::CmpIPredicate::sgt: if (c.isMaxSignedValue()) return; lo = c + 1; break;
-  case arith::CmpIPredicate::sle: hi = c; break;
-  case arith::CmpIPredicate::slt: if (c.isMinSignedValue()) return; hi = c - 1; break;
-  case arith::CmpIPredicate::eq: lo = hi = c; break;
-  default: return;
-  }
-  auto [it, inserted] = ranges.try_emplace(arg, ConstantIntRanges::fromSigned(lo, hi));
-  if (!inserted)
-    it->second = it->second.intersection(ConstantIntRanges::fromSigned(lo, hi));
-}
-
-// MLIR's integer range analysis, with the assumptions' ranges for kernel
-// arguments instead of "anything".
-class AssumingRangeAnalysis : public dataflow::IntegerRangeAnalysis {
-public:
-  AssumingRangeAnalysis(DataFlowSolver &solver, const ArgRanges &ranges)
-      : IntegerRangeAnalysis(solver), ranges_(ranges) {}
-
-  void setToEntryState(dataflow::IntegerValueRangeLattice *lattice) override {
-    auto it = ranges_.find(lattice->getAnchor());
-    if (it == ranges_.end())
-      return IntegerRangeAnalysis::setToEntryState(lattice);
-    propagateIfChanged(lattice, lattice->join(IntegerValueRange(it->second)));
-  }
-
-  // An scf.for's induction variable lies in [lb, ub - 1] (signed: tessel's
-  // loops count up from lo to hi, hi excluded).
-  void visitNonControlFlowArguments(Operation *op, const RegionSuccessor &successor,
-                                    ArrayRef<dataflow::IntegerValueRangeLattice *> argLattices,
-                                    unsigned firstIndex) override {
-    auto loop = dyn_cast<scf::ForOp>(op);
-    if (!loop)
-      return IntegerRangeAnalysis::visitNonControlFlowArguments(op, successor, argLattices, firstIndex);
-    auto *lb = getLatticeElementFor(getProgramPointAfter(op), loop.getLowerBound());
-    auto *ub = getLatticeElementFor(getProgramPointAfter(op), loop.getUpperBound());
-    for (dataflow::IntegerValueRangeLattice *lattice : argLattices) {
-      if (lattice->getAnchor() != loop.getInductionVar())
-        continue;
-      IntegerValueRange range = IntegerValueRange::getMaxRange(loop.getInductionVar());
-      if (!lb->getValue().isUninitialized() && !ub->getValue().isUninitialized()) {
-        APInt lo = lb->getValue().getValue().smin(), hi = ub->getValue().getValue().smax();
-        if (hi.sgt(lo))
-          range = IntegerValueRange(ConstantIntRanges::fromSigned(lo, hi - 1));
-      }
-      propagateIfChanged(lattice, lattice->join(range));
-    }
-  }
-
-private:
-  const ArgRanges &ranges_;
-};
 
 // A value every element of which is true: a constant, or a splat or
 // broadcast of one.
@@ -155,14 +72,8 @@ struct AndAllTrue : OpRewritePattern<arith::AndIOp> {
 struct FoldComparesPass : mlir::tessel::impl::TesselFoldComparesBase<FoldComparesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    ArgRanges ranges;
-    module.walk([&](AssumeOp assume) { recordAssumption(assume, ranges); });
-
-    DataFlowSolver solver;
-    solver.load<dataflow::DeadCodeAnalysis>();
-    solver.load<dataflow::SparseConstantPropagation>();
-    solver.load<AssumingRangeAnalysis>(ranges);
-    if (failed(solver.initializeAndRun(module)))
+    KernelRanges ranges(module);
+    if (failed(ranges.status()))
       return signalPassFailure();
 
     // The assumptions themselves are not folded: they are the facts.
@@ -175,13 +86,11 @@ struct FoldComparesPass : mlir::tessel::impl::TesselFoldComparesBase<FoldCompare
     module.walk([&](arith::CmpIOp cmp) {
       if (facts.contains(cmp))
         return;
-      auto *lhs = solver.lookupState<dataflow::IntegerValueRangeLattice>(cmp.getLhs());
-      auto *rhs = solver.lookupState<dataflow::IntegerValueRangeLattice>(cmp.getRhs());
-      if (!lhs || !rhs || lhs->getValue().isUninitialized() || rhs->getValue().isUninitialized())
+      std::optional<ConstantIntRanges> lhs = ranges.rangeOf(cmp.getLhs()), rhs = ranges.rangeOf(cmp.getRhs());
+      if (!lhs || !rhs)
         return;
       std::optional<bool> known =
-          intrange::evaluatePred(static_cast<intrange::CmpPredicate>(cmp.getPredicate()),
-                                 lhs->getValue().getValue(), rhs->getValue().getValue());
+          intrange::evaluatePred(static_cast<intrange::CmpPredicate>(cmp.getPredicate()), *lhs, *rhs);
       if (known)
         decided.push_back({cmp, *known});
     });

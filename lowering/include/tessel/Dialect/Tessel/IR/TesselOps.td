@@ -104,6 +104,44 @@ def Tessel_StoreOp : Tessel_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def Tessel_BufferLoadOp : Tessel_Op<"buffer_load", [AttrSizedOperandSegments, MemoryEffects<[MemRead]>]> {
+  let summary = "masked load of base[offsets] through an AMDGPU buffer resource";
+  let description = [{
+    `tessel.load` of `addptr(splat(base), offsets)` where every offset is
+    known to lie in [0, 2^31 / element bytes): the form AMDGPU buffer
+    instructions take (a uniform 64-bit base in scalar registers, 32-bit
+    byte offsets per lane). A masked-off lane gets an offset past the
+    resource's range, so the hardware reads nothing and returns 0: no branch.
+    Where `mask` is false the result is `other` (zero when absent). Formed by
+    tessel-use-buffer-ops; `vec` as for tessel.load.
+  }];
+  let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets,
+                       Optional<Tessel_BoolLike>:$mask, Optional<AnyType>:$other,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$vec);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` (`,` $mask^)? (`,` `other` $other^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_BufferStoreOp : Tessel_Op<"buffer_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "masked store to base[offsets] through an AMDGPU buffer resource";
+  let description = [{
+    `tessel.store` to `addptr(splat(base), offsets)` with the offsets known to
+    lie in [0, 2^31 / element bytes) (see tessel.buffer_load): a masked-off
+    lane's offset is past the resource's range and the hardware writes
+    nothing there. Formed by tessel-use-buffer-ops.
+  }];
+  let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets, Tessel_Tile:$value,
+                       Optional<Tessel_BoolLike>:$mask,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$vec);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Atomics
 //===----------------------------------------------------------------------===//

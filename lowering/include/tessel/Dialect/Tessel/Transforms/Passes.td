@@ -90,6 +90,25 @@ def TesselStageOperands : Pass<"tessel-stage-operands", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def TesselUseBufferOps : Pass<"tessel-use-buffer-ops", "::mlir::ModuleOp"> {
+  let summary = "Masked global loads and stores through AMDGPU buffer instructions";
+  let description = [{
+    A masked `tessel.load` / `tessel.store` of `addptr(splat(base), offsets)`
+    (through a chain of addptrs) becomes `tessel.buffer_load` /
+    `tessel.buffer_store` of `base'[offsets']` when the target takes buffer
+    instructions (its `bufferResourceFlags`) and the integer range analysis
+    proves every element's byte offset, plus the access, stays below 2^31 - 1.
+    The offsets are split: splatted scalars (uniform over the workgroup) move
+    into the scalar base (`addptr(base, u)`, 64-bit), and only the per-element
+    rest must be bounded: `pid * BLOCK + arange(0, BLOCK)` needs nothing of
+    pid. A masked-off element then costs no branch: the hardware's range check
+    reads 0 and writes nothing (see tessel.buffer_load). Unmasked accesses
+    stay global loads and stores (no resource to build). Loads and stores not
+    of this form, or with offsets the analysis cannot bound, are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TesselPlanLds : Pass<"tessel-plan-lds", "::mlir::ModuleOp"> {
   let summary = "Place every LDS buffer and check the total against the target";
   let description = [{

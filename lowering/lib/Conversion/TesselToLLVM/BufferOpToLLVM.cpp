@@ -1,0 +1,127 @@
+// Buffer loads and stores (tessel.buffer_load / buffer_store, formed by
+// tessel-use-buffer-ops): one raw buffer resource per op over the scalar
+// base, each thread's `vec`-element groups at their byte offsets; a
+// masked-off group's offset is kMaskedOffset, past the resource's range, so
+// the hardware reads 0 and writes nothing there: no branch, no exec mask.
+#include "PatternTesselOpToLLVM.h"
+#include "Utility.h"
+
+#include "tessel/lowering/target.hpp"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+// The resource's range in bytes, and the offset of a masked-off access:
+// out of range under gfx9's rule (offset >= num_records) and gfx11's
+// (offset + size > num_records). tessel-use-buffer-ops only forms buffer
+// ops whose in-range accesses end at or below kNumRecords.
+constexpr int64_t kNumRecords = (int64_t(1) << 31) - 2;
+constexpr int64_t kMaskedOffset = int64_t(1) << 31;
+
+Value makeResource(OpBuilder &b, Location loc, Value base, StringRef arch) {
+  const ::tessel::TargetFacts &facts = ::tessel::requireTarget(arch.str());
+  auto rsrcType = LLVM::LLVMPointerType::get(b.getContext(), 8);
+  Value stride = b.create<LLVM::ConstantOp>(loc, b.getI16Type(), b.getI16IntegerAttr(0));
+  Value records = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(kNumRecords));
+  Value flags = b.create<LLVM::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(int32_t(facts.bufferResourceFlags)));
+  return b.create<ROCDL::MakeBufferRsrcOp>(loc, rsrcType, base, stride, records, flags);
+}
+
+// How `bytes` move: dwords (i32 or a vector of them), or one i16 / i8.
+Type transferType(OpBuilder &b, int64_t bytes) {
+  if (bytes >= 4)
+    return bytes == 4 ? Type(b.getI32Type()) : Type(VectorType::get({bytes / 4}, b.getI32Type()));
+  return b.getIntegerType(unsigned(bytes * 8));
+}
+
+// Byte offset of a group, or kMaskedOffset where `pred` is false.
+Value byteOffset(OpBuilder &b, Location loc, Value elementOffset, int64_t elemBytes, Value pred) {
+  Value bytes = b.create<LLVM::MulOp>(loc, elementOffset, i32Value(b, loc, elemBytes));
+  if (!pred)
+    return bytes;
+  return b.create<LLVM::SelectOp>(loc, pred, bytes, i32Value(b, loc, int32_t(kMaskedOffset)));
+}
+
+struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(BufferLoadOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = converter.scalarType(op.getType());
+    Type mem = memoryType(rewriter, elem);
+    const int64_t vec = op.getVec();
+    const int64_t elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
+    Type accessType = vec == 1 ? mem : Type(VectorType::get({vec}, mem));
+    Type transfer = transferType(rewriter, vec * elemBytes);
+    SmallVector<Value> offsets = registersOf(adaptor.getOffsets());
+    SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
+    SmallVector<Value> others = op.getOther() ? registersOf(adaptor.getOther()) : SmallVector<Value>();
+    Value rsrc = makeResource(rewriter, loc, registersOf(adaptor.getBase()).front(), target.arch());
+    Value zero = i32Value(rewriter, loc, 0);
+    SmallVector<Value> out;
+    for (size_t g = 0; g < offsets.size(); g += vec) {
+      Value pred = masks.empty() ? Value() : masks[g];
+      Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred);
+      Value raw = rewriter.create<ROCDL::RawPtrBufferLoadOp>(loc, transfer, rsrc, at, zero, zero, ArrayAttr(),
+                                                                ArrayAttr(), ArrayAttr());
+      Value value = rewriter.create<LLVM::BitcastOp>(loc, accessType, raw);
+      // Out of range reads 0: `other` needs a select only when given.
+      if (pred && !others.empty()) {
+        SmallVector<Value> other;
+        for (int64_t i = 0; i < vec; ++i)
+          other.push_back(toMemory(rewriter, loc, others[g + i]));
+        value = rewriter.create<LLVM::SelectOp>(loc, pred, value, vectorOf(rewriter, loc, other, mem));
+      }
+      for (int64_t i = 0; i < vec; ++i) {
+        Value v = vec == 1 ? value
+                           : Value(rewriter.create<LLVM::ExtractElementOp>(loc, value, i32Value(rewriter, loc, i)));
+        out.push_back(fromMemory(rewriter, loc, v, elem));
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {out});
+    return success();
+  }
+};
+
+struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(BufferStoreOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type mem = memoryType(rewriter, converter.scalarType(op.getValue().getType()));
+    const int64_t vec = op.getVec();
+    const int64_t elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
+    Type transfer = transferType(rewriter, vec * elemBytes);
+    SmallVector<Value> offsets = registersOf(adaptor.getOffsets()), values = registersOf(adaptor.getValue());
+    SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
+    // An element several threads hold is written by its owner only.
+    Value owner = emitOwnerPredicate(rewriter, loc, target, op.getValue().getType());
+    Value rsrc = makeResource(rewriter, loc, registersOf(adaptor.getBase()).front(), target.arch());
+    Value zero = i32Value(rewriter, loc, 0);
+    for (size_t g = 0; g < offsets.size(); g += vec) {
+      SmallVector<Value> group;
+      for (Value v : ArrayRef<Value>(values).slice(g, vec))
+        group.push_back(toMemory(rewriter, loc, v));
+      Value data = rewriter.create<LLVM::BitcastOp>(loc, transfer, vectorOf(rewriter, loc, group, mem));
+      Value pred = masks.empty() ? Value() : masks[g];
+      if (owner)
+        pred = pred ? Value(rewriter.create<LLVM::AndOp>(loc, pred, owner)) : owner;
+      Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred);
+      rewriter.create<ROCDL::RawPtrBufferStoreOp>(loc, data, rsrc, at, zero, zero, ArrayAttr(), ArrayAttr(),
+                                                  ArrayAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tessel::populateBufferOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                                  const TargetInfo &target, RewritePatternSet &patterns) {
+  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion>(converter, target);
+}

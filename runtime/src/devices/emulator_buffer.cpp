@@ -1,0 +1,137 @@
+// Buffer loads and stores on the emulator, written from AMD's ISA documents
+// ("Buffer addressing" / "Range checking": CDNA3/CDNA4 ISA; RDNA3's
+// OOB_SELECT), independently of the compiler's lowering. A raw buffer
+// resource (stride 0) from llvm.amdgcn.make.buffer.rsrc(base, stride,
+// num_records, flags); an access at byte offset `voffset` moves dwords (or
+// one byte / short), each checked on its own ("range-check per component"):
+//   gfx9 (gfx90a, gfx942, gfx950): out of range when its offset >= num_records;
+//   gfx11 (OOB_SELECT = 3, raw):   out of range when offset + its size > num_records.
+// An out-of-range component reads 0 and is not written. Offsets are unsigned
+// 32-bit values. The sanitizer checks the in-range components like any access.
+#include "emulator_retarget.hpp"
+
+#include "tessel/core/error.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+
+namespace tessel::emu {
+
+namespace {
+
+struct Resource {
+  llvm::Value *base;       // ptr
+  llvm::Value *numRecords; // i64
+};
+
+Resource resourceOf(llvm::CallInst &access, llvm::Value *rsrc) {
+  auto *make = llvm::dyn_cast<llvm::CallInst>(rsrc);
+  llvm::Function *callee = make ? make->getCalledFunction() : nullptr;
+  if (!callee || !callee->getName().starts_with("llvm.amdgcn.make.buffer.rsrc"))
+    throw Error("the emulator runs buffer accesses only on a resource made by llvm.amdgcn.make.buffer.rsrc in "
+                "the same function (" + access.getCalledFunction()->getName().str() + ")");
+  auto *stride = llvm::dyn_cast<llvm::ConstantInt>(make->getArgOperand(1));
+  if (!stride || !stride->isZero())
+    throw Error("the emulator runs raw buffer accesses only (stride 0)");
+  llvm::IRBuilder<> b(&access);
+  return {make->getArgOperand(0), b.CreateZExtOrTrunc(make->getArgOperand(2), b.getInt64Ty())};
+}
+
+bool isGfx11(const llvm::CallInst &call) {
+  llvm::Attribute cpu = call.getFunction()->getFnAttribute("target-cpu");
+  return cpu.isValid() && cpu.getValueAsString().starts_with("gfx11");
+}
+
+// The component accesses of a `type` transfer: dwords, or the one sub-dword.
+std::pair<unsigned, unsigned> componentsOf(const llvm::DataLayout &layout, llvm::Type *type) {
+  const unsigned bytes = unsigned(layout.getTypeStoreSize(type));
+  if (bytes >= 4) {
+    if (bytes % 4)
+      throw Error("the emulator's buffer accesses move whole dwords or one byte or short");
+    return {bytes / 4, 4};
+  }
+  return {1, bytes};
+}
+
+// Whether component k (of `size` bytes at voffset + k * size) is in range.
+llvm::Value *inRange(llvm::IRBuilder<> &b, bool gfx11, llvm::Value *voffset, unsigned k, unsigned size,
+                     llvm::Value *numRecords) {
+  llvm::Value *at = b.CreateAdd(b.CreateZExt(voffset, b.getInt64Ty()), b.getInt64(uint64_t(k) * size));
+  if (gfx11)
+    return b.CreateICmpULE(b.CreateAdd(at, b.getInt64(size)), numRecords);
+  return b.CreateICmpULT(at, numRecords);
+}
+
+void requireZeroSOffset(llvm::CallInst &call, llvm::Value *soffset) {
+  auto *c = llvm::dyn_cast<llvm::ConstantInt>(soffset);
+  if (!c || !c->isZero())
+    throw Error("the emulator runs buffer accesses with soffset 0 only (" +
+                call.getCalledFunction()->getName().str() + ")");
+}
+
+} // namespace
+
+// raw.ptr.buffer.load(rsrc, voffset, soffset, aux) -> T
+void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module) {
+  requireZeroSOffset(call, call.getArgOperand(2));
+  Resource r = resourceOf(call, call.getArgOperand(0));
+  const bool gfx11 = isGfx11(call);
+  auto [count, size] = componentsOf(module.getDataLayout(), call.getType());
+  llvm::IRBuilder<> b(&call);
+  llvm::Type *component = b.getIntNTy(size * 8);
+  llvm::Value *voffset = call.getArgOperand(1);
+  llvm::Value *result = llvm::PoisonValue::get(llvm::FixedVectorType::get(component, count));
+  for (unsigned k = 0; k < count; ++k) {
+    llvm::Value *ok = inRange(b, gfx11, voffset, k, size, r.numRecords);
+    llvm::BasicBlock *before = b.GetInsertBlock();
+    llvm::Instruction *then = llvm::SplitBlockAndInsertIfThen(ok, b.GetInsertPoint(), false);
+    llvm::IRBuilder<> t(then);
+    t.SetCurrentDebugLocation(call.getDebugLoc());
+    llvm::Value *at = t.CreateAdd(t.CreateZExt(voffset, t.getInt64Ty()), t.getInt64(uint64_t(k) * size));
+    llvm::Value *loaded = t.CreateAlignedLoad(component, t.CreateGEP(t.getInt8Ty(), r.base, at), llvm::Align(1));
+    b.SetInsertPoint(&call);
+    llvm::PHINode *value = b.CreatePHI(component, 2);
+    value->addIncoming(loaded, then->getParent());
+    value->addIncoming(llvm::ConstantInt::get(component, 0), before);
+    result = b.CreateInsertElement(result, value, b.getInt32(k));
+  }
+  llvm::Value *bits = count == 1 ? b.CreateExtractElement(result, b.getInt32(0)) : result;
+  call.replaceAllUsesWith(b.CreateBitCast(bits, call.getType()));
+  call.eraseFromParent();
+}
+
+// raw.ptr.buffer.store(data, rsrc, voffset, soffset, aux)
+void rewriteBufferStore(llvm::CallInst &call, llvm::Module &module) {
+  requireZeroSOffset(call, call.getArgOperand(3));
+  Resource r = resourceOf(call, call.getArgOperand(1));
+  const bool gfx11 = isGfx11(call);
+  llvm::Value *data = call.getArgOperand(0);
+  auto [count, size] = componentsOf(module.getDataLayout(), data->getType());
+  llvm::IRBuilder<> b(&call);
+  llvm::Type *component = b.getIntNTy(size * 8);
+  llvm::Value *parts = b.CreateBitCast(data, count == 1 ? component : llvm::FixedVectorType::get(component, count));
+  llvm::Value *voffset = call.getArgOperand(2);
+  for (unsigned k = 0; k < count; ++k) {
+    llvm::Value *part = count == 1 ? parts : b.CreateExtractElement(parts, b.getInt32(k));
+    llvm::Value *ok = inRange(b, gfx11, voffset, k, size, r.numRecords);
+    llvm::Instruction *then = llvm::SplitBlockAndInsertIfThen(ok, b.GetInsertPoint(), false);
+    llvm::IRBuilder<> t(then);
+    t.SetCurrentDebugLocation(call.getDebugLoc());
+    llvm::Value *at = t.CreateAdd(t.CreateZExt(voffset, t.getInt64Ty()), t.getInt64(uint64_t(k) * size));
+    t.CreateAlignedStore(part, t.CreateGEP(t.getInt8Ty(), r.base, at), llvm::Align(1));
+    b.SetInsertPoint(&call);
+  }
+  call.eraseFromParent();
+}
+
+// make.buffer.rsrc: its users were rewritten above; nothing else may use it.
+void rewriteBufferResource(llvm::CallInst &call, llvm::Module &) {
+  if (!call.use_empty())
+    throw Error("the emulator runs a buffer resource only as the operand of buffer loads and stores");
+  call.eraseFromParent();
+}
+
+} // namespace tessel::emu
