@@ -193,3 +193,27 @@ func.func @sort_mask_type(%k: tensor<64xf32>, %m: tensor<64xi32>) {
   %s:2 = tessel.sort %k, %m {axis = 0 : i32, descending = false, stable = false, masked = true} : (tensor<64xf32>, tensor<64xi32>) -> (tensor<64xf32>, tensor<64xi32>)
   return
 }
+
+// -----
+
+func.func @buffer_load_type(%x: !tessel.ptr<f32>, %o: tensor<64xi32>) {
+  // expected-error@below {{result element type must be the pointee type 'f32'}}
+  %a = tessel.buffer_load %x[%o] : (!tessel.ptr<f32>, tensor<64xi32>) -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @buffer_load_mask_shape(%x: !tessel.ptr<f32>, %o: tensor<64xi32>, %m: tensor<32xi1>) {
+  // expected-error@below {{mask}}
+  %a = tessel.buffer_load %x[%o], %m : (!tessel.ptr<f32>, tensor<64xi32>, tensor<32xi1>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @buffer_store_shape(%x: !tessel.ptr<f32>, %o: tensor<64xi32>, %v: tensor<32xf32>) {
+  // expected-error@below {{value}}
+  tessel.buffer_store %x[%o], %v : (!tessel.ptr<f32>, tensor<64xi32>, tensor<32xf32>) -> ()
+  return
+}

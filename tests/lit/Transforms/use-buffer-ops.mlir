@@ -1,0 +1,101 @@
+// RUN: tessel-opt %s -split-input-file --tessel-use-buffer-ops | FileCheck %s
+
+// pid * 1024 + arange(0, 1024): the splatted pid * 1024 moves into the
+// scalar base, the arange (0..1023) is the offset; the masked load and store
+// become buffer ops, the unmasked load stays a global load.
+// CHECK-LABEL: func.func @vector_add(
+// CHECK: %[[BASE:.*]] = arith.muli
+// CHECK: %[[R:.*]] = tessel.make_range
+// CHECK: %[[XB:.*]] = tessel.addptr %arg0, %[[BASE]] : !tessel.ptr<f32>, i32
+// CHECK: tessel.buffer_load %[[XB]][%[[R]]], %{{.*}}, other %{{.*}} : (!tessel.ptr<f32>, tensor<1024xi32>, tensor<1024xi1>, tensor<1024xf32>) -> tensor<1024xf32>
+// CHECK: tessel.load %{{.*}} : (tensor<1024x!tessel.ptr<f32>>) -> tensor<1024xf32>
+// CHECK: %[[OB:.*]] = tessel.addptr %arg2, %[[BASE]] : !tessel.ptr<f32>, i32
+// CHECK: tessel.buffer_store %[[OB]][%[[R]]], %{{.*}}, %{{.*}} : (!tessel.ptr<f32>, tensor<1024xi32>, tensor<1024xf32>, tensor<1024xi1>) -> ()
+// CHECK-NOT: tessel.store
+module attributes {tessel.target = "gfx942"} {
+  func.func @vector_add(%x: !tessel.ptr<f32>, %y: !tessel.ptr<f32>, %out: !tessel.ptr<f32>, %n: i32) {
+    %pid = tessel.program_id 0 : i32
+    %c = arith.constant 1024 : i32
+    %base = arith.muli %pid, %c : i32
+    %r = tessel.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+    %bs = tessel.splat %base : tensor<1024xi32>
+    %offs = arith.addi %bs, %r : tensor<1024xi32>
+    %ns = tessel.splat %n : tensor<1024xi32>
+    %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+    %zero = arith.constant dense<0.0> : tensor<1024xf32>
+    %xs = tessel.splat %x : tensor<1024x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    %a = tessel.load %xp, %mask, other %zero : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xi1>, tensor<1024xf32>) -> tensor<1024xf32>
+    %ys = tessel.splat %y : tensor<1024x!tessel.ptr<f32>>
+    %yp = tessel.addptr %ys, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    %b = tessel.load %yp : (tensor<1024x!tessel.ptr<f32>>) -> tensor<1024xf32>
+    %s = arith.addf %a, %b : tensor<1024xf32>
+    %os = tessel.splat %out : tensor<1024x!tessel.ptr<f32>>
+    %op = tessel.addptr %os, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    tessel.store %op, %s, %mask : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Offsets the analysis cannot bound stay global accesses: a loaded index
+// (any i32), an arange shifted below zero, and a loop's iv * 2^20 + arange
+// whose bytes reach past 2^31 (iv up to 1023: 2^30 elements of 4 bytes).
+// CHECK-LABEL: func.func @unbounded(
+// CHECK-NOT: tessel.buffer_load
+// CHECK-COUNT-3: tessel.load %{{.*}}, %{{.*}} :
+// CHECK-NOT: tessel.buffer_load
+module attributes {tessel.target = "gfx942"} {
+  func.func @unbounded(%x: !tessel.ptr<f32>, %idx: !tessel.ptr<i32>, %out: !tessel.ptr<f32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %t = arith.constant dense<true> : tensor<256xi1>
+    %is = tessel.splat %idx : tensor<256x!tessel.ptr<i32>>
+    %ip = tessel.addptr %is, %r : tensor<256x!tessel.ptr<i32>>, tensor<256xi32>
+    %i = tessel.load %ip : (tensor<256x!tessel.ptr<i32>>) -> tensor<256xi32>
+    %xs = tessel.splat %x : tensor<256x!tessel.ptr<f32>>
+    %gp = tessel.addptr %xs, %i : tensor<256x!tessel.ptr<f32>>, tensor<256xi32>
+    %g = tessel.load %gp, %t : (tensor<256x!tessel.ptr<f32>>, tensor<256xi1>) -> tensor<256xf32>
+    %c3 = arith.constant dense<3> : tensor<256xi32>
+    %shifted = arith.subi %r, %c3 : tensor<256xi32>
+    %sp = tessel.addptr %xs, %shifted : tensor<256x!tessel.ptr<f32>>, tensor<256xi32>
+    %s = tessel.load %sp, %t : (tensor<256x!tessel.ptr<f32>>, tensor<256xi1>) -> tensor<256xf32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c1024 = arith.constant 1024 : i32
+    %big = arith.constant dense<1048576> : tensor<256xi32>
+    %sum = scf.for %iv = %c0 to %c1024 step %c1 iter_args(%acc = %g) -> (tensor<256xf32>) : i32 {
+      %ivs = tessel.splat %iv : tensor<256xi32>
+      %far = arith.muli %ivs, %big : tensor<256xi32>
+      %o = arith.addi %far, %r : tensor<256xi32>
+      %fp = tessel.addptr %xs, %o : tensor<256x!tessel.ptr<f32>>, tensor<256xi32>
+      %f = tessel.load %fp, %t : (tensor<256x!tessel.ptr<f32>>, tensor<256xi1>) -> tensor<256xf32>
+      %n = arith.addf %acc, %f : tensor<256xf32>
+      scf.yield %n : tensor<256xf32>
+    }
+    %os = tessel.splat %out : tensor<256x!tessel.ptr<f32>>
+    %op = tessel.addptr %os, %r : tensor<256x!tessel.ptr<f32>>, tensor<256xi32>
+    %all = arith.addf %sum, %s : tensor<256xf32>
+    tessel.store %op, %all : (tensor<256x!tessel.ptr<f32>>, tensor<256xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A target without buffer instructions in its table would keep every
+// access; every target tessel has takes them, so a module without a target
+// (as tessel-opt tests of other passes are) is left alone.
+// CHECK-LABEL: func.func @no_target(
+// CHECK: tessel.load
+// CHECK-NOT: tessel.buffer_load
+func.func @no_target(%x: !tessel.ptr<f32>, %n: i32) {
+  %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %ns = tessel.splat %n : tensor<64xi32>
+  %mask = arith.cmpi slt, %r, %ns : tensor<64xi32>
+  %xs = tessel.splat %x : tensor<64x!tessel.ptr<f32>>
+  %xp = tessel.addptr %xs, %r : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
+  %a = tessel.load %xp, %mask : (tensor<64x!tessel.ptr<f32>>, tensor<64xi1>) -> tensor<64xf32>
+  tessel.store %xp, %a, %mask : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>, tensor<64xi1>) -> ()
+  return
+}
