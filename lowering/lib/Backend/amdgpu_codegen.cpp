@@ -375,13 +375,8 @@ void configureModuleForTarget(llvm::Module &module, const TargetFacts &target) {
 }
 
 AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target) {
-  auto last = std::chrono::steady_clock::now();
-  auto lap = [&] { // milliseconds since the previous lap
-    auto now = std::chrono::steady_clock::now();
-    double ms = std::chrono::duration<double, std::milli>(now - last).count();
-    last = now;
-    return ms;
-  };
+  StageClock clock;
+  auto lap = [&] { return clock.lap(); };
   std::unique_ptr<llvm::TargetMachine> machine = makeTargetMachine(target);
   // The clone lives in the caller's context; keep its diagnostics from exiting the process.
   ScopedDiagnostics diagnostics(module.getContext());

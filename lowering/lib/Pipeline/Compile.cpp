@@ -316,13 +316,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     throw Error("code object version " + std::to_string(options.codeObjectVersion) +
                 " is not one of 4, 5, 6");
 
-  auto last = std::chrono::steady_clock::now();
-  auto lap = [&] { // milliseconds since the previous lap
-    auto now = std::chrono::steady_clock::now();
-    double ms = std::chrono::duration<double, std::milli>(now - last).count();
-    last = now;
-    return ms;
-  };
+  StageClock clock;
+  auto lap = [&] { return clock.lap(); };
   CompileTimes times;
   ContextLease ctx;
   DiagnosticCollector diags(*ctx);

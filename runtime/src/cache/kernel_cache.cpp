@@ -149,13 +149,12 @@ Entry &KernelCache::Impl::find(Device &device, const LaunchOptions &options, con
 
 Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, const KernelKey &key,
                                 TraceFn trace, const void *traceContext) {
-  const auto traceStart = std::chrono::steady_clock::now();
+  StageClock clock;
   TraceRequest request = [&] {
     TracingScope tracing(this);
     return trace(traceContext);
   }();
-  const double traceMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - traceStart).count();
+  const double traceMs = clock.lap();
   const std::string arch = device.arch();
   const unsigned codeObjectVersion = device.impl().codeObjectVersion();
   DiskCache &cache = disk ? *disk : DiskCache::process();

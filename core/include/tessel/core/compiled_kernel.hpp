@@ -4,6 +4,7 @@
 
 #include "tessel/core/kernarg.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +26,20 @@ struct CompileTimes {
   double total() const {
     return trace + context + import + passes + translate + optimize + codegen + assembly + link;
   }
+};
+
+// Milliseconds between laps, for filling CompileTimes.
+class StageClock {
+public:
+  double lap() {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
 // "trace 0.21, context 1.90, ..., link 0.62 ms": every stage, in order.

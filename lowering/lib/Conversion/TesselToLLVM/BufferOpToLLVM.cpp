@@ -76,11 +76,7 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
           other.push_back(toMemory(rewriter, loc, others[g + i]));
         value = rewriter.create<LLVM::SelectOp>(loc, pred, value, vectorOf(rewriter, loc, other, mem));
       }
-      for (int64_t i = 0; i < vec; ++i) {
-        Value v = vec == 1 ? value
-                           : Value(rewriter.create<LLVM::ExtractElementOp>(loc, value, i32Value(rewriter, loc, i)));
-        out.push_back(fromMemory(rewriter, loc, v, elem));
-      }
+      appendElements(rewriter, loc, value, vec, elem, out);
     }
     rewriter.replaceOpWithMultiple(op, {out});
     return success();

@@ -39,12 +39,7 @@ struct LoadOpConversion : TesselOpToLLVMPattern<LoadOp> {
       } else {
         value = load();
       }
-      for (int64_t i = 0; i < vec; ++i) {
-        Value v = vec == 1 ? value
-                           : Value(rewriter.create<LLVM::ExtractElementOp>(loc, value,
-                                                                           i32Value(rewriter, loc, i)));
-        out.push_back(fromMemory(rewriter, loc, v, elem));
-      }
+      appendElements(rewriter, loc, value, vec, elem, out);
     }
     rewriter.replaceOpWithMultiple(op, {out});
     return success();

@@ -352,3 +352,11 @@ Value mlir::tessel::emitScalarOp(OpBuilder &b, Operation *op, ValueRange operand
                        TypeRange{resultType}, op->getAttrs());
   return b.create(state)->getResult(0);
 }
+
+void mlir::tessel::appendElements(OpBuilder &b, Location loc, Value value, int64_t vec, Type elem,
+                                  SmallVectorImpl<Value> &out) {
+  for (int64_t i = 0; i < vec; ++i) {
+    Value v = vec == 1 ? value : Value(b.create<LLVM::ExtractElementOp>(loc, value, i32Value(b, loc, i)));
+    out.push_back(fromMemory(b, loc, v, elem));
+  }
+}

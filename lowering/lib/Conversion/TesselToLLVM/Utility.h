@@ -59,6 +59,9 @@ SmallVector<Value> emitLdsTileRead(OpBuilder &b, Location loc, const TargetInfo 
                                    RankedTensorType type, Type elem, Value base, const LdsStaging &plan);
 
 Value vectorOf(OpBuilder &b, Location loc, ArrayRef<Value> elems, Type elemType);
+// The inverse for a loaded group: the `vec` elements of `value` (a scalar
+// when vec == 1) as `elem` registers, appended to `out`.
+void appendElements(OpBuilder &b, Location loc, Value value, int64_t vec, Type elem, SmallVectorImpl<Value> &out);
 // Bools are bytes in memory (as in C++), i1 in registers.
 Type memoryType(OpBuilder &b, Type elem);
 Value toMemory(OpBuilder &b, Location loc, Value v);
