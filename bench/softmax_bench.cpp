@@ -28,11 +28,6 @@ namespace {
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 std::vector<float> randomFloats(size_t n) {
   std::mt19937 gen(7);
   std::uniform_real_distribution<float> dist(-4.f, 4.f);
@@ -55,7 +50,7 @@ void runTime(const char *what, Device &dev, double bytesMoved, LaunchFn launchOn
     dev.synchronize();
     times.push_back(ms(Clock::now() - t0));
   }
-  double t = median(times);
+  double t = bench::medianOf(times);
   std::printf("%s on %s: median %.1f ms over %zu runs", what, dev.name().c_str(), t, times.size());
   if (dev.isEmulator())
     std::printf(" (CPU emulator, not a GPU)\n");

@@ -36,11 +36,6 @@ constexpr int kN = 98432, kBlock = 1024;
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Trace to .hsaco, no cache involved.
 void coldCompile(Device &dev) {
   auto add = jit<vector_add>();
@@ -108,7 +103,7 @@ void warmLaunch(Device &dev) {
   }
   detail::setDryLaunches(false);
   std::printf("warm launch host overhead: median %.1f ns per launch (%d launches x 5)\n",
-              median(perCall), iters);
+              bench::medianOf(perCall), iters);
 }
 
 } // namespace

@@ -43,12 +43,13 @@ std::optional<BaseAndOffsets> splitPointer(Value ptr) {
   return out;
 }
 
-// An i32 offset tile as a sum of terms: splatted scalars (the same for every
-// element) and the rest.
-void splitTerms(Value offset, SmallVectorImpl<Value> &uniform, SmallVectorImpl<Value> &varying) {
+// An i32 offset tile as a sum of terms: splatted scalars and constants (the
+// same for every element; `constant` sums the constants) and the rest.
+void splitTerms(Value offset, SmallVectorImpl<Value> &uniform, int64_t &constant,
+                SmallVectorImpl<Value> &varying) {
   if (auto add = offset.getDefiningOp<arith::AddIOp>()) {
-    splitTerms(add.getLhs(), uniform, varying);
-    splitTerms(add.getRhs(), uniform, varying);
+    splitTerms(add.getLhs(), uniform, constant, varying);
+    splitTerms(add.getRhs(), uniform, constant, varying);
     return;
   }
   if (auto splat = offset.getDefiningOp<SplatOp>()) {
@@ -57,9 +58,7 @@ void splitTerms(Value offset, SmallVectorImpl<Value> &uniform, SmallVectorImpl<V
   }
   APInt c;
   if (matchPattern(offset, m_ConstantInt(&c))) {
-    OpBuilder b(offset.getContext());
-    b.setInsertionPointAfterValue(offset);
-    uniform.push_back(b.create<arith::ConstantIntOp>(offset.getLoc(), b.getI32Type(), c.getSExtValue()));
+    constant += c.getSExtValue();
     return;
   }
   varying.push_back(offset);
@@ -72,10 +71,6 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
     const ::tessel::TargetFacts *target = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
     if (!target || target->bufferResourceFlags == 0)
       return;
-    KernelRanges ranges(module);
-    if (failed(ranges.status()))
-      return signalPassFailure();
-
     SmallVector<Operation *> accesses;
     module.walk([&](Operation *op) {
       if (auto load = dyn_cast<LoadOp>(op); load && load.getMask() && isa<RankedTensorType>(load.getType()))
@@ -83,14 +78,20 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       if (auto store = dyn_cast<StoreOp>(op); store && store.getMask() && isa<RankedTensorType>(store.getValue().getType()))
         accesses.push_back(op);
     });
+    if (accesses.empty()) // most kernels: no range analysis to run
+      return;
+    KernelRanges ranges(module);
+    if (failed(ranges.status()))
+      return signalPassFailure();
     for (Operation *op : accesses) {
       Value ptr = isa<LoadOp>(op) ? cast<LoadOp>(op).getPtr() : cast<StoreOp>(op).getPtr();
       std::optional<BaseAndOffsets> split = splitPointer(ptr);
       if (!split)
         continue;
       SmallVector<Value> uniform, varying;
+      int64_t constant = 0;
       for (Value offset : split->offsets)
-        splitTerms(offset, uniform, varying);
+        splitTerms(offset, uniform, constant, varying);
       // Every element's byte offset, plus its access, within the range.
       Type pointee = pointeeOf(ptr.getType());
       const int64_t elemBytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
@@ -112,6 +113,8 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       OpBuilder b(op);
       Location loc = op->getLoc();
       Value base = split->base;
+      if (constant != 0)
+        uniform.push_back(b.create<arith::ConstantIntOp>(loc, b.getI32Type(), int32_t(constant)));
       if (!uniform.empty()) {
         Value sum = uniform.front();
         for (Value term : ArrayRef<Value>(uniform).drop_front())
