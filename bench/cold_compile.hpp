@@ -44,7 +44,7 @@ void coldCompile(const char *what, const std::string &arch, unsigned numWarps, i
   for (double CompileTimes::*field :
        {&CompileTimes::trace, &CompileTimes::context, &CompileTimes::import, &CompileTimes::passes,
         &CompileTimes::translate, &CompileTimes::optimize, &CompileTimes::codegen,
-        &CompileTimes::assembly, &CompileTimes::link})
+        &CompileTimes::link})
     median.*field = stage(field);
   std::printf("cold compile of %s (trace -> hsaco, %s, %u waves): median %.2f ms, min %.2f ms over %d runs\n"
               "  stage medians: %s\n",

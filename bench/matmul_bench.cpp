@@ -141,7 +141,7 @@ int main() {
       times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     std::sort(times.begin(), times.end());
-    const std::string &s = k.assembly;
+    const std::string &s = k.assembly();
     size_t mfma = count(s, R"(\bv_(mfma|wmma)_\w+)");
     // One instruction covers 32x32x8 (or 16x16x16, WMMA's too) = 8192 (4096) products.
     size_t perInstr = contains(k.tileIR, "instrShape = [32, 32]") ? 32 * 32 * 8 : 16 * 16 * 16;

@@ -1,7 +1,8 @@
 // Softmax and layer norm (tessel::kernels): cold compile time, and run time on
 // the tutorials' shapes. Prints numbers; asserts nothing.
 //
-//   build/bench/bench-softmax
+//   build/bench/bench-softmax                 (compile times and emulator run times)
+//   build/bench/bench-softmax --compile-only  (the cold compiles alone, 20 runs each)
 //
 // Run times are of the *CPU emulator* unless a HIP GPU is in use (the device
 // line says which): they measure tessel's emulator, not a GPU, and are no
@@ -60,7 +61,10 @@ void runTime(const char *what, Device &dev, double bytesMoved, LaunchFn launchOn
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  // --compile-only: the cold compiles alone, 20 runs each (for profiling).
+  const bool compileOnly = argc > 1 && std::string(argv[1]) == "--compile-only";
+  const int runs = compileOnly ? 20 : 5;
   if (!std::getenv("TESSEL_CACHE_DIR")) {
     std::string dir = std::filesystem::temp_directory_path() / ("tessel-bench-" + std::to_string(getpid()));
     setenv("TESSEL_CACHE_DIR", dir.c_str(), 1);
@@ -75,11 +79,12 @@ int main() {
     kernels::RowConfig cfg = kernels::rowConfig("softmax", N, dev.waveSize());
     auto in = dev.upload(randomFloats(size_t(M) * N));
     auto out = dev.alloc<float>(size_t(M) * N);
-    bench::coldCompile("softmax f32 (N = 781)", dev.arch(), cfg.num_warps, 5, [&] {
+    bench::coldCompile("softmax f32 (N = 781)", dev.arch(), cfg.num_warps, runs, [&] {
       return kernels::softmaxKernel<float>().trace(in, out, M, N, N, N, cfg.rows, cfg.block);
     });
-    runTime("softmax f32 1823 x 781", dev, 2.0 * M * N * sizeof(float),
-            [&] { kernels::softmax(dev, in, out, M, N, N, N); });
+    if (!compileOnly)
+      runTime("softmax f32 1823 x 781", dev, 2.0 * M * N * sizeof(float),
+              [&] { kernels::softmax(dev, in, out, M, N, N, N); });
   }
   // Softmax of rows longer than a block: the looped kernel (two passes).
   {
@@ -87,11 +92,12 @@ int main() {
     kernels::RowConfig cfg = kernels::rowConfig("softmax", N, dev.waveSize());
     auto in = dev.upload(randomFloats(size_t(M) * N));
     auto out = dev.alloc<float>(size_t(M) * N);
-    bench::coldCompile("softmax f32, looped (N = 100000)", dev.arch(), cfg.num_warps, 5, [&] {
+    bench::coldCompile("softmax f32, looped (N = 100000)", dev.arch(), cfg.num_warps, runs, [&] {
       return kernels::softmaxLongKernel<float>().trace(in, out, N, N, N, cfg.block);
     });
-    runTime("softmax f32 4 x 100000 (looped)", dev, 3.0 * M * N * sizeof(float),
-            [&] { kernels::softmax(dev, in, out, M, N, N, N); });
+    if (!compileOnly)
+      runTime("softmax f32 4 x 100000 (looped)", dev, 3.0 * M * N * sizeof(float),
+              [&] { kernels::softmax(dev, in, out, M, N, N, N); });
   }
   // Layer norm, tutorial 05's shape.
   {
@@ -101,12 +107,13 @@ int main() {
          b = dev.upload(randomFloats(N));
     auto y = dev.alloc<float>(size_t(M) * N);
     auto mean = dev.alloc<float>(M), rstd = dev.alloc<float>(M);
-    bench::coldCompile("layer norm f32 (N = 8192)", dev.arch(), cfg.num_warps, 5, [&] {
+    bench::coldCompile("layer norm f32 (N = 8192)", dev.arch(), cfg.num_warps, runs, [&] {
       return kernels::layerNormKernel<float>().trace(x, y, w, b, mean, rstd, M, N, N, N, 1e-5f, cfg.rows,
                                                      cfg.block);
     });
-    runTime("layer norm f32 1151 x 8192", dev, 2.0 * M * N * sizeof(float),
-            [&] { kernels::layer_norm(dev, x, y, w, b, mean, rstd, M, N, N, N); });
+    if (!compileOnly)
+      runTime("layer norm f32 1151 x 8192", dev, 2.0 * M * N * sizeof(float),
+              [&] { kernels::layer_norm(dev, x, y, w, b, mean, rstd, M, N, N, N); });
   }
   // Layer norm of rows longer than a block: the looped kernel (three passes).
   {
@@ -116,11 +123,12 @@ int main() {
          b = dev.upload(randomFloats(N));
     auto y = dev.alloc<float>(size_t(M) * N);
     auto mean = dev.alloc<float>(M), rstd = dev.alloc<float>(M);
-    bench::coldCompile("layer norm f32, looped (N = 65536)", dev.arch(), cfg.num_warps, 5, [&] {
+    bench::coldCompile("layer norm f32, looped (N = 65536)", dev.arch(), cfg.num_warps, runs, [&] {
       return kernels::layerNormLongKernel<float>().trace(x, y, w, b, mean, rstd, N, N, N, 1e-5f, cfg.block);
     });
-    runTime("layer norm f32 64 x 65536 (looped)", dev, 4.0 * M * N * sizeof(float),
-            [&] { kernels::layer_norm(dev, x, y, w, b, mean, rstd, M, N, N, N); });
+    if (!compileOnly)
+      runTime("layer norm f32 64 x 65536 (looped)", dev, 4.0 * M * N * sizeof(float),
+              [&] { kernels::layer_norm(dev, x, y, w, b, mean, rstd, M, N, N, N); });
   }
   std::filesystem::remove_all(std::getenv("TESSEL_CACHE_DIR"));
   return 0;

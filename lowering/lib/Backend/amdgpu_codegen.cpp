@@ -1,4 +1,5 @@
-// LLVM IR kernel module -> optimized AMDGPU object + assembly -> .hsaco (lld in process).
+// LLVM IR kernel module -> optimized AMDGPU object -> .hsaco (lld in process);
+// the assembly text by a second code generation, only when asked.
 #include "tessel/lowering/amdgpu_codegen.hpp"
 
 #include "tessel/core/error.hpp"
@@ -13,6 +14,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/IRReader/IRReader.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/MCAsmBackend.h>
 #include <llvm/MC/MCAsmInfo.h>
@@ -32,6 +34,7 @@
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/FileUtilities.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
@@ -40,6 +43,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -88,6 +92,19 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetFacts &target
   if (!machine)
     throw Error(std::string("LLVM cannot create a target machine for ") + target.arch);
   return machine;
+}
+
+// A thread's target machine for `target`, made on its first compile for it:
+// the machine builds its subtarget (register and instruction tables) on
+// first use, ~1.5 ms of every compile when the machine is not kept. A
+// target machine is not shared between threads.
+llvm::TargetMachine &machineFor(const TargetFacts &target) {
+  thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>, std::less<>> machines;
+  std::string key = std::string(target.arch) + ":" + target.features;
+  std::unique_ptr<llvm::TargetMachine> &machine = machines[key];
+  if (!machine)
+    machine = makeTargetMachine(target);
+  return *machine;
 }
 
 // Computing the data layout needs a TargetMachine; remember it per target.
@@ -277,10 +294,28 @@ std::string assemble(const std::string &text, llvm::TargetMachine &machine) {
   return std::string(buffer.str());
 }
 
+// Where lld's input and output files go: $TMPDIR when set, else /dev/shm
+// (memory: the files live for one link) when it is there, else /tmp.
+std::string temporaryDirectory() {
+  static const std::string directory = [] {
+    if (const char *tmp = std::getenv("TMPDIR"); tmp && *tmp)
+      return std::string(tmp);
+    if (llvm::sys::fs::is_directory("/dev/shm") &&
+        llvm::sys::fs::access("/dev/shm", llvm::sys::fs::AccessMode::Write) == std::error_code())
+      return std::string("/dev/shm");
+    llvm::SmallString<128> system;
+    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, system);
+    return std::string(system.str());
+  }();
+  return directory;
+}
+
 std::string temporaryPath(const char *suffix) {
   llvm::SmallString<128> path;
-  if (std::error_code error = llvm::sys::fs::createTemporaryFile("tessel-kernel", suffix, path))
-    throw Error("cannot create a temporary file for lld: " + error.message());
+  std::string model = temporaryDirectory() + "/tessel-kernel-%%%%%%%%." + suffix;
+  if (std::error_code error = llvm::sys::fs::createUniqueFile(model, path))
+    throw Error("cannot create a temporary file for lld in " + temporaryDirectory() + ": " +
+                error.message());
   return std::string(path.str());
 }
 
@@ -301,7 +336,8 @@ std::vector<uint8_t> linkHsaco(const std::string &object) {
     if (file.has_error())
       throw Error("cannot write " + objectPath + ": " + file.error().message());
   }
-  const char *arguments[] = {"ld.lld", "-shared", objectPath.c_str(), "-o", hsacoPath.c_str()};
+  // One thread: a link this small gains nothing from lld's thread pool.
+  const char *arguments[] = {"ld.lld", "-shared", "--threads=1", objectPath.c_str(), "-o", hsacoPath.c_str()};
   std::string messages;
   llvm::raw_string_ostream out(messages);
   lld::Result result;
@@ -374,51 +410,130 @@ void configureModuleForTarget(llvm::Module &module, const TargetFacts &target) {
                            llvm::Type::getInt32Ty(module.getContext()), kCodeObjectVersion)));
 }
 
+namespace {
+
+// The kernel module optimized for `target` (a clone: `module` is left alone),
+// with the ROCm device library linked where called.
+struct OptimizedKernel {
+  explicit OptimizedKernel(const llvm::Module &module, const TargetFacts &target)
+      : diagnostics(module.getContext()), machine(machineFor(target)) {
+    kernel = llvm::CloneModule(module);
+    // The kernel module's line tables are for the emulator's reports; the
+    // code object is generated without them.
+    llvm::StripDebugInfo(*kernel);
+    std::string verifierMessages;
+    llvm::raw_string_ostream verifierStream(verifierMessages);
+    if (llvm::verifyModule(*kernel, &verifierStream))
+      throw Error("invalid kernel module handed to the AMDGPU backend (a tessel compiler bug): " +
+                  verifierMessages);
+    setTripleAndDataLayout(*kernel, target);
+    // Keep a code object version the caller chose (the HIP device may pick one).
+    if (!kernel->getModuleFlag(kCodeObjectVersionFlag))
+      configureModuleForTarget(*kernel, target);
+    if (callsOcml(*kernel))
+      linkOcml(*kernel, diagnostics);
+    defineOclcControls(*kernel, target);
+    llvm::internalizeModule(*kernel, isKernel);
+    optimize(*kernel, machine);
+  }
+
+  // Code generation to an object or to assembly text.
+  std::string emit(llvm::CodeGenFileType type, const TargetFacts &target) {
+    std::string out = tessel::emit(*kernel, machine, type);
+    if (diagnostics.hasErrors())
+      throw Error(std::string("AMDGPU code generation for ") + target.arch + " failed: " + diagnostics.errors());
+    return out;
+  }
+
+  // The clone lives in the caller's context; keep its diagnostics from exiting the process.
+  ScopedDiagnostics diagnostics;
+  llvm::TargetMachine &machine;
+  std::unique_ptr<llvm::Module> kernel;
+};
+
+// The largest private_segment_fixed_size of the code object's kernel
+// descriptors (<name>.kd: bytes 4..7 of the 64-byte amdhsa descriptor).
+uint32_t privateSegmentBytes(const std::vector<uint8_t> &hsaco) {
+  llvm::StringRef bytes(reinterpret_cast<const char *>(hsaco.data()), hsaco.size());
+  auto object = llvm::object::ObjectFile::createELFObjectFile(llvm::MemoryBufferRef(bytes, "kernel.hsaco"));
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return 0;
+  }
+  uint32_t largest = 0;
+  for (const llvm::object::SymbolRef &symbol : (*object)->symbols()) {
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    llvm::Expected<uint64_t> address = symbol.getAddress();
+    llvm::Expected<llvm::object::section_iterator> section = symbol.getSection();
+    if (!name || !address || !section || !name->ends_with(".kd") || *section == (*object)->section_end()) {
+      if (!name)
+        llvm::consumeError(name.takeError());
+      if (!address)
+        llvm::consumeError(address.takeError());
+      if (!section)
+        llvm::consumeError(section.takeError());
+      continue;
+    }
+    llvm::Expected<llvm::StringRef> contents = (*section)->getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      continue;
+    }
+    uint64_t at = *address - (*section)->getAddress() + 4;
+    if (at + 4 > contents->size())
+      continue;
+    uint32_t value;
+    std::memcpy(&value, contents->data() + at, 4);
+    largest = std::max(largest, value);
+  }
+  return largest;
+}
+
+} // namespace
+
 AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target) {
   StageClock clock;
-  auto lap = [&] { return clock.lap(); };
-  std::unique_ptr<llvm::TargetMachine> machine = makeTargetMachine(target);
-  // The clone lives in the caller's context; keep its diagnostics from exiting the process.
-  ScopedDiagnostics diagnostics(module.getContext());
-  std::unique_ptr<llvm::Module> kernel = llvm::CloneModule(module);
-  // The kernel module's line tables are for the emulator's reports; the code
-  // object is generated without them.
-  llvm::StripDebugInfo(*kernel);
-
-  std::string verifierMessages;
-  llvm::raw_string_ostream verifierStream(verifierMessages);
-  if (llvm::verifyModule(*kernel, &verifierStream))
-    throw Error("invalid kernel module handed to the AMDGPU backend (a tessel compiler bug): " +
-                verifierMessages);
-
-  setTripleAndDataLayout(*kernel, target);
-  // Keep a code object version the caller chose (the HIP device may pick one).
-  if (!kernel->getModuleFlag(kCodeObjectVersionFlag))
-    configureModuleForTarget(*kernel, target);
-
-  if (callsOcml(*kernel))
-    linkOcml(*kernel, diagnostics);
-  defineOclcControls(*kernel, target);
-  llvm::internalizeModule(*kernel, isKernel);
-
   AmdgpuCode code;
-  code.times.optimize = lap();
-  optimize(*kernel, *machine);
-  code.times.optimize += lap();
-  code.assembly = emit(*kernel, *machine, llvm::CodeGenFileType::AssemblyFile);
-  code.times.codegen = lap();
-  if (diagnostics.hasErrors())
-    throw Error(std::string("AMDGPU code generation for ") + target.arch +
-                " failed: " + diagnostics.errors());
-  // The object is the assembly, assembled: one code generation, and the
-  // object is exactly what the assembly shows.
-  std::string object = assemble(code.assembly, *machine);
-  code.times.assembly = lap();
-
+  OptimizedKernel kernel(module, target);
+  code.times.optimize = clock.lap();
+  std::string object = kernel.emit(llvm::CodeGenFileType::ObjectFile, target);
+  code.times.codegen = clock.lap();
   code.hsaco = linkHsaco(object);
   rejectUndefinedSymbols(code.hsaco, target);
-  code.times.link = lap();
+  code.privateSegmentBytes = privateSegmentBytes(code.hsaco);
+  code.times.link = clock.lap();
   return code;
+}
+
+std::string generateAmdgpuAssembly(const llvm::Module &module, const TargetFacts &target) {
+  OptimizedKernel kernel(module, target);
+  return kernel.emit(llvm::CodeGenFileType::AssemblyFile, target);
+}
+
+std::string generateAmdgpuAssembly(const std::string &llvmIR, const TargetFacts &target) {
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseIR(llvm::MemoryBufferRef(llvmIR, "kernel.ll"), error, context);
+  if (!module) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    error.print("kernel.ll", os, /*ShowColors=*/false);
+    throw Error("cannot read the kernel module back to make its assembly: " + message);
+  }
+  return generateAmdgpuAssembly(*module, target);
+}
+
+void makeAssemblyOnDemand(CompiledKernel &kernel) {
+  kernel.setAssemblySource([](const CompiledKernel &k) {
+    return generateAmdgpuAssembly(k.llvmIR, requireTarget(k.arch));
+  });
+}
+
+std::vector<uint8_t> hsacoFromAssembly(const std::string &assembly, const TargetFacts &target) {
+  std::vector<uint8_t> hsaco = linkHsaco(assemble(assembly, machineFor(target)));
+  rejectUndefinedSymbols(hsaco, target);
+  return hsaco;
 }
 
 } // namespace tessel

@@ -176,13 +176,8 @@ private:
 // tessel never allocates private memory, so a private segment in the code
 // object is registers spilled to scratch: slow, so say so, with the kernel's
 // line and what to change.
-void warnAboutSpills(const Trace &trace, const TargetFacts &target, const std::string &assembly) {
-  const std::string field = ".amdhsa_private_segment_fixed_size ";
-  size_t at = assembly.find(field);
-  if (at == std::string::npos)
-    return;
-  long bytes = std::strtol(assembly.c_str() + at + field.size(), nullptr, 10);
-  if (bytes <= 0)
+void warnAboutSpills(const Trace &trace, const TargetFacts &target, uint32_t bytes) {
+  if (bytes == 0)
     return;
   std::string where;
   for (const TraceNode &n : trace.nodes)
@@ -191,7 +186,7 @@ void warnAboutSpills(const Trace &trace, const TargetFacts &target, const std::s
       break;
     }
   std::fprintf(stderr,
-               "%stessel: warning: kernel '%s' spills %ld bytes of registers per thread to "
+               "%stessel: warning: kernel '%s' spills %u bytes of registers per thread to "
                "scratch memory on %s; use a smaller block or more warps (num_warps)\n",
                where.c_str(), trace.kernelName.c_str(), bytes, target.arch);
 }
@@ -379,14 +374,18 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   AmdgpuCode code = generateAmdgpuCode(*llvmModule, target);
   times.optimize = code.times.optimize;
   times.codegen = code.times.codegen;
-  times.assembly = code.times.assembly;
   times.link = code.times.link;
-  if (dumpRequested())
-    std::fprintf(stderr, "// ----- tessel: AMDGPU assembly (%s) -----\n%s\n", target.arch,
-                 code.assembly.c_str());
-  warnAboutSpills(trace, target, code.assembly);
+  warnAboutSpills(trace, target, code.privateSegmentBytes);
+  out.arch = target.arch;
   out.hsaco = std::move(code.hsaco);
-  out.assembly = std::move(code.assembly);
+  // The assembly text only when asked for: a dump now, anyone else later.
+  if (dumpRequested()) {
+    out.setAssembly(generateAmdgpuAssembly(*llvmModule, target));
+    std::fprintf(stderr, "// ----- tessel: AMDGPU assembly (%s) -----\n%s\n", target.arch,
+                 out.assembly().c_str());
+  } else {
+    makeAssemblyOnDemand(out);
+  }
   out.ldsBytes = ldsBytes;
   out.waveSize = target.waveSize;
   out.blockSize = options.numWarps * target.waveSize;

@@ -1,6 +1,8 @@
 // The on-disk kernel cache (see disk_cache.hpp for the format's contract).
 #include "tessel/runtime/disk_cache.hpp"
 
+#include "tessel/lowering/amdgpu_codegen.hpp"
+
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/Support/xxhash.h>
 
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <fcntl.h>
 #include <pthread.h>
@@ -28,7 +31,7 @@ namespace {
 
 // Version 2: meta names the entry's key (an entry moved to another folder is
 // a miss). Older entries read as damaged and are rebuilt.
-constexpr const char *kMetaHeader = "tessel-kernel-cache 2";
+constexpr const char *kMetaHeader = "tessel-kernel-cache 3";
 
 // Temporary and trash folders of a writer that died are removed once they
 // are this old and their process is gone.
@@ -122,22 +125,33 @@ private:
   sigset_t set_, old_;
 };
 
-// The files of an entry, in the order meta lists them.
+// The files of an entry, in the order meta lists them. kernel.s is there
+// when the kernel's assembly had been made when it was stored (a compile
+// makes it only when asked: TESSEL_DUMP, CompiledKernel::assembly()).
+enum class EntryKind { Tile, Llvm, Assembly, CodeObject };
 struct EntryFile {
   const char *name;
-  std::string CompiledKernel::*text; // null for the code object
+  EntryKind kind;
 };
 const EntryFile kEntryFiles[] = {
-    {"tile.mlir", &CompiledKernel::tileIR},
-    {"kernel.ll", &CompiledKernel::llvmIR},
-    {"kernel.s", &CompiledKernel::assembly},
-    {"kernel.hsaco", nullptr},
+    {"tile.mlir", EntryKind::Tile},
+    {"kernel.ll", EntryKind::Llvm},
+    {"kernel.s", EntryKind::Assembly},
+    {"kernel.hsaco", EntryKind::CodeObject},
 };
 
-std::string_view fileBytes(const CompiledKernel &k, const EntryFile &f) {
-  if (f.text)
-    return k.*f.text;
-  return {reinterpret_cast<const char *>(k.hsaco.data()), k.hsaco.size()};
+// The file's bytes; nullopt for an assembly not made.
+std::optional<std::string_view> fileBytes(const CompiledKernel &k, const EntryFile &f) {
+  switch (f.kind) {
+  case EntryKind::Tile: return k.tileIR;
+  case EntryKind::Llvm: return k.llvmIR;
+  case EntryKind::Assembly:
+    if (!k.hasAssembly())
+      return std::nullopt;
+    return k.assembly();
+  case EntryKind::CodeObject: break;
+  }
+  return std::string_view(reinterpret_cast<const char *>(k.hsaco.data()), k.hsaco.size());
 }
 
 std::string metaText(const std::string &key, const CompiledKernel &k) {
@@ -145,6 +159,7 @@ std::string metaText(const std::string &key, const CompiledKernel &k) {
   meta << kMetaHeader << "\n"
        << "key " << key << "\n"
        << "name " << k.name << "\n"
+       << "arch " << k.arch << "\n"
        << "ldsBytes " << k.ldsBytes << "\n"
        << "blockSize " << k.blockSize << "\n"
        << "waveSize " << k.waveSize << "\n"
@@ -152,10 +167,9 @@ std::string metaText(const std::string &key, const CompiledKernel &k) {
   for (size_t i = 0; i < k.kernargs.offsets.size(); ++i)
     meta << " " << k.kernargs.offsets[i] << " " << k.kernargs.sizes[i];
   meta << "\n";
-  for (const EntryFile &f : kEntryFiles) {
-    std::string_view bytes = fileBytes(k, f);
-    meta << "file " << f.name << " " << bytes.size() << " " << hex64(checksumOf(bytes)) << "\n";
-  }
+  for (const EntryFile &f : kEntryFiles)
+    if (std::optional<std::string_view> bytes = fileBytes(k, f))
+      meta << "file " << f.name << " " << bytes->size() << " " << hex64(checksumOf(*bytes)) << "\n";
   std::string body = meta.str();
   return body + "checksum " + hex64(checksumOf(body)) + "\n";
 }
@@ -183,6 +197,9 @@ std::optional<CompiledKernel> readEntry(const fs::path &folder, const std::strin
   k.name = line.substr(5);
   if (!expectedName.empty() && k.name != expectedName)
     return std::nullopt;
+  if (!std::getline(in, line) || line.rfind("arch ", 0) != 0)
+    return std::nullopt;
+  k.arch = line.substr(5);
   size_t count = 0;
   if (!(in >> word) || word != "ldsBytes" || !(in >> k.ldsBytes) || !(in >> word) ||
       word != "blockSize" || !(in >> k.blockSize) || !(in >> word) || word != "waveSize" ||
@@ -196,19 +213,30 @@ std::optional<CompiledKernel> readEntry(const fs::path &folder, const std::strin
   for (size_t i = 0; i < count; ++i)
     if (!(in >> k.kernargs.offsets[i] >> k.kernargs.sizes[i]))
       return std::nullopt;
+  std::string name, checksum;
+  size_t size = 0;
+  bool listed = bool(in >> word >> name >> size >> checksum) && word == "file";
   for (const EntryFile &f : kEntryFiles) {
-    std::string name, checksum, bytes;
-    size_t size = 0;
-    if (!(in >> word >> name >> size >> checksum) || word != "file" || name != f.name)
+    if (!listed || name != f.name) {
+      if (f.kind == EntryKind::Assembly) // not stored: made from kernel.ll when asked
+        continue;
       return std::nullopt;
-    if (!readFile(folder / f.name, bytes) || bytes.size() != size ||
-        hex64(checksumOf(bytes)) != checksum)
+    }
+    std::string bytes;
+    if (!readFile(folder / f.name, bytes) || bytes.size() != size || hex64(checksumOf(bytes)) != checksum)
       return std::nullopt;
-    if (f.text)
-      k.*f.text = std::move(bytes);
-    else
-      k.hsaco.assign(bytes.begin(), bytes.end());
+    switch (f.kind) {
+    case EntryKind::Tile: k.tileIR = std::move(bytes); break;
+    case EntryKind::Llvm: k.llvmIR = std::move(bytes); break;
+    case EntryKind::Assembly: k.setAssembly(std::move(bytes)); break;
+    case EntryKind::CodeObject: k.hsaco.assign(bytes.begin(), bytes.end()); break;
+    }
+    listed = bool(in >> word >> name >> size >> checksum) && word == "file";
   }
+  if (listed) // a file no entry has
+    return std::nullopt;
+  if (!k.hasAssembly())
+    makeAssemblyOnDemand(k);
   return k;
 }
 
@@ -354,7 +382,8 @@ void DiskCache::store(const std::string &key, const CompiledKernel &kernel) {
   NoFileSizeSignal noSignal;
   bool written = fs::create_directory(temporary, ec) && !ec;
   for (const EntryFile &f : kEntryFiles)
-    written = written && writeFile(temporary / f.name, fileBytes(kernel, f));
+    if (std::optional<std::string_view> bytes = fileBytes(kernel, f))
+      written = written && writeFile(temporary / f.name, *bytes);
   written = written && writeFile(temporary / "meta", metaText(key, kernel)); // last: meta vouches for the rest
   if (!written) {
     fs::remove_all(temporary, ec);

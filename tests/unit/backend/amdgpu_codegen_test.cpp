@@ -26,6 +26,7 @@
 #include <cstring>
 #include <regex>
 #include <memory>
+#include <map>
 #include <set>
 #include <string>
 
@@ -133,6 +134,7 @@ struct ElfFacts {
   uint16_t type = 0;
   uint32_t flags = 0;
   std::set<std::string> defined, undefined;
+  std::map<std::string, std::string> sections; // name -> contents
 };
 
 ElfFacts readElf(const std::vector<uint8_t> &hsaco) {
@@ -156,6 +158,16 @@ ElfFacts readElf(const std::vector<uint8_t> &hsaco) {
       facts.undefined.insert(name.str());
     else
       facts.defined.insert(name.str());
+  }
+  for (const llvm::object::SectionRef &section : (*object)->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    llvm::Expected<llvm::StringRef> contents = section.getContents();
+    if (name && contents)
+      facts.sections[name->str()] = contents->str();
+    if (!name)
+      llvm::consumeError(name.takeError());
+    if (!contents)
+      llvm::consumeError(contents.takeError());
   }
   return facts;
 }
@@ -213,6 +225,7 @@ TEST_CASE("every target produces a code object with the copy kernel") {
     double secondMs = millisecondsSince(start);
     MESSAGE(e.arch << " copy kernel: " << firstMs << " ms first, " << secondMs << " ms again");
     CHECK(again.hsaco == code.hsaco);
+    const std::string assembly = generateAmdgpuAssembly(*module, target);
 
     ElfFacts elf = readElf(code.hsaco);
     CHECK(elf.machine == llvm::ELF::EM_AMDGPU);
@@ -222,22 +235,56 @@ TEST_CASE("every target produces a code object with the copy kernel") {
     CHECK(elf.defined.count("copy") == 1);
     CHECK(elf.undefined.empty());
 
-    CHECK(contains(code.assembly, ".amdhsa_code_object_version 5"));
-    CHECK(contains(code.assembly, (std::string(".amdgcn_target \"amdgcn-amd-amdhsa--") +
+    CHECK(contains(assembly, ".amdhsa_code_object_version 5"));
+    CHECK(contains(assembly, (std::string(".amdgcn_target \"amdgcn-amd-amdhsa--") +
                                    e.arch).c_str()));
     if (target.waveSize == 32)
-      CHECK(contains(code.assembly, ".amdhsa_wavefront_size32 1"));
+      CHECK(contains(assembly, ".amdhsa_wavefront_size32 1"));
     else
-      CHECK_FALSE(contains(code.assembly, ".amdhsa_wavefront_size32 1"));
+      CHECK_FALSE(contains(assembly, ".amdhsa_wavefront_size32 1"));
   }
+}
+
+// The compile emits the object alone; the assembly is a second code
+// generation when asked for. It must be the object's code: assembled by MC
+// and linked, its instructions and kernel descriptor are byte for byte the
+// object's.
+TEST_CASE("the assembly made on request is exactly the code object's code") {
+  for (std::string arch : {"gfx90a", "gfx942", "gfx950", "gfx1100"})
+    for (const char *source : {kCopyKernel, kOcmlKernel}) {
+      CAPTURE(arch);
+      const TargetFacts &target = requireTarget(arch);
+      llvm::LLVMContext context;
+      auto module = parse(source, context);
+      configureModuleForTarget(*module, target);
+      ElfFacts object = readElf(generateAmdgpuCode(*module, target).hsaco);
+      ElfFacts assembled = readElf(hsacoFromAssembly(generateAmdgpuAssembly(*module, target), target));
+      REQUIRE(object.sections.count(".text") == 1);
+      REQUIRE(object.sections.count(".rodata") == 1); // the kernel descriptors
+      CHECK(object.sections[".text"].size() > 16);
+      CHECK(assembled.sections[".text"] == object.sections[".text"]);
+      CHECK(assembled.sections[".rodata"] == object.sections[".rodata"]);
+      CHECK(assembled.sections[".note"] == object.sections[".note"]); // the metadata (registers, kernargs)
+      // The kernels and their descriptors (the assembler also keeps the
+      // resource-usage symbols the printer's .set lines name).
+      auto kernelSymbols = [](const ElfFacts &elf) {
+        std::string names;
+        for (const std::string &n : elf.defined)
+          if (n.find('.') == std::string::npos || n.ends_with(".kd"))
+            names += n + " ";
+        return names;
+      };
+      CHECK(kernelSymbols(assembled) == kernelSymbols(object));
+    }
 }
 
 TEST_CASE("gfx942 copies 16 bytes per thread with dwordx4 global memory ops") {
   llvm::LLVMContext context;
   auto module = parse(kCopyKernel, context);
   AmdgpuCode code = generateAmdgpuCode(*module, requireTarget("gfx942"));
-  CHECK(contains(code.assembly, "global_load_dwordx4"));
-  CHECK(contains(code.assembly, "global_store_dwordx4"));
+  const std::string assembly = generateAmdgpuAssembly(*module, requireTarget("gfx942"));
+  CHECK(contains(assembly, "global_load_dwordx4"));
+  CHECK(contains(assembly, "global_store_dwordx4"));
 }
 
 TEST_CASE("a code object version chosen on the input module is kept") {
@@ -245,7 +292,8 @@ TEST_CASE("a code object version chosen on the input module is kept") {
   auto module = parse(kCopyKernel, context);
   module->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version", 600);
   AmdgpuCode code = generateAmdgpuCode(*module, requireTarget("gfx942"));
-  CHECK(contains(code.assembly, ".amdhsa_code_object_version 6"));
+  const std::string assembly = generateAmdgpuAssembly(*module, requireTarget("gfx942"));
+  CHECK(contains(assembly, ".amdhsa_code_object_version 6"));
 }
 
 TEST_CASE("ocml calls link from the ROCm device library with no undefined symbols") {
@@ -255,14 +303,15 @@ TEST_CASE("ocml calls link from the ROCm device library with no undefined symbol
     auto module = parse(kOcmlKernel, context);
     auto start = std::chrono::steady_clock::now();
     AmdgpuCode code = generateAmdgpuCode(*module, requireTarget(arch));
+    const std::string assembly = generateAmdgpuAssembly(*module, requireTarget(arch));
     MESSAGE(arch << " ocml kernel: " << millisecondsSince(start) << " ms");
     ElfFacts elf = readElf(code.hsaco);
     CHECK(elf.undefined.empty());
     CHECK(elf.defined.count("math.kd") == 1);
     // The library bodies were inlined: no call to an ocml symbol is left.
-    CHECK_FALSE(contains(code.assembly, "__ocml_"));
+    CHECK_FALSE(contains(assembly, "__ocml_"));
     // sin(double) reduces its argument with the trig-preop instruction.
-    CHECK(contains(code.assembly, "v_trig_preop_f64"));
+    CHECK(contains(assembly, "v_trig_preop_f64"));
   }
 }
 
@@ -303,7 +352,8 @@ declare float @__ocml_exp_f32(float)
     llvm::LLVMContext context;
     auto module = parse(text.c_str(), context);
     AmdgpuCode code = generateAmdgpuCode(*module, requireTarget("gfx942"));
-    std::set<uint64_t> literals = instructionLiterals(code.assembly);
+    const std::string assembly = generateAmdgpuAssembly(*module, requireTarget("gfx942"));
+    std::set<uint64_t> literals = instructionLiterals(assembly);
 
     uint64_t sinBits = std::bit_cast<uint64_t>(std::sin(c.sinArgument));
     bool sinFound = false;
@@ -406,7 +456,8 @@ declare void @llvm.amdgcn.s.barrier()
   CHECK(context.getDiagHandlerPtr() == callerHandler);
   // 160000 bytes fit gfx950's 160 KiB.
   AmdgpuCode code = generateAmdgpuCode(*module, requireTarget("gfx950"));
-  CHECK(contains(code.assembly, ".amdhsa_group_segment_fixed_size 160000"));
+  const std::string assembly = generateAmdgpuAssembly(*module, requireTarget("gfx950"));
+  CHECK(contains(assembly, ".amdhsa_group_segment_fixed_size 160000"));
 }
 
 TEST_CASE("generation leaves the input module unchanged") {
@@ -454,13 +505,14 @@ TEST_CASE("every matrix instruction in the target table compiles for its target"
       b.CreateRetVoid();
       configureModuleForTarget(*module, target);
       AmdgpuCode code = generateAmdgpuCode(*module, target);
+      const std::string assembly = generateAmdgpuAssembly(*module, target);
       // "llvm.amdgcn.mfma.f32.32x32x8f16" -> "v_mfma_f32_32x32x8"
       std::string mnemonic = std::string("v_") + (instr.intrinsic + std::strlen("llvm.amdgcn."));
       for (char &c : mnemonic)
         if (c == '.')
           c = '_';
       mnemonic = mnemonic.substr(0, mnemonic.find("x", mnemonic.find("x") + 1) + 2);
-      CHECK(code.assembly.find(mnemonic) != std::string::npos);
+      CHECK(assembly.find(mnemonic) != std::string::npos);
     }
   }
 }

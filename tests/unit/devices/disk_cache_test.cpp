@@ -1,6 +1,7 @@
 // The disk cache: round trip, damage detection, concurrent writers, and an
 // unwritable directory.
 #include "tessel/runtime/disk_cache.hpp"
+#include "tessel/core/error.hpp"
 
 #include <doctest/doctest.h>
 
@@ -29,9 +30,10 @@ fs::path freshDirectory(const std::string &name) {
 CompiledKernel sampleKernel(int variant = 0) {
   CompiledKernel k;
   k.name = "vector_add_" + std::to_string(variant);
+  k.arch = "gfx942";
   k.tileIR = "tessel.func @vector_add() { }  // " + std::to_string(variant);
   k.llvmIR = "define amdgpu_kernel void @vector_add() { ret void }\n";
-  k.assembly = std::string(5000 + variant, 's');
+  k.setAssembly(std::string(5000 + variant, 's'));
   for (int i = 0; i < 3000; ++i)
     k.hsaco.push_back(uint8_t(i * 7 + variant));
   k.ldsBytes = 4096;
@@ -44,9 +46,10 @@ CompiledKernel sampleKernel(int variant = 0) {
 
 void checkSame(const CompiledKernel &a, const CompiledKernel &b) {
   CHECK(a.name == b.name);
+  CHECK(a.arch == b.arch);
   CHECK(a.tileIR == b.tileIR);
   CHECK(a.llvmIR == b.llvmIR);
-  CHECK(a.assembly == b.assembly);
+  CHECK(a.assembly() == b.assembly());
   CHECK(a.hsaco == b.hsaco);
   CHECK(a.ldsBytes == b.ldsBytes);
   CHECK(a.blockSize == b.blockSize);
@@ -111,6 +114,34 @@ TEST_CASE("cache: round trip") {
   // Nothing temporary stays behind.
   for (const auto &entry : fs::directory_iterator(dir))
     CHECK(entry.path().filename().string()[0] != '.');
+}
+
+// A compile makes no assembly text; an entry stored before anyone asked for
+// it has no kernel.s, and the loaded kernel makes it from kernel.ll.
+TEST_CASE("cache: an entry without kernel.s makes the assembly from kernel.ll when asked") {
+  fs::path dir = freshDirectory("noassembly");
+  DiskCache cache(dir.string());
+  CompiledKernel k;
+  k.name = "vector_add";
+  k.arch = "gfx1100";
+  k.llvmIR = "define amdgpu_kernel void @vector_add() { ret void }\n";
+  k.hsaco = {1, 2, 3};
+  k.blockSize = 64;
+  k.waveSize = 32;
+  cache.store(kKey, k);
+  CHECK(fs::exists(dir / kKey / "kernel.hsaco"));
+  CHECK_FALSE(fs::exists(dir / kKey / "kernel.s"));
+  auto loaded = DiskCache(dir.string()).load(kKey);
+  REQUIRE(loaded.has_value());
+  CHECK(loaded->arch == "gfx1100");
+  CHECK_FALSE(loaded->hasAssembly());
+  const std::string &text = loaded->assembly();
+  CHECK(text.find("vector_add:") != std::string::npos);
+  CHECK(text.find("s_endpgm") != std::string::npos);
+  CHECK(text.find(".amdhsa_wavefront_size32 1") != std::string::npos); // made for its target
+  CHECK(loaded->hasAssembly());
+  // A kernel with no assembly and no way to make it says so.
+  CHECK_THROWS_WITH_AS(k.assembly(), "kernel 'vector_add' has no assembly and no way to make it", tessel::Error);
 }
 
 TEST_CASE("cache: a damaged entry is removed and reads as a miss") {
@@ -281,7 +312,7 @@ template <class F> int inChild(F &&body) {
 }
 
 bool same(const CompiledKernel &a, const CompiledKernel &b) {
-  return a.name == b.name && a.llvmIR == b.llvmIR && a.hsaco == b.hsaco && a.assembly == b.assembly &&
+  return a.name == b.name && a.llvmIR == b.llvmIR && a.hsaco == b.hsaco && a.assembly() == b.assembly() &&
          a.blockSize == b.blockSize;
 }
 } // namespace

@@ -56,7 +56,7 @@ CompiledKernel fakeCompile(const Trace &trace, const Specialization &spec, const
   k.name = "scale";
   k.llvmIR = gCompileBrokenIR ? "this is not IR" : kScaleIR;
   k.tileIR = "// tile IR of " + trace.kernelName;
-  k.assembly = "; asm for " + options.arch;
+  k.setAssembly("; asm for " + options.arch);
   k.hsaco = {1, 2, 3};
   k.waveSize = 64;
   k.blockSize = gCompileBlockSize;

@@ -296,8 +296,8 @@ TEST_CASE("gfx942: scatter_add of f32 is global_atomic_add_f32") {
   auto idx = emulator().alloc<int64_t>(16 * 1024);
   detail::TraceRequest request = kernel.trace(out, idx, src);
   CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx942", 4});
-  CHECK(contains(k.assembly, "global_atomic_add_f32"));
-  CHECK(!contains(k.assembly, "global_atomic_cmpswap"));
+  CHECK(contains(k.assembly(), "global_atomic_add_f32"));
+  CHECK(!contains(k.assembly(), "global_atomic_cmpswap"));
 }
 
 namespace {
@@ -344,11 +344,11 @@ TEST_CASE("16-bit float adds through contiguous pointers go in packed pairs (gfx
   detail::TraceRequest request = kernel.trace(out, x, 256, 8, 256);
   CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx942", 2});
   CHECK(contains(k.tileIR, "vec = 2"));
-  CHECK(contains(k.assembly, "global_atomic_pk_add_bf16"));
+  CHECK(contains(k.assembly(), "global_atomic_pk_add_bf16"));
   auto outH = emulator().alloc<half>(256), xH = emulator().alloc<half>(8 * 256);
   detail::TraceRequest requestH = jit<add_rows<half>>().trace(outH, xH, 256, 8, 256);
   CompiledKernel kh = compileTrace(requestH.trace, requestH.spec, {"gfx942", 2});
-  CHECK(contains(kh.assembly, "global_atomic_pk_add_f16"));
+  CHECK(contains(kh.assembly(), "global_atomic_pk_add_f16"));
 }
 
 namespace {

@@ -42,8 +42,8 @@ TEST_CASE("dot compiles to MFMA on gfx942: 64x64x32 f16 blocks, 4 waves") {
   detail::TraceRequest request = kernel.trace(a, b, c, 64, 64, 64, 64, 64, 32);
   CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx942", 4});
   CHECK(contains(k.tileIR, "#tessel.mfma<instrShape = [32, 32], wavesPerBlock = [2, 2]>"));
-  CHECK(contains(k.assembly, "v_mfma_f32_32x32x8"));
-  CHECK(contains(k.assembly, "s_cbranch")); // the K loop
+  CHECK(contains(k.assembly(), "v_mfma_f32_32x32x8"));
+  CHECK(contains(k.assembly(), "s_cbranch")); // the K loop
 }
 
 TEST_CASE("kernels::matmul compiles for f16, bf16, f32 and int8 on gfx942 with MFMA") {
@@ -56,7 +56,7 @@ TEST_CASE("kernels::matmul compiles for f16, bf16, f32 and int8 on gfx942 with M
                                                                     0, 64, 64, 32, 8, 0, 0);
     CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx942", 4});
     CAPTURE(mfma);
-    CHECK(contains(k.assembly, mfma));
+    CHECK(contains(k.assembly(), mfma));
   };
   check(half(), "v_mfma_f32_32x32x8");
   check(bfloat16(), "v_mfma_f32_32x32x8_bf16");
@@ -90,7 +90,7 @@ TEST_CASE("a dot's result reduced, its accumulator loaded, its result fed to ano
   for (const char *arch : {"gfx90a", "gfx942", "gfx950"}) {
     CAPTURE(arch);
     CompiledKernel k = compileTrace(request.trace, request.spec, {arch, 4});
-    CHECK(contains(k.assembly, "v_mfma_f32_"));
+    CHECK(contains(k.assembly(), "v_mfma_f32_"));
   }
 }
 
@@ -105,7 +105,7 @@ TEST_CASE("dot compiles to WMMA on gfx1100 (wave32): f16, bf16, int8") {
     CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx1100", 4});
     CAPTURE(wmma);
     CHECK(contains(k.tileIR, "#tessel.wmma<wavesPerBlock = [2, 2]>"));
-    CHECK(contains(k.assembly, wmma));
+    CHECK(contains(k.assembly(), wmma));
   };
   check(half(), "v_wmma_f32_16x16x16_f16");
   check(bfloat16(), "v_wmma_f32_16x16x16_bf16");

@@ -49,8 +49,8 @@ TEST_CASE("[M, 14336] f16 with assume(M % 128 == 0) compiles once and runs for s
   CHECK(kernel.runtime()->stats().compiles + kernel.runtime()->stats().diskHits == 1);
   const CompiledKernel &k = *kernel.runtime()->lastKernel();
   CHECK(contains(k.tileIR, "tessel.divisibility = 128"));
-  CHECK(contains(k.assembly, "global_load_dwordx4"));
-  CHECK(contains(k.assembly, "global_store_dwordx4"));
+  CHECK(contains(k.assembly(), "global_load_dwordx4"));
+  CHECK(contains(k.assembly(), "global_store_dwordx4"));
 }
 
 namespace {
@@ -90,12 +90,12 @@ template <class Launch> void checkWiden(const char *what, Launch &&launch, const
     wrong += got[i] != float(hx[i]);
   CHECK(wrong == 0);
   const CompiledKernel &k = *last();
-  CAPTURE(k.assembly.substr(0, 0));
-  CHECK(contains(k.assembly, "global_load_dwordx4"));
-  CHECK(contains(k.assembly, "global_store_dwordx4"));
-  CHECK_FALSE(contains(k.assembly, "global_load_dwordx2"));
-  CHECK_FALSE(contains(k.assembly, "global_load_ushort"));
-  CHECK_FALSE(contains(k.assembly, "global_store_dword "));
+  CAPTURE(k.assembly().substr(0, 0));
+  CHECK(contains(k.assembly(), "global_load_dwordx4"));
+  CHECK(contains(k.assembly(), "global_store_dwordx4"));
+  CHECK_FALSE(contains(k.assembly(), "global_load_dwordx2"));
+  CHECK_FALSE(contains(k.assembly(), "global_load_ushort"));
+  CHECK_FALSE(contains(k.assembly(), "global_store_dword "));
 }
 
 } // namespace

@@ -79,7 +79,7 @@ TEST_CASE("a kernel over the LDS budget fails at compile time, naming the line, 
   CHECK(wrong == 0);
   CHECK(kernel.runtime()->lastKernel()->ldsBytes == 135168);
   // The code object's group segment is exactly the plan.
-  CHECK(contains(kernel.runtime()->lastKernel()->assembly, ".amdhsa_group_segment_fixed_size 135168"));
+  CHECK(contains(kernel.runtime()->lastKernel()->assembly(), ".amdhsa_group_segment_fixed_size 135168"));
 }
 
 TEST_CASE("num_warps must be a power of two within the workgroup limit") {

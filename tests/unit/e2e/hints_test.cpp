@@ -43,7 +43,7 @@ TEST_CASE("multiple_of and max_contiguous vectorize loads at a runtime offset") 
   CHECK(contains(plainIR, "load float, ptr addrspace(1) %"));
   CHECK(contains(hintedIR, "load <4 x float>, ptr addrspace(1) %"));
   CHECK(contains(hintedIR, "align 16"));
-  CHECK(contains(hinted.runtime()->lastKernel()->assembly, "global_load_dwordx4"));
+  CHECK(contains(hinted.runtime()->lastKernel()->assembly(), "global_load_dwordx4"));
 }
 
 namespace {

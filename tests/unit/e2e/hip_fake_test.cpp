@@ -108,9 +108,9 @@ TEST_CASE("hip (fake): vector add loads and launches with the grid, block and ke
     CHECK(kernargAt<int32_t>(launch, k.kernargs.offsets[3]) == int32_t(n));
     // The descriptor the fake found is the one the assembly describes, and the
     // kernel has no hidden arguments: its kernarg segment is exactly ours.
-    CHECK(long(launch.descriptorKernargSize) == directive(k.assembly, ".amdhsa_kernarg_size"));
+    CHECK(long(launch.descriptorKernargSize) == directive(k.assembly(), ".amdhsa_kernarg_size"));
     CHECK(launch.descriptorKernargSize == k.kernargs.totalBytes);
-    CHECK(directive(k.assembly, ".amdhsa_code_object_version") == 5);
+    CHECK(directive(k.assembly(), ".amdhsa_code_object_version") == 5);
   }
 }
 
@@ -135,8 +135,8 @@ TEST_CASE("hip (fake): num_programs reads the dispatch packet, so no hidden kern
   const FakeHipLaunch &launch = lastLaunch();
   CHECK(launch.kernargBytes == 8);
   CHECK(launch.descriptorKernargSize == 8);
-  CHECK(!contains(k.assembly, "hidden_"));
-  CHECK(contains(k.assembly, ".amdhsa_user_sgpr_dispatch_ptr 1"));
+  CHECK(!contains(k.assembly(), "hidden_"));
+  CHECK(contains(k.assembly(), ".amdhsa_user_sgpr_dispatch_ptr 1"));
 }
 
 TEST_CASE("hip (fake): a ROCm 5 runtime gets code object v4 kernels, which load") {
@@ -150,7 +150,7 @@ TEST_CASE("hip (fake): a ROCm 5 runtime gets code object v4 kernels, which load"
   auto add = jit<vector_add>();
   add.launch(v4, {1}, {.num_warps = 4}, x, y, out, 100, 128);
   const CompiledKernel &k = lastKernel(add);
-  CHECK(directive(k.assembly, ".amdhsa_code_object_version") == 4);
+  CHECK(directive(k.assembly(), ".amdhsa_code_object_version") == 4);
   CHECK(contains(k.llvmIR, "amdhsa_code_object_version\", i32 400"));
   CHECK(lastLaunch().kernargBytes == k.kernargs.totalBytes);
 }
@@ -159,7 +159,7 @@ TEST_CASE("the emulator's kernels are code object v5, the default") {
   auto add = jit<vector_add>();
   auto x = emulator().alloc<float>(10), y = emulator().alloc<float>(10), out = emulator().alloc<float>(10);
   add.launch(emulator(), {1}, {.num_warps = 1}, x, y, out, 10, 64);
-  CHECK(directive(lastKernel(add).assembly, ".amdhsa_code_object_version") == 5); // the default
+  CHECK(directive(lastKernel(add).assembly(), ".amdhsa_code_object_version") == 5); // the default
 }
 
 TEST_CASE("hip (fake): a workgroup larger than the kernel was compiled for is refused, as by HIP") {
@@ -185,5 +185,5 @@ TEST_CASE("hip (fake): a kernel's LDS is static, in its descriptor, not passed a
   REQUIRE(k.ldsBytes > 0);
   CHECK(launch.sharedMemBytes == 0);
   CHECK(launch.descriptorGroupSegmentSize >= k.ldsBytes);
-  CHECK(long(launch.descriptorGroupSegmentSize) == directive(k.assembly, ".amdhsa_group_segment_fixed_size"));
+  CHECK(long(launch.descriptorGroupSegmentSize) == directive(k.assembly(), ".amdhsa_group_segment_fixed_size"));
 }

@@ -64,7 +64,7 @@ TEST_CASE("a sum over a runtime trip count is exact for n = 0, 1, 7, 1000; one c
   CHECK(compiles() == before);
   const CompiledKernel &k = *kernel.runtime()->lastKernel();
   CHECK(contains(k.tileIR, "scf.for"));
-  CHECK(hasBackwardBranch(k.assembly));
+  CHECK(hasBackwardBranch(k.assembly()));
 }
 
 namespace {
@@ -129,7 +129,7 @@ TEST_CASE("rows of 100000 and 4097 elements: one loop kernel per block size") {
     }
   }
   const CompiledKernel &k = *kernel.runtime()->lastKernel();
-  CHECK(hasBackwardBranch(k.assembly));
+  CHECK(hasBackwardBranch(k.assembly()));
 }
 
 TEST_CASE("nested loops with a runtime inner bound") {
@@ -151,7 +151,7 @@ TEST_CASE("a straight-line kernel has no backward branch") {
   auto kernel = jit<masked_copy>();
   auto x = emulator().upload(randomFloats(300)), y = poisoned<float>(300);
   kernel.launch(emulator(), {2}, {.num_warps = 4}, x, y, 300);
-  CHECK_FALSE(hasBackwardBranch(kernel.runtime()->lastKernel()->assembly));
+  CHECK_FALSE(hasBackwardBranch(kernel.runtime()->lastKernel()->assembly()));
 }
 
 namespace {
@@ -190,8 +190,8 @@ TEST_CASE("loads inside a loop vectorize as they do outside it") {
   const CompiledKernel &k = *kernel.runtime()->lastKernel();
   CHECK(contains(k.tileIR, "vec = 4"));
   // 16 bytes a thread, by a global or a buffer load
-  CHECK((contains(k.assembly, "global_load_dwordx4") || contains(k.assembly, "buffer_load_dwordx4")));
-  CHECK(hasBackwardBranch(k.assembly));
+  CHECK((contains(k.assembly(), "global_load_dwordx4") || contains(k.assembly(), "buffer_load_dwordx4")));
+  CHECK(hasBackwardBranch(k.assembly()));
 }
 
 namespace {

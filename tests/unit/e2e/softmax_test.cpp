@@ -148,9 +148,9 @@ TEST_CASE("softmax of rows longer than a block: 4 x 100000 and 3 x 16385, one ke
   CHECK(contains(compiled.tileIR, "scf.for"));
   std::regex backward(R"(s_cbranch_\w+\s+(\.LBB\w+))");
   bool loops = false;
-  for (auto it = std::sregex_iterator(compiled.assembly.begin(), compiled.assembly.end(), backward);
+  for (auto it = std::sregex_iterator(compiled.assembly().begin(), compiled.assembly().end(), backward);
        it != std::sregex_iterator(); ++it) {
-    size_t label = compiled.assembly.find((*it)[1].str() + ":");
+    size_t label = compiled.assembly().find((*it)[1].str() + ":");
     loops |= label != std::string::npos && label < size_t(it->position());
   }
   CHECK(loops); // a backward branch: a loop, not 100000 / BLOCK copies of the body
@@ -195,10 +195,10 @@ TEST_CASE("softmax on gfx942: cross-lane reduction, and the LDS the plan asked f
   REQUIRE(runtime != nullptr);
   REQUIRE(runtime->lastKernel() != nullptr);
   const CompiledKernel &k = *runtime->lastKernel();
-  CHECK(contains(k.assembly, "ds_bpermute_b32"));
+  CHECK(contains(k.assembly(), "ds_bpermute_b32"));
   std::smatch match;
   std::regex groupSegment(R"(\.amdhsa_group_segment_fixed_size\s+(\d+))");
-  REQUIRE(std::regex_search(k.assembly, match, groupSegment));
+  REQUIRE(std::regex_search(k.assembly(), match, groupSegment));
   CHECK(std::stoul(match[1].str()) == k.ldsBytes);
   CHECK(k.ldsBytes > 0);
 }

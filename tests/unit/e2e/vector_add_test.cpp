@@ -53,10 +53,10 @@ TEST_CASE("vector add with n % 16 == 0 uses 128-bit buffer loads and stores on g
   auto add = runVectorAdd(emulator(), 98432);
   const CompiledKernel &k = lastKernel(add);
   // The masks are the buffer instructions' range check: no exec-mask branch.
-  CHECK(contains(k.assembly, "buffer_load_dwordx4"));
-  CHECK(contains(k.assembly, "buffer_store_dwordx4"));
-  CHECK_FALSE(contains(k.assembly, "s_cbranch"));
-  CHECK_FALSE(contains(k.assembly, "global_load"));
+  CHECK(contains(k.assembly(), "buffer_load_dwordx4"));
+  CHECK(contains(k.assembly(), "buffer_store_dwordx4"));
+  CHECK_FALSE(contains(k.assembly(), "s_cbranch"));
+  CHECK_FALSE(contains(k.assembly(), "global_load"));
   CHECK(contains(k.tileIR, "tessel.buffer_load"));
   CHECK(contains(k.tileIR, "tessel.divisibility = 16"));
   CHECK(contains(k.tileIR, "vec = 4"));
@@ -65,8 +65,8 @@ TEST_CASE("vector add with n % 16 == 0 uses 128-bit buffer loads and stores on g
 TEST_CASE("vector add with an odd n is specialized differently and still correct") {
   auto add = runVectorAdd(emulator(), 98433);
   const CompiledKernel &k = lastKernel(add);
-  CHECK_FALSE(contains(k.assembly, "buffer_load_dwordx4"));
-  CHECK_FALSE(contains(k.assembly, "global_load_dwordx4"));
+  CHECK_FALSE(contains(k.assembly(), "buffer_load_dwordx4"));
+  CHECK_FALSE(contains(k.assembly(), "global_load_dwordx4"));
   CHECK_FALSE(contains(k.tileIR, "vec = 4"));
 }
 
@@ -93,10 +93,10 @@ TEST_CASE("masked vector add on every target: buffer instructions, no branch, th
       for (size_t i = n; i < n + 37; ++i) // the masked-off tail wrote nothing
         CHECK(std::isnan(got[i]));
       const CompiledKernel &k = lastKernel(add);
-      CHECK(contains(k.assembly, "buffer_load"));
-      CHECK_FALSE(contains(k.assembly, "s_cbranch_execz"));
+      CHECK(contains(k.assembly(), "buffer_load"));
+      CHECK_FALSE(contains(k.assembly(), "s_cbranch_execz"));
       if (n % 16 == 0)
-        CHECK(contains(k.assembly, load128));
+        CHECK(contains(k.assembly(), load128));
     }
   }
 }

@@ -1,5 +1,7 @@
 // AMDGPU code generation for a finished kernel module: optimize, emit the
-// object and the assembly, link the .hsaco with lld in process.
+// object, link the .hsaco with lld in process. The assembly text is a second
+// code generation of the same optimized module (the same instructions: a
+// test assembles it back to the same .text), made only when asked for.
 #pragma once
 
 #include "tessel/core/compiled_kernel.hpp"
@@ -20,9 +22,9 @@ namespace tessel {
 void configureModuleForTarget(llvm::Module &module, const TargetFacts &target);
 
 struct AmdgpuCode {
-  std::vector<uint8_t> hsaco; // linked code object (ELF, one kernel descriptor per kernel)
-  std::string assembly;       // the same code as text
-  CompileTimes times;         // optimize, codegen, assembly and link filled in
+  std::vector<uint8_t> hsaco;       // linked code object (ELF, one kernel descriptor per kernel)
+  uint32_t privateSegmentBytes = 0; // scratch per thread: registers spilled (tessel allocates none)
+  CompileTimes times;               // optimize, codegen and link filled in
 };
 
 // `module` is the kernel module both executors start from; it is not
@@ -30,5 +32,18 @@ struct AmdgpuCode {
 // from the ROCm device libraries. Throws tessel::Error on failure, including
 // when the linked code object still has undefined symbols.
 AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target);
+
+// The assembly of what generateAmdgpuCode makes of `module` (or of the
+// module's text, CompiledKernel::llvmIR).
+std::string generateAmdgpuAssembly(const llvm::Module &module, const TargetFacts &target);
+std::string generateAmdgpuAssembly(const std::string &llvmIR, const TargetFacts &target);
+
+// Lets kernel.assembly() make the text from kernel.llvmIR for kernel.arch
+// when first asked (compileTrace does this; so does the disk cache for an
+// entry stored without kernel.s).
+void makeAssemblyOnDemand(CompiledKernel &kernel);
+
+// Assembly text -> .hsaco: the MC assembler (as `clang -c kernel.s`) and lld.
+std::vector<uint8_t> hsacoFromAssembly(const std::string &assembly, const TargetFacts &target);
 
 } // namespace tessel
