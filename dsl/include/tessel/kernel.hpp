@@ -68,7 +68,7 @@ template <class T> constexpr const char *constTypeName() {
                                     const DeviceImpl &bufferDevice, const DeviceImpl &launchDevice);
 
 // Specialization bits of one runtime argument, as a key word.
-enum SpecBit : uint64_t { kEqualsOne = 1, kDivisibleBy16 = 2, kAligned16 = 4 };
+enum SpecBit : uint64_t { kEqualsOne = 1, kDivisibleBy16 = 2, kAligned16 = 4, kWithin2GiB = 8 };
 
 template <class P> struct param_traits {
   static_assert(always_false<P>, "tessel: kernel parameters are tiles (Ptr<T>, i32, f32, ...) "
@@ -94,9 +94,11 @@ template <class E> struct param_traits<Tile<E>> {
     using T = std::remove_cvref_t<A>;
     if constexpr (isPtr) {
       using Pointee = typename E::pointee;
-      uint64_t address;
+      uint64_t address, bits = 0;
       if constexpr (std::is_same_v<T, Buffer<Pointee>>) {
         address = reinterpret_cast<uintptr_t>(a.devicePtr());
+        if (a.bytes() <= kMaxBufferBytes)
+          bits |= kWithin2GiB;
         if (device) {
           if (!address || !a.device())
             failNullPointer(kernel, index, dtype, "an empty or moved-from Buffer");
@@ -114,7 +116,7 @@ template <class E> struct param_traits<Tile<E>> {
         address = 0;
       }
       std::memcpy(dst, &address, sizeof address);
-      return address % 16 == 0 ? kAligned16 : 0;
+      return bits | (address % 16 == 0 ? kAligned16 : 0);
     } else if constexpr (std::is_same_v<E, bool>) {
       static_assert(std::is_same_v<T, bool>, "tessel: an i1 parameter takes a bool");
       uint8_t byte = a ? 1 : 0;
@@ -230,7 +232,8 @@ public:
     bindAll(std::index_sequence_for<Params...>{}, [&](size_t, uint64_t bits) {
       request.spec.args.push_back({.equalsOne = (bits & detail::kEqualsOne) != 0,
                                    .divisibleBy16 = (bits & detail::kDivisibleBy16) != 0,
-                                   .aligned16 = (bits & detail::kAligned16) != 0});
+                                   .aligned16 = (bits & detail::kAligned16) != 0,
+                                   .within2GiB = (bits & detail::kWithin2GiB) != 0});
     }, scratch.data(), nullptr, args...);
 
     detail::TraceContext ctx(name_);

@@ -41,6 +41,8 @@ public:
       if ((s.divisibleBy16 && trace_.args[i].kind == TraceArg::Int) ||
           (s.aligned16 && trace_.args[i].kind == TraceArg::Pointer))
         func.setArgAttr(i, tessel.getDivisibilityAttrHelper().getName(), b_.getI32IntegerAttr(16));
+      if (s.within2GiB && trace_.args[i].kind == TraceArg::Pointer)
+        func.setArgAttr(i, tessel.getPointerRangeAttrHelper().getName(), b_.getI32IntegerAttr(31));
     }
     func_ = func;
     Block *body = func.addEntryBlock();

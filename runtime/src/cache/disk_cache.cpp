@@ -330,7 +330,8 @@ std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization 
   put(traceFingerprint);
   put(spec.args.size());
   for (const ArgSpecialization &a : spec.args)
-    put(uint64_t(a.equalsOne) | uint64_t(a.divisibleBy16) << 1 | uint64_t(a.aligned16) << 2);
+    put(uint64_t(a.equalsOne) | uint64_t(a.divisibleBy16) << 1 | uint64_t(a.aligned16) << 2 |
+        uint64_t(a.within2GiB) << 3);
   put(arch.size());
   bytes.append(arch);
   put(numWarps);

@@ -99,3 +99,52 @@ func.func @no_target(%x: !tessel.ptr<f32>, %n: i32) {
   tessel.store %xp, %a, %mask : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>, tensor<64xi1>) -> ()
   return
 }
+
+// -----
+
+// Rows with a runtime stride: nothing bounds r * stride, but %in is marked
+// tessel.pointer_range = 31 (the call passed a Buffer under 2 GiB): its base
+// stays the argument and the whole offset is the buffer offset, the scalar
+// row start (pid * stride, a scalar addptr) splatted and added to the tile's
+// terms, the row tile broadcast to the access's shape. %out has no mark and
+// keeps its global store.
+// CHECK-LABEL: func.func @strided_rows(
+// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %arg3 : i32
+// CHECK: %[[CT:.*]] = tessel.broadcast %{{.*}} : tensor<1x256xi32> -> tensor<4x256xi32>
+// CHECK: %[[RT:.*]] = tessel.broadcast %{{.*}} : tensor<4x1xi32> -> tensor<4x256xi32>
+// CHECK: %[[SUM:.*]] = arith.addi %[[CT]], %[[RT]] : tensor<4x256xi32>
+// CHECK: %[[S:.*]] = tessel.splat %[[ROW]] : tensor<4x256xi32>
+// CHECK: %[[OFF:.*]] = arith.addi %[[SUM]], %[[S]] : tensor<4x256xi32>
+// CHECK: tessel.buffer_load %arg0[%[[OFF]]], %{{.*}}, other %{{.*}} : (!tessel.ptr<f32>, tensor<4x256xi32>
+// CHECK-NOT: tessel.buffer_store
+// CHECK: tessel.store
+module attributes {tessel.target = "gfx942"} {
+  func.func @strided_rows(%in: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %out: !tessel.ptr<f32>,
+                          %n: i32, %stride: i32) {
+    %pid = tessel.program_id 0 : i32
+    %row0 = arith.muli %pid, %stride : i32
+    %start = tessel.addptr %in, %row0 : !tessel.ptr<f32>, i32
+    %r = tessel.make_range {start = 0 : i32, end = 4 : i32} : tensor<4xi32>
+    %r2 = tessel.expand_dims %r {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+    %ss = tessel.splat %stride : tensor<4x1xi32>
+    %roff = arith.muli %r2, %ss : tensor<4x1xi32>
+    %c = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %c2 = tessel.expand_dims %c {axis = 0 : i32} : tensor<256xi32> -> tensor<1x256xi32>
+    %cb = tessel.broadcast %c2 : tensor<1x256xi32> -> tensor<4x256xi32>
+    %ns = tessel.splat %n : tensor<1x256xi32>
+    %cm = arith.cmpi slt, %c2, %ns : tensor<1x256xi32>
+    %mask = tessel.broadcast %cm : tensor<1x256xi1> -> tensor<4x256xi1>
+    %zero = arith.constant dense<0.0> : tensor<4x256xf32>
+    %ps = tessel.splat %start : tensor<4x1x!tessel.ptr<f32>>
+    %pr = tessel.addptr %ps, %roff : tensor<4x1x!tessel.ptr<f32>>, tensor<4x1xi32>
+    %pb = tessel.broadcast %pr : tensor<4x1x!tessel.ptr<f32>> -> tensor<4x256x!tessel.ptr<f32>>
+    %p = tessel.addptr %pb, %cb : tensor<4x256x!tessel.ptr<f32>>, tensor<4x256xi32>
+    %x = tessel.load %p, %mask, other %zero : (tensor<4x256x!tessel.ptr<f32>>, tensor<4x256xi1>, tensor<4x256xf32>) -> tensor<4x256xf32>
+    %os = tessel.splat %out : tensor<4x1x!tessel.ptr<f32>>
+    %or = tessel.addptr %os, %roff : tensor<4x1x!tessel.ptr<f32>>, tensor<4x1xi32>
+    %ob = tessel.broadcast %or : tensor<4x1x!tessel.ptr<f32>> -> tensor<4x256x!tessel.ptr<f32>>
+    %o = tessel.addptr %ob, %cb : tensor<4x256x!tessel.ptr<f32>>, tensor<4x256xi32>
+    tessel.store %o, %x, %mask : (tensor<4x256x!tessel.ptr<f32>>, tensor<4x256xf32>, tensor<4x256xi1>) -> ()
+    return
+  }
+}

@@ -73,6 +73,9 @@ TEST_CASE("cache: keys depend on every input") {
   Specialization other = spec;
   other.args[1].divisibleBy16 = true;
   CHECK(key != DiskCache::entryKey(1, other, "gfx942", 4, "id"));
+  Specialization small = spec;
+  small.args[0].within2GiB = true;
+  CHECK(key != DiskCache::entryKey(1, small, "gfx942", 4, "id"));
   CHECK(key != DiskCache::entryKey(1, spec, "gfx90a", 4, "id"));
   CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 8, "id"));
   CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 4, "id2"));

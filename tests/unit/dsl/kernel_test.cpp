@@ -59,6 +59,25 @@ TEST_CASE("specialization bits: int == 1, int % 16 == 0, pointer 16-byte aligned
   CHECK(!spec.args[3].aligned16);
 }
 
+TEST_CASE("specialization bits: a Buffer of at most 2^31 - 2 bytes is within2GiB, a raw address never") {
+  auto add = jit<vector_add>();
+  Device dev = Device::emulator("gfx942");
+  auto small = dev.alloc<float>(100);
+  float *raw = fakeAddress(0x10000);
+  auto spec = add.trace(small, raw, small, 7, 256).spec;
+  CHECK(spec.args[0].within2GiB);
+  CHECK_FALSE(spec.args[1].within2GiB); // its extent is unknown
+  CHECK(spec.args[2].within2GiB);
+  CHECK_FALSE(spec.args[3].within2GiB);
+  CHECK(kMaxBufferBytes == 2147483646u);
+  // At the edge (the emulator's memory is not touched: no page is committed).
+  auto largest = dev.alloc<float>(kMaxBufferBytes / sizeof(float));
+  auto tooLarge = dev.alloc<float>(kMaxBufferBytes / sizeof(float) + 1); // 2^31 bytes
+  spec = add.trace(largest, tooLarge, small, 7, 256).spec;
+  CHECK(spec.args[0].within2GiB);
+  CHECK_FALSE(spec.args[1].within2GiB);
+}
+
 TEST_CASE("the key: spec bits per runtime arg, then constants, then num_warps and num_stages") {
   auto add = jit<vector_add>();
   float *aligned = fakeAddress(0x10000), *misaligned = fakeAddress(0x10004);

@@ -101,6 +101,64 @@ TEST_CASE("masked vector add on every target: buffer instructions, no branch, th
   }
 }
 
+namespace {
+// Rows with runtime strides: the offsets `rows * stride` have no bound the
+// compiler can prove.
+void scale_rows(Ptr<f32> in, Ptr<f32> out, i32 M, i32 N, i32 in_stride, i32 out_stride, Const<int> ROWS,
+                Const<int> BLOCK) {
+  auto rows = program_id(0) * ROWS + arange(0, ROWS);
+  auto cols = arange(0, BLOCK);
+  auto mask = expand_dims(rows < M, 1) & expand_dims(cols < N, 0);
+  auto r = expand_dims(rows, 1);
+  auto c = expand_dims(cols, 0);
+  auto x = load(in + r * in_stride + c, mask, 0.0f);
+  store(out + r * out_stride + c, x * 2.0f + 1.0f, mask);
+}
+} // namespace
+
+TEST_CASE("strided rows: buffer instructions through a Buffer under 2 GiB, global ones through a raw address") {
+  const int M = 37, N = 201, inStride = 203, outStride = 211, kRows = 4, kCols = 256;
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    auto hx = randomFloats(size_t(M) * inStride);
+    auto in = dev.upload(hx);
+    for (bool raw : {false, true}) {
+      CAPTURE(raw);
+      auto out = dev.upload(std::vector<float>(size_t(M) * outStride, std::nanf("")));
+      auto kernel = jit<scale_rows>();
+      if (raw)
+        kernel.launch(dev, {cdiv(M, kRows)}, {.num_warps = 4}, in.devicePtr(), out.devicePtr(), M, N, inStride,
+                      outStride, kRows, kCols);
+      else
+        kernel.launch(dev, {cdiv(M, kRows)}, {.num_warps = 4}, in, out, M, N, inStride, outStride, kRows, kCols);
+      std::vector<float> got = out.download();
+      size_t wrong = 0, touched = 0;
+      for (int r = 0; r < M; ++r)
+        for (int c = 0; c < outStride; ++c) {
+          float v = got[size_t(r) * outStride + c];
+          if (c < N)
+            wrong += v != float(double(hx[size_t(r) * inStride + c]) * 2.0 + 1.0);
+          else
+            touched += !std::isnan(v); // padding between rows: never written
+        }
+      CHECK(wrong == 0);
+      CHECK(touched == 0);
+      const CompiledKernel &k = lastKernel(kernel);
+      if (!raw) {
+        CHECK(contains(k.tileIR, "tessel.pointer_range = 31"));
+        CHECK(contains(k.tileIR, "tessel.buffer_load"));
+        CHECK(contains(k.tileIR, "tessel.buffer_store"));
+        CHECK_FALSE(contains(k.assembly(), "s_cbranch_execz"));
+      } else { // nothing bounds a raw address's accesses: masked global instructions
+        CHECK_FALSE(contains(k.tileIR, "tessel.pointer_range"));
+        CHECK_FALSE(contains(k.tileIR, "tessel.buffer_load"));
+        CHECK(contains(k.assembly(), "global_load"));
+      }
+    }
+  }
+}
+
 TEST_CASE("n == 1 is specialized to a constant") {
   auto add = runVectorAdd(emulator(), 1);
   CHECK(contains(lastKernel(add).tileIR, "tessel.equal_to_one"));

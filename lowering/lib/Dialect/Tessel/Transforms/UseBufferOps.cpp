@@ -4,6 +4,7 @@
 #include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 
@@ -23,24 +24,50 @@ namespace {
 constexpr int64_t kMaxBufferBytes = (int64_t(1) << 31) - 2;
 
 // A pointer tile as a scalar base plus i32 offset tiles, when it is
-// addptr(...addptr(splat(base), o1)..., on).
+// addptr(...addptr(splat(base), o1)..., on), possibly through broadcasts of
+// the pointer tile (`row + col` pointers are addptr(broadcast(addptr(splat
+// (base), rows)), cols)): offsets from below a broadcast have the smaller
+// shape (toShape broadcasts them when they are used).
 struct BaseAndOffsets {
   Value base;
   SmallVector<Value> offsets;
 };
 std::optional<BaseAndOffsets> splitPointer(Value ptr) {
   BaseAndOffsets out;
-  while (auto add = ptr.getDefiningOp<AddPtrOp>()) {
-    if (!elementTypeOf(add.getOffset().getType()).isInteger(32))
-      return std::nullopt;
-    out.offsets.push_back(add.getOffset());
-    ptr = add.getPtr();
+  while (true) {
+    if (auto add = ptr.getDefiningOp<AddPtrOp>()) {
+      if (!elementTypeOf(add.getOffset().getType()).isInteger(32))
+        return std::nullopt;
+      out.offsets.push_back(add.getOffset());
+      ptr = add.getPtr();
+    } else if (auto broadcast = ptr.getDefiningOp<BroadcastOp>()) {
+      ptr = broadcast.getSrc();
+    } else {
+      break;
+    }
   }
   auto splat = ptr.getDefiningOp<SplatOp>();
   if (!splat || out.offsets.empty())
     return std::nullopt;
   out.base = splat.getSrc();
   return out;
+}
+
+// `offset` as an i32 tile of the access's shape (`ptrType`'s).
+Value toShape(OpBuilder &b, Location loc, Value offset, Type ptrType) {
+  auto tile = cast<RankedTensorType>(ptrType);
+  auto type = RankedTensorType::get(tile.getShape(), b.getI32Type(), tile.getEncoding());
+  if (offset.getType() == type)
+    return offset;
+  return b.create<BroadcastOp>(loc, type, offset);
+}
+
+// The sum of i32 offset tiles, in the access's shape.
+Value sumInShape(OpBuilder &b, Location loc, ArrayRef<Value> terms, Type ptrType) {
+  Value sum = toShape(b, loc, terms.front(), ptrType);
+  for (Value term : terms.drop_front())
+    sum = b.create<arith::AddIOp>(loc, sum, toShape(b, loc, term, ptrType));
+  return sum;
 }
 
 // An i32 offset tile as a sum of terms: splatted scalars and constants (the
@@ -62,6 +89,63 @@ void splitTerms(Value offset, SmallVectorImpl<Value> &uniform, int64_t &constant
     return;
   }
   varying.push_back(offset);
+}
+
+// The kernel argument a scalar pointer is, through scalar i32 addptrs
+// (their offsets appended to `offsets`), when the call's Buffer was small
+// enough (tessel.pointer_range): then any valid access's byte offset from it
+// fits 31 bits.
+BlockArgument smallBufferArgument(Value ptr, SmallVectorImpl<Value> &offsets) {
+  while (auto add = ptr.getDefiningOp<AddPtrOp>()) {
+    if (isa<RankedTensorType>(add.getType()) || !add.getOffset().getType().isInteger(32))
+      return {};
+    offsets.push_back(add.getOffset());
+    ptr = add.getPtr();
+  }
+  auto arg = dyn_cast<BlockArgument>(ptr);
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return {};
+  StringAttr range = tesselDialect(func.getContext()).getPointerRangeAttrHelper().getName();
+  auto bits = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), range);
+  return bits && bits.getInt() <= 31 ? arg : BlockArgument();
+}
+
+// The masked access as a buffer op: `base` scalar, `offsets` i32 elements.
+void replaceWithBufferOp(Operation *op, Value base, Value offsets) {
+  OpBuilder b(op);
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    auto buffer = b.create<BufferLoadOp>(op->getLoc(), load.getType(), base, offsets, load.getMask(),
+                                         load.getOther(), load.getVec());
+    load.replaceAllUsesWith(buffer.getResult());
+  } else {
+    auto store = cast<StoreOp>(op);
+    b.create<BufferStoreOp>(op->getLoc(), base, offsets, store.getValue(), store.getMask(), store.getVec());
+  }
+  op->erase();
+}
+
+// An access the range analysis cannot bound, through a small Buffer: the
+// whole offset from the argument (scalar terms splatted, added to the
+// tile's) is the buffer offset. Valid elements' offsets are then within the
+// Buffer, below 2^31 - 2 bytes; invalid ones are masked off. Returns false
+// when the pointer is not such an argument plus i32 offsets.
+bool useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split) {
+  SmallVector<Value> scalarOffsets;
+  BlockArgument arg = smallBufferArgument(split.base, scalarOffsets);
+  if (!arg)
+    return false;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value offsets = sumInShape(b, loc, split.offsets, ptr.getType());
+  if (!scalarOffsets.empty()) {
+    Value sum = scalarOffsets.front();
+    for (Value term : ArrayRef<Value>(scalarOffsets).drop_front())
+      sum = b.create<arith::AddIOp>(loc, sum, term);
+    offsets = b.create<arith::AddIOp>(loc, offsets, b.create<SplatOp>(loc, offsets.getType(), sum));
+  }
+  replaceWithBufferOp(op, arg, offsets);
+  return true;
 }
 
 struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOpsPass> {
@@ -107,8 +191,10 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
         lo += range->smin().getSExtValue();
         hi += range->smax().getSExtValue();
       }
-      if (!bounded || lo < 0 || (hi + vec) * elemBytes > kMaxBufferBytes)
+      if (!bounded || lo < 0 || (hi + vec) * elemBytes > kMaxBufferBytes) {
+        useSmallBuffer(op, ptr, *split);
         continue;
+      }
 
       OpBuilder b(op);
       Location loc = op->getLoc();
@@ -121,24 +207,15 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
           sum = b.create<arith::AddIOp>(loc, sum, term);
         base = b.create<AddPtrOp>(loc, base.getType(), base, sum);
       }
-      auto offsetType = cast<RankedTensorType>(split->offsets.front().getType());
       Value offsets;
       if (varying.empty()) {
+        auto tile = cast<RankedTensorType>(ptr.getType());
+        auto offsetType = RankedTensorType::get(tile.getShape(), b.getI32Type(), tile.getEncoding());
         offsets = b.create<arith::ConstantOp>(loc, offsetType, DenseElementsAttr::get(offsetType, int32_t(0)));
       } else {
-        offsets = varying.front();
-        for (Value term : ArrayRef<Value>(varying).drop_front())
-          offsets = b.create<arith::AddIOp>(loc, offsets, term);
+        offsets = sumInShape(b, loc, varying, ptr.getType());
       }
-      if (auto load = dyn_cast<LoadOp>(op)) {
-        auto buffer = b.create<BufferLoadOp>(loc, load.getType(), base, offsets, load.getMask(),
-                                             load.getOther(), load.getVec());
-        load.replaceAllUsesWith(buffer.getResult());
-      } else {
-        auto store = cast<StoreOp>(op);
-        b.create<BufferStoreOp>(loc, base, offsets, store.getValue(), store.getMask(), store.getVec());
-      }
-      op->erase();
+      replaceWithBufferOp(op, base, offsets);
     }
   }
 };

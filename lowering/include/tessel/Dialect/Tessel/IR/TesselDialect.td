@@ -46,7 +46,11 @@ def Tessel_Dialect : Dialect {
     "::mlir::IntegerAttr":$lds_offset,
     // On kernel arguments: what the call's values let the compiler assume.
     "::mlir::UnitAttr":$equal_to_one,
-    "::mlir::IntegerAttr":$divisibility
+    "::mlir::IntegerAttr":$divisibility,
+    // On a pointer argument: every valid access through it is within
+    // [0, 2^31 - 2) bytes of it (a Buffer that small), so a byte offset from
+    // it fits a buffer instruction's 32-bit offset. The value is 31.
+    "::mlir::IntegerAttr":$pointer_range
   );
 }
 

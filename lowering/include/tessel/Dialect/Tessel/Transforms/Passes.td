@@ -103,10 +103,18 @@ def TesselUseBufferOps : Pass<"tessel-use-buffer-ops", "::mlir::ModuleOp"> {
     rest must be bounded: `pid * BLOCK + arange(0, BLOCK)` needs nothing of
     pid. A masked-off element then costs no branch: the hardware's range check
     reads 0 and writes nothing (see tessel.buffer_load). Unmasked accesses
-    stay global loads and stores (no resource to build). Loads and stores not
-    of this form, or with offsets the analysis cannot bound, are left alone.
+    stay global loads and stores (no resource to build).
+
+    When the analysis cannot bound the offsets (`rows * stride` with a
+    runtime stride) but the pointer is a kernel argument marked
+    `tessel.pointer_range = 31` (the call passed a Buffer of at most
+    2^31 - 2 bytes) plus scalar and tile i32 addptrs, the base is the
+    argument itself and the offsets are the whole i32 sum (scalar terms
+    splatted): a valid element lies inside the Buffer, so its byte offset
+    fits, and an invalid one is masked off. Loads and stores not of these
+    forms are left alone.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
 }
 
 def TesselPlanLds : Pass<"tessel-plan-lds", "::mlir::ModuleOp"> {
