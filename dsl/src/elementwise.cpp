@@ -10,6 +10,9 @@ namespace tessel::detail {
 
 namespace {
 
+// arith's FastMathFlags: arcp (reciprocal allowed, 16) | afn (approximate functions, 64).
+constexpr int64_t kFastDivision = 16 | 64;
+
 // arith.cmpi / arith.cmpf predicates (MLIR's CmpIPredicate / CmpFPredicate values).
 enum : int64_t { kCmpIEq = 0, kCmpINe = 1, kCmpISlt = 2, kCmpISle = 3, kCmpISgt = 4, kCmpISge = 5 };
 enum : int64_t { kCmpFOeq = 1, kCmpFOgt = 2, kCmpFOge = 3, kCmpFOlt = 4, kCmpFOle = 5, kCmpFUne = 13 };
@@ -26,6 +29,8 @@ Names namesOf(Elementwise op) {
   case Elementwise::Mul: return {"arith.muli", "arith.mulf"};
   case Elementwise::Div: return {"arith.divsi", "arith.divf"};
   case Elementwise::Rem: return {"arith.remsi", "arith.remf"};
+  case Elementwise::FDiv: return {nullptr, "arith.divf"};
+  case Elementwise::DivRn: return {nullptr, "arith.divf"};
   case Elementwise::Min: return {"arith.minsi", "arith.minimumf"};
   case Elementwise::Max: return {"arith.maxsi", "arith.maximumf"};
   case Elementwise::And: return {"arith.andi", nullptr};
@@ -109,6 +114,10 @@ ValueRef emitBinary(Elementwise op, const OpSite &site, Operand a, Operand b, DT
     return ctx.ref(emit(ctx, site, name, {ia, ib}, DType::I1, shape,
                         {{TraceAttr::I64, "predicate", isFloat(elem) ? names.floatPredicate : names.intPredicate}}));
   if (op == Elementwise::Rem && isFloat(elem)) return ctx.ref(floatOp(ctx, site, name, {ia, ib}, elem, shape));
+  if (op == Elementwise::FDiv)
+    return ctx.ref(emit(ctx, site, name, {ia, ib}, elem, shape, {{TraceAttr::I64, "fastmath", kFastDivision}}));
+  if (op == Elementwise::DivRn)
+    return ctx.ref(emit(ctx, site, name, {ia, ib}, elem, shape, {{TraceAttr::Bool, "tessel.div_rn", 1}}));
   return ctx.ref(emit(ctx, site, name, {ia, ib}, elem, shape));
 }
 

@@ -385,7 +385,8 @@ private:
     [&]<size_t... I>(std::index_sequence<I...>) {
       (constWord.template operator()<I, Params>(args), ...);
     }(std::index_sequence_for<Params...>{});
-    k.words[w++] = uint64_t(options.num_warps) | uint64_t(options.num_stages) << 32;
+    k.words[w++] = uint64_t(options.num_warps) | uint64_t(options.num_stages) << 32 |
+                   uint64_t(options.fast_math) << 48;
     k.size = static_cast<uint32_t>(w);
   }
 

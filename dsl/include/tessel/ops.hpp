@@ -218,6 +218,11 @@ auto where(const C &cond, const A &a, const B &b, source_location loc = source_l
   }
 TESSEL_BINARY_FN(minimum, Min, "minimum")
 TESSEL_BINARY_FN(maximum, Max, "maximum")
+// Float division, fast: the hardware reciprocal times the dividend (about
+// 1 ulp; a denormal divisor flushes), whatever LaunchOptions::fast_math says.
+TESSEL_BINARY_FN(fdiv, FDiv, "fdiv")
+// Float division, correctly rounded (IEEE), whatever LaunchOptions::fast_math says.
+TESSEL_BINARY_FN(div_rn, DivRn, "div_rn")
 #undef TESSEL_BINARY_FN
 
 #define TESSEL_MATH_FN(fn, op)                                                                 \

@@ -192,6 +192,8 @@ enum class Elementwise : uint8_t {
   Min, Max,    // floats: NaN-propagating
   And, Or, Xor,
   Shl, Shr,    // Shr is arithmetic (the ints are signed)
+  FDiv,        // floats: fast division (reciprocal times dividend), fast_math or not
+  DivRn,       // floats: correctly rounded division, fast_math or not
   // comparisons: (a, b) -> i1 of the same shape
   CmpEq, CmpNe, CmpLt, CmpLe, CmpGt, CmpGe,
   // unary

@@ -267,6 +267,9 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Simplify: fold what specialization made constant, share equal values.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // LaunchOptions::fast_math: division by a broadcast value multiplies by
+  // its reciprocal; other float divisions are the fast kind.
+  pm.addPass(createTesselFastMath());
   // An assume() the call's own arguments make false is an error here.
   pm.addPass(createTesselCheckAssumptions());
   // Comparisons integer ranges decide (assume(n >= C), loop bounds, aranges)
@@ -323,6 +326,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
       importTrace(*ctx, trace, spec, target, options.numWarps);
   if (!module || mlir::failed(mlir::verify(*module)))
     diags.fail("importing the trace");
+  if (options.fastMath)
+    mlir::tessel::tesselDialect(ctx.get()).getFastMathAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
   if (options.numStages > 1)
     mlir::tessel::tesselDialect(ctx.get()).getNumStagesAttrHelper().setAttr(
         *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));

@@ -200,6 +200,15 @@ private:
     }
     for (const TraceAttr &a : n.attrs) {
       Attribute attr;
+      // arith's fast-math flags travel as an integer (fdiv); div_rn as a flag.
+      if (a.name == "fastmath" && a.kind == TraceAttr::I64) {
+        state.addAttribute(a.name, arith::FastMathFlagsAttr::get(&ctx_, arith::FastMathFlags(uint32_t(a.value))));
+        continue;
+      }
+      if (a.name == "tessel.div_rn") {
+        state.addAttribute(a.name, b_.getUnitAttr());
+        continue;
+      }
       switch (a.kind) {
       case TraceAttr::I32: attr = b_.getI32IntegerAttr(a.value); break;
       case TraceAttr::I64: attr = b_.getI64IntegerAttr(a.value); break;

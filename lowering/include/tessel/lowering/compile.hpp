@@ -16,6 +16,7 @@ struct CompileOptions {
   unsigned numWarps = 4;
   unsigned codeObjectVersion = 5; // AMDGPU code object version (4, 5 or 6)
   unsigned numStages = 1;         // software pipelining of dot operand loads (1: none)
+  bool fastMath = false;          // LaunchOptions::fast_math (tessel-fast-math)
 };
 
 // Throws tessel::Error (with the user's C++ line where one applies).

@@ -26,6 +26,12 @@ struct LaunchOptions {
   // Software pipelining of loops over dot operands: 1 loads each K step's
   // operands in that step; 2 loads the next step's while this one computes.
   unsigned num_stages = 1;
+  // Faster, less exact float division (Triton's fast division): `/` becomes
+  // the hardware reciprocal times the dividend (about 1 ulp; denormal
+  // divisors flush), and dividing a tile by a broadcast scalar or row
+  // multiplies by one reciprocal per scalar or row. div_rn() stays correctly
+  // rounded, fdiv() is fast either way. Off: `/` is IEEE division.
+  bool fast_math = false;
   // Where the launch is written: `{.num_warps = 4}` or `{}` at the call site
   // records it, so a failed launch names the user's line.
   std::source_location where = std::source_location::current();

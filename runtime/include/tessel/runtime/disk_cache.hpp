@@ -35,7 +35,8 @@ public:
   static std::string entryKey(uint64_t traceFingerprint, const Specialization &spec,
                               std::string_view arch, unsigned numWarps,
                               std::string_view compilerIdentity,
-                              unsigned codeObjectVersion = 5, unsigned numStages = 1);
+                              unsigned codeObjectVersion = 5, unsigned numStages = 1,
+                              bool fastMath = false);
 
   // The kernel stored under `key` (named `expectedName` when given), or
   // nullopt. Never throws for I/O problems.

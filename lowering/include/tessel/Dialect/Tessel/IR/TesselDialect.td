@@ -42,6 +42,9 @@ def Tessel_Dialect : Dialect {
     "::mlir::IntegerAttr":$lds_limit,    // bytes of LDS a workgroup may use
     "::mlir::IntegerAttr":$lds_bytes,    // bytes the LDS plan uses
     "::mlir::IntegerAttr":$num_stages,   // software pipelining depth (absent: 1)
+    "::mlir::UnitAttr":$fast_math,       // LaunchOptions::fast_math (see tessel-fast-math)
+    // On an arith.divf: correctly rounded whatever fast_math says (div_rn()).
+    "::mlir::UnitAttr":$div_rn,
     // On an op that needs LDS scratch: where the LDS plan put it.
     "::mlir::IntegerAttr":$lds_offset,
     // On kernel arguments: what the call's values let the compiler assume.

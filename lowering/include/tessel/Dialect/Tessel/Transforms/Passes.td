@@ -17,6 +17,22 @@ def TesselSpecialize : Pass<"tessel-specialize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TesselFastMath : Pass<"tessel-fast-math", "::mlir::ModuleOp"> {
+  let summary = "Fast float division when the launch asked for it (LaunchOptions::fast_math)";
+  let description = [{
+    Only in a module marked `tessel.fast_math`. A float `arith.divf` whose
+    divisor is a splat or a broadcast (one value per row, say) becomes a
+    multiplication by the reciprocal of the splatted or broadcast source,
+    computed once per source element: `x / expand_dims(sum, 1)` divides
+    once per row. Every other float division gets the `arcp` and `afn`
+    fast-math flags, which the AMDGPU backend lowers to its reciprocal
+    instruction times the dividend (about 1 ulp) instead of the correctly
+    rounded sequence. Divisions marked `tessel.div_rn` (div_rn()) are left
+    alone; without `tessel.fast_math` the pass changes nothing.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TesselCheckAssumptions : Pass<"tessel-check-assumptions", "::mlir::ModuleOp"> {
   let summary = "Reject assumptions that the call's own arguments make false";
   let description = [{
