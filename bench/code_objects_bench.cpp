@@ -18,6 +18,8 @@
 #include <tessel/kernels/layer_norm.hpp>
 #include <tessel/kernels/softmax.hpp>
 
+#include "vector_add_kernel.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -27,18 +29,12 @@
 #include <vector>
 
 using namespace tessel;
+using bench::kVectorBlock;
+using bench::kVectorN;
+using bench::kVectorWarps;
+using bench::vector_add;
 
 namespace {
-
-// As bench/vector_add_bench.cpp (and tutorial 01): BLOCK 1024, 4 waves.
-void vector_add(Ptr<f32> x, Ptr<f32> y, Ptr<f32> out, i32 n, Const<int> BLOCK) {
-  auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
-  auto mask = offs < n;
-  store(out + offs, load(x + offs, mask) + load(y + offs, mask), mask);
-}
-
-constexpr int kVectorN = 98432, kVectorBlock = 1024;
-constexpr unsigned kVectorWarps = 4;
 
 // One problem's result: the compiled kernel and what one workgroup covers.
 struct Output {

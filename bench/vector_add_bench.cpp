@@ -7,6 +7,7 @@
 #include <tessel/tessel.hpp>
 
 #include "cold_compile.hpp"
+#include "vector_add_kernel.hpp"
 #include "tessel/lowering/compile.hpp"
 #include "tessel/runtime/disk_cache.hpp"
 
@@ -26,13 +27,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-void vector_add(Ptr<f32> x, Ptr<f32> y, Ptr<f32> out, i32 n, Const<int> BLOCK) {
-  auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
-  auto mask = offs < n;
-  store(out + offs, load(x + offs, mask) + load(y + offs, mask), mask);
-}
-
-constexpr int kN = 98432, kBlock = 1024;
+using bench::vector_add;
+constexpr int kN = bench::kVectorN, kBlock = bench::kVectorBlock;
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 

@@ -360,8 +360,42 @@ std::vector<uint8_t> linkHsaco(const std::string &object) {
   return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
-// A kernel may not depend on anything outside its code object (no malloc, no libm).
-void rejectUndefinedSymbols(const std::vector<uint8_t> &hsaco, const TargetFacts &target) {
+// The largest private_segment_fixed_size of the code object's kernel
+// descriptors (<name>.kd: bytes 4..7 of the 64-byte amdhsa descriptor).
+uint32_t largestPrivateSegment(const llvm::object::ObjectFile &object) {
+  uint32_t largest = 0;
+  for (const llvm::object::SymbolRef &symbol : object.symbols()) {
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    llvm::Expected<uint64_t> address = symbol.getAddress();
+    llvm::Expected<llvm::object::section_iterator> section = symbol.getSection();
+    if (!name || !address || !section || !name->ends_with(".kd") || *section == object.section_end()) {
+      if (!name)
+        llvm::consumeError(name.takeError());
+      if (!address)
+        llvm::consumeError(address.takeError());
+      if (!section)
+        llvm::consumeError(section.takeError());
+      continue;
+    }
+    llvm::Expected<llvm::StringRef> contents = (*section)->getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      continue;
+    }
+    uint64_t at = *address - (*section)->getAddress() + 4;
+    if (at + 4 > contents->size())
+      continue;
+    uint32_t value;
+    std::memcpy(&value, contents->data() + at, 4);
+    largest = std::max(largest, value);
+  }
+  return largest;
+}
+
+// A kernel may not depend on anything outside its code object (no malloc, no
+// libm): throws when a symbol is undefined. Returns the scratch bytes per
+// thread (largestPrivateSegment).
+uint32_t checkCodeObject(const std::vector<uint8_t> &hsaco, const TargetFacts &target) {
   llvm::StringRef bytes(reinterpret_cast<const char *>(hsaco.data()), hsaco.size());
   auto object = llvm::object::ObjectFile::createELFObjectFile(
       llvm::MemoryBufferRef(bytes, "kernel.hsaco"));
@@ -391,7 +425,7 @@ void rejectUndefinedSymbols(const std::vector<uint8_t> &hsaco, const TargetFacts
     for (const llvm::object::SymbolRef &symbol : elf->getDynamicSymbolIterators())
       collect(symbol);
   if (undefined.empty())
-    return;
+    return largestPrivateSegment(**object);
   std::string names;
   for (const std::string &name : undefined)
     names += (names.empty() ? "" : ", ") + name;
@@ -451,44 +485,6 @@ struct OptimizedKernel {
   std::unique_ptr<llvm::Module> kernel;
 };
 
-// The largest private_segment_fixed_size of the code object's kernel
-// descriptors (<name>.kd: bytes 4..7 of the 64-byte amdhsa descriptor).
-uint32_t privateSegmentBytes(const std::vector<uint8_t> &hsaco) {
-  llvm::StringRef bytes(reinterpret_cast<const char *>(hsaco.data()), hsaco.size());
-  auto object = llvm::object::ObjectFile::createELFObjectFile(llvm::MemoryBufferRef(bytes, "kernel.hsaco"));
-  if (!object) {
-    llvm::consumeError(object.takeError());
-    return 0;
-  }
-  uint32_t largest = 0;
-  for (const llvm::object::SymbolRef &symbol : (*object)->symbols()) {
-    llvm::Expected<llvm::StringRef> name = symbol.getName();
-    llvm::Expected<uint64_t> address = symbol.getAddress();
-    llvm::Expected<llvm::object::section_iterator> section = symbol.getSection();
-    if (!name || !address || !section || !name->ends_with(".kd") || *section == (*object)->section_end()) {
-      if (!name)
-        llvm::consumeError(name.takeError());
-      if (!address)
-        llvm::consumeError(address.takeError());
-      if (!section)
-        llvm::consumeError(section.takeError());
-      continue;
-    }
-    llvm::Expected<llvm::StringRef> contents = (*section)->getContents();
-    if (!contents) {
-      llvm::consumeError(contents.takeError());
-      continue;
-    }
-    uint64_t at = *address - (*section)->getAddress() + 4;
-    if (at + 4 > contents->size())
-      continue;
-    uint32_t value;
-    std::memcpy(&value, contents->data() + at, 4);
-    largest = std::max(largest, value);
-  }
-  return largest;
-}
-
 } // namespace
 
 AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target) {
@@ -499,8 +495,7 @@ AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &tar
   std::string object = kernel.emit(llvm::CodeGenFileType::ObjectFile, target);
   code.times.codegen = clock.lap();
   code.hsaco = linkHsaco(object);
-  rejectUndefinedSymbols(code.hsaco, target);
-  code.privateSegmentBytes = privateSegmentBytes(code.hsaco);
+  code.privateSegmentBytes = checkCodeObject(code.hsaco, target);
   code.times.link = clock.lap();
   return code;
 }
@@ -532,7 +527,7 @@ void makeAssemblyOnDemand(CompiledKernel &kernel) {
 
 std::vector<uint8_t> hsacoFromAssembly(const std::string &assembly, const TargetFacts &target) {
   std::vector<uint8_t> hsaco = linkHsaco(assemble(assembly, machineFor(target)));
-  rejectUndefinedSymbols(hsaco, target);
+  checkCodeObject(hsaco, target);
   return hsaco;
 }
 

@@ -128,13 +128,13 @@ void replaceWithBufferOp(Operation *op, Value base, Value offsets) {
 // An access the range analysis cannot bound, through a small Buffer: the
 // whole offset from the argument (scalar terms splatted, added to the
 // tile's) is the buffer offset. Valid elements' offsets are then within the
-// Buffer, below 2^31 - 2 bytes; invalid ones are masked off. Returns false
-// when the pointer is not such an argument plus i32 offsets.
-bool useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split) {
+// Buffer, below 2^31 - 2 bytes; invalid ones are masked off. Leaves the
+// access alone when the pointer is not such an argument plus i32 offsets.
+void useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split) {
   SmallVector<Value> scalarOffsets;
   BlockArgument arg = smallBufferArgument(split.base, scalarOffsets);
   if (!arg)
-    return false;
+    return;
   OpBuilder b(op);
   Location loc = op->getLoc();
   Value offsets = sumInShape(b, loc, split.offsets, ptr.getType());
@@ -145,7 +145,6 @@ bool useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split) {
     offsets = b.create<arith::AddIOp>(loc, offsets, b.create<SplatOp>(loc, offsets.getType(), sum));
   }
   replaceWithBufferOp(op, arg, offsets);
-  return true;
 }
 
 struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOpsPass> {
