@@ -12,6 +12,8 @@ namespace {
 
 // arith's FastMathFlags: arcp (reciprocal allowed, 16) | afn (approximate functions, 64).
 constexpr int64_t kFastDivision = 16 | 64;
+// arith's FastMathFlags::afn: the approximate form of a math function.
+constexpr int64_t kApproximateFunction = 64;
 
 // arith.cmpi / arith.cmpf predicates (MLIR's CmpIPredicate / CmpFPredicate values).
 enum : int64_t { kCmpIEq = 0, kCmpINe = 1, kCmpISlt = 2, kCmpISle = 3, kCmpISgt = 4, kCmpISge = 5 };
@@ -33,6 +35,8 @@ Names namesOf(Elementwise op) {
   case Elementwise::DivRn: return {nullptr, "arith.divf"};
   case Elementwise::Min: return {"arith.minsi", "arith.minimumf"};
   case Elementwise::Max: return {"arith.maxsi", "arith.maximumf"};
+  case Elementwise::MinNum: return {"arith.minsi", "arith.minnumf"};
+  case Elementwise::MaxNum: return {"arith.maxsi", "arith.maxnumf"};
   case Elementwise::And: return {"arith.andi", nullptr};
   case Elementwise::Or: return {"arith.ori", nullptr};
   case Elementwise::Xor: return {"arith.xori", nullptr};
@@ -57,6 +61,8 @@ Names namesOf(Elementwise op) {
   case Elementwise::Ceil: return {nullptr, "math.ceil"};
   case Elementwise::Sin: return {nullptr, "math.sin"};
   case Elementwise::Cos: return {nullptr, "math.cos"};
+  case Elementwise::FastExp: return {nullptr, "math.exp"};
+  case Elementwise::FastExp2: return {nullptr, "math.exp2"};
   }
   return {nullptr, nullptr};
 }
@@ -81,10 +87,10 @@ int32_t fill(TraceContext &ctx, const OpSite &site, DType dtype, const Shape &sh
 // f16 or bf16 (the hardware has no accurate 16-bit versions of most math,
 // and fmod in f32 is exact for 16-bit inputs).
 int32_t floatOp(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands, DType dtype,
-                const Shape &shape) {
-  if (!isHalf(dtype)) return emit(ctx, site, name, std::move(operands), dtype, shape);
+                const Shape &shape, std::vector<TraceAttr> attrs = {}) {
+  if (!isHalf(dtype)) return emit(ctx, site, name, std::move(operands), dtype, shape, std::move(attrs));
   for (int32_t &id : operands) id = emit(ctx, site, "arith.extf", {id}, DType::F32, shape);
-  int32_t wide = emit(ctx, site, name, std::move(operands), DType::F32, shape);
+  int32_t wide = emit(ctx, site, name, std::move(operands), DType::F32, shape, std::move(attrs));
   return emit(ctx, site, "arith.truncf", {wide}, dtype, shape);
 }
 
@@ -137,7 +143,10 @@ ValueRef emitUnary(Elementwise op, const OpSite &site, ValueRef a) {
   const char *name = isFloat(src.dtype) ? names.floatOp : names.intOp;
   if (!name) fail(site, std::string("is not defined for ") + dtypeName(src.dtype) + " operands");
   if (!isFloat(src.dtype) || op == Elementwise::Neg) return ctx.ref(emit(ctx, site, name, {a.id}, src.dtype, src.shape));
-  return ctx.ref(floatOp(ctx, site, name, {a.id}, src.dtype, src.shape));
+  std::vector<TraceAttr> attrs;
+  if (op == Elementwise::FastExp || op == Elementwise::FastExp2)
+    attrs.push_back({TraceAttr::I64, "fastmath", kApproximateFunction});
+  return ctx.ref(floatOp(ctx, site, name, {a.id}, src.dtype, src.shape, std::move(attrs)));
 }
 
 ValueRef emitFma(const OpSite &site, Operand a, Operand b, Operand c, DType elem) {

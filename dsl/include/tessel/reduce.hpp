@@ -173,6 +173,22 @@ Tile<E> min(const Tile<E> &t, int axis, bool keep_dims = false, source_location 
                                             axis, keep_dims));
 }
 
+// Largest / smallest element along `axis` ignoring NaNs (NaN only when every
+// element is NaN), as numpy's nanmax / nanmin; for ints the same as max /
+// min. Cheaper than max / min on AMD GPUs: no NaN check per step.
+template <class E>
+Tile<E> nanmax(const Tile<E> &t, int axis, bool keep_dims = false, source_location loc = source_location::current()) {
+  static_assert(detail::is_float_elem<E> || detail::is_int_elem<E>, "tessel: nanmax and nanmin need numeric tiles");
+  return Tile<E>(detail::emitBinaryRegionOp(detail::Combining::Reduce, detail::Elementwise::MaxNum,
+                                            {"nanmax", detail::toSourceLoc(loc)}, t.ref(), axis, keep_dims));
+}
+template <class E>
+Tile<E> nanmin(const Tile<E> &t, int axis, bool keep_dims = false, source_location loc = source_location::current()) {
+  static_assert(detail::is_float_elem<E> || detail::is_int_elem<E>, "tessel: nanmax and nanmin need numeric tiles");
+  return Tile<E>(detail::emitBinaryRegionOp(detail::Combining::Reduce, detail::Elementwise::MinNum,
+                                            {"nanmin", detail::toSourceLoc(loc)}, t.ref(), axis, keep_dims));
+}
+
 // Bitwise xor of the elements along `axis`.
 template <class E>
 Tile<E> xor_sum(const Tile<E> &t, int axis, bool keep_dims = false,

@@ -194,11 +194,13 @@ enum class Elementwise : uint8_t {
   Shl, Shr,    // Shr is arithmetic (the ints are signed)
   FDiv,        // floats: fast division (reciprocal times dividend), fast_math or not
   DivRn,       // floats: correctly rounded division, fast_math or not
+  MinNum, MaxNum, // floats: a NaN operand loses to a number (C's fmin / fmax)
   // comparisons: (a, b) -> i1 of the same shape
   CmpEq, CmpNe, CmpLt, CmpLe, CmpGt, CmpGe,
   // unary
   Neg, Not,    // Not: bitwise for ints, logical for i1
   Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Abs, Floor, Ceil, Sin, Cos,
+  FastExp, FastExp2, // the hardware's v_exp_f32 (1 ulp; results below 2^-126 flush to 0)
 };
 
 // Elementwise binary op (arithmetic, bitwise, comparison, min/max): `elem`

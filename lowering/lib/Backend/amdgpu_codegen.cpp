@@ -232,7 +232,12 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager sccs;
   llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder(&machine);
+  // As clang -O3 tunes it: the SLP vectorizer pairs f32 adds, multiplies and
+  // fmas into v_pk_*_f32 on the targets that have them (gfx90a, gfx942, gfx950).
+  llvm::PipelineTuningOptions tuning;
+  tuning.SLPVectorization = true;
+  tuning.LoopVectorization = true;
+  llvm::PassBuilder builder(&machine, tuning);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(sccs);
   builder.registerFunctionAnalyses(functions);

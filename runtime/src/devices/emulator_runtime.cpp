@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <sys/mman.h>
@@ -195,6 +196,19 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
 
 FiberWorkgroup &currentWorkgroup() { return *tThread.fibers; }
 
+float hardwareExp2(float x) {
+  // V_EXP_F32 (AMD CDNA3 ISA, VOP1): D = 2^S0 to 1 ULP. The instruction makes
+  // no denormal results (LLVM scales the input around it for a precise
+  // exp2): below 2^-126 the result is +0. -inf gives +0, +inf +inf, NaN NaN.
+  // Computed in double, so the host's float flushing modes do not matter.
+  double r = std::exp2(double(x));
+  if (std::isnan(x))
+    return std::numeric_limits<float>::quiet_NaN();
+  if (r < double(std::numeric_limits<float>::min()))
+    return 0.0f;
+  return float(r);
+}
+
 namespace {
 
 // The lane a DPP control reads from, or -1 when out of bounds (GFX9 rules).
@@ -273,6 +287,8 @@ static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
   wg.waveSync();
   return result;
 }
+
+static float tessel_emu_exp2_f32(float x) { return tessel::emu::hardwareExp2(x); }
 
 static uint32_t tessel_emu_update_dpp_b32(uint32_t old, uint32_t src, uint32_t ctrl,
                                           uint32_t rowMask, uint32_t bankMask, uint32_t bound) {
@@ -367,7 +383,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
       TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
-      TESSEL_EMU_SYMBOL(tessel_emu_check_lds),
+      TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),
   };
 #undef TESSEL_EMU_LIBCALL
 #undef TESSEL_EMU_SYMBOL

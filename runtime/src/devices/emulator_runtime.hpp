@@ -139,6 +139,9 @@ ThreadState &currentThread();
 // The workgroup of the fiber running on this host thread.
 FiberWorkgroup &currentWorkgroup();
 
+// llvm.amdgcn.exp2.f32, as V_EXP_F32 computes it (no denormal results).
+float hardwareExp2(float x);
+
 // Matrix-core instructions (emulator_matrix.cpp): the id of the MFMA or WMMA
 // intrinsic `name` (WMMA's with its type suffixes), or -1 when the emulator
 // has no semantics for it; and the wave size it needs.

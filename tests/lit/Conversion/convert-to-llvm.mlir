@@ -68,6 +68,36 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
 
 // -----
 
+// fast_exp2 / fast_exp (afn on f32, tile or scalar) are the hardware
+// exponential itself; without afn, and for f64, exp2 stays the precise
+// intrinsic (LLVM scales around v_exp_f32 for denormal results).
+// CHECK-LABEL: llvm.func @hardware_exp(
+// CHECK: %[[A:.*]] = rocdl.exp2 %{{.*}} f32 -> f32
+// CHECK: %[[L:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK: %[[M:.*]] = llvm.fmul %{{.*}}, %[[L]] : f32
+// CHECK: rocdl.exp2 %[[M]] f32 -> f32
+// CHECK: llvm.intr.exp2(%{{.*}}) : (f32) -> f32
+// CHECK: rocdl.exp2 %{{.*}} f32 -> f32
+// CHECK-NOT: rocdl.exp2
+// CHECK: llvm.return
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
+  func.func @hardware_exp(%x: !tessel.ptr<f32>, %s: f32) {
+    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %f = arith.sitofp %r : tensor<64xi32> to tensor<64xf32>
+    %a = math.exp2 %f fastmath<afn> : tensor<64xf32>
+    %b = math.exp %a fastmath<afn> : tensor<64xf32>
+    %c = math.exp2 %b : tensor<64xf32>
+    %xs = tessel.splat %x : tensor<64x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %r : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
+    tessel.store %xp, %c : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>) -> ()
+    %t = math.exp2 %s fastmath<afn> : f32
+    tessel.store %x, %t : (!tessel.ptr<f32>, f32) -> ()
+    return
+  }
+}
+
+// -----
+
 // Integer division is defined for every input, in the module both executors
 // run: the divisor is replaced by 1 where it is 0 (or MIN / -1), and x / 0
 // selects -1, x % 0 selects x.

@@ -41,7 +41,8 @@ const char *kDeclarations = "declare i32 @llvm.amdgcn.workitem.id.x()\n"
                             "declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()\n"
                             "declare float @llvm.fma.f32(float, float, float)\n"
                             "declare float @llvm.minnum.f32(float, float)\n"
-                            "declare float @llvm.maxnum.f32(float, float)\n";
+                            "declare float @llvm.maxnum.f32(float, float)\n"
+                            "declare float @llvm.amdgcn.exp2.f32(float)\n";
 
 uint32_t bitsOf(float x) { return std::bit_cast<uint32_t>(x); }
 float floatOf(uint32_t b) { return std::bit_cast<float>(b); }
@@ -278,5 +279,69 @@ entry:)") + testing::kGlobalIndex + R"(
   size_t bad = 0;
   for (size_t i = 0; i < want.size(); ++i)
     bad += bitsOf(got[i]) != bitsOf(want[i]);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("emulator fidelity: llvm.amdgcn.exp2.f32 is V_EXP_F32 (no denormal results)") {
+  Launch k("hardware_exp2", std::string(R"(
+define amdgpu_kernel void @hardware_exp2(ptr addrspace(1) %a, ptr addrspace(1) %out) {
+entry:)") + testing::kGlobalIndex + R"(
+  %pa = getelementptr float, ptr addrspace(1) %a, i64 %i64
+  %va = load float, ptr addrspace(1) %pa, align 4
+  %e = call float @llvm.amdgcn.exp2.f32(float %va)
+  %po = getelementptr float, ptr addrspace(1) %out, i64 %i64
+  store float %e, ptr addrspace(1) %po, align 4
+  ret void
+}
+)", {kPtr, kPtr});
+  // Integers (exact powers of two, through the bottom of the normal range
+  // and past it), fractions across the range, and the special values.
+  std::vector<float> a;
+  for (int e = -152; e <= 130; ++e)
+    a.push_back(float(e));
+  std::mt19937 gen(17);
+  std::uniform_real_distribution<float> spread(-140.0f, 129.0f);
+  for (int i = 0; i < 200; ++i)
+    a.push_back(spread(gen));
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float x : {-inf, inf, -0.0f, 0.0f, floatOf(1), -126.0f, -126.5f, -125.999f})
+    a.push_back(x);
+  a.push_back(std::numeric_limits<float>::quiet_NaN());
+  while (a.size() % 64)
+    a.push_back(0.5f); // whole waves: the kernel has no bounds check
+  auto da = k.dev.upload(a);
+  auto out = k.dev.upload(std::vector<float>(a.size(), -1.0f));
+  Kernarg args(k.kernel.kernargs);
+  args.set(0, static_cast<void *>(da.devicePtr())).set(1, static_cast<void *>(out.devicePtr()));
+  k.run(args, uint32_t(a.size()));
+  auto got = out.download();
+  size_t bad = 0, flushed = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const float x = a[i];
+    if (std::isnan(x)) {
+      bad += !std::isnan(got[i]);
+      continue;
+    }
+    // 2^x by ldexp of the integer part and a long double fraction; a
+    // result below 2^-126 (the smallest normal f32) is +0 on the hardware.
+    const long double whole = std::floor((long double)x), exact = std::ldexp(std::exp2((long double)x - whole), int(std::max(whole, -1000.0L)));
+    if (std::isinf(x)) {
+      bad += bitsOf(got[i]) != bitsOf(x > 0 ? inf : 0.0f);
+      continue;
+    }
+    if (exact < 0x1p-126L) {
+      ++flushed;
+      bad += bitsOf(got[i]) != 0u;
+      continue;
+    }
+    if (exact > (long double)std::numeric_limits<float>::max()) {
+      bad += got[i] != inf;
+      continue;
+    }
+    // Within 1 ulp (the ISA's bound) of the exact value.
+    const long double ulp = std::ldexp(1.0L, std::ilogb(float(exact)) - 23);
+    bad += std::fabs((long double)got[i] - exact) > ulp;
+  }
+  CHECK(flushed > 20); // the test exercises results below the normal range
   CHECK(bad == 0);
 }

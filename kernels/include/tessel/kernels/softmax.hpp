@@ -31,12 +31,18 @@ void softmax_rows(Ptr<T> in, Ptr<T> out, i32 M, i32 N, i32 in_stride, i32 out_st
   // Padding reads -inf: it never wins the max and exp(-inf) adds 0 to the sum.
   auto x = detail::widen(load(in + r * in_stride + c, mask, -std::numeric_limits<float>::infinity()));
   // Subtracting the row max keeps exp() at most 1, so it cannot overflow;
-  // softmax is unchanged by a shift of the whole row.
-  // The row is scaled by one reciprocal of its sum rather than divided
-  // element by element.
-  auto z = x - expand_dims(max(x, 1), 1);
-  auto num = exp2(z * kLog2E);
-  auto inv = 1.0f / sum(num, 1);
+  // softmax is unchanged by a shift of the whole row. nanmax skips NaNs,
+  // but a NaN in the row still makes its sum, so the whole row, NaN (as
+  // max would).
+  auto m = nanmax(x, 1);
+  // exp(x - m) = exp2(x * log2(e) - m * log2(e)): one fma per element. The
+  // rounding of m * log2(e) shifts every term of the row alike, which the
+  // normalization cancels. Terms below 2^-126 of the max flush to 0 (the
+  // hardware exponential), invisible in a sum of at least 1.
+  auto num = fast_exp2(fma(x, kLog2E, expand_dims(m * -kLog2E, 1)));
+  // The row is scaled by one reciprocal of its sum (v_rcp_f32, about 1 ulp)
+  // rather than divided element by element.
+  auto inv = fdiv(1.0f, sum(num, 1));
   store(out + r * out_stride + c, detail::narrow<T>(num * expand_dims(inv, 1)), mask);
 }
 

@@ -103,10 +103,10 @@ void lowerAtomic(Op op, ValueRange masks, ConversionPatternRewriter &rewriter, c
       for (size_t r = 0; r < registers; ++r)
         target.ldsStore(rewriter, loc, op, slot(coords[r]), old[r]);
     });
-    target.barrier(rewriter, loc);
+    target.ldsBarrier(rewriter, loc);
     for (size_t r = 0; r < registers; ++r)
       old[r] = target.ldsLoad(rewriter, loc, op, slot(coords[r]), elem);
-    target.barrier(rewriter, loc);
+    target.endLdsScratch(rewriter, loc, op);
   }
   rewriter.replaceOpWithMultiple(op, {old});
 }
@@ -190,7 +190,7 @@ struct HistogramOpConversion : TesselOpToLLVMPattern<HistogramOp> {
       else
         clear();
     }
-    target.barrier(rewriter, loc);
+    target.ldsBarrier(rewriter, loc);
     SmallVector<Value> values = registersOf(adaptor.getSrc());
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
     Value owner = emitOwnerPredicate(rewriter, loc, target, op.getSrc().getType());
@@ -210,12 +210,12 @@ struct HistogramOpConversion : TesselOpToLLVMPattern<HistogramOp> {
         return {};
       });
     }
-    target.barrier(rewriter, loc);
+    target.ldsBarrier(rewriter, loc);
     SmallVector<Value> counts;
     for (SmallVector<Value> &c : emitRegisterCoords(rewriter, loc, target, op.getType()))
       counts.push_back(target.ldsLoad(rewriter, loc, op, rewriter.create<LLVM::MulOp>(loc, c[0], i32Value(rewriter, loc, 4)),
                                       rewriter.getI32Type()));
-    target.barrier(rewriter, loc);
+    target.endLdsScratch(rewriter, loc, op);
     rewriter.replaceOpWithMultiple(op, {counts});
     return success();
   }

@@ -42,12 +42,12 @@ public:
   // After the writes: each register `r` of the result as `read(its
   // coordinates, r)` gives it.
   void readEach(function_ref<Value(ArrayRef<Value>, size_t)> read) {
-    target_.barrier(b_, loc_);
+    target_.ldsBarrier(b_, loc_);
     SmallVector<Value> out;
     SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b_, loc_, target_, dstType_);
     for (size_t r = 0; r < coords.size(); ++r)
       out.push_back(read(coords[r], r));
-    target_.barrier(b_, loc_);
+    target_.endLdsScratch(b_, loc_, op_);
     b_.replaceOpWithMultiple(op_, {out});
   }
   Value load(Value index) { return target_.ldsLoad(b_, loc_, op_, slotBytes(index), elem_); }
@@ -59,9 +59,9 @@ public:
   void convert(Value src, ValueRange regs, const LdsStaging &plan) {
     Value base = i32Value(b_, loc_, ldsOffset(op_));
     emitLdsTileWrite(b_, loc_, target_, cast<RankedTensorType>(src.getType()), regs, base, plan);
-    target_.barrier(b_, loc_);
+    target_.ldsBarrier(b_, loc_);
     SmallVector<Value> out = emitLdsTileRead(b_, loc_, target_, cast<RankedTensorType>(dstType_), elem_, base, plan);
-    target_.barrier(b_, loc_);
+    target_.endLdsScratch(b_, loc_, op_);
     b_.replaceOpWithMultiple(op_, {out});
   }
   // Index of half `half` of an element whose last dim (of 2) was split off.

@@ -15,7 +15,7 @@ bool isTile(Type t) { return isa<RankedTensorType>(t); }
 // Scalar arith/math ops the upstream patterns would lower differently from
 // tessel's semantics (division by zero, math through ocml).
 bool needsTesselScalarLowering(Operation *op) {
-  if (isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp>(op))
+  if (isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp>(op) || isHardwareExp(op))
     return true;
   Type t = op->getResult(0).getType();
   if (!isa<FloatType>(t))

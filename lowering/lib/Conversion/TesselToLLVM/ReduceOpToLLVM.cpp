@@ -74,7 +74,7 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
           for (size_t i = 0; i < n; ++i)
             x.store(rewriter, loc, i, x.waveCoord(), l, acc[l][i]);
       });
-      target.barrier(rewriter, loc);
+      target.ldsBarrier(rewriter, loc);
       for (size_t l = 0; l < lines.size(); ++l) {
         auto loadWave = [&](int64_t w) {
           SmallVector<Value> v;
@@ -91,7 +91,7 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
         }
         acc[l] = a;
       }
-      target.barrier(rewriter, loc);
+      target.endLdsScratch(rewriter, loc, op);
     }
 
     SmallVector<SmallVector<Value>> results(n);

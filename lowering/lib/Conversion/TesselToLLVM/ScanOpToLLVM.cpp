@@ -124,7 +124,7 @@ struct ScanOpConversion : TesselOpToLLVMPattern<ScanOp> {
           for (size_t i = 0; i < n; ++i)
             x.store(rewriter, loc, i, waveC, l, totals[l][i]);
       });
-      target.barrier(rewriter, loc);
+      target.ldsBarrier(rewriter, loc);
       Value waveValid = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, weff, c(0));
       for (size_t l = 0; l < lines.size(); ++l) {
         auto loadWave = [&](int64_t j) {
@@ -145,7 +145,7 @@ struct ScanOpConversion : TesselOpToLLVMPattern<ScanOp> {
                                selectEach(rewriter, loc, waveValid, both, prefix[l]), wacc);
       }
       prefixValid = rewriter.create<LLVM::OrOp>(loc, prefixValid, waveValid);
-      target.barrier(rewriter, loc);
+      target.endLdsScratch(rewriter, loc, op);
     }
 
     // 4. Every element takes the prefix of the threads before it.

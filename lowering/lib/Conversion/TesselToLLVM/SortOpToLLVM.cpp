@@ -111,14 +111,14 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
               for (size_t r = 0; r < regs; ++r)
                 target.ldsStore(rewriter, loc, op, slot(coords[r], bytes), toMemory(rewriter, loc, vals[i][r]));
             });
-            target.barrier(rewriter, loc);
+            target.ldsBarrier(rewriter, loc);
             for (size_t r = 0; r < regs; ++r) {
               SmallVector<Value> other(coords[r]);
               other[axis] = rewriter.create<LLVM::XOrOp>(loc, other[axis], i32Value(rewriter, loc, j));
               Value v = target.ldsLoad(rewriter, loc, op, slot(other, bytes), memoryType(rewriter, elem));
               partner[i][r] = fromMemory(rewriter, loc, v, elem);
             }
-            target.barrier(rewriter, loc);
+            target.ldsBarrier(rewriter, loc);
           }
         } else {
           return op.emitOpError("no layout basis moves ") << j << " along the sort axis (compiler bug)";

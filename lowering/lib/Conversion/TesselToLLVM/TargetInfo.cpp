@@ -59,6 +59,21 @@ void TargetInfo::barrier(OpBuilder &b, Location loc) const {
   b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "workgroup");
 }
 
+void TargetInfo::ldsBarrier(OpBuilder &b, Location loc) const {
+  // "amdgpu-synchronize-as":"local" (LLVM's memory model relaxation
+  // annotations): the fence orders LDS accesses only.
+  auto localOnly = LLVM::MMRATagAttr::get(b.getContext(), "amdgpu-synchronize-as", "local");
+  StringRef mmra = LLVM::LLVMDialect::getMmraAttrName();
+  b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release, "workgroup")->setAttr(mmra, localOnly);
+  b.create<ROCDL::SBarrierOp>(loc);
+  b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "workgroup")->setAttr(mmra, localOnly);
+}
+
+void TargetInfo::endLdsScratch(OpBuilder &b, Location loc, Operation *op) const {
+  if (!tesselDialect(op->getContext()).getLdsNoReuseAttrHelper().isAttrPresent(op))
+    ldsBarrier(b, loc);
+}
+
 Value TargetInfo::moveAcrossLanes(OpBuilder &b, Location loc, Value v,
                                   const std::function<Value(Value)> &move32) const {
   Type t = v.getType();

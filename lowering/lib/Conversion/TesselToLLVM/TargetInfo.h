@@ -32,9 +32,18 @@ public:
   // Workgroups along `axis` (from the dispatch packet's grid size).
   Value numPrograms(OpBuilder &b, Location loc, unsigned axis) const;
 
-  // Every thread of the workgroup arrives before any continues; LDS writes
-  // before it are visible to reads after it.
+  // Every thread of the workgroup arrives before any continues; memory
+  // writes before it (LDS and global) are visible to reads after it. The
+  // user's tessel.barrier.
   void barrier(OpBuilder &b, Location loc) const;
+  // The same for LDS only: the fences carry the MMRA tag that limits them to
+  // the local address space, so no global cache maintenance comes with them
+  // (buffer_gl0_inv / vmcnt waits on gfx11). The barriers of LDS scratch.
+  void ldsBarrier(OpBuilder &b, Location loc) const;
+  // After `op`'s last read of its LDS scratch: the barrier that lets a later
+  // op write those bytes, unless the LDS plan reuses none of them before
+  // another barrier (tessel.lds_no_reuse on `op`).
+  void endLdsScratch(OpBuilder &b, Location loc, Operation *op) const;
 
   // `v` as held by lane `srcLane` of this wave (every lane must take part).
   Value shuffle(OpBuilder &b, Location loc, Value v, Value srcLane) const;

@@ -1,5 +1,6 @@
 #include "Utility.h"
 
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -342,8 +343,31 @@ static Value emitDeviceLibraryCall(OpBuilder &b, Operation *op, ValueRange opera
   return b.create<LLVM::CallOp>(op->getLoc(), fnType, name, operands).getResult();
 }
 
+bool mlir::tessel::isHardwareExp(Operation *op) {
+  if (!isa<math::ExpOp, math::Exp2Op>(op) || !getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+    return false;
+  auto flags = dyn_cast<arith::ArithFastMathInterface>(op);
+  return flags && arith::bitEnumContainsAll(flags.getFastMathFlagsAttr().getValue(), arith::FastMathFlags::afn);
+}
+
+// fast_exp / fast_exp2 (f32 math.exp / math.exp2 marked afn): v_exp_f32
+// itself. LLVM keeps its scaling for denormal results even under afn; the
+// AMDGPU intrinsic is the bare instruction (results below 2^-126 are 0).
+static Value emitHardwareExp(OpBuilder &b, Operation *op, ValueRange operands) {
+  if (!isHardwareExp(op))
+    return {};
+  Location loc = op->getLoc();
+  Type f32 = b.getF32Type();
+  Value x = operands[0];
+  if (isa<math::ExpOp>(op)) // e^x = 2^(x log2(e))
+    x = b.create<LLVM::FMulOp>(loc, x, b.create<LLVM::ConstantOp>(loc, f32, b.getF32FloatAttr(1.44269504088896340736f)));
+  return b.create<ROCDL::ROCDLExp2>(loc, f32, x);
+}
+
 Value mlir::tessel::emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands,
                                  Type resultType) {
+  if (Value e = emitHardwareExp(b, op, operands))
+    return e;
   if (Value call = emitDeviceLibraryCall(b, op, operands, resultType))
     return call;
   if (Value q = emitDefinedDivision(b, op, operands))

@@ -47,6 +47,9 @@ def Tessel_Dialect : Dialect {
     "::mlir::UnitAttr":$div_rn,
     // On an op that needs LDS scratch: where the LDS plan put it.
     "::mlir::IntegerAttr":$lds_offset,
+    // ... and when no LDS user after it writes those bytes before another
+    // barrier has run: the op needs no barrier after its last read.
+    "::mlir::UnitAttr":$lds_no_reuse,
     // On kernel arguments: what the call's values let the compiler assume.
     "::mlir::UnitAttr":$equal_to_one,
     "::mlir::IntegerAttr":$divisibility,

@@ -141,7 +141,13 @@ def TesselPlanLds : Pass<"tessel-plan-lds", "::mlir::ModuleOp"> {
     workgroup memory (LDS) while they run. This pass gives each such buffer
     an offset (`tessel.lds_offset`) with a first-fit allocator over live
     ranges, so buffers that are not alive together share bytes, and records
-    the total on the module (`tessel.lds_bytes`, rounded up to 16). A total
+    the total on the module (`tessel.lds_bytes`, rounded up to 16). An op's
+    scratch ends with a barrier after its last read, so the next op may
+    write the same bytes; when it costs at most 1 KiB more LDS (and fits),
+    the scratch of an op in the function's own block instead stays reserved
+    until the next op there that runs a barrier (`tessel.lds_no_reuse`: its
+    trailing barrier is not emitted; e.g. softmax's max and sum reductions
+    get two barriers, not four). A total
     over `tessel.lds_limit` is an error at the op that needs the most, with
     the bytes it needs, the target's limit and what to shrink.
   }];
