@@ -209,6 +209,19 @@ float hardwareExp2(float x) {
   return float(r);
 }
 
+float hardwareRsq(float x) {
+  // V_RSQ_F32: D = 1 / sqrt(S0) to 1 ULP. Denormal inputs count as zero of
+  // their sign (the instruction does not take denormals): +-0 -> +-inf;
+  // negative -> NaN; +inf -> +0. In double, whatever the host's modes.
+  if (std::isnan(x))
+    return std::numeric_limits<float>::quiet_NaN();
+  if (std::fpclassify(x) == FP_SUBNORMAL || x == 0.0f)
+    return std::signbit(x) ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  if (x < 0.0f)
+    return std::numeric_limits<float>::quiet_NaN();
+  return float(1.0 / std::sqrt(double(x)));
+}
+
 namespace {
 
 // The lane a DPP control reads from, or -1 when out of bounds (GFX9 rules).
@@ -289,6 +302,7 @@ static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
 }
 
 static float tessel_emu_exp2_f32(float x) { return tessel::emu::hardwareExp2(x); }
+static float tessel_emu_rsq_f32(float x) { return tessel::emu::hardwareRsq(x); }
 
 static uint32_t tessel_emu_update_dpp_b32(uint32_t old, uint32_t src, uint32_t ctrl,
                                           uint32_t rowMask, uint32_t bankMask, uint32_t bound) {
@@ -384,6 +398,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
       TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
       TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),
+      TESSEL_EMU_SYMBOL(tessel_emu_rsq_f32),
   };
 #undef TESSEL_EMU_LIBCALL
 #undef TESSEL_EMU_SYMBOL

@@ -141,6 +141,8 @@ FiberWorkgroup &currentWorkgroup();
 
 // llvm.amdgcn.exp2.f32, as V_EXP_F32 computes it (no denormal results).
 float hardwareExp2(float x);
+// llvm.amdgcn.rsq.f32, as V_RSQ_F32 computes it (denormal inputs count as 0).
+float hardwareRsq(float x);
 
 // Matrix-core instructions (emulator_matrix.cpp): the id of the MFMA or WMMA
 // intrinsic `name` (WMMA's with its type suffixes), or -1 when the emulator

@@ -137,3 +137,99 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32} {
     return
   }
 }
+
+// -----
+
+// Registers the axis analysis proves equal are computed once: each thread
+// holds 4 contiguous columns starting at a multiple of 4, and n is a
+// multiple of 16, so `cols < n` is one compare per thread (Triton's
+// maybeDeduplicate) that all 4 selects share.
+// CHECK-LABEL: llvm.func @equal_compares(
+// CHECK: %[[C:.*]] = llvm.icmp "slt"
+// CHECK-NOT: llvm.icmp
+// CHECK-COUNT-4: llvm.select %[[C]],
+// CHECK: llvm.return
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @equal_compares(%x: !tessel.ptr<f32> {tessel.divisibility = 16 : i32}, %n: i32 {tessel.divisibility = 16 : i32}) {
+    %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %xs = tessel.splat %x : tensor<256x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %r : tensor<256x!tessel.ptr<f32>>, tensor<256xi32>
+    %v = tessel.load %xp : (tensor<256x!tessel.ptr<f32>>) -> tensor<256xf32>
+    %ns = tessel.splat %n : tensor<256xi32>
+    %m = arith.cmpi slt, %r, %ns : tensor<256xi32>
+    %z = arith.constant dense<0.0> : tensor<256xf32>
+    %s = arith.select %m, %v, %z : tensor<256xi1>, tensor<256xf32>
+    tessel.store %xp, %s : (tensor<256x!tessel.ptr<f32>>, tensor<256xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Without n's divisibility each column is compared on its own.
+// CHECK-LABEL: llvm.func @distinct_compares(
+// CHECK-COUNT-4: llvm.icmp "slt"
+// CHECK-NOT: llvm.icmp
+// CHECK: llvm.return
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @distinct_compares(%x: !tessel.ptr<f32> {tessel.divisibility = 16 : i32}, %n: i32) {
+    %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %xs = tessel.splat %x : tensor<256x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %r : tensor<256x!tessel.ptr<f32>>, tensor<256xi32>
+    %v = tessel.load %xp : (tensor<256x!tessel.ptr<f32>>) -> tensor<256xf32>
+    %ns = tessel.splat %n : tensor<256xi32>
+    %m = arith.cmpi slt, %r, %ns : tensor<256xi32>
+    %z = arith.constant dense<0.0> : tensor<256xf32>
+    %s = arith.select %m, %v, %z : tensor<256xi1>, tensor<256xf32>
+    tessel.store %xp, %s : (tensor<256x!tessel.ptr<f32>>, tensor<256xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// math.rsqrt on f32 is v_rsq_f32 (llvm.amdgcn.rsq); 1 / sqrt stays precise.
+// CHECK-LABEL: llvm.func @hardware_rsqrt(
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.rsq"(%{{.*}}) : (f32) -> f32
+// CHECK: llvm.intr.sqrt
+// CHECK: llvm.fdiv
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
+  func.func @hardware_rsqrt(%x: !tessel.ptr<f32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %f = arith.sitofp %r : tensor<64xi32> to tensor<64xf32>
+    %a = math.rsqrt %f : tensor<64xf32>
+    %one = arith.constant dense<1.0> : tensor<64xf32>
+    %s = math.sqrt %a : tensor<64xf32>
+    %b = arith.divf %one, %s : tensor<64xf32>
+    %xs = tessel.splat %x : tensor<64x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %r : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
+    tessel.store %xp, %b : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A masked buffer load reads 0 out of range: `other` = 0.0 needs no select,
+// any other value does.
+// CHECK-LABEL: llvm.func @buffer_other(
+// CHECK-COUNT-4: rocdl.raw.ptr.buffer.load
+// CHECK-NOT: : i1, f32
+// CHECK: rocdl.make.buffer.rsrc
+// CHECK-COUNT-4: : i1, f32
+// CHECK-NOT: : i1, f32
+// CHECK: llvm.return
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @buffer_other(%x: !tessel.ptr<f32> {tessel.divisibility = 16 : i32, tessel.pointer_range = 31 : i32}, %n: i32 {tessel.divisibility = 16 : i32}) {
+    %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %ns = tessel.splat %n : tensor<256xi32>
+    %m = arith.cmpi slt, %r, %ns : tensor<256xi32>
+    %zero = arith.constant dense<0.0> : tensor<256xf32>
+    %minus = arith.constant dense<-1.0> : tensor<256xf32>
+    %a = tessel.buffer_load %x[%r], %m, other %zero : (!tessel.ptr<f32>, tensor<256xi32>, tensor<256xi1>, tensor<256xf32>) -> tensor<256xf32>
+    %b = tessel.buffer_load %x[%r], %m, other %minus : (!tessel.ptr<f32>, tensor<256xi32>, tensor<256xi1>, tensor<256xf32>) -> tensor<256xf32>
+    %s = arith.addf %a, %b : tensor<256xf32>
+    tessel.buffer_store %x[%r], %s, %m : (!tessel.ptr<f32>, tensor<256xi32>, tensor<256xf32>, tensor<256xi1>) -> ()
+    return
+  }
+}

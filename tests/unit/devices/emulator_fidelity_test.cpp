@@ -42,7 +42,8 @@ const char *kDeclarations = "declare i32 @llvm.amdgcn.workitem.id.x()\n"
                             "declare float @llvm.fma.f32(float, float, float)\n"
                             "declare float @llvm.minnum.f32(float, float)\n"
                             "declare float @llvm.maxnum.f32(float, float)\n"
-                            "declare float @llvm.amdgcn.exp2.f32(float)\n";
+                            "declare float @llvm.amdgcn.exp2.f32(float)\n"
+                            "declare float @llvm.amdgcn.rsq.f32(float)\n";
 
 uint32_t bitsOf(float x) { return std::bit_cast<uint32_t>(x); }
 float floatOf(uint32_t b) { return std::bit_cast<float>(b); }
@@ -343,5 +344,51 @@ entry:)") + testing::kGlobalIndex + R"(
     bad += std::fabs((long double)got[i] - exact) > ulp;
   }
   CHECK(flushed > 20); // the test exercises results below the normal range
+  CHECK(bad == 0);
+}
+
+TEST_CASE("emulator fidelity: llvm.amdgcn.rsq.f32 is V_RSQ_F32 (denormal inputs count as 0)") {
+  Launch k("hardware_rsq", std::string(R"(
+define amdgpu_kernel void @hardware_rsq(ptr addrspace(1) %a, ptr addrspace(1) %out) {
+entry:)") + testing::kGlobalIndex + R"(
+  %pa = getelementptr float, ptr addrspace(1) %a, i64 %i64
+  %va = load float, ptr addrspace(1) %pa, align 4
+  %r = call float @llvm.amdgcn.rsq.f32(float %va)
+  %po = getelementptr float, ptr addrspace(1) %out, i64 %i64
+  store float %r, ptr addrspace(1) %po, align 4
+  ret void
+}
+)", {kPtr, kPtr});
+  std::vector<float> a;
+  std::mt19937 gen(23);
+  for (int e = -126; e <= 127; e += 3) // normals across the range
+    a.push_back(std::ldexp(1.0f + float(gen() % 1000) / 1000.0f, e));
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float x : {floatOf(1), floatOf(0x7FFFFF), -floatOf(5), 0.0f, -0.0f, -1.0f, -inf, inf, 4.0f, 0.25f})
+    a.push_back(x);
+  a.push_back(std::numeric_limits<float>::quiet_NaN());
+  while (a.size() % 64)
+    a.push_back(2.0f);
+  auto da = k.dev.upload(a);
+  auto out = k.dev.upload(std::vector<float>(a.size(), -1.0f));
+  Kernarg args(k.kernel.kernargs);
+  args.set(0, static_cast<void *>(da.devicePtr())).set(1, static_cast<void *>(out.devicePtr()));
+  k.run(args, uint32_t(a.size()));
+  auto got = out.download();
+  size_t bad = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const float x = a[i], g = got[i];
+    if (std::isnan(x) || (x < 0 && std::fpclassify(x) == FP_NORMAL) || x == -inf) {
+      bad += !std::isnan(g);
+    } else if (x == 0.0f || std::fpclassify(x) == FP_SUBNORMAL) {
+      bad += g != (std::signbit(x) ? -inf : inf); // a denormal counts as zero of its sign
+    } else if (x == inf) {
+      bad += bitsOf(g) != 0u;
+    } else {
+      const long double exact = 1.0L / std::sqrt((long double)x);
+      const long double ulp = std::ldexp(1.0L, std::ilogb(float(exact)) - 23);
+      bad += std::fabs((long double)g - exact) > ulp;
+    }
+  }
   CHECK(bad == 0);
 }

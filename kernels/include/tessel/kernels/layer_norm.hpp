@@ -25,18 +25,19 @@ void layer_norm_rows(Ptr<T> x, Ptr<T> y, Ptr<T> weight, Ptr<T> bias, Ptr<f32> me
   auto mask = expand_dims(rowOk, 1) & expand_dims(colOk, 0);
   auto r = expand_dims(rows, 1);
   auto c = expand_dims(cols, 0);
-  auto n = cast<float>(N);
+  // One reciprocal of N per program (v_rcp_f32, about 1 ulp) for both means.
+  auto inv_n = fdiv(1.0f, cast<float>(N));
   // Padding reads 0, which adds nothing to the sum.
   auto v = detail::widen(load(x + r * x_stride + c, mask, 0.0f));
-  auto mu = sum(v, 1) / n;
+  auto mu = sum(v, 1) * inv_n;
   // Two passes over the registers (mean, then squared deviations) avoid the
   // cancellation of E[x^2] - E[x]^2; padding must not count as -mean.
   auto d = where(mask, v - expand_dims(mu, 1), 0.0f);
-  auto var = sum(d * d, 1) / n;
-  auto rs = 1.0f / sqrt(var + eps);
+  auto var = sum(d * d, 1) * inv_n;
+  auto rs = rsqrt(var + eps); // v_rsq_f32 (1 ulp), once per row
   auto w = detail::widen(load(weight + cols, colOk, 0.0f));
   auto b = detail::widen(load(bias + cols, colOk, 0.0f));
-  auto out = d * expand_dims(rs, 1) * expand_dims(w, 0) + expand_dims(b, 0);
+  auto out = fma(d * expand_dims(rs, 1), expand_dims(w, 0), expand_dims(b, 0));
   store(y + r * y_stride + c, detail::narrow<T>(out), mask);
   store(mean + rows, mu, rowOk);
   store(rstd + rows, rs, rowOk);

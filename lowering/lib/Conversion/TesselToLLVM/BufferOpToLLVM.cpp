@@ -46,6 +46,22 @@ Value byteOffset(OpBuilder &b, Location loc, Value elementOffset, int64_t elemBy
   return b.create<LLVM::SelectOp>(loc, pred, bytes, i32Value(b, loc, int32_t(kMaskedOffset)));
 }
 
+// Whether `v` is a constant whose bits are all zero (+0.0, 0, null): what an
+// out-of-range buffer read returns anyway.
+bool isZeroBits(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (isa_and_nonnull<LLVM::ZeroOp>(def))
+    return true;
+  auto constant = dyn_cast_or_null<LLVM::ConstantOp>(def);
+  if (!constant)
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(constant.getValue()))
+    return f.getValue().isPosZero();
+  if (auto i = dyn_cast<IntegerAttr>(constant.getValue()))
+    return i.getValue().isZero();
+  return false;
+}
+
 struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
   LogicalResult matchAndRewrite(BufferLoadOp op, OneToNOpAdaptor adaptor,
@@ -69,8 +85,10 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
       Value raw = rewriter.create<ROCDL::RawPtrBufferLoadOp>(loc, transfer, rsrc, at, zero, zero, ArrayAttr(),
                                                                 ArrayAttr(), ArrayAttr());
       Value value = rewriter.create<LLVM::BitcastOp>(loc, accessType, raw);
-      // Out of range reads 0: `other` needs a select only when given.
-      if (pred && !others.empty()) {
+      // Out of range reads 0: `other` needs a select only when given and
+      // not +0 / 0 itself.
+      bool otherIsZero = !others.empty() && llvm::all_of(ArrayRef<Value>(others).slice(g, vec), isZeroBits);
+      if (pred && !others.empty() && !otherIsZero) {
         SmallVector<Value> other;
         for (int64_t i = 0; i < vec; ++i)
           other.push_back(toMemory(rewriter, loc, others[g + i]));

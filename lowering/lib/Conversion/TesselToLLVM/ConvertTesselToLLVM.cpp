@@ -3,6 +3,7 @@
 // through the op families' patterns (PatternTesselOpToLLVM.h).
 #include "PatternTesselOpToLLVM.h"
 
+#include "tessel/Analysis/AxisInfo.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
@@ -73,6 +74,8 @@ struct ConvertTesselToLLVMPass
         return signalPassFailure();
       }
 
+    // Integer facts (equal runs) on the tile-level IR, before it changes.
+    AxisInfoAnalysis axis(module);
     TesselToLLVMTypeConverter converter(ctx);
     LLVMConversionTarget legality(*ctx);
     legality.addLegalDialect<ROCDL::ROCDLDialect>();
@@ -82,7 +85,7 @@ struct ConvertTesselToLLVMPass
     populateControlFlowOpToLLVMPatterns(converter, target, patterns, legality);
     populateSPMDOpToLLVMPatterns(converter, target, patterns);
     populateViewOpToLLVMPatterns(converter, target, patterns);
-    populateElementwiseOpToLLVMPatterns(converter, target, patterns);
+    populateElementwiseOpToLLVMPatterns(converter, target, patterns, &axis);
     populateLoadStoreOpToLLVMPatterns(converter, target, patterns);
     populateBufferOpToLLVMPatterns(converter, target, patterns);
     populateAtomicOpToLLVMPatterns(converter, target, patterns);

@@ -5,6 +5,12 @@
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
+#include "tessel/Analysis/AxisInfo.h"
+#include "tessel/Dialect/Tessel/IR/LinearLayout.h"
+
+#include <map>
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -15,7 +21,8 @@ bool isTile(Type t) { return isa<RankedTensorType>(t); }
 // Scalar arith/math ops the upstream patterns would lower differently from
 // tessel's semantics (division by zero, math through ocml).
 bool needsTesselScalarLowering(Operation *op) {
-  if (isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp>(op) || isHardwareExp(op))
+  if (isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp>(op) || isHardwareExp(op) ||
+      isHardwareRsqrt(op))
     return true;
   Type t = op->getResult(0).getType();
   if (!isa<FloatType>(t))
@@ -25,10 +32,36 @@ bool needsTesselScalarLowering(Operation *op) {
          (f64 && isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op>(op));
 }
 
+// For each register of `type`, the first register holding a value the axis
+// analysis proves equal to it (its constancy groups: aligned runs of equal
+// elements per dimension), so that only those are computed, as Triton's
+// maybeDeduplicate. A register's element is its static coordinates XOR its
+// lane's and wave's, so two registers whose static coordinates fall in one
+// power-of-two group per dimension hold elements of one group in every thread.
+SmallVector<int64_t> equalRegisters(RankedTensorType type, const AxisInfo &info) {
+  int64_t n = registersPerThread(type);
+  SmallVector<int64_t> first(n);
+  std::iota(first.begin(), first.end(), 0);
+  if (info.rank() != unsigned(type.getRank()) || llvm::all_of(info.constancy, [](int64_t c) { return c <= 1; }))
+    return first;
+  LinearLayout layout = getLinearLayout(type);
+  if (layout.numRegisters() != n)
+    return first;
+  std::map<SmallVector<int64_t>, int64_t> groups;
+  for (int64_t r = 0; r < n; ++r) {
+    LinearLayout::Basis key = layout.registerCoords(r);
+    for (unsigned d = 0; d < key.size(); ++d)
+      key[d] >>= llvm::Log2_64(uint64_t(std::max<int64_t>(1, info.constancy[d])));
+    first[r] = groups.try_emplace(SmallVector<int64_t>(key.begin(), key.end()), r).first->second;
+  }
+  return first;
+}
+
 struct ElementwiseOpConversion : ConversionPattern {
-  ElementwiseOpConversion(const TesselToLLVMTypeConverter &converter, PatternBenefit benefit)
+  ElementwiseOpConversion(const TesselToLLVMTypeConverter &converter, const AxisInfoAnalysis *axis,
+                          PatternBenefit benefit)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), benefit, &converter.getContext()),
-        converter(converter) {}
+        converter(converter), axis(axis) {}
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -42,8 +75,17 @@ struct ElementwiseOpConversion : ConversionPattern {
       return failure(); // a plain scalar op: the upstream patterns lower it
     Type scalar = converter.scalarType(resultType);
     int64_t n = registersPerThread(resultType);
+    SmallVector<int64_t> first(n);
+    std::iota(first.begin(), first.end(), 0);
+    auto tile = dyn_cast<RankedTensorType>(resultType);
+    if (axis && tile && isa<IntegerType>(tile.getElementType()))
+      first = equalRegisters(tile, axis->get(op->getResult(0)));
     SmallVector<Value> out;
     for (int64_t r = 0; r < n; ++r) {
+      if (first[r] != r) {
+        out.push_back(out[first[r]]);
+        continue;
+      }
       SmallVector<Value> scalarOperands;
       for (auto [operand, regs] : llvm::zip(op->getOperands(), operands))
         scalarOperands.push_back(regs[isTile(operand.getType()) ? r : 0]);
@@ -54,6 +96,7 @@ struct ElementwiseOpConversion : ConversionPattern {
   }
 
   const TesselToLLVMTypeConverter &converter;
+  const AxisInfoAnalysis *axis;
 };
 
 struct ConstantTileConversion : TesselOpToLLVMPattern<arith::ConstantOp> {
@@ -101,9 +144,10 @@ struct AssumeOpConversion : TesselOpToLLVMPattern<AssumeOp> {
 
 void mlir::tessel::populateElementwiseOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                                        const TargetInfo &target,
-                                                       RewritePatternSet &patterns) {
+                                                       RewritePatternSet &patterns,
+                                                       const AxisInfoAnalysis *axis) {
   // Before the upstream arith/math patterns, which only see scalars.
-  patterns.add<ElementwiseOpConversion>(converter, /*benefit=*/2);
+  patterns.add<ElementwiseOpConversion>(converter, axis, /*benefit=*/2);
   patterns.add<ConstantTileConversion, AddPtrOpConversion, AssumeOpConversion>(converter, target,
                                                                                /*benefit=*/2);
 }

@@ -11,6 +11,8 @@
 
 namespace mlir::tessel {
 
+class AxisInfoAnalysis;
+
 // Base of tessel's conversion patterns: the type converter and the target.
 template <class SourceOp> class TesselOpToLLVMPattern : public OpConversionPattern<SourceOp> {
 public:
@@ -35,9 +37,12 @@ void populateSPMDOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
 // splat, broadcast, expand_dims and the analysis hints: register renaming.
 void populateViewOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                   const TargetInfo &target, RewritePatternSet &patterns);
-// arith and math on tiles (one scalar op per register), constants, addptr, assume.
+// arith and math on tiles (one scalar op per register), constants, addptr,
+// assume. `axis` (the module's axis analysis, run before the conversion; may
+// be null) lets an integer op compute registers it proves equal once.
 void populateElementwiseOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
-                                         const TargetInfo &target, RewritePatternSet &patterns);
+                                         const TargetInfo &target, RewritePatternSet &patterns,
+                                         const AxisInfoAnalysis *axis);
 // load and store: vector accesses, predication on masks, ownership of replicas.
 void populateLoadStoreOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                        const TargetInfo &target, RewritePatternSet &patterns);

@@ -364,10 +364,26 @@ static Value emitHardwareExp(OpBuilder &b, Operation *op, ValueRange operands) {
   return b.create<ROCDL::ROCDLExp2>(loc, f32, x);
 }
 
+bool mlir::tessel::isHardwareRsqrt(Operation *op) {
+  return isa<math::RsqrtOp>(op) && getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+}
+
+// rsqrt on f32: v_rsq_f32 (1 ulp; a denormal input counts as 0), as the
+// user guide allows; 1.0f / sqrt(x) is the precise spelling.
+static Value emitHardwareRsqrt(OpBuilder &b, Operation *op, ValueRange operands) {
+  if (!isHardwareRsqrt(op))
+    return {};
+  Type f32 = b.getF32Type();
+  return b.create<LLVM::CallIntrinsicOp>(op->getLoc(), f32, b.getStringAttr("llvm.amdgcn.rsq"), operands)
+      .getResult(0);
+}
+
 Value mlir::tessel::emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands,
                                  Type resultType) {
   if (Value e = emitHardwareExp(b, op, operands))
     return e;
+  if (Value r = emitHardwareRsqrt(b, op, operands))
+    return r;
   if (Value call = emitDeviceLibraryCall(b, op, operands, resultType))
     return call;
   if (Value q = emitDefinedDivision(b, op, operands))

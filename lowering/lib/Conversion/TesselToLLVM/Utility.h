@@ -74,5 +74,7 @@ Value emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands, Type result
 // An f32 math.exp / math.exp2 marked afn (fast_exp, fast_exp2), which
 // emitScalarOp lowers to the hardware exponential.
 bool isHardwareExp(Operation *op);
+// An f32 math.rsqrt, which emitScalarOp lowers to v_rsq_f32.
+bool isHardwareRsqrt(Operation *op);
 
 } // namespace mlir::tessel
