@@ -39,6 +39,46 @@ module attributes {tessel.target = "gfx942"} {
 
 // -----
 
+// The same through small Buffers (tessel.pointer_range = 31): pid * 1024 +
+// arange cannot be negative, so the whole index is the offset from the
+// argument itself (one offset tile for both accesses, no base arithmetic).
+// A runtime start that may be negative stays in the scalar base, where a
+// wild base is an address the sanitizer sees.
+// CHECK-LABEL: func.func @small_buffers(
+// CHECK: %[[OFFS:.*]] = arith.addi
+// CHECK: tessel.buffer_load %arg0[%[[OFFS]]], %{{.*}}, other %{{.*}}
+// CHECK: tessel.buffer_store %arg2[%[[OFFS]]], %{{.*}}, %{{.*}}
+// CHECK: %[[XS:.*]] = tessel.addptr %arg0, %arg4 : !tessel.ptr<f32>, i32
+// CHECK: %[[SB:.*]] = tessel.addptr %[[XS]], %{{.*}} : !tessel.ptr<f32>, i32
+// CHECK: tessel.buffer_load %[[SB]][%{{.*}}]
+module attributes {tessel.target = "gfx942"} {
+  func.func @small_buffers(%x: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %y: !tessel.ptr<f32>, %out: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %n: i32, %start: i32) {
+    %pid = tessel.program_id 0 : i32
+    %c = arith.constant 1024 : i32
+    %base = arith.muli %pid, %c : i32
+    %r = tessel.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+    %bs = tessel.splat %base : tensor<1024xi32>
+    %offs = arith.addi %bs, %r : tensor<1024xi32>
+    %ns = tessel.splat %n : tensor<1024xi32>
+    %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+    %zero = arith.constant dense<0.0> : tensor<1024xf32>
+    %xs = tessel.splat %x : tensor<1024x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    %a = tessel.load %xp, %mask, other %zero : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xi1>, tensor<1024xf32>) -> tensor<1024xf32>
+    %os = tessel.splat %out : tensor<1024x!tessel.ptr<f32>>
+    %op = tessel.addptr %os, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    tessel.store %op, %a, %mask : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>) -> ()
+    %xst = tessel.addptr %x, %start : !tessel.ptr<f32>, i32
+    %xss = tessel.splat %xst : tensor<1024x!tessel.ptr<f32>>
+    %xsp = tessel.addptr %xss, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    %b = tessel.load %xsp, %mask, other %zero : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xi1>, tensor<1024xf32>) -> tensor<1024xf32>
+    tessel.store %op, %b, %mask : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>) -> ()
+    return
+  }
+}
+
+// -----
+
 // Offsets the analysis cannot bound stay global accesses: a loaded index
 // (any i32), an arange shifted below zero, and a loop's iv * 2^20 + arange
 // whose bytes reach past 2^31 (iv up to 1023: 2^30 elements of 4 bytes).

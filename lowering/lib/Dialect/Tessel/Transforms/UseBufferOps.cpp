@@ -1,4 +1,5 @@
 // Masked global accesses through AMDGPU buffer instructions (see Passes.td).
+#include "tessel/Analysis/AxisInfo.h"
 #include "tessel/Analysis/KernelRanges.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/lowering/target.hpp"
@@ -125,16 +126,22 @@ void replaceWithBufferOp(Operation *op, Value base, Value offsets) {
   op->erase();
 }
 
-// An access the range analysis cannot bound, through a small Buffer: the
-// whole offset from the argument (scalar terms splatted, added to the
-// tile's) is the buffer offset. Valid elements' offsets are then within the
-// Buffer, below 2^31 - 2 bytes; invalid ones are masked off. Leaves the
-// access alone when the pointer is not such an argument plus i32 offsets.
-void useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split) {
+// An access through a small Buffer: the whole offset from the argument
+// (scalar terms splatted, added to the tile's) is the buffer offset. Valid
+// elements' offsets are then within the Buffer, below 2^31 - 2 bytes;
+// invalid ones are masked off. Preferred when the offset cannot be negative:
+// the resource is the argument itself (one per argument, loop-invariant, no
+// 64-bit address arithmetic) and accesses with one index tile share one
+// offset. False, leaving the access alone, when the pointer is not such an
+// argument plus i32 offsets.
+// With `onlyIf`, also false unless it holds for the scalar offsets on the
+// way to the argument.
+bool useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split,
+                    function_ref<bool(Value)> onlyIf = nullptr) {
   SmallVector<Value> scalarOffsets;
   BlockArgument arg = smallBufferArgument(split.base, scalarOffsets);
-  if (!arg)
-    return;
+  if (!arg || (onlyIf && !llvm::all_of(scalarOffsets, onlyIf)))
+    return false;
   OpBuilder b(op);
   Location loc = op->getLoc();
   Value offsets = sumInShape(b, loc, split.offsets, ptr.getType());
@@ -145,6 +152,7 @@ void useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split) {
     offsets = b.create<arith::AddIOp>(loc, offsets, b.create<SplatOp>(loc, offsets.getType(), sum));
   }
   replaceWithBufferOp(op, arg, offsets);
+  return true;
 }
 
 struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOpsPass> {
@@ -166,6 +174,7 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
     KernelRanges ranges(module);
     if (failed(ranges.status()))
       return signalPassFailure();
+    AxisInfoAnalysis axis(module);
     for (Operation *op : accesses) {
       Value ptr = isa<LoadOp>(op) ? cast<LoadOp>(op).getPtr() : cast<StoreOp>(op).getPtr();
       std::optional<BaseAndOffsets> split = splitPointer(ptr);
@@ -175,6 +184,22 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       int64_t constant = 0;
       for (Value offset : split->offsets)
         splitTerms(offset, uniform, constant, varying);
+      // Through a small Buffer, the whole offset from the argument when no
+      // term can be negative. A term that may be (a runtime start) stays in
+      // the scalar base below, where the emulator's sanitizer sees an
+      // address before the Buffer; a negative whole offset would only read
+      // 0 silently, as out of range.
+      // (The axis analysis's non-negativity: index arithmetic from program
+      // ids, aranges and constants, assumed not to wrap.)
+      auto nonNegative = [&](Value term) {
+        std::optional<ConstantIntRanges> range = ranges.rangeOf(term);
+        return (range && range->smin().isNonNegative()) || axis.get(term).nonNegative;
+      };
+      if (constant >= 0 && llvm::all_of(uniform, nonNegative) && llvm::all_of(varying, nonNegative) &&
+          useSmallBuffer(op, ptr, *split, nonNegative))
+        continue;
+      // Any other pointer: a scalar base (the uniform terms added to it) and
+      // the varying offsets, when the range analysis bounds them.
       // Every element's byte offset, plus its access, within the range.
       Type pointee = pointeeOf(ptr.getType());
       const int64_t elemBytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
