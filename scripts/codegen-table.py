@@ -347,9 +347,10 @@ kernels::softmax / kernels::layer_norm with rowConfig, vector add as bench-vecto
 - elements / thread: register slots per lane (tessel: the block's padded size / lanes, e.g. 1024 / 128 = 8
   for N = 781; ref: ceil(N / lanes)). workgroup lanes: .max_flat_workgroup_size (both fix it exactly).
 - Differences of contract: tessel takes M, N and the row strides at run time (specialized on divisibility
-  by 16 and 2 GiB buffers), the references fix N and contiguous rows at compile time; tessel's max is
-  NaN-propagating (maximum) and its exp2, 1/sum and 1/sqrt are the precise ones, the references use
-  fmaxf, v_exp_f32, v_rcp_f32 and v_rsq_f32 directly; the references' barriers fence LDS only."""
+  by 16 and 2 GiB buffers) and pads each row to a power-of-two block (N = 781: 8 slots per lane, the
+  reference 7), the references fix N and contiguous rows at compile time. Both use maxNum (tessel's
+  nanmax), v_exp_f32 (fast_exp2), v_rcp_f32 (fdiv) and v_rsq_f32 (rsqrt), and fence LDS only at
+  their barriers."""
 
 
 def main():
