@@ -283,18 +283,31 @@ entry:)") + testing::kGlobalIndex + R"(
   CHECK(bad == 0);
 }
 
-TEST_CASE("emulator fidelity: llvm.amdgcn.exp2.f32 is V_EXP_F32 (no denormal results)") {
-  Launch k("hardware_exp2", std::string(R"(
-define amdgpu_kernel void @hardware_exp2(ptr addrspace(1) %a, ptr addrspace(1) %out) {
+// `intrinsic` (float -> float) of every element of `a`, on the emulator;
+// `a` is padded to whole waves (the kernel has no bounds check).
+static std::vector<float> runUnaryIntrinsic(const std::string &intrinsic, std::vector<float> &a) {
+  Launch k("unary", std::string(R"(
+define amdgpu_kernel void @unary(ptr addrspace(1) %a, ptr addrspace(1) %out) {
 entry:)") + testing::kGlobalIndex + R"(
   %pa = getelementptr float, ptr addrspace(1) %a, i64 %i64
   %va = load float, ptr addrspace(1) %pa, align 4
-  %e = call float @llvm.amdgcn.exp2.f32(float %va)
+  %r = call float @)" + intrinsic + R"((float %va)
   %po = getelementptr float, ptr addrspace(1) %out, i64 %i64
-  store float %e, ptr addrspace(1) %po, align 4
+  store float %r, ptr addrspace(1) %po, align 4
   ret void
 }
 )", {kPtr, kPtr});
+  while (a.size() % 64)
+    a.push_back(1.0f);
+  auto da = k.dev.upload(a);
+  auto out = k.dev.upload(std::vector<float>(a.size(), -1.0f));
+  Kernarg args(k.kernel.kernargs);
+  args.set(0, static_cast<void *>(da.devicePtr())).set(1, static_cast<void *>(out.devicePtr()));
+  k.run(args, uint32_t(a.size()));
+  return out.download();
+}
+
+TEST_CASE("emulator fidelity: llvm.amdgcn.exp2.f32 is V_EXP_F32 (no denormal results)") {
   // Integers (exact powers of two, through the bottom of the normal range
   // and past it), fractions across the range, and the special values.
   std::vector<float> a;
@@ -308,14 +321,7 @@ entry:)") + testing::kGlobalIndex + R"(
   for (float x : {-inf, inf, -0.0f, 0.0f, floatOf(1), -126.0f, -126.5f, -125.999f})
     a.push_back(x);
   a.push_back(std::numeric_limits<float>::quiet_NaN());
-  while (a.size() % 64)
-    a.push_back(0.5f); // whole waves: the kernel has no bounds check
-  auto da = k.dev.upload(a);
-  auto out = k.dev.upload(std::vector<float>(a.size(), -1.0f));
-  Kernarg args(k.kernel.kernargs);
-  args.set(0, static_cast<void *>(da.devicePtr())).set(1, static_cast<void *>(out.devicePtr()));
-  k.run(args, uint32_t(a.size()));
-  auto got = out.download();
+  std::vector<float> got = runUnaryIntrinsic("llvm.amdgcn.exp2.f32", a);
   size_t bad = 0, flushed = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     const float x = a[i];
@@ -348,17 +354,6 @@ entry:)") + testing::kGlobalIndex + R"(
 }
 
 TEST_CASE("emulator fidelity: llvm.amdgcn.rsq.f32 is V_RSQ_F32 (denormal inputs count as 0)") {
-  Launch k("hardware_rsq", std::string(R"(
-define amdgpu_kernel void @hardware_rsq(ptr addrspace(1) %a, ptr addrspace(1) %out) {
-entry:)") + testing::kGlobalIndex + R"(
-  %pa = getelementptr float, ptr addrspace(1) %a, i64 %i64
-  %va = load float, ptr addrspace(1) %pa, align 4
-  %r = call float @llvm.amdgcn.rsq.f32(float %va)
-  %po = getelementptr float, ptr addrspace(1) %out, i64 %i64
-  store float %r, ptr addrspace(1) %po, align 4
-  ret void
-}
-)", {kPtr, kPtr});
   std::vector<float> a;
   std::mt19937 gen(23);
   for (int e = -126; e <= 127; e += 3) // normals across the range
@@ -367,14 +362,7 @@ entry:)") + testing::kGlobalIndex + R"(
   for (float x : {floatOf(1), floatOf(0x7FFFFF), -floatOf(5), 0.0f, -0.0f, -1.0f, -inf, inf, 4.0f, 0.25f})
     a.push_back(x);
   a.push_back(std::numeric_limits<float>::quiet_NaN());
-  while (a.size() % 64)
-    a.push_back(2.0f);
-  auto da = k.dev.upload(a);
-  auto out = k.dev.upload(std::vector<float>(a.size(), -1.0f));
-  Kernarg args(k.kernel.kernargs);
-  args.set(0, static_cast<void *>(da.devicePtr())).set(1, static_cast<void *>(out.devicePtr()));
-  k.run(args, uint32_t(a.size()));
-  auto got = out.download();
+  std::vector<float> got = runUnaryIntrinsic("llvm.amdgcn.rsq.f32", a);
   size_t bad = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     const float x = a[i], g = got[i];
