@@ -32,16 +32,21 @@ bool needsTesselScalarLowering(Operation *op) {
          (f64 && isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op>(op));
 }
 
-// For each register of `type`, the first register holding a value the axis
-// analysis proves equal to it (its constancy groups: aligned runs of equal
-// elements per dimension), so that only those are computed, as Triton's
-// maybeDeduplicate. A register's element is its static coordinates XOR its
-// lane's and wave's, so two registers whose static coordinates fall in one
-// power-of-two group per dimension hold elements of one group in every thread.
-SmallVector<int64_t> equalRegisters(RankedTensorType type, const AxisInfo &info) {
-  int64_t n = registersPerThread(type);
+// For each of the `n` registers of `resultType`, the first register holding
+// a value the axis analysis proves equal to it (its constancy groups:
+// aligned runs of equal elements per dimension), so that only those are
+// computed, as Triton's maybeDeduplicate; itself for anything else. A
+// register's element is its static coordinates XOR its lane's and wave's, so
+// two registers whose static coordinates fall in one power-of-two group per
+// dimension hold elements of one group in every thread. A group of c (c-
+// aligned) splits into aligned groups of c's largest power-of-two divisor.
+SmallVector<int64_t> equalRegisters(Type resultType, int64_t n, Value result, const AxisInfoAnalysis *axis) {
   SmallVector<int64_t> first(n);
   std::iota(first.begin(), first.end(), 0);
+  auto type = dyn_cast<RankedTensorType>(resultType);
+  if (!axis || !type || !isa<IntegerType>(type.getElementType()))
+    return first;
+  AxisInfo info = axis->get(result);
   if (info.rank() != unsigned(type.getRank()) || llvm::all_of(info.constancy, [](int64_t c) { return c <= 1; }))
     return first;
   LinearLayout layout = getLinearLayout(type);
@@ -51,7 +56,7 @@ SmallVector<int64_t> equalRegisters(RankedTensorType type, const AxisInfo &info)
   for (int64_t r = 0; r < n; ++r) {
     LinearLayout::Basis key = layout.registerCoords(r);
     for (unsigned d = 0; d < key.size(); ++d)
-      key[d] >>= llvm::Log2_64(uint64_t(std::max<int64_t>(1, info.constancy[d])));
+      key[d] >>= llvm::Log2_64(uint64_t(highestPowerOf2Divisor(std::max<int64_t>(1, info.constancy[d]))));
     first[r] = groups.try_emplace(SmallVector<int64_t>(key.begin(), key.end()), r).first->second;
   }
   return first;
@@ -75,11 +80,7 @@ struct ElementwiseOpConversion : ConversionPattern {
       return failure(); // a plain scalar op: the upstream patterns lower it
     Type scalar = converter.scalarType(resultType);
     int64_t n = registersPerThread(resultType);
-    SmallVector<int64_t> first(n);
-    std::iota(first.begin(), first.end(), 0);
-    auto tile = dyn_cast<RankedTensorType>(resultType);
-    if (axis && tile && isa<IntegerType>(tile.getElementType()))
-      first = equalRegisters(tile, axis->get(op->getResult(0)));
+    SmallVector<int64_t> first = equalRegisters(resultType, n, op->getResult(0), axis);
     SmallVector<Value> out;
     for (int64_t r = 0; r < n; ++r) {
       if (first[r] != r) {
