@@ -116,7 +116,7 @@ template <class E> struct param_traits<Tile<E>> {
         address = 0;
       }
       std::memcpy(dst, &address, sizeof address);
-      return bits | (address % 16 == 0 ? kAligned16 : 0);
+      return bits | (address % 16 == 0 ? uint64_t{kAligned16} : 0);
     } else if constexpr (std::is_same_v<E, bool>) {
       static_assert(std::is_same_v<T, bool>, "tessel: an i1 parameter takes a bool");
       uint8_t byte = a ? 1 : 0;
