@@ -1,5 +1,8 @@
 // A fake HIP runtime for tests: the entry points tessel's HipDevice resolves
-// with dlsym, with their C signatures, and no HIP headers. One gfx942 device;
+// with dlsym (and generated ahead-of-time launchers link), with their C
+// signatures, and no HIP headers. Two devices, 0 a gfx942 and 1 a gfx1100,
+// each loading only code objects for its own architecture; streams belong to
+// the device current when they were made;
 // "device" memory is host memory; hipModuleLoadData accepts only AMDGPU ELF
 // code objects (and checks what it can of them); hipModuleLaunchKernel
 // executes nothing and records the launch for fakeHipLastLaunch().
@@ -39,8 +42,16 @@ void *const kBufferPointer = reinterpret_cast<void *>(1);
 void *const kBufferSize = reinterpret_cast<void *>(2);
 void *const kEnd = reinterpret_cast<void *>(3);
 
-constexpr const char *kDeviceName = "AMD Instinct MI300X (fake)";
-constexpr const char *kArchName = "gfx942:sramecc+:xnack-";
+struct FakeDevice {
+  const char *name;
+  const char *archName; // gcnArchName
+  uint32_t elfMach;     // EF_AMDGPU_MACH of the code objects it loads
+};
+constexpr FakeDevice kDevices[] = {
+    {"AMD Instinct MI300X (fake)", "gfx942:sramecc+:xnack-", 0x04c},
+    {"AMD Radeon RX 7900 XTX (fake)", "gfx1100", 0x041},
+};
+constexpr int kDeviceCount = int(sizeof kDevices / sizeof kDevices[0]);
 constexpr size_t kArchNameOffset = 1160; // somewhere inside hipDeviceProp_t, as in real HIP
 constexpr unsigned kMaxThreadsPerBlock = 1024;
 
@@ -141,7 +152,8 @@ void readMaxFlatWorkgroupSizes(const uint8_t *image, uint64_t begin, uint64_t en
 
 // Parses `image` as an AMDGPU ELF; fills `kernels` with every symbol `f` that
 // has an `f.kd` descriptor. Returns an error text, empty when the image is good.
-std::string parseCodeObject(const uint8_t *image, std::map<std::string, KernelInfo> &kernels) {
+std::string parseCodeObject(const uint8_t *image, std::map<std::string, KernelInfo> &kernels,
+                            uint32_t elfMach) {
   if (!image)
     return "null image";
   // Only the header can be read before the size is known.
@@ -161,6 +173,11 @@ std::string parseCodeObject(const uint8_t *image, std::map<std::string, KernelIn
   std::memcpy(&shnum, image + 60, 2);
   if (machine != kEmAmdgpu)
     return "e_machine is " + std::to_string(machine) + ", not EM_AMDGPU (224)";
+  uint32_t flags;
+  std::memcpy(&flags, image + 48, 4);
+  if ((flags & 0xff) != elfMach)
+    return "the code object is for EF_AMDGPU_MACH " + std::to_string(flags & 0xff) + ", the device is " +
+           std::to_string(elfMach);
   if (shentsize != 64 || shnum == 0)
     return "no section headers";
   // The image size is not passed (as with real HIP): the section header table
@@ -241,6 +258,10 @@ std::string parseCodeObject(const uint8_t *image, std::map<std::string, KernelIn
 
 struct Module {
   std::map<std::string, KernelInfo> kernels;
+  int device; // current when it was loaded
+};
+struct Stream {
+  int device; // current when it was made
 };
 struct Function {
   Module *module;
@@ -248,9 +269,12 @@ struct Function {
   KernelInfo info;
 };
 
+// HIP's current device is per host thread.
+thread_local int currentDevice = 0;
+
 struct State {
   std::mutex mutex;
-  int currentDevice = 0;
+  std::set<Stream *> streams;
   int runtimeVersion = 60241134; // HIP 6.2
   std::map<uintptr_t, size_t> allocations; // start -> bytes
   std::set<Module *> modules;
@@ -282,24 +306,54 @@ extern "C" {
 __attribute__((visibility("default"))) hipError_t hipGetDeviceCount(int *count) {
   if (!count)
     return hipErrorInvalidValue;
-  *count = 1;
+  *count = kDeviceCount;
   return hipSuccess;
 }
 
 __attribute__((visibility("default"))) hipError_t hipSetDevice(int device) {
-  if (device != 0)
+  if (device < 0 || device >= kDeviceCount)
     return hipErrorInvalidDevice;
-  std::lock_guard lock(state().mutex);
-  state().currentDevice = device;
+  currentDevice = device;
   return hipSuccess;
+}
+
+__attribute__((visibility("default"))) hipError_t hipGetDevice(int *device) {
+  if (!device)
+    return hipErrorInvalidValue;
+  *device = currentDevice;
+  return hipSuccess;
+}
+
+__attribute__((visibility("default"))) hipError_t hipStreamCreate(void **stream) {
+  if (!stream)
+    return hipErrorInvalidValue;
+  auto *s = new Stream{currentDevice};
+  std::lock_guard lock(state().mutex);
+  state().streams.insert(s);
+  *stream = s;
+  return hipSuccess;
+}
+
+__attribute__((visibility("default"))) hipError_t hipStreamDestroy(void *stream) {
+  std::lock_guard lock(state().mutex);
+  auto *s = static_cast<Stream *>(stream);
+  if (!state().streams.erase(s))
+    return hipErrorInvalidHandle;
+  delete s;
+  return hipSuccess;
+}
+
+__attribute__((visibility("default"))) hipError_t hipStreamSynchronize(void *stream) {
+  std::lock_guard lock(state().mutex);
+  return !stream || state().streams.count(static_cast<Stream *>(stream)) ? hipSuccess : hipErrorInvalidHandle;
 }
 
 __attribute__((visibility("default"))) hipError_t hipDeviceGetName(char *name, int len, int device) {
   if (!name || len <= 0)
     return hipErrorInvalidValue;
-  if (device != 0)
+  if (device < 0 || device >= kDeviceCount)
     return hipErrorInvalidDevice;
-  std::strncpy(name, kDeviceName, size_t(len));
+  std::strncpy(name, kDevices[device].name, size_t(len));
   name[len - 1] = '\0';
   return hipSuccess;
 }
@@ -307,12 +361,12 @@ __attribute__((visibility("default"))) hipError_t hipDeviceGetName(char *name, i
 __attribute__((visibility("default"))) hipError_t hipGetDeviceProperties(void *props, int device) {
   if (!props)
     return hipErrorInvalidValue;
-  if (device != 0)
+  if (device < 0 || device >= kDeviceCount)
     return hipErrorInvalidDevice;
   char *p = static_cast<char *>(props);
   std::memset(p, 0, kArchNameOffset + 256);
-  std::strncpy(p, kDeviceName, 255);
-  std::strncpy(p + kArchNameOffset, kArchName, 255);
+  std::strncpy(p, kDevices[device].name, 255);
+  std::strncpy(p + kArchNameOffset, kDevices[device].archName, 255);
   return hipSuccess;
 }
 
@@ -381,7 +435,8 @@ __attribute__((visibility("default"))) hipError_t hipModuleLoadData(void **modul
   if (!module || !image)
     return hipErrorInvalidValue;
   auto m = std::make_unique<Module>();
-  std::string why = parseCodeObject(static_cast<const uint8_t *>(image), m->kernels);
+  m->device = currentDevice;
+  std::string why = parseCodeObject(static_cast<const uint8_t *>(image), m->kernels, kDevices[m->device].elfMach);
   if (!why.empty()) {
     if (std::getenv("FAKE_HIP_VERBOSE"))
       std::fprintf(stderr, "fake hip: hipModuleLoadData: %s\n", why.c_str());
@@ -442,6 +497,10 @@ __attribute__((visibility("default"))) hipError_t hipModuleLaunchKernel(
     return hipErrorLaunchFailure;
   if (kernelParams && extra)
     return hipErrorInvalidValue;
+  // A stream of another device than the kernel's module: HIP refuses it.
+  if (stream && (!s.streams.count(static_cast<Stream *>(stream)) ||
+                 static_cast<Stream *>(stream)->device != f->module->device))
+    return hipErrorInvalidHandle;
   const uint8_t *buffer = nullptr;
   size_t bytes = 0;
   if (extra) {
@@ -463,6 +522,7 @@ __attribute__((visibility("default"))) hipError_t hipModuleLaunchKernel(
   record.block[0] = blockX, record.block[1] = blockY, record.block[2] = blockZ;
   record.sharedMemBytes = sharedMemBytes;
   record.stream = stream;
+  record.device = f->module->device;
   record.usedKernelParams = kernelParams != nullptr;
   record.kernarg = s.lastKernarg.data();
   record.kernargBytes = bytes;

@@ -7,6 +7,8 @@
 
 extern "C" {
 
+// The fake's devices: 0 is a gfx942, 1 a gfx1100.
+
 // The last hipModuleLaunchKernel that succeeded. Pointers stay valid until the
 // next launch or fakeHipReset().
 struct FakeHipLaunch {
@@ -21,6 +23,7 @@ struct FakeHipLaunch {
   uint32_t descriptorKernargSize; // kernarg_size of the kernel descriptor (<name>.kd)
   uint32_t descriptorGroupSegmentSize; // group_segment_fixed_size (static LDS)
   uint32_t maxFlatWorkgroupSize;  // .max_flat_workgroup_size of the metadata note; 0 if not found
+  int device;                 // the device the kernel's module was loaded on
 };
 
 // Function types of the accessors, for dlsym.

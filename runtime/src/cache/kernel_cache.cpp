@@ -238,7 +238,7 @@ void KernelCache::launch(Device &device, Dim3 grid, const LaunchOptions &options
   checkGrid(impl_->kernelName, grid, compiled.blockSize);
   if (gDryLaunches.load(std::memory_order_relaxed))
     return;
-  entry->device->launch(*entry->loaded, grid, compiled.blockSize, kernarg, kernargBytes);
+  entry->device->launch(*entry->loaded, grid, compiled.blockSize, kernarg, kernargBytes, options.stream);
 }
 
 } // namespace tessel::detail

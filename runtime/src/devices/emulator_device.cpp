@@ -483,8 +483,9 @@ public:
     return loaded;
   }
 
+  // Runs to completion before returning, so every stream is in order.
   void launch(LoadedKernel &kernel, Dim3 grid, uint32_t blockSize, const void *kernarg,
-              size_t kernargBytes) override {
+              size_t kernargBytes, void * /*stream*/) override {
     auto *loaded = dynamic_cast<EmulatorKernel *>(&kernel);
     if (!loaded || &loaded->device_ != this)
       throw Error("emulator: the kernel was loaded on a different device");

@@ -34,6 +34,7 @@ constexpr size_t kDevicePropertiesBytes = 16384;
 struct HipApi {
   hipError_t (*getDeviceCount)(int *);
   hipError_t (*setDevice)(int);
+  hipError_t (*getDevice)(int *);
   hipError_t (*deviceGetName)(char *, int, int);
   hipError_t (*getDeviceProperties)(void *, int);
   hipError_t (*malloc)(void **, size_t);
@@ -82,6 +83,7 @@ HipApi loadHipApi(const std::string &override) {
   };
   resolve(a.getDeviceCount, "hipGetDeviceCount");
   resolve(a.setDevice, "hipSetDevice");
+  resolve(a.getDevice, "hipGetDevice");
   resolve(a.deviceGetName, "hipDeviceGetName");
   resolve(a.getDeviceProperties, "hipGetDeviceProperties");
   resolve(a.malloc, "hipMalloc");
@@ -159,7 +161,7 @@ public:
     if (ordinal < 0 || ordinal >= count)
       throw Error("HIP device " + std::to_string(ordinal) + " does not exist (" +
                   std::to_string(count) + " present)");
-    check(api_.setDevice(ordinal), "hipSetDevice");
+    DeviceScope scope(*this); // checks that the device can be made current
     char name[256] = {};
     check(api_.deviceGetName(name, sizeof name - 1, ordinal), "hipDeviceGetName");
     name_ = name;
@@ -180,7 +182,7 @@ public:
 
   void *allocate(size_t bytes) override {
     void *p = nullptr;
-    selectDevice();
+    DeviceScope scope(*this);
     check(api_.malloc(&p, bytes ? bytes : 1), "hipMalloc of " + std::to_string(bytes) + " bytes");
     return p;
   }
@@ -188,14 +190,17 @@ public:
     if (devicePtr)
       api_.free(devicePtr);
   }
+  // On this device's null stream, after its kernels launched there.
   void copyToDevice(void *dst, const void *src, size_t bytes) override {
+    DeviceScope scope(*this);
     check(api_.memcpy(dst, src, bytes, hipMemcpyHostToDevice), "hipMemcpy to the device");
   }
   void copyToHost(void *dst, const void *src, size_t bytes) override {
+    DeviceScope scope(*this);
     check(api_.memcpy(dst, src, bytes, hipMemcpyDeviceToHost), "hipMemcpy to the host");
   }
   void synchronize() override {
-    selectDevice();
+    DeviceScope scope(*this);
     check(api_.deviceSynchronize(), "hipDeviceSynchronize");
   }
 
@@ -203,7 +208,7 @@ public:
     if (kernel.hsaco.empty())
       throw Error("kernel '" + kernel.name + "' has no code object to load");
     void *module = nullptr, *function = nullptr;
-    selectDevice();
+    DeviceScope scope(*this); // the module is loaded on this device
     if (hipError_t e = api_.moduleLoadData(&module, kernel.hsaco.data()); e != hipSuccess)
       throw Error("HIP could not load the code object of kernel '" + kernel.name + "': " +
                   errorText(api_, e) + " (is its code object version one this runtime loads?)");
@@ -215,7 +220,7 @@ public:
   }
 
   void launch(LoadedKernel &kernel, Dim3 grid, uint32_t blockSize, const void *kernarg,
-              size_t kernargBytes) override {
+              size_t kernargBytes, void *stream) override {
     auto *loaded = dynamic_cast<HipKernel *>(&kernel);
     if (!loaded)
       throw Error("hip: the kernel was loaded on a different device");
@@ -226,16 +231,35 @@ public:
     size_t size = kernargBytes;
     void *extra[] = {kLaunchParamBufferPointer, const_cast<void *>(kernarg), kLaunchParamBufferSize,
                      &size, kLaunchParamEnd};
-    selectDevice(); // the null stream launched on is the current device's
+    DeviceScope scope(*this); // the null stream is the current device's
     if (hipError_t e = api_.moduleLaunchKernel(loaded->function(), grid.x, grid.y, grid.z, blockSize,
-                                               1, 1, 0, nullptr, nullptr, extra);
+                                               1, 1, 0, stream, nullptr, extra);
         e != hipSuccess)
       throw Error("HIP could not launch kernel '" + loaded->name() + "': " + errorText(api_, e));
   }
 
 private:
-  // HIP's current device is per host thread: set it where it decides placement.
-  void selectDevice() const { check(api_.setDevice(ordinal_), "hipSetDevice"); }
+  // HIP's current device is per host thread and belongs to the caller: set it
+  // where it decides placement (allocation, module load, the null stream) and
+  // give the caller's back afterwards.
+  class DeviceScope {
+  public:
+    explicit DeviceScope(const HipDevice &device) : device_(device) {
+      device.check(device.api_.getDevice(&previous_), "hipGetDevice");
+      if (previous_ != device.ordinal_)
+        device.check(device.api_.setDevice(device.ordinal_), "hipSetDevice");
+    }
+    ~DeviceScope() {
+      if (previous_ != device_.ordinal_)
+        device_.api_.setDevice(previous_);
+    }
+    DeviceScope(const DeviceScope &) = delete;
+    DeviceScope &operator=(const DeviceScope &) = delete;
+
+  private:
+    const HipDevice &device_;
+    int previous_ = -1;
+  };
   void check(hipError_t e, const std::string &what) const {
     if (e != hipSuccess)
       throw Error(what + " failed: " + errorText(api_, e));

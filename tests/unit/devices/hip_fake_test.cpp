@@ -79,7 +79,7 @@ TEST_CASE("hip (fake): a TESSEL_HIP_LIBRARY that does not load is named in the e
 
 TEST_CASE("hip (fake): a device that does not exist is an error") {
   FakeHip fake;
-  CHECK_THROWS_WITH_AS(Device::hip(1), doctest::Contains("HIP device 1 does not exist (1 present)"),
+  CHECK_THROWS_WITH_AS(Device::hip(2), doctest::Contains("HIP device 2 does not exist (2 present)"),
                        Error);
 }
 

@@ -187,3 +187,78 @@ TEST_CASE("hip (fake): a kernel's LDS is static, in its descriptor, not passed a
   CHECK(launch.descriptorGroupSegmentSize >= k.ldsBytes);
   CHECK(long(launch.descriptorGroupSegmentSize) == directive(k.assembly(), ".amdhsa_group_segment_fixed_size"));
 }
+
+// ---- HIP interop: the caller's streams, device ids and hipMalloc memory ----
+
+namespace {
+using HipStatus = int;
+// The fake's entry points a HIP program would call itself.
+HipStatus hipCall(const char *name, auto... args) {
+  return fakeSymbol<HipStatus (*)(decltype(args)...)>(name)(args...);
+}
+int currentHipDevice() {
+  int device = -1;
+  REQUIRE(hipCall("hipGetDevice", &device) == 0);
+  return device;
+}
+} // namespace
+
+TEST_CASE("hip (fake): a launch goes to the caller's stream, with the caller's hipMalloc pointers") {
+  Device dev = fakeHipDevice();
+  REQUIRE(hipCall("hipSetDevice", 0) == 0);
+  void *stream = nullptr, *x = nullptr, *y = nullptr, *out = nullptr;
+  REQUIRE(hipCall("hipStreamCreate", &stream) == 0);
+  for (void **p : {&x, &y, &out})
+    REQUIRE(hipCall("hipMalloc", p, size_t(300 * sizeof(float))) == 0);
+  auto add = jit<vector_add>();
+  add.launch(dev, {1}, {.num_warps = 4, .stream = stream}, static_cast<const float *>(x),
+             static_cast<const float *>(y), static_cast<float *>(out), 300, 512);
+  const CompiledKernel &k = lastKernel(add);
+  CHECK(lastLaunch().stream == stream);
+  CHECK(kernargAt<uint64_t>(lastLaunch(), k.kernargs.offsets[0]) == reinterpret_cast<uintptr_t>(x));
+  CHECK(kernargAt<uint64_t>(lastLaunch(), k.kernargs.offsets[2]) == reinterpret_cast<uintptr_t>(out));
+  // The stream is not part of the specialization: the next launch hits the
+  // cache and goes to the null stream.
+  add.launch(dev, {1}, {.num_warps = 4}, static_cast<const float *>(x), static_cast<const float *>(y),
+             static_cast<float *>(out), 300, 512);
+  CHECK(lastLaunch().stream == nullptr);
+  CHECK(add.stats().launches == 2);
+  CHECK(add.stats().memoryHits == 1);
+  REQUIRE(hipCall("hipStreamDestroy", stream) == 0);
+  for (void *p : {x, y, out})
+    REQUIRE(hipCall("hipFree", p) == 0);
+}
+
+TEST_CASE("hip (fake): Device::hip(id) targets that device's arch and leaves the caller's current device") {
+  fakeHipDevice();
+  Device rdna = Device::hip(1);
+  CHECK(rdna.arch() == "gfx1100");
+  CHECK(rdna.waveSize() == 32);
+  CHECK(contains(rdna.name(), "7900"));
+  // The caller works on device 0 and made a stream on device 1 for tessel.
+  REQUIRE(hipCall("hipSetDevice", 1) == 0);
+  void *stream = nullptr;
+  REQUIRE(hipCall("hipStreamCreate", &stream) == 0);
+  REQUIRE(hipCall("hipSetDevice", 0) == 0);
+  auto x = rdna.alloc<float>(100), y = rdna.alloc<float>(100), out = rdna.alloc<float>(100);
+  CHECK(currentHipDevice() == 0);
+  auto add = jit<vector_add>();
+  add.launch(rdna, {1}, {.num_warps = 2, .stream = stream}, x, y, out, 100, 128);
+  const FakeHipLaunch &launch = lastLaunch();
+  CHECK(launch.device == 1); // the module was loaded on device 1 (the fake refuses a gfx942 object there)
+  CHECK(launch.stream == stream);
+  CHECK(launch.block[0] == 64); // 2 waves of 32
+  CHECK(directive(lastKernel(add).assembly(), ".amdhsa_wavefront_size32") == 1);
+  CHECK(currentHipDevice() == 0); // as the caller left it
+  out.download();
+  CHECK(currentHipDevice() == 0);
+
+  // A stream of another device than the kernel's is HIP's error, named at the launch.
+  void *stream0 = nullptr;
+  REQUIRE(hipCall("hipStreamCreate", &stream0) == 0); // on device 0
+  CHECK_THROWS_WITH_AS(add.launch(rdna, {1}, {.num_warps = 2, .stream = stream0}, x, y, out, 100, 128),
+                       doctest::Contains("HIP could not launch kernel 'vector_add': hipErrorInvalidHandle"), Error);
+  CHECK(currentHipDevice() == 0);
+  REQUIRE(hipCall("hipStreamDestroy", stream) == 0);
+  REQUIRE(hipCall("hipStreamDestroy", stream0) == 0);
+}

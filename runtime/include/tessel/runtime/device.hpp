@@ -32,6 +32,11 @@ struct LaunchOptions {
   // multiplies by one reciprocal per scalar or row. div_rn() stays correctly
   // rounded, fdiv() is fast either way. Off: `/` is IEEE division.
   bool fast_math = false;
+  // The HIP stream to launch on (a hipStream_t the caller owns; it converts
+  // to void * as written: `{.stream = s}`); null is the device's null stream.
+  // Not part of the specialization. The emulator runs every launch to
+  // completion in order, whatever the stream.
+  void *stream = nullptr;
   // Where the launch is written: `{.num_warps = 4}` or `{}` at the call site
   // records it, so a failed launch names the user's line.
   std::source_location where = std::source_location::current();
@@ -59,9 +64,10 @@ public:
   virtual void copyToDevice(void *dst, const void *src, size_t bytes) = 0;
   virtual void copyToHost(void *dst, const void *src, size_t bytes) = 0;
   virtual std::unique_ptr<LoadedKernel> load(const CompiledKernel &kernel) = 0;
-  // blockSize threads per workgroup; kernarg laid out as kernargLayout() says.
+  // blockSize threads per workgroup; kernarg laid out as kernargLayout() says;
+  // `stream`: LaunchOptions::stream.
   virtual void launch(LoadedKernel &kernel, Dim3 grid, uint32_t blockSize,
-                      const void *kernarg, size_t kernargBytes) = 0;
+                      const void *kernarg, size_t kernargBytes, void *stream = nullptr) = 0;
   virtual void synchronize() = 0;
 };
 
@@ -74,6 +80,10 @@ public:
   static Device open();
   // TESSEL_ARCH (default gfx942) when arch is empty.
   static Device emulator(std::string arch = "", std::source_location where = std::source_location::current());
+  // The GPU with this HIP device id (what hipGetDevice / hipSetDevice
+  // number), sharing the caller's HIP runtime: raw device pointers from the
+  // caller's hipMalloc and streams from its hipStreamCreate work with it, and
+  // tessel's calls leave the caller's current device as they found it.
   // Throws tessel::Error naming the reason when no HIP GPU is usable.
   static Device hip(int ordinal = 0);
 
