@@ -73,6 +73,24 @@ void failConstNotInteger(const std::string &kernel, size_t index, const char *ty
               " is not an integer, which Const<" + type + "> needs");
 }
 
+long long parseConstInteger(const std::string &text, const std::string &kernel, size_t index, const char *type) {
+  long long v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw Error(kernel + ": argument " + std::to_string(index) + " (Const<" + type + ">) = '" + text +
+                "' is not an integer" + (ec == std::errc::result_out_of_range ? " that fits in 64 bits" : ""));
+  return v;
+}
+
+double parseConstNumber(const std::string &text, const std::string &kernel, size_t index, const char *type) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw Error(kernel + ": argument " + std::to_string(index) + " (Const<" + type + ">) = '" + text +
+                "' is not a number");
+  return v;
+}
+
 std::string numberText(double v) {
   if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e18)
     return std::to_string(static_cast<long long>(v));

@@ -61,6 +61,12 @@ template <class T> constexpr const char *constTypeName() {
   else return "enum";
 }
 
+// A trace-time constant given as text (ahead-of-time compiles): the number
+// it spells (an integer, or for floating-point constants any number; bool
+// takes true/false/1/0), or an Error naming the kernel and the constant.
+long long parseConstInteger(const std::string &text, const std::string &kernel, size_t index, const char *type);
+double parseConstNumber(const std::string &text, const std::string &kernel, size_t index, const char *type);
+
 // Error naming the kernel and the pointer argument that is null (`what`: how it came to be).
 [[noreturn]] void failNullPointer(const std::string &kernel, size_t index, DType pointee, const char *what);
 // Error naming the kernel, the Buffer argument, its device and the launch's.
@@ -169,6 +175,24 @@ template <class T> struct param_traits<Const<T>> {
     }
     return static_cast<T>(a);
   }
+  // The constant spelled as text, checked as value() checks a C++ argument.
+  static T parse(const std::string &text, const std::string &kernel, size_t index) {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (text == "true" || text == "false")
+        return text == "true";
+      const long long v = parseConstInteger(text, kernel, index, "bool");
+      if (v != 0 && v != 1)
+        failConstRange(kernel, index, "bool", text);
+      return v == 1;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return value(parseConstNumber(text, kernel, index, constTypeName<T>()), kernel, index);
+    } else if constexpr (std::is_enum_v<T>) {
+      using U = std::underlying_type_t<T>;
+      return static_cast<T>(param_traits<Const<U>>::parse(text, kernel, index));
+    } else {
+      return value(parseConstInteger(text, kernel, index, constTypeName<T>()), kernel, index);
+    }
+  }
   static uint64_t keyWord(T v) {
     if constexpr (std::is_floating_point_v<T>) return std::bit_cast<uint64_t>(static_cast<double>(v));
     else if constexpr (std::is_enum_v<T>) return static_cast<uint64_t>(static_cast<std::underlying_type_t<T>>(v));
@@ -241,6 +265,29 @@ public:
     std::array<int32_t, kNumRuntimeArgs> argNodes{};
     for (size_t r = 0; r < kNumRuntimeArgs; ++r) argNodes[r] = ctx.addArg(kRuntimeArgs[r], loc_);
     callWith(ctx, argNodes, std::index_sequence_for<Params...>{}, std::forward_as_tuple(args...));
+    request.trace = ctx.take();
+    return request;
+  }
+
+  // Traces the kernel for a specialization of its runtime arguments and its
+  // trace-time constants spelled as text, one per Const parameter in order
+  // (ahead-of-time compiles: tessel-compile).
+  detail::TraceRequest traceWith(const Specialization &spec, const std::vector<std::string> &constants) const {
+    if (spec.args.size() != kNumRuntimeArgs)
+      throw Error(name_ + ": " + std::to_string(spec.args.size()) + " specializations given for " +
+                  std::to_string(kNumRuntimeArgs) + " runtime parameters");
+    if (constants.size() != kNumConstArgs)
+      throw Error(name_ + ": " + std::to_string(constants.size()) + " constants given for " +
+                  std::to_string(kNumConstArgs) + " Const parameters");
+    detail::TraceRequest request;
+    request.spec = spec;
+    detail::TraceContext ctx(name_);
+    detail::TraceScope scope(ctx);
+    std::array<int32_t, kNumRuntimeArgs> argNodes{};
+    for (size_t r = 0; r < kNumRuntimeArgs; ++r) argNodes[r] = ctx.addArg(kRuntimeArgs[r], loc_);
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      fn_(paramFromText<Params, I>(ctx, runtimeNode<I>(argNodes), constants)...);
+    }(std::index_sequence_for<Params...>{});
     request.trace = ctx.take();
     return request;
   }
@@ -393,6 +440,17 @@ private:
   template <class P, size_t Index, class A> P paramValue(detail::TraceContext &ctx, int32_t argNode, const A &a) const {
     if constexpr (detail::param_traits<P>::runtime) return P(ctx.ref(argNode));
     else return P(detail::param_traits<P>::value(a, name_, Index));
+  }
+
+  template <class P, size_t Index>
+  P paramFromText(detail::TraceContext &ctx, int32_t argNode, const std::vector<std::string> &constants) const {
+    if constexpr (detail::param_traits<P>::runtime) {
+      return P(ctx.ref(argNode));
+    } else {
+      size_t c = 0; // this constant's position among the Const parameters
+      for (size_t i = 0; i < Index; ++i) c += !kIsRuntime[i];
+      return P(detail::param_traits<P>::parse(constants[c], name_, Index));
+    }
   }
 
   template <size_t... I, class Tuple>
