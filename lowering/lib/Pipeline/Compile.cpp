@@ -3,6 +3,7 @@
 // buildTesselPipeline below), translate to LLVM IR, generate AMDGPU code.
 // TESSEL_DUMP=1 prints the IR between the stages; TESSEL_PRINT_AFTER_ALL=1
 // prints the module after every pass (MLIR's IR printing).
+#include "Dump.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/core/environment.hpp"
 #include "tessel/lowering/amdgpu_codegen.hpp"
@@ -134,8 +135,6 @@ private:
   std::string message_;
   mlir::ScopedDiagnosticHandler handler_;
 };
-
-bool dumpRequested() { return environmentFlag("TESSEL_DUMP"); }
 
 std::string printed(mlir::ModuleOp op) {
   std::string s;
@@ -314,6 +313,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     throw Error("code object version " + std::to_string(options.codeObjectVersion) +
                 " is not one of 4, 5, 6");
 
+  const CompileDumps dumps(trace, spec, options); // TESSEL_DUMP, TESSEL_DUMP_DIR
   StageClock clock;
   auto lap = [&] { return clock.lap(); };
   CompileTimes times;
@@ -349,10 +349,10 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     if (mlir::failed(pm.run(*module)))
       diags.fail("the pass '" + failedPass + "'");
   }
-  if (dumpRequested())
-    std::fprintf(stderr, "// ----- tessel: tile IR after layouts and the LDS plan -----\n%s\n"
-                         "// ----- tessel: per-thread LLVM dialect -----\n%s\n",
-                 out.tileIR.c_str(), printed(module.get()).c_str());
+  if (dumps.wants(DumpItem::Tile))
+    dumps.write(DumpItem::Tile, out.tileIR);
+  if (dumps.wants(DumpItem::LlvmDialect))
+    dumps.write(DumpItem::LlvmDialect, printed(module.get()));
   times.passes = lap();
   uint32_t ldsBytes = 0;
   if (auto lds = mlir::tessel::tesselDialect(ctx.get()).getLdsBytesAttrHelper().getAttr(*module))
@@ -373,9 +373,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   times.translate = lap();
 
   // 4. AMDGPU code object.
-  if (dumpRequested())
-    std::fprintf(stderr, "// ----- tessel: the kernel module (LLVM IR) -----\n%s\n",
-                 out.llvmIR.c_str());
+  if (dumps.wants(DumpItem::Llvm))
+    dumps.write(DumpItem::Llvm, out.llvmIR);
   AmdgpuCode code = generateAmdgpuCode(*llvmModule, target);
   times.optimize = code.times.optimize;
   times.codegen = code.times.codegen;
@@ -384,10 +383,9 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   out.arch = target.arch;
   out.hsaco = std::move(code.hsaco);
   // The assembly text only when asked for: a dump now, anyone else later.
-  if (dumpRequested()) {
+  if (dumps.wants(DumpItem::Asm)) {
     out.setAssembly(generateAmdgpuAssembly(*llvmModule, target));
-    std::fprintf(stderr, "// ----- tessel: AMDGPU assembly (%s) -----\n%s\n", target.arch,
-                 out.assembly().c_str());
+    dumps.write(DumpItem::Asm, out.assembly());
   } else {
     makeAssemblyOnDemand(out);
   }
