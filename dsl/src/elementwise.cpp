@@ -37,6 +37,7 @@ Names namesOf(Elementwise op) {
   case Elementwise::Max: return {"arith.maxsi", "arith.maximumf"};
   case Elementwise::MinNum: return {"arith.minsi", "arith.minnumf"};
   case Elementwise::MaxNum: return {"arith.maxsi", "arith.maxnumf"};
+  case Elementwise::UMulHi: return {"arith.mului_extended", nullptr};
   case Elementwise::And: return {"arith.andi", nullptr};
   case Elementwise::Or: return {"arith.ori", nullptr};
   case Elementwise::Xor: return {"arith.xori", nullptr};
@@ -107,7 +108,33 @@ std::array<int32_t, N> broadcastOperands(TraceContext &ctx, const OpSite &site, 
   return ids;
 }
 
+// The low and high halves of a and b's unsigned product: the results of
+// arith.mului_extended (the low half is what arith.muli gives).
+std::pair<int32_t, int32_t> unsignedMulExtended(TraceContext &ctx, const OpSite &site, int32_t a, int32_t b,
+                                                DType dtype, const Shape &shape) {
+  TraceNode product = makeNode(TraceOp::Op, dtype, false, shape, {a, b}, site.loc);
+  product.name = "arith.mului_extended";
+  product.results = 2;
+  product.resultTypes = {TraceType{dtype, false, shape}, TraceType{dtype, false, shape}};
+  const int32_t id = ctx.addNode(std::move(product));
+  std::array<int32_t, 2> halves;
+  for (int64_t k = 0; k < 2; ++k) {
+    TraceNode half = makeNode(TraceOp::Result, dtype, false, shape, {id}, site.loc);
+    half.i0 = k;
+    halves[size_t(k)] = ctx.addNode(std::move(half));
+  }
+  return {halves[0], halves[1]};
+}
+
 } // namespace
+
+std::pair<ValueRef, ValueRef> emitMulExtended(const OpSite &site, Operand a, Operand b, DType elem) {
+  TraceContext &ctx = contextOf(site, {&a, &b});
+  Shape shape;
+  auto [ia, ib] = broadcastOperands<2>(ctx, site, {&a, &b}, {elem, elem}, shape);
+  auto [low, high] = unsignedMulExtended(ctx, site, ia, ib, elem, shape);
+  return {ctx.ref(low), ctx.ref(high)};
+}
 
 ValueRef emitBinary(Elementwise op, const OpSite &site, Operand a, Operand b, DType elem) {
   TraceContext &ctx = contextOf(site, {&a, &b});
@@ -119,6 +146,7 @@ ValueRef emitBinary(Elementwise op, const OpSite &site, Operand a, Operand b, DT
   if (isComparison(op))
     return ctx.ref(emit(ctx, site, name, {ia, ib}, DType::I1, shape,
                         {{TraceAttr::I64, "predicate", isFloat(elem) ? names.floatPredicate : names.intPredicate}}));
+  if (op == Elementwise::UMulHi) return ctx.ref(unsignedMulExtended(ctx, site, ia, ib, elem, shape).second);
   if (op == Elementwise::Rem && isFloat(elem)) return ctx.ref(floatOp(ctx, site, name, {ia, ib}, elem, shape));
   if (op == Elementwise::FDiv)
     return ctx.ref(emit(ctx, site, name, {ia, ib}, elem, shape, {{TraceAttr::I64, "fastmath", kFastDivision}}));

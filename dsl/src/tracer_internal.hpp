@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessel::detail {
@@ -44,5 +45,9 @@ int32_t broadcastNode(TraceContext &ctx, const OpSite &site, int32_t id, const S
 
 // `axis` (negative counts from the end) as an index into a tile of `shape`.
 int64_t normalizeAxis(const OpSite &site, const Shape &shape, int64_t axis);
+
+// The low and high halves of the unsigned product of two integer operands
+// of element type `elem` (arith.mului_extended; umulhi is the high half).
+std::pair<ValueRef, ValueRef> emitMulExtended(const OpSite &site, Operand a, Operand b, DType elem);
 
 } // namespace tessel::detail

@@ -230,6 +230,48 @@ TESSEL_BINARY_FN(fdiv, FDiv, "fdiv")
 TESSEL_BINARY_FN(div_rn, DivRn, "div_rn")
 #undef TESSEL_BINARY_FN
 
+namespace detail {
+// An operand of umulhi: a tile, or a literal whose bits are the value. An
+// unsigned literal as wide as the element (0xD2511F53 is an unsigned int)
+// is taken as the element's bits, as an unsigned multiply means it.
+template <class Elem, class X> Operand umulhiOperand(const X &x) {
+  if constexpr (is_tile_v<X>) {
+    return Operand::of(x.ref());
+  } else {
+    using U = unwrap_const_t<X>;
+    if constexpr (std::is_unsigned_v<U> && !std::is_same_v<U, bool> && sizeof(U) <= sizeof(Elem))
+      return Operand::literal(static_cast<Elem>(static_cast<U>(x)));
+    else
+      return literalOperand(x);
+  }
+}
+} // namespace detail
+
+// The high half of the unsigned product of a and b's bits (Triton's
+// umulhi): for int32_t tiles bits 32..63 of the 64-bit product of the two
+// values read as uint32_t, for int64_t bits 64..127; the low half is a * b.
+// One operand may be a literal; an unsigned one (umulhi(x, 0xD2511F53)) is
+// taken as its bits.
+template <class A, class B>
+  requires(detail::is_tile_v<A> || detail::is_tile_v<B>)
+auto umulhi(const A &a, const B &b, source_location loc = source_location::current()) {
+  using TileT = std::remove_cvref_t<std::conditional_t<detail::is_tile_v<A>, A, B>>;
+  using Other = std::remove_cvref_t<std::conditional_t<detail::is_tile_v<A>, B, A>>;
+  using Elem = typename TileT::element_type;
+  constexpr bool intElem = std::is_same_v<Elem, int32_t> || std::is_same_v<Elem, int64_t>;
+  constexpr bool sameTiles = !detail::is_tile_v<Other> || std::is_same_v<Other, TileT>;
+  constexpr bool intLiteral = detail::is_tile_v<Other> || (std::is_integral_v<detail::unwrap_const_t<Other>> &&
+                                                           !std::is_same_v<detail::unwrap_const_t<Other>, bool>);
+  static_assert(intElem, "tessel: umulhi needs int32_t or int64_t tiles");
+  static_assert(sameTiles, "tessel: the operands' element types differ; convert one with cast<T>(...) so both "
+                           "have the same element type");
+  static_assert(intLiteral, "tessel: umulhi's literal operand must be an integer");
+  if constexpr (intElem && sameTiles && intLiteral)
+    return Tile<Elem>(detail::emitBinary(detail::Elementwise::UMulHi, {"umulhi", detail::toSourceLoc(loc)},
+                                         detail::umulhiOperand<Elem>(a), detail::umulhiOperand<Elem>(b),
+                                         detail::elem_info<Elem>::dtype));
+}
+
 #define TESSEL_MATH_FN(fn, op)                                                                 \
   template <class E> Tile<E> fn(const Tile<E> &t, source_location loc = source_location::current()) { \
     static_assert(detail::is_float_elem<E>, "tessel: " #fn " needs a floating-point tile; "   \

@@ -8,6 +8,7 @@
 #include "tessel/core/error.hpp"           // what every failure throws
 #include "tessel/kernel.hpp"
 #include "tessel/ops.hpp"
+#include "tessel/random.hpp"
 #include "tessel/reduce.hpp"
 #include "tessel/sort.hpp"
 #include "tessel/runtime/autotune.hpp"

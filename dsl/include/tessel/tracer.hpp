@@ -195,6 +195,7 @@ enum class Elementwise : uint8_t {
   FDiv,        // floats: fast division (reciprocal times dividend), fast_math or not
   DivRn,       // floats: correctly rounded division, fast_math or not
   MinNum, MaxNum, // floats: a NaN operand loses to a number (C's fmin / fmax)
+  UMulHi,      // ints: the high half of the unsigned product (arith.mului_extended's result 1)
   // comparisons: (a, b) -> i1 of the same shape
   CmpEq, CmpNe, CmpLt, CmpLe, CmpGt, CmpGe,
   // unary

@@ -21,8 +21,9 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
 
 // -----
 
-// Every op of a combine region must compute one value per thread; an op
-// with two results cannot be replayed per register.
+// Every op of a combine region must compute values of one type per thread;
+// an op whose results differ in type (a sum and its carry) cannot be replayed
+// per register.
 #b = #tessel.blocked<sizePerThread = [1], threadsPerWave = [64], wavesPerBlock = [1], order = [0]>
 module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 0 : i64} {
   func.func @two_result_combine() {

@@ -15,12 +15,12 @@ FailureOr<SmallVector<Value>> mlir::tessel::applyCombine(OpBuilder &b, Region &r
     map.map(body.getArgument(lhs.size() + i), rhs[i]);
   }
   for (Operation &op : body.without_terminator()) {
-    if (op.getNumResults() != 1)
+    if (op.getNumResults() == 0 || !llvm::all_equal(op.getResultTypes()))
       return op.emitError("a combine function can only compute values");
     SmallVector<Value> operands;
     for (Value v : op.getOperands())
       operands.push_back(map.lookupOrDefault(v));
-    map.map(op.getResult(0), emitScalarOp(b, &op, operands, op.getResult(0).getType()));
+    map.map(op.getResults(), emitScalarResults(b, &op, operands, op.getResult(0).getType()));
   }
   SmallVector<Value> out;
   for (Value v : body.getTerminator()->getOperands())

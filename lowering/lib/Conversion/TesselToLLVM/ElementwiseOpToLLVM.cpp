@@ -70,8 +70,9 @@ struct ElementwiseOpConversion : ConversionPattern {
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-        op->getNumResults() != 1 || op->getNumRegions() != 0 || isa<arith::ConstantOp>(op))
+    // Several results (arith.mului_extended's low and high halves) share one type.
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || op->getNumResults() == 0 ||
+        !llvm::all_equal(op->getResultTypes()) || op->getNumRegions() != 0 || isa<arith::ConstantOp>(op))
       return failure();
     Type resultType = op->getResult(0).getType();
     bool onTiles = isTile(resultType) ||
@@ -80,19 +81,23 @@ struct ElementwiseOpConversion : ConversionPattern {
       return failure(); // a plain scalar op: the upstream patterns lower it
     Type scalar = converter.scalarType(resultType);
     int64_t n = registersPerThread(resultType);
-    SmallVector<int64_t> first = equalRegisters(resultType, n, op->getResult(0), axis);
-    SmallVector<Value> out;
+    // The axis analysis knows nothing of a multi-result op's results.
+    SmallVector<int64_t> first =
+        equalRegisters(resultType, n, op->getResult(0), op->getNumResults() == 1 ? axis : nullptr);
+    SmallVector<SmallVector<Value>> out(op->getNumResults());
     for (int64_t r = 0; r < n; ++r) {
       if (first[r] != r) {
-        out.push_back(out[first[r]]);
+        for (SmallVector<Value> &regs : out)
+          regs.push_back(regs[first[r]]);
         continue;
       }
       SmallVector<Value> scalarOperands;
       for (auto [operand, regs] : llvm::zip(op->getOperands(), operands))
         scalarOperands.push_back(regs[isTile(operand.getType()) ? r : 0]);
-      out.push_back(emitScalarOp(rewriter, op, scalarOperands, scalar));
+      for (auto [regs, value] : llvm::zip(out, emitScalarResults(rewriter, op, scalarOperands, scalar)))
+        regs.push_back(value);
     }
-    rewriter.replaceOpWithMultiple(op, {out});
+    rewriter.replaceOpWithMultiple(op, std::move(out));
     return success();
   }
 

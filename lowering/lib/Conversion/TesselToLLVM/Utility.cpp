@@ -393,6 +393,15 @@ Value mlir::tessel::emitScalarOp(OpBuilder &b, Operation *op, ValueRange operand
   return b.create(state)->getResult(0);
 }
 
+SmallVector<Value> mlir::tessel::emitScalarResults(OpBuilder &b, Operation *op, ValueRange operands,
+                                                   Type resultType) {
+  if (op->getNumResults() == 1)
+    return {emitScalarOp(b, op, operands, resultType)};
+  OperationState state(op->getLoc(), op->getName().getStringRef(), operands,
+                       SmallVector<Type>(op->getNumResults(), resultType), op->getAttrs());
+  return SmallVector<Value>(b.create(state)->getResults());
+}
+
 void mlir::tessel::appendElements(OpBuilder &b, Location loc, Value value, int64_t vec, Type elem,
                                   SmallVectorImpl<Value> &out) {
   for (int64_t i = 0; i < vec; ++i) {

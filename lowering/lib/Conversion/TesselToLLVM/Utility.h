@@ -71,6 +71,9 @@ Value fromMemory(OpBuilder &b, Location loc, Value v, Type elem);
 // division defined for every input, ocml calls for math without an AMDGPU
 // instruction, else the same op on scalars.
 Value emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands, Type resultType);
+// emitScalarOp for an op of one or more results of one type (several:
+// arith.mului_extended, which is the op itself on scalars).
+SmallVector<Value> emitScalarResults(OpBuilder &b, Operation *op, ValueRange operands, Type resultType);
 // An f32 math.exp / math.exp2 marked afn (fast_exp, fast_exp2), which
 // emitScalarOp lowers to the hardware exponential.
 bool isHardwareExp(Operation *op);

@@ -32,7 +32,12 @@ set(_dsl_cf_cases
   "28|dot takes half, bfloat16, float or int8_t tiles"
   "29|dot accumulates half, bfloat16 and float products in float"
   "30|this atomic takes i32 or i64 elements .and, or, xor, umax, umin."
-  "31|the value's element type must equal the pointers' element type")
+  "31|the value's element type must equal the pointers' element type"
+  "32|random offsets are an int32_t or int64_t tile"
+  "33|a random seed is an int32_t or int64_t scalar"
+  "34|a random seed is an int32_t or int64_t scalar"
+  "35|umulhi needs int32_t or int64_t tiles"
+  "36|the operands' element types differ")
 foreach(_case IN LISTS _dsl_cf_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _n)

@@ -79,6 +79,16 @@ void kernel(Ptr<f32> x, i32 n) {
   auto r = atomic_and(x + i, f); // bitwise atomic on floats
 #elif CASE == 31
   auto r = atomic_add(x + i, i); // an int value through float pointers
+#elif CASE == 32
+  auto r = rand(7, f); // float offsets
+#elif CASE == 33
+  auto r = randn(1.5, i); // a float seed
+#elif CASE == 34
+  auto r = randint(cast<float>(n), i); // a float seed tile
+#elif CASE == 35
+  auto r = umulhi(f, f); // floats
+#elif CASE == 36
+  auto r = umulhi(i, cast<int64_t>(i)); // widths differ
 #else
   int r = 0; // CASE 0 compiles: the harness itself works
 #endif

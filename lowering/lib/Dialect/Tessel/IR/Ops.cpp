@@ -239,9 +239,10 @@ static LogicalResult verifyCombiner(Operation *op, ValueRange srcs, Region &comb
       return op->emitOpError("operands must have one layout");
   }
   Block &body = combine.front();
-  // The combine is replayed on scalars, per register: each op computes one value.
+  // The combine is replayed on scalars, per register: each op computes values
+  // of one type (one, or arith.mului_extended's two halves).
   for (Operation &nested : body.without_terminator())
-    if (nested.getNumResults() != 1 || nested.getNumRegions() != 0)
+    if (nested.getNumResults() == 0 || !llvm::all_equal(nested.getResultTypes()) || nested.getNumRegions() != 0)
       return nested.emitError("a combine function can only compute values");
   size_t n = srcs.size();
   if (body.getNumArguments() != 2 * n)
