@@ -7,8 +7,8 @@
 //   void vector_add(Ptr<f32> x, Ptr<f32> y, Ptr<f32> out, i32 n, Const<int> BLOCK) { ... }
 //   TESSEL_AOT_KERNEL(vector_add, "x", "y", "out", "n", "BLOCK");
 //
-//   $ my-tessel-compile --kernel vector_add --const BLOCK=1024 --arch gfx942,gfx1100 \
-//         --spec 16,16,16,16 --spec x,x,x,x -o generated/
+//   $ my-tessel-compile --kernel vector_add --const BLOCK=1024 --arch gfx942,gfx1100
+//         --spec 16,16,16,16 --spec x,x,x,x -o generated/     (one command)
 //
 // The parameter names (optional; default arg0, arg1, ...) name --const's
 // constants and the launcher's parameters. See the user guide.
