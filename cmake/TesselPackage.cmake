@@ -53,9 +53,25 @@ target_include_directories(tessel_shared INTERFACE
   "$<BUILD_INTERFACE:${TESSEL_PUBLIC_INCLUDE_DIRS}>"
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 
-# cmake --install: lib/libtessel.so*, include/tessel/..., lib/cmake/tessel/.
-install(TARGETS tessel_shared EXPORT tesselTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# tessel::compile_main: tessel-compile's driver and its main()
+# (tools/tessel-compile) in one static library over libtessel.so. A program
+# of TESSEL_AOT_KERNEL registrations that links it is a tessel-compile.
+set(tessel_installed tessel_shared)
+if(TARGET tessel_compile_main)
+  add_library(tessel_compile_main_package STATIC
+    $<TARGET_OBJECTS:tessel_compile> $<TARGET_OBJECTS:tessel_compile_main>)
+  add_library(tessel::compile_main ALIAS tessel_compile_main_package)
+  add_dependencies(tessel_compile_main_package tessel_compile tessel_compile_main)
+  set_target_properties(tessel_compile_main_package PROPERTIES
+    OUTPUT_NAME tessel_compile_main EXPORT_NAME compile_main LINKER_LANGUAGE CXX)
+  target_link_libraries(tessel_compile_main_package PUBLIC tessel_shared)
+  list(APPEND tessel_installed tessel_compile_main_package)
+endif()
+
+# cmake --install: lib/libtessel.so*, lib/libtessel_compile_main.a,
+# include/tessel/..., lib/cmake/tessel/.
+install(TARGETS ${tessel_installed} EXPORT tesselTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 set(tessel_excluded)
 foreach(header ${TESSEL_INTERNAL_HEADERS})
   get_filename_component(name ${header} NAME)

@@ -4,7 +4,8 @@
 #                      the layout, build the consumer with find_package(tessel)
 #   FROM=fetchcontent  build the consumer with tessel from SOURCE_DIR built
 #                      inside it (FetchContent, i.e. add_subdirectory)
-# then run it on the emulator. Any failing step fails the test.
+# then run it on the emulator and run its tessel-compile. Any failing step
+# fails the test.
 # CONSUMER_ARGS: the consumer's configure arguments (compiler, generator).
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -63,4 +64,21 @@ set(ENV{TESSEL_CACHE_DIR} ${WORK_DIR}/cache)
 step("run the consumer" ${program})
 if(NOT step_output MATCHES "consumer on emulator.*: 0 of 5000 elements wrong")
   message(FATAL_ERROR "unexpected output of vector_add")
+endif()
+
+# Its tessel-compile (tessel::compile_main) writes a launcher and a gfx942
+# code object: the AMDGPU back end and lld run inside the library.
+set(aot ${WORK_DIR}/aot)
+step("tessel-compile vector_add" ${WORK_DIR}/build/vector_add_aot
+     --kernel vector_add --const BLOCK=256 --arch gfx942 -o ${aot})
+foreach(file vector_add.hpp vector_add.cpp vector_add.gfx942.x_x_x_x.hsaco)
+  if(NOT EXISTS ${aot}/${file})
+    message(FATAL_ERROR "tessel-compile did not write ${file}")
+  endif()
+endforeach()
+# An ELF file (7f 'E' 'L' 'F') for machine EM_AMDGPU (224 = 0xe0, little-endian).
+file(READ ${aot}/vector_add.gfx942.x_x_x_x.hsaco magic LIMIT 4 HEX)
+file(READ ${aot}/vector_add.gfx942.x_x_x_x.hsaco machine OFFSET 18 LIMIT 2 HEX)
+if(NOT magic STREQUAL "7f454c46" OR NOT machine STREQUAL "e000")
+  message(FATAL_ERROR "vector_add.gfx942.x_x_x_x.hsaco is not an AMDGPU ELF (${magic}, machine ${machine})")
 endif()
