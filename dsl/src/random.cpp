@@ -3,7 +3,7 @@
 // words to floats (random.hpp says what users see). Words that are known on
 // the host (a literal seed's key, the zero counter words) stay C++ numbers, so
 // the trace holds only the per-element work: round 1 of an int32_t offset
-// costs one multiply pair, not two.
+// multiplies once (one 32 x 32 -> 64-bit product), not twice.
 #include "tessel/random.hpp"
 
 #include "tracer_internal.hpp"
