@@ -10,7 +10,8 @@ includes (twice: the second must be a no-op), compiled with
 directories: a header that needs another include first, warns, or reaches for
 MLIR, LLVM or lld headers (through the compiler's default paths) fails.
 Before the real run, a made-up header with a warning and one that includes
-LLVM must fail and a clean one must pass, so the check is known to fire.
+an LLVM header must fail and a clean one must pass, so the check is known to
+fire under this compiler.
 """
 import argparse
 import concurrent.futures
@@ -72,16 +73,20 @@ def self_test(cxx):
     cases = {
         "tessel/good.hpp": ("#pragma once\ninline int good(int x) { return x + 1; }\n", True),
         "tessel/warns.hpp": ("#pragma once\ninline int warns(int x) { int unused; return x; }\n", False),
-        "tessel/uses_llvm.hpp": ("#pragma once\n#include <llvm/Support/raw_ostream.h>\n", False),
+        # Compiles (a stand-in LLVM header is on the path), but reaches LLVM.
+        "tessel/uses_llvm.hpp": ("#pragma once\n#include <llvm/Support/stand_in.h>\n", False),
     }
     ok = True
     with tempfile.TemporaryDirectory() as root:
         os.makedirs(os.path.join(root, "tessel"))
+        os.makedirs(os.path.join(root, "include", "llvm", "Support"))
+        with open(os.path.join(root, "include", "llvm", "Support", "stand_in.h"), "w") as f:
+            f.write("#pragma once\n")
         for rel, (text, clean) in cases.items():
             with open(os.path.join(root, rel), "w") as f:
                 f.write(text)
         for rel, (_, clean) in cases.items():
-            passed = compile_header(cxx, [root], rel, root) is None
+            passed = compile_header(cxx, [root, os.path.join(root, "include")], rel, root) is None
             if passed != clean:
                 print(f"self-test: {rel} {'failed' if clean else 'passed'} under {cxx}")
                 ok = False
