@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 liblld-22-dev llvm-22-tools clang-22
+  g++-12  # the public headers and generated launchers are also built with g++
   libamdhip64-dev rocm-device-libs
   doctest-dev librange-v3-dev
   cmake ninja-build ccache python3 zlib1g-dev libzstd-dev
