@@ -79,6 +79,23 @@ const KernelEntry &findKernel(const std::string &name) {
   return *found;
 }
 
+// A runtime parameter's name becomes a launcher parameter: it must be an
+// identifier that is not a keyword, the launcher's own grid or stream, or
+// tessel_-prefixed (the launcher's locals).
+void checkParameterName(const KernelEntry &k, const std::string &name) {
+  static const std::set<std::string> reserved = {
+      "grid", "stream", "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char",
+      "class", "const", "constexpr", "continue", "default", "delete", "do", "double", "else", "enum", "explicit",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "namespace", "new",
+      "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return", "short",
+      "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
+      "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor"};
+  if (!isIdentifier(name) || reserved.count(name) || name.starts_with("tessel_"))
+    throw Error(std::string(k.where.file) + ":" + std::to_string(k.where.line) + ": " + k.name +
+                "'s parameter name '" + name + "' cannot name a launcher parameter (a C++ identifier, not a " +
+                "keyword, grid, stream or tessel_...); rename it in TESSEL_AOT_KERNEL");
+}
+
 // The C++ type a launcher parameter has for a runtime argument.
 std::string cppType(const KernelEntry &k, const Parameter &p) {
   auto scalar = [&](DType t) -> std::string {
@@ -136,6 +153,7 @@ struct Variant {
   std::vector<unsigned> required; // per runtime argument
   CompiledKernel compiled;
   std::string file;               // its code object's file name
+  size_t order = 0;               // in the order given (arch, then spec)
 };
 
 std::string hexBytes(const std::vector<uint8_t> &bytes) {
@@ -267,8 +285,10 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
       throw Error("--const " + name + "=" + value + ": " + k.name + " has no Const parameter '" + name + "'");
   std::vector<const Parameter *> runtime;
   for (const Parameter &p : k.params)
-    if (p.runtime)
+    if (p.runtime) {
       runtime.push_back(&p);
+      checkParameterName(k, p.name);
+    }
 
   // The variants: every arch x every spec.
   std::vector<std::string> specs = o.specs;
@@ -310,13 +330,15 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
     }
   }
   // Most specialized first, so the launcher takes the first that fits.
-  std::stable_sort(variants.begin(), variants.end(), [](const Variant &a, const Variant &b) {
+  // (std::sort on (bits, order): libstdc++'s stable_sort warns under clang 22.)
+  for (size_t i = 0; i < variants.size(); ++i) variants[i].order = i;
+  std::sort(variants.begin(), variants.end(), [](const Variant &a, const Variant &b) {
     auto count = [](const Variant &v) {
       int n = 0;
       for (unsigned bits : v.required) n += std::popcount(bits);
       return n;
     };
-    return count(a) > count(b);
+    return count(a) != count(b) ? count(a) > count(b) : a.order < b.order;
   });
 
   // ---- the header ----
@@ -399,21 +421,9 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
     << "std::mutex gMutex; // guards the maps below\n"
     << "std::map<int, std::pair<hipError_t, int>> gArchVariant; // device -> (its arch's status, first variant)\n"
     << "std::map<std::pair<int, size_t>, Loaded> gLoaded;       // (device, variant) -> module\n\n"
-    << "} // namespace\n\n"
-    << "hipError_t " << o.nameSpace << "::" << o.name << "(dim3 grid, hipStream_t stream" << params << ") {\n"
-    << "  unsigned actual[" << std::max<size_t>(runtime.size(), 1) << "] = {";
-  for (size_t r = 0; r < runtime.size(); ++r) {
-    const Parameter &p = *runtime[r];
-    c << (r ? ",\n                       " : "");
-    if (p.arg.kind == TraceArg::Pointer)
-      c << "reinterpret_cast<uintptr_t>(" << p.name << ") % 16 == 0 ? 4u : 0u";
-    else if (p.arg.kind == TraceArg::Int && p.arg.dtype != DType::I1)
-      c << "(" << p.name << " == 1 ? 1u : 0u) | (" << p.name << " % 16 == 0 ? 2u : 0u)";
-    else
-      c << "0u";
-  }
-  if (runtime.empty()) c << "0u";
-  c << "};\n"
+    << "// Launches the variant for the current device that `actual` (each argument's bits) satisfies.\n"
+    << "hipError_t tessel_launch_variant(dim3 grid, hipStream_t stream, const unsigned *actual, void *args,\n"
+    << "                                 size_t argBytes) {\n"
     << "  int device = 0;\n"
     << "  if (hipError_t e = hipGetDevice(&device); e != hipSuccess)\n    return e;\n"
     << "  hipFunction_t function = nullptr;\n"
@@ -450,20 +460,40 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
     << "    function = loaded.function;\n"
     << "    blockSize = kVariants[chosen].blockSize;\n"
     << "  }\n"
-    << "  // The kernarg segment: each argument at its natural alignment, in order.\n"
-    << "  alignas(16) unsigned char args[" << std::max<uint32_t>(layout.totalBytes, 1) << "] = {};\n";
-  for (size_t r = 0; r < runtime.size(); ++r) {
-    if (runtime[r]->arg.kind == TraceArg::Pointer)
-      c << "  {\n    const uint64_t address = reinterpret_cast<uintptr_t>(" << runtime[r]->name << ");\n"
-        << "    std::memcpy(args + " << layout.offsets[r] << ", &address, 8);\n  }\n";
-    else
-      c << "  std::memcpy(args + " << layout.offsets[r] << ", &" << runtime[r]->name << ", " << layout.sizes[r]
-        << ");\n";
-  }
-  c << "  size_t argBytes = " << layout.totalBytes << ";\n"
     << "  void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &argBytes,\n"
     << "                   HIP_LAUNCH_PARAM_END};\n"
     << "  return hipModuleLaunchKernel(function, grid.x, grid.y, grid.z, blockSize, 1, 1, 0, stream, nullptr, extra);\n"
+    << "}\n\n"
+    << "} // namespace\n\n"
+    // The user's names are in scope only here: every other name is tessel_-prefixed.
+    << "hipError_t " << o.nameSpace << "::" << o.name << "(dim3 tessel_grid, hipStream_t tessel_stream" << params
+    << ") {\n"
+    << "  // Each argument's specialization bits, as Kernel::launch computes them.\n"
+    << "  const unsigned tessel_actual[" << std::max<size_t>(runtime.size(), 1) << "] = {";
+  for (size_t r = 0; r < runtime.size(); ++r) {
+    const Parameter &p = *runtime[r];
+    c << (r ? ",\n      " : "");
+    if (p.arg.kind == TraceArg::Pointer)
+      c << "reinterpret_cast<uintptr_t>(" << p.name << ") % 16 == 0 ? 4u : 0u";
+    else if (p.arg.kind == TraceArg::Int && p.arg.dtype != DType::I1)
+      c << "(" << p.name << " == 1 ? 1u : 0u) | (" << p.name << " % 16 == 0 ? 2u : 0u)";
+    else
+      c << "0u";
+  }
+  if (runtime.empty()) c << "0u";
+  c << "};\n"
+    << "  // The kernarg segment: each argument at its natural alignment, in order.\n"
+    << "  alignas(16) unsigned char tessel_args[" << std::max<uint32_t>(layout.totalBytes, 1) << "] = {};\n";
+  for (size_t r = 0; r < runtime.size(); ++r) {
+    if (runtime[r]->arg.kind == TraceArg::Pointer)
+      c << "  {\n    const uint64_t tessel_address = reinterpret_cast<uintptr_t>(" << runtime[r]->name << ");\n"
+        << "    std::memcpy(tessel_args + " << layout.offsets[r] << ", &tessel_address, 8);\n  }\n";
+    else
+      c << "  std::memcpy(tessel_args + " << layout.offsets[r] << ", &" << runtime[r]->name << ", "
+        << layout.sizes[r] << ");\n";
+  }
+  c << "  return tessel_launch_variant(tessel_grid, tessel_stream, tessel_actual, tessel_args, "
+    << layout.totalBytes << ");\n"
     << "}\n\n"
     << "hipError_t " << o.nameSpace << "::" << o.name << "_unload() {\n"
     << "  std::lock_guard<std::mutex> lock(gMutex);\n"

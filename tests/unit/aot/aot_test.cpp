@@ -34,6 +34,10 @@ TESSEL_AOT_KERNEL(axpb);
 void two_names(Ptr<f32> x, i32 n) { store(x + arange(0, 64), 0.0f, arange(0, 64) < n); }
 TESSEL_AOT_KERNEL(two_names, "x"); // one name for two parameters
 
+// A parameter named as the launcher's own: refused.
+void clash(Ptr<f32> x, i32 n) { store(x + arange(0, 64), 1.0f, arange(0, 64) < n); }
+TESSEL_AOT_KERNEL(clash, "x", "stream");
+
 void twice(Ptr<f32> x) { store(x + arange(0, 64), 1.0f); }
 TESSEL_AOT_KERNEL(twice);
 TESSEL_AOT_KERNEL(twice);
@@ -76,9 +80,9 @@ TEST_CASE("tessel-compile: vector_add for two archs and two specializations") {
   CHECK(general942 != std::string::npos);
   CHECK(general1100 != std::string::npos);
   // The kernarg layout of core/kernarg.hpp: three pointers, then n.
-  CHECK(contains(source, "std::memcpy(args + 16, &address, 8);"));
-  CHECK(contains(source, "std::memcpy(args + 24, &n, 4);"));
-  CHECK(contains(source, "size_t argBytes = 28;"));
+  CHECK(contains(source, "std::memcpy(tessel_args + 16, &tessel_address, 8);"));
+  CHECK(contains(source, "std::memcpy(tessel_args + 24, &n, 4);"));
+  CHECK(contains(source, "tessel_launch_variant(tessel_grid, tessel_stream, tessel_actual, tessel_args, 28);"));
   // Each code object is an AMDGPU ELF whose symbol names its specialization.
   for (const char *name : {"vector_add.gfx942.16_16_16_1.hsaco", "vector_add.gfx1100.16_16_16_1.hsaco",
                            "vector_add.gfx942.x_x_x_x.hsaco", "vector_add.gfx1100.x_x_x_x.hsaco"}) {
@@ -105,8 +109,8 @@ TEST_CASE("tessel-compile: default names, scalar types, float and bool constants
   const std::string source = text(file(files, "axpb_neg.cpp"));
   CHECK(contains(source, "\"axpb_neg__x_x_x\", 128, {0, 0, 0}}"));
   // f32 at 8, the i64 at 16 (its natural alignment).
-  CHECK(contains(source, "std::memcpy(args + 8, &arg1, 4);"));
-  CHECK(contains(source, "std::memcpy(args + 16, &arg2, 8);"));
+  CHECK(contains(source, "std::memcpy(tessel_args + 8, &arg1, 4);"));
+  CHECK(contains(source, "std::memcpy(tessel_args + 16, &arg2, 8);"));
   CHECK(contains(listKernels(), "axpb(Ptr<f32> arg0, f32 arg1, i64 arg2, Const<float> arg3, Const<bool> arg4)"));
   CHECK(contains(listKernels(), "vector_add(Ptr<f32> x, Ptr<f32> y, Ptr<f32> out, i32 n, Const<int32_t> BLOCK)"));
 }
@@ -116,7 +120,7 @@ TEST_CASE("tessel-compile: errors name the problem") {
     CAPTURE(message);
     CHECK_THROWS_WITH_AS(generate(options(args)), doctest::Contains(message.c_str()), Error);
   };
-  fails({"--kernel", "nope"}, "no kernel 'nope' is registered (registered: vector_add, axpb, two_names, twice");
+  fails({"--kernel", "nope"}, "no kernel 'nope' is registered (registered: vector_add, axpb, two_names, clash, twice");
   fails({"--kernel", "vector_add"}, "vector_add: no value for the constant 'BLOCK' (Const<int32_t>): --const BLOCK=VALUE");
   fails({"--kernel", "vector_add", "--const", "BLOCK=64", "--const", "BLOCKS=2"},
         "--const BLOCKS=2: vector_add has no Const parameter 'BLOCKS'");
@@ -136,6 +140,7 @@ TEST_CASE("tessel-compile: errors name the problem") {
   fails({"--kernel", "vector_add", "--const", "BLOCK=64", "--spec", "x,x,x,x", "--spec", "x,x,x,-"},
         "--spec x,x,x,- is given twice");
   fails({"--kernel", "two_names"}, "TESSEL_AOT_KERNEL(two_names, ...) names 1 parameters; two_names has 2");
+  fails({"--kernel", "clash"}, "clash's parameter name 'stream' cannot name a launcher parameter");
   fails({"--kernel", "twice"}, "kernel 'twice' is registered twice (TESSEL_AOT_KERNEL at ");
   // A kernel's own trace-time error keeps the kernel's line.
   fails({"--kernel", "vector_add", "--const", "BLOCK=100"}, "aot_test.cpp:");
