@@ -497,9 +497,11 @@ __attribute__((visibility("default"))) hipError_t hipModuleLaunchKernel(
     return hipErrorLaunchFailure;
   if (kernelParams && extra)
     return hipErrorInvalidValue;
-  // A stream of another device than the kernel's module: HIP refuses it.
-  if (stream && (!s.streams.count(static_cast<Stream *>(stream)) ||
-                 static_cast<Stream *>(stream)->device != f->module->device))
+  // A stream (or, for the null stream, the current device) of another device
+  // than the kernel's module: HIP refuses it.
+  if (stream ? !s.streams.count(static_cast<Stream *>(stream)) ||
+                   static_cast<Stream *>(stream)->device != f->module->device
+             : currentDevice != f->module->device)
     return hipErrorInvalidHandle;
   const uint8_t *buffer = nullptr;
   size_t bytes = 0;

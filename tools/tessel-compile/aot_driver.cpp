@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -89,8 +90,15 @@ void checkParameterName(const KernelEntry &k, const std::string &name) {
       "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "namespace", "new",
       "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return", "short",
       "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
-      "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor"};
-  if (!isIdentifier(name) || reserved.count(name) || name.starts_with("tessel_"))
+      "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor", "std",
+      "decltype", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "noexcept", "mutable",
+      "thread_local", "static_assert", "typeid", "export", "requires", "concept", "consteval", "constinit",
+      "co_await", "co_yield", "co_return", "char8_t", "char16_t", "char32_t", "wchar_t", "bitand", "bitor",
+      "compl", "not_eq", "and_eq", "or_eq", "xor_eq", "int8_t", "int16_t", "int32_t", "int64_t", "dim3",
+      "hipStream_t", "hipError_t"};
+  const bool reservedForm = name.starts_with("__") || (name.size() > 1 && name[0] == '_' && std::isupper(
+                                                                  static_cast<unsigned char>(name[1])));
+  if (!isIdentifier(name) || reserved.count(name) || name.starts_with("tessel_") || reservedForm)
     throw Error(std::string(k.where.file) + ":" + std::to_string(k.where.line) + ": " + k.name +
                 "'s parameter name '" + name + "' cannot name a launcher parameter (a C++ identifier, not a " +
                 "keyword, grid, stream or tessel_...); rename it in TESSEL_AOT_KERNEL");
@@ -133,6 +141,8 @@ unsigned specBits(const KernelEntry &k, const Parameter &p, const std::string &t
   };
   if (token == "x" || token == "-")
     return 0;
+  if (p.arg.dtype == DType::I1 && p.arg.kind != TraceArg::Pointer)
+    throw bad("a bool argument takes only x (no specialization)");
   if (token == "16") {
     if (p.arg.kind == TraceArg::Float)
       throw bad("a float argument takes only x (no specialization)");
@@ -232,11 +242,16 @@ DriverOptions parseArguments(const std::vector<std::string> &args) {
     requireTarget(arch); // an Error listing the targets
   if (o.name.empty())
     o.name = o.kernel;
-  if (!isIdentifier(o.name))
-    throw Error("--name '" + o.name + "' is not a C++ identifier");
-  for (const std::string &part : splitList(o.nameSpace, ':'))
-    if (!part.empty() && !isIdentifier(part))
-      throw Error("--namespace '" + o.nameSpace + "' is not a C++ namespace name");
+  if (!isIdentifier(o.name) || o.name.starts_with("tessel_") || o.name.starts_with("__"))
+    throw Error("--name '" + o.name + "' is not a C++ identifier of its own (nor tessel_... or __...)");
+  {
+    bool good = !o.nameSpace.empty();
+    std::string rest = o.nameSpace;
+    for (size_t at; good && (at = rest.find("::")) != std::string::npos; rest = rest.substr(at + 2))
+      good = isIdentifier(rest.substr(0, at));
+    if (!good || !isIdentifier(rest))
+      throw Error("--namespace '" + o.nameSpace + "' is not a C++ namespace name (a::b)");
+  }
   if (o.numWarps == 0 || o.numWarps > 16)
     throw Error("--num-warps " + std::to_string(o.numWarps) + ": between 1 and 16");
   if (o.codeObjectVersion < 4 || o.codeObjectVersion > 6)
@@ -283,6 +298,11 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
   for (const auto &[name, value] : o.constants)
     if (!used.count(name))
       throw Error("--const " + name + "=" + value + ": " + k.name + " has no Const parameter '" + name + "'");
+  for (size_t i = 0; i < k.params.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (k.params[i].name == k.params[j].name)
+        throw Error(std::string(k.where.file) + ":" + std::to_string(k.where.line) + ": " + k.name +
+                    " names two parameters '" + k.params[i].name + "'");
   std::vector<const Parameter *> runtime;
   for (const Parameter &p : k.params)
     if (p.runtime) {
@@ -318,6 +338,8 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
                           .aligned16 = (bits & kAligned16) != 0});
         symbol += "_" + std::string(bits & kOne ? "1" : bits ? "16" : "x");
       }
+      if (runtime.empty())
+        symbol += "_none";
       for (const Variant &other : variants)
         if (other.arch == arch && other.required == v.required)
           throw Error("--spec " + spec + " is given twice");
@@ -419,50 +441,47 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
     << "}\n\n"
     << "struct Loaded {\n  hipModule_t module = nullptr;\n  hipFunction_t function = nullptr;\n};\n"
     << "std::mutex gMutex; // guards the maps below\n"
-    << "std::map<int, std::pair<hipError_t, int>> gArchVariant; // device -> (its arch's status, first variant)\n"
+    << "std::map<int, int> gArchVariant;                  // device -> its arch's first variant (-1: none)\n"
     << "std::map<std::pair<int, size_t>, Loaded> gLoaded;       // (device, variant) -> module\n\n"
     << "// Launches the variant for the current device that `actual` (each argument's bits) satisfies.\n"
     << "hipError_t tessel_launch_variant(dim3 grid, hipStream_t stream, const unsigned *actual, void *args,\n"
     << "                                 size_t argBytes) {\n"
     << "  int device = 0;\n"
     << "  if (hipError_t e = hipGetDevice(&device); e != hipSuccess)\n    return e;\n"
-    << "  hipFunction_t function = nullptr;\n"
-    << "  unsigned blockSize = 0;\n"
-    << "  {\n"
-    << "    std::lock_guard<std::mutex> lock(gMutex);\n"
-    << "    auto known = gArchVariant.find(device);\n"
-    << "    if (known == gArchVariant.end()) {\n"
-    << "      char arch[32] = {};\n"
-    << "      hipError_t e = deviceArch(device, arch);\n"
-    << "      int first = -1;\n"
-    << "      for (size_t i = 0; e == hipSuccess && i < kVariantCount && first < 0; ++i)\n"
-    << "        if (std::strcmp(kVariants[i].arch, arch) == 0)\n          first = int(i);\n"
-    << "      known = gArchVariant.emplace(device, std::make_pair(first < 0 ? hipErrorNoBinaryForGpu : e, first)).first;\n"
-    << "    }\n"
-    << "    if (known->second.first != hipSuccess)\n      return known->second.first;\n"
-    << "    size_t chosen = kVariantCount;\n"
-    << "    for (size_t i = size_t(known->second.second); i < kVariantCount && chosen == kVariantCount; ++i) {\n"
-    << "      if (std::strcmp(kVariants[i].arch, kVariants[known->second.second].arch) != 0)\n        continue;\n"
-    << "      bool fits = true;\n"
-    << "      for (size_t r = 0; r < " << runtime.size() << "; ++r)\n"
-    << "        fits = fits && (kVariants[i].required[r] & ~actual[r]) == 0;\n"
-    << "      if (fits)\n        chosen = i;\n"
-    << "    }\n"
-    << "    if (chosen == kVariantCount)\n      return hipErrorInvalidValue;\n"
-    << "    Loaded &loaded = gLoaded[{device, chosen}];\n"
-    << "    if (!loaded.function) {\n"
-    << "      if (hipError_t e = hipModuleLoadData(&loaded.module, kVariants[chosen].image); e != hipSuccess)\n"
-    << "        return e;\n"
-    << "      if (hipError_t e = hipModuleGetFunction(&loaded.function, loaded.module, kVariants[chosen].symbol);\n"
-    << "          e != hipSuccess) {\n"
-    << "        (void)hipModuleUnload(loaded.module);\n        loaded = Loaded{};\n        return e;\n      }\n"
-    << "    }\n"
-    << "    function = loaded.function;\n"
-    << "    blockSize = kVariants[chosen].blockSize;\n"
+    << "  // Under the lock to the end: " << o.name << "_unload() cannot free the module mid-launch.\n"
+    << "  std::lock_guard<std::mutex> lock(gMutex);\n"
+    << "  auto known = gArchVariant.find(device);\n"
+    << "  if (known == gArchVariant.end()) {\n"
+    << "    char arch[32] = {};\n"
+    << "    if (hipError_t e = deviceArch(device, arch); e != hipSuccess)\n      return e; // not kept: may pass later\n"
+    << "    int first = -1;\n"
+    << "    for (size_t i = 0; i < kVariantCount && first < 0; ++i)\n"
+    << "      if (std::strcmp(kVariants[i].arch, arch) == 0)\n        first = int(i);\n"
+    << "    known = gArchVariant.emplace(device, first).first;\n"
+    << "  }\n"
+    << "  if (known->second < 0)\n    return hipErrorNoBinaryForGpu;\n"
+    << "  size_t chosen = kVariantCount;\n"
+    << "  for (size_t i = size_t(known->second); i < kVariantCount && chosen == kVariantCount; ++i) {\n"
+    << "    if (std::strcmp(kVariants[i].arch, kVariants[known->second].arch) != 0)\n      continue;\n"
+    << "    bool fits = true;\n"
+    << (runtime.empty() ? std::string("    (void)actual;\n")
+                        : "    for (size_t r = 0; r < " + std::to_string(runtime.size()) + "; ++r)\n"
+                          "      fits = fits && (kVariants[i].required[r] & ~actual[r]) == 0;\n")
+    << "    if (fits)\n      chosen = i;\n"
+    << "  }\n"
+    << "  if (chosen == kVariantCount)\n    return hipErrorInvalidValue;\n"
+    << "  Loaded &loaded = gLoaded[{device, chosen}];\n"
+    << "  if (!loaded.function) {\n"
+    << "    if (hipError_t e = hipModuleLoadData(&loaded.module, kVariants[chosen].image); e != hipSuccess)\n"
+    << "      return e;\n"
+    << "    if (hipError_t e = hipModuleGetFunction(&loaded.function, loaded.module, kVariants[chosen].symbol);\n"
+    << "        e != hipSuccess) {\n"
+    << "      (void)hipModuleUnload(loaded.module);\n      loaded = Loaded{};\n      return e;\n    }\n"
     << "  }\n"
     << "  void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &argBytes,\n"
     << "                   HIP_LAUNCH_PARAM_END};\n"
-    << "  return hipModuleLaunchKernel(function, grid.x, grid.y, grid.z, blockSize, 1, 1, 0, stream, nullptr, extra);\n"
+    << "  return hipModuleLaunchKernel(loaded.function, grid.x, grid.y, grid.z, kVariants[chosen].blockSize, 1, 1, 0,\n"
+    << "                               stream, nullptr, extra);\n"
     << "}\n\n"
     << "} // namespace\n\n"
     // The user's names are in scope only here: every other name is tessel_-prefixed.
@@ -474,7 +493,7 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
     const Parameter &p = *runtime[r];
     c << (r ? ",\n      " : "");
     if (p.arg.kind == TraceArg::Pointer)
-      c << "reinterpret_cast<uintptr_t>(" << p.name << ") % 16 == 0 ? 4u : 0u";
+      c << "reinterpret_cast<std::uintptr_t>(" << p.name << ") % 16 == 0 ? 4u : 0u";
     else if (p.arg.kind == TraceArg::Int && p.arg.dtype != DType::I1)
       c << "(" << p.name << " == 1 ? 1u : 0u) | (" << p.name << " % 16 == 0 ? 2u : 0u)";
     else
@@ -486,7 +505,7 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
     << "  alignas(16) unsigned char tessel_args[" << std::max<uint32_t>(layout.totalBytes, 1) << "] = {};\n";
   for (size_t r = 0; r < runtime.size(); ++r) {
     if (runtime[r]->arg.kind == TraceArg::Pointer)
-      c << "  {\n    const uint64_t tessel_address = reinterpret_cast<uintptr_t>(" << runtime[r]->name << ");\n"
+      c << "  {\n    const std::uint64_t tessel_address = reinterpret_cast<std::uintptr_t>(" << runtime[r]->name << ");\n"
         << "    std::memcpy(tessel_args + " << layout.offsets[r] << ", &tessel_address, 8);\n  }\n";
     else
       c << "  std::memcpy(tessel_args + " << layout.offsets[r] << ", &" << runtime[r]->name << ", "

@@ -68,12 +68,14 @@ template <class... Params> struct Registrar {
             std::source_location loc = std::source_location::current()) {
     KernelEntry e;
     e.name = name;
+    if (size_t at = e.name.rfind("::"); at != std::string::npos) // TESSEL_AOT_KERNEL(ns::fn)
+      e.name = e.name.substr(at + 2);
     e.params = {detail::describe<Params>()...};
     e.namesGiven = paramNames.size();
     e.where = tessel::detail::toSourceLoc(loc);
     for (size_t j = 0; j < e.params.size(); ++j)
       e.params[j].name = j < paramNames.size() ? paramNames.begin()[j] : "arg" + std::to_string(j);
-    Kernel<Params...> kernel(fn, name, e.where);
+    Kernel<Params...> kernel(fn, e.name, e.where);
     e.trace = [kernel](const Specialization &spec, const std::vector<std::string> &constants) {
       return kernel.traceWith(spec, constants);
     };

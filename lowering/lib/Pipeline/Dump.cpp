@@ -2,6 +2,7 @@
 
 #include "tessel/core/environment.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,8 +26,8 @@ constexpr ItemInfo kItems[] = {
 
 // Says once per process which words of TESSEL_DUMP name nothing.
 void warnUnknownItems(const std::string &value) {
-  static bool warned = false;
-  if (warned)
+  static std::atomic<bool> warned = false; // compiles run on several threads
+  if (warned.load())
     return;
   std::string_view rest = value;
   while (!rest.empty()) {
@@ -36,8 +37,7 @@ void warnUnknownItems(const std::string &value) {
     while (!word.empty() && word.back() == ' ') word.remove_suffix(1);
     bool known = word.empty() || word == "1" || word == "all" || word == "0";
     for (const ItemInfo &item : kItems) known |= word == item.name;
-    if (!known) {
-      warned = true;
+    if (!known && !warned.exchange(true)) {
       std::fprintf(stderr, "tessel: warning: TESSEL_DUMP names '%.*s', which is not one of tile, llvm-dialect, "
                            "llvm, asm, all\n", int(word.size()), word.data());
     }
@@ -54,7 +54,9 @@ uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
 CompileDumps::CompileDumps(const Trace &trace, const Specialization &spec, const CompileOptions &options)
     : dir_(environmentValue("TESSEL_DUMP_DIR")), arch_(options.arch) {
   const std::string value = environmentValue("TESSEL_DUMP");
-  if (value.empty() || value == "0") {
+  if (value == "0") // off, even with a directory
+    return;
+  if (value.empty()) {
     for (bool &s : selected_) s = !dir_.empty(); // the directory alone takes everything
   } else {
     warnUnknownItems(value);

