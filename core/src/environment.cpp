@@ -14,7 +14,8 @@ bool environmentFlag(const char *name) {
   return !value.empty() && value != "0";
 }
 
-bool environmentLists(const char *name, std::string_view item) {
+std::vector<std::string> environmentWords(const char *name) {
+  std::vector<std::string> words;
   const std::string value = environmentValue(name);
   std::string_view rest = value;
   while (!rest.empty()) {
@@ -24,12 +25,18 @@ bool environmentLists(const char *name, std::string_view item) {
       word.remove_prefix(1);
     while (!word.empty() && word.back() == ' ')
       word.remove_suffix(1);
-    if (word == item || word == "1" || word == "all")
-      return true;
+    words.emplace_back(word);
     if (comma == std::string_view::npos)
       break;
     rest.remove_prefix(comma + 1);
   }
+  return words;
+}
+
+bool environmentLists(const char *name, std::string_view item) {
+  for (const std::string &word : environmentWords(name))
+    if (word == item || word == "1" || word == "all")
+      return true;
   return false;
 }
 

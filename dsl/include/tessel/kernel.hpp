@@ -260,12 +260,10 @@ public:
                                    .within2GiB = (bits & detail::kWithin2GiB) != 0});
     }, scratch.data(), nullptr, args...);
 
-    detail::TraceContext ctx(name_);
-    detail::TraceScope scope(ctx);
-    std::array<int32_t, kNumRuntimeArgs> argNodes{};
-    for (size_t r = 0; r < kNumRuntimeArgs; ++r) argNodes[r] = ctx.addArg(kRuntimeArgs[r], loc_);
-    callWith(ctx, argNodes, std::index_sequence_for<Params...>{}, std::forward_as_tuple(args...));
-    request.trace = ctx.take();
+    auto argTuple = std::forward_as_tuple(args...);
+    request.trace = traceBody([&]<class P, size_t Index>() {
+      return detail::param_traits<P>::value(std::get<Index>(argTuple), name_, Index);
+    });
     return request;
   }
 
@@ -281,14 +279,11 @@ public:
                   std::to_string(kNumConstArgs) + " Const parameters");
     detail::TraceRequest request;
     request.spec = spec;
-    detail::TraceContext ctx(name_);
-    detail::TraceScope scope(ctx);
-    std::array<int32_t, kNumRuntimeArgs> argNodes{};
-    for (size_t r = 0; r < kNumRuntimeArgs; ++r) argNodes[r] = ctx.addArg(kRuntimeArgs[r], loc_);
-    [&]<size_t... I>(std::index_sequence<I...>) {
-      fn_(paramFromText<Params, I>(ctx, runtimeNode<I>(argNodes), constants)...);
-    }(std::index_sequence_for<Params...>{});
-    request.trace = ctx.take();
+    request.trace = traceBody([&]<class P, size_t Index>() {
+      size_t c = 0; // this constant's position among the Const parameters
+      for (size_t i = 0; i < Index; ++i) c += !kIsRuntime[i];
+      return detail::param_traits<P>::parse(constants[c], name_, Index);
+    });
     return request;
   }
 
@@ -437,26 +432,21 @@ private:
     k.size = static_cast<uint32_t>(w);
   }
 
-  template <class P, size_t Index, class A> P paramValue(detail::TraceContext &ctx, int32_t argNode, const A &a) const {
-    if constexpr (detail::param_traits<P>::runtime) return P(ctx.ref(argNode));
-    else return P(detail::param_traits<P>::value(a, name_, Index));
-  }
-
-  template <class P, size_t Index>
-  P paramFromText(detail::TraceContext &ctx, int32_t argNode, const std::vector<std::string> &constants) const {
-    if constexpr (detail::param_traits<P>::runtime) {
-      return P(ctx.ref(argNode));
-    } else {
-      size_t c = 0; // this constant's position among the Const parameters
-      for (size_t i = 0; i < Index; ++i) c += !kIsRuntime[i];
-      return P(detail::param_traits<P>::parse(constants[c], name_, Index));
-    }
-  }
-
-  template <size_t... I, class Tuple>
-  void callWith(detail::TraceContext &ctx, const std::array<int32_t, kNumRuntimeArgs> &argNodes,
-                std::index_sequence<I...>, const Tuple &args) const {
-    fn_(paramValue<Params, I>(ctx, runtimeNode<I>(argNodes), std::get<I>(args))...);
+  // Runs the body once: runtime parameters are the trace's arguments, each
+  // Const parameter P (the Index-th) is constOf.template operator()<P, Index>().
+  template <class ConstOf> Trace traceBody(ConstOf &&constOf) const {
+    detail::TraceContext ctx(name_);
+    detail::TraceScope scope(ctx);
+    std::array<int32_t, kNumRuntimeArgs> argNodes{};
+    for (size_t r = 0; r < kNumRuntimeArgs; ++r) argNodes[r] = ctx.addArg(kRuntimeArgs[r], loc_);
+    auto param = [&]<class P, size_t Index>() -> P {
+      if constexpr (detail::param_traits<P>::runtime) return P(ctx.ref(runtimeNode<Index>(argNodes)));
+      else return P(constOf.template operator()<P, Index>());
+    };
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      fn_(param.template operator()<Params, I>()...);
+    }(std::index_sequence_for<Params...>{});
+    return ctx.take();
   }
   template <size_t I> static int32_t runtimeNode(const std::array<int32_t, kNumRuntimeArgs> &argNodes) {
     if constexpr (kIsRuntime[I]) {

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <string_view>
 
 namespace tessel {
 
@@ -24,26 +23,18 @@ constexpr ItemInfo kItems[] = {
     {"asm", "AMDGPU assembly", "s"},
 };
 
-// Says once per process which words of TESSEL_DUMP name nothing.
-void warnUnknownItems(const std::string &value) {
-  static std::atomic<bool> warned = false; // compiles run on several threads
+// Says once per process (compiles run on several threads) when a word of
+// TESSEL_DUMP names nothing.
+void warnUnknownItems() {
+  static std::atomic<bool> warned = false;
   if (warned.load())
     return;
-  std::string_view rest = value;
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string_view word = rest.substr(0, comma);
-    while (!word.empty() && word.front() == ' ') word.remove_prefix(1);
-    while (!word.empty() && word.back() == ' ') word.remove_suffix(1);
+  for (const std::string &word : environmentWords("TESSEL_DUMP")) {
     bool known = word.empty() || word == "1" || word == "all" || word == "0";
     for (const ItemInfo &item : kItems) known |= word == item.name;
-    if (!known && !warned.exchange(true)) {
-      std::fprintf(stderr, "tessel: warning: TESSEL_DUMP names '%.*s', which is not one of tile, llvm-dialect, "
-                           "llvm, asm, all\n", int(word.size()), word.data());
-    }
-    if (comma == std::string_view::npos)
-      break;
-    rest.remove_prefix(comma + 1);
+    if (!known && !warned.exchange(true))
+      std::fprintf(stderr, "tessel: warning: TESSEL_DUMP names '%s', which is not one of tile, llvm-dialect, "
+                           "llvm, asm, all\n", word.c_str());
   }
 }
 
@@ -59,7 +50,7 @@ CompileDumps::CompileDumps(const Trace &trace, const Specialization &spec, const
   if (value.empty()) {
     for (bool &s : selected_) s = !dir_.empty(); // the directory alone takes everything
   } else {
-    warnUnknownItems(value);
+    warnUnknownItems();
     for (int i = 0; i < 4; ++i) selected_[i] = environmentLists("TESSEL_DUMP", kItems[i].name);
   }
   if (dir_.empty())
