@@ -234,6 +234,27 @@ AxisInfo visitCmp(const OpFacts &f, arith::CmpIOp c) {
   return out;
 }
 
+AxisInfo visitElementwise(const OpFacts &f);
+
+// select(c, a, b), max and min: each element is one of the two operands'
+// elements, so the result is divisible by what both are; a select on a
+// condition constant along d keeps the runs both operands have there.
+AxisInfo visitChoice(const OpFacts &f, Value cond) {
+  const AxisInfo &a = f.in(f.operands.size() - 2), &b = f.in(f.operands.size() - 1);
+  AxisInfo out = visitElementwise(f);
+  for (unsigned d = 0; d < f.rank; ++d) {
+    out.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d]);
+    bool uniformChoice = cond && f.in(0).rank() == f.rank && f.in(0).constancy[d] == f.extent(d);
+    if (uniformChoice)
+      out.contiguity[d] = gcd(a.contiguity[d], b.contiguity[d]);
+  }
+  if (isa<arith::MaxSIOp, arith::MinUIOp>(f.op)) // either operand's bound is the result's
+    out.nonNegative = a.nonNegative || b.nonNegative;
+  else
+    out.nonNegative = a.nonNegative && b.nonNegative;
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // Hints
 //===----------------------------------------------------------------------===//
@@ -304,6 +325,9 @@ AxisInfo mlir::tessel::transferAxisInfo(Operation *op, ArrayRef<const AxisInfo *
       .Case([&](arith::RemSIOp) { return visitDivRem(f, /*isSigned=*/true, /*remainder=*/true); })
       .Case([&](arith::RemUIOp) { return visitDivRem(f, /*isSigned=*/false, /*remainder=*/true); })
       .Case([&](arith::CmpIOp c) { return visitCmp(f, c); })
+      .Case([&](arith::SelectOp sel) { return visitChoice(f, sel.getCondition()); })
+      .Case<arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>(
+          [&](Operation *) { return visitChoice(f, Value()); })
       .Case<arith::ExtSIOp, ConvertLayoutOp>([&](Operation *) { return f.in(0); })
       .Case<arith::ExtUIOp, arith::TruncIOp>([&](Operation *) {
         AxisInfo out = f.in(0);

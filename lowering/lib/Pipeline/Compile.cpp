@@ -280,6 +280,9 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Every tile gets a layout over the workgroup's threads (axis analysis
   // picks vector widths); conversions where a tile is needed in two.
   pm.addPass(createTesselAssignLayouts());
+  // Share the values layout assignment rematerialized per user (the buffer
+  // pass matches a mask's index tile with the pointer's by identity).
+  pm.addPass(createCSEPass());
   // Masked global accesses with offsets that fit in 31 bits go through
   // buffer instructions: the hardware's range check masks, no branches.
   pm.addPass(createTesselUseBufferOps());

@@ -69,6 +69,7 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.s.barrier", false, "tessel_emu_barrier", false, true, nullptr},
     {"llvm.amdgcn.wave.barrier", false, "tessel_emu_wave_barrier", false, true, nullptr},
     {"llvm.amdgcn.ds.bpermute", false, "tessel_emu_ds_bpermute", false, true, nullptr},
+    {"llvm.amdgcn.readfirstlane.i32", false, "tessel_emu_readfirstlane", false, true, nullptr},
     {"llvm.amdgcn.exp2.f32", false, "tessel_emu_exp2_f32", true, false, nullptr},
     {"llvm.amdgcn.rsq.f32", false, "tessel_emu_rsq_f32", true, false, nullptr},
     {"llvm.amdgcn.update.dpp", true, nullptr, false, true, &rewriteDpp},

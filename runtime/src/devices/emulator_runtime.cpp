@@ -301,6 +301,19 @@ static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
   return result;
 }
 
+// V_READFIRSTLANE_B32: the value of the wave's first active lane. Every lane
+// of the wave is active here (waveSync requires all of them), so that is the
+// wave's lane 0.
+static int32_t tessel_emu_readfirstlane(int32_t data) {
+  auto &wg = tessel::emu::currentWorkgroup();
+  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
+  wg.exchange()[lane] = uint32_t(data);
+  wg.waveSync();
+  int32_t result = int32_t(wg.exchange()[waveBase]);
+  wg.waveSync();
+  return result;
+}
+
 static float tessel_emu_exp2_f32(float x) { return tessel::emu::hardwareExp2(x); }
 static float tessel_emu_rsq_f32(float x) { return tessel::emu::hardwareRsq(x); }
 
@@ -398,7 +411,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
       TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
       TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),
-      TESSEL_EMU_SYMBOL(tessel_emu_rsq_f32),
+      TESSEL_EMU_SYMBOL(tessel_emu_rsq_f32),        TESSEL_EMU_SYMBOL(tessel_emu_readfirstlane),
   };
 #undef TESSEL_EMU_LIBCALL
 #undef TESSEL_EMU_SYMBOL

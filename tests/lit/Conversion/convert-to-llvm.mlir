@@ -233,3 +233,34 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// A bounded buffer access: the resource's range is min(bound, 2^29 - 1) * 4
+// bytes, made on the scalar unit (readfirstlane of the uniform bound), and
+// no offset is selected. Each thread's 4 groups of 1 are at x + 0, 64, 128,
+// 192 elements: x * 4 plus a constant byte offset the backend folds into the
+// instruction.
+// CHECK-LABEL: llvm.func @buffer_bound(
+// CHECK: %[[B:.*]] = rocdl.readfirstlane %arg1 : i32
+// CHECK: %[[LIMIT:.*]] = llvm.mlir.constant(536870911 : i32) : i32
+// CHECK: %[[E:.*]] = llvm.intr.umin(%[[B]], %[[LIMIT]]) : (i32, i32) -> i32
+// CHECK: %[[BYTES:.*]] = llvm.mul %[[E]], %{{.*}} : i32
+// CHECK: %[[REC:.*]] = llvm.zext %[[BYTES]] : i32 to i64
+// CHECK: %[[RSRC:.*]] = rocdl.make.buffer.rsrc %arg0, %{{.*}}, %[[REC]], %{{.*}}
+// CHECK-NOT: llvm.select
+// CHECK: %[[X4:.*]] = llvm.mul %[[X:.*]], %{{.*}} : i32
+// CHECK: rocdl.raw.ptr.buffer.load %[[RSRC]], %[[X4]],
+// CHECK: %[[X4B:.*]] = llvm.mul %[[X]], %{{.*}} : i32
+// CHECK: %[[AT:.*]] = llvm.add %[[X4B]], %{{.*}} : i32
+// CHECK: rocdl.raw.ptr.buffer.load %[[RSRC]], %[[AT]],
+// CHECK-NOT: llvm.select
+// CHECK: llvm.return
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @buffer_bound(%x: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %n: i32) {
+    %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %a = tessel.buffer_load %x[%r] bound %n : (!tessel.ptr<f32>, tensor<256xi32>, i32) -> tensor<256xf32>
+    tessel.buffer_store %x[%r], %a bound %n : (!tessel.ptr<f32>, tensor<256xi32>, tensor<256xf32>, i32) -> ()
+    return
+  }
+}

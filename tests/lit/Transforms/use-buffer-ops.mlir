@@ -41,16 +41,19 @@ module attributes {tessel.target = "gfx942"} {
 
 // The same through small Buffers (tessel.pointer_range = 31): pid * 1024 +
 // arange cannot be negative, so the whole index is the offset from the
-// argument itself (one offset tile for both accesses, no base arithmetic).
+// argument itself (one offset tile for both accesses, no base arithmetic),
+// and as the mask is `index < n`, the resource holds max(n, 0) elements:
+// its range check is the mask (no mask operand, and `other` is 0 anyway).
 // A runtime start that may be negative stays in the scalar base, where a
-// wild base is an address the sanitizer sees.
+// wild base is an address the sanitizer sees; that load keeps its mask.
 // CHECK-LABEL: func.func @small_buffers(
 // CHECK: %[[OFFS:.*]] = arith.addi
-// CHECK: tessel.buffer_load %arg0[%[[OFFS]]], %{{.*}}, other %{{.*}}
-// CHECK: tessel.buffer_store %arg2[%[[OFFS]]], %{{.*}}, %{{.*}}
+// CHECK: %[[N:.*]] = arith.maxsi %arg3, %{{.*}} : i32
+// CHECK: tessel.buffer_load %arg0[%[[OFFS]]] bound %[[N]] : (!tessel.ptr<f32>, tensor<1024xi32>, i32) -> tensor<1024xf32>
+// CHECK: tessel.buffer_store %arg2[%[[OFFS]]], %{{.*}} bound %{{.*}} : (!tessel.ptr<f32>, tensor<1024xi32>, tensor<1024xf32>, i32) -> ()
 // CHECK: %[[XS:.*]] = tessel.addptr %arg0, %arg4 : !tessel.ptr<f32>, i32
 // CHECK: %[[SB:.*]] = tessel.addptr %[[XS]], %{{.*}} : !tessel.ptr<f32>, i32
-// CHECK: tessel.buffer_load %[[SB]][%{{.*}}]
+// CHECK: tessel.buffer_load %[[SB]][%{{.*}}], %{{.*}}, other
 module attributes {tessel.target = "gfx942"} {
   func.func @small_buffers(%x: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %y: !tessel.ptr<f32>, %out: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %n: i32, %start: i32) {
     %pid = tessel.program_id 0 : i32
@@ -185,6 +188,100 @@ module attributes {tessel.target = "gfx942"} {
     %ob = tessel.broadcast %or : tensor<4x1x!tessel.ptr<f32>> -> tensor<4x256x!tessel.ptr<f32>>
     %o = tessel.addptr %ob, %cb : tensor<4x256x!tessel.ptr<f32>>, tensor<4x256xi32>
     tessel.store %o, %x, %mask : (tensor<4x256x!tessel.ptr<f32>>, tensor<4x256xf32>, tensor<4x256xi1>) -> ()
+    return
+  }
+}
+
+// -----
+
+// One row per program under `rows < M & cols < N`: the row offset and
+// `rows < M` are uniform (their scalars are made beside them), so the
+// resource starts at the row and holds max(N, 0) elements, none when the row
+// is past M. The load's -inf padding is one compare of the column with that
+// bound; the store needs no mask at all.
+// CHECK-LABEL: func.func @bounded_row(
+// CHECK-DAG: %[[ROWOK:.*]] = arith.cmpi slt, %{{.*}}, %arg3 : i32
+// CHECK-DAG: %[[ROWOFF:.*]] = arith.muli %{{.*}}, %arg4 : i32
+// CHECK: %[[BASE:.*]] = tessel.addptr %arg0, %[[ROWOFF]] : !tessel.ptr<f32>, i32
+// CHECK: %[[N:.*]] = arith.maxsi %arg2, %{{.*}} : i32
+// CHECK: %[[BOUND:.*]] = arith.select %[[ROWOK]], %[[N]], %{{.*}} : i32
+// CHECK: %[[X:.*]] = tessel.buffer_load %[[BASE]][%[[COLS:.*]]] bound %[[BOUND]] :
+// CHECK: %[[BS:.*]] = tessel.splat %[[BOUND]] : tensor<1x256xi32>
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[COLS]], %[[BS]] : tensor<1x256xi32>
+// CHECK: arith.select %[[IN]], %[[X]], %{{.*}} : tensor<1x256xi1>, tensor<1x256xf32>
+// CHECK: tessel.buffer_store %{{.*}}[%[[COLS]]], %{{.*}} bound %{{.*}} :
+module attributes {tessel.target = "gfx942"} {
+  func.func @bounded_row(%x: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %out: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %n: i32, %m: i32, %stride: i32) {
+    %pid = tessel.program_id 0 : i32
+    %cols = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %ns = tessel.splat %n : tensor<256xi32>
+    %colok = arith.cmpi slt, %cols, %ns : tensor<256xi32>
+    %colok2 = tessel.expand_dims %colok {axis = 0 : i32} : tensor<256xi1> -> tensor<1x256xi1>
+    %pids = tessel.splat %pid : tensor<1xi32>
+    %r0 = tessel.make_range {start = 0 : i32, end = 1 : i32} : tensor<1xi32>
+    %rows = arith.addi %pids, %r0 : tensor<1xi32>
+    %ms = tessel.splat %m : tensor<1xi32>
+    %rowok = arith.cmpi slt, %rows, %ms : tensor<1xi32>
+    %rowok2 = tessel.expand_dims %rowok {axis = 1 : i32} : tensor<1xi1> -> tensor<1x1xi1>
+    %rowokb = tessel.broadcast %rowok2 : tensor<1x1xi1> -> tensor<1x256xi1>
+    %mask = arith.andi %rowokb, %colok2 : tensor<1x256xi1>
+    %r = tessel.expand_dims %rows {axis = 1 : i32} : tensor<1xi32> -> tensor<1x1xi32>
+    %c = tessel.expand_dims %cols {axis = 0 : i32} : tensor<256xi32> -> tensor<1x256xi32>
+    %ss = tessel.splat %stride : tensor<1x1xi32>
+    %roff = arith.muli %r, %ss : tensor<1x1xi32>
+    %xs = tessel.splat %x : tensor<1x1x!tessel.ptr<f32>>
+    %xr = tessel.addptr %xs, %roff : tensor<1x1x!tessel.ptr<f32>>, tensor<1x1xi32>
+    %xb = tessel.broadcast %xr : tensor<1x1x!tessel.ptr<f32>> -> tensor<1x256x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xb, %c : tensor<1x256x!tessel.ptr<f32>>, tensor<1x256xi32>
+    %ninf = arith.constant dense<0xFF800000> : tensor<1x256xf32>
+    %v = tessel.load %xp, %mask, other %ninf : (tensor<1x256x!tessel.ptr<f32>>, tensor<1x256xi1>, tensor<1x256xf32>) -> tensor<1x256xf32>
+    %os = tessel.splat %out : tensor<1x1x!tessel.ptr<f32>>
+    %or = tessel.addptr %os, %roff : tensor<1x1x!tessel.ptr<f32>>, tensor<1x1xi32>
+    %ob = tessel.broadcast %or : tensor<1x1x!tessel.ptr<f32>> -> tensor<1x256x!tessel.ptr<f32>>
+    %op = tessel.addptr %ob, %c : tensor<1x256x!tessel.ptr<f32>>, tensor<1x256xi32>
+    tessel.store %op, %v, %mask : (tensor<1x256x!tessel.ptr<f32>>, tensor<1x256xf32>, tensor<1x256xi1>) -> ()
+    return
+  }
+}
+
+// -----
+
+// The compare's other spellings: `N > cols` is cols < N; `cols <u N` needs
+// no max (an unsigned N is its own count). Masks the bound cannot carry keep
+// theirs: a second varying conjunct (cols < K & cols > 3), and a compare of
+// another tile than the offset (cols < N for cols + 1).
+// CHECK-LABEL: func.func @bound_forms(
+// CHECK: %[[N:.*]] = arith.maxsi %arg1, %{{.*}} : i32
+// CHECK: tessel.buffer_load %arg0[%[[C:.*]]] bound %[[N]] :
+// CHECK: tessel.buffer_load %arg0[%[[C]]] bound %arg1 :
+// CHECK: tessel.buffer_load %arg0[%[[C]]], %{{.*}} : (!tessel.ptr<f32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xf32>
+// CHECK: tessel.buffer_load %arg0[%{{.*}}], %{{.*}} : (!tessel.ptr<f32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xf32>
+module attributes {tessel.target = "gfx942"} {
+  func.func @bound_forms(%x: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %n: i32, %k: i32, %out: !tessel.ptr<f32>) {
+    %c = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %ns = tessel.splat %n : tensor<64xi32>
+    %xs = tessel.splat %x : tensor<64x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %c : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
+    %gt = arith.cmpi sgt, %ns, %c : tensor<64xi32>
+    %a = tessel.load %xp, %gt : (tensor<64x!tessel.ptr<f32>>, tensor<64xi1>) -> tensor<64xf32>
+    %ult = arith.cmpi ult, %c, %ns : tensor<64xi32>
+    %b = tessel.load %xp, %ult : (tensor<64x!tessel.ptr<f32>>, tensor<64xi1>) -> tensor<64xf32>
+    %ks = tessel.splat %k : tensor<64xi32>
+    %below = arith.cmpi slt, %c, %ks : tensor<64xi32>
+    %three = arith.constant dense<3> : tensor<64xi32>
+    %above = arith.cmpi sgt, %c, %three : tensor<64xi32>
+    %both = arith.andi %below, %above : tensor<64xi1>
+    %d = tessel.load %xp, %both : (tensor<64x!tessel.ptr<f32>>, tensor<64xi1>) -> tensor<64xf32>
+    %one = arith.constant dense<1> : tensor<64xi32>
+    %c1 = arith.addi %c, %one : tensor<64xi32>
+    %xp1 = tessel.addptr %xs, %c1 : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
+    %e = tessel.load %xp1, %gt : (tensor<64x!tessel.ptr<f32>>, tensor<64xi1>) -> tensor<64xf32>
+    %s1 = arith.addf %a, %b : tensor<64xf32>
+    %s2 = arith.addf %d, %e : tensor<64xf32>
+    %s = arith.addf %s1, %s2 : tensor<64xf32>
+    %os = tessel.splat %out : tensor<64x!tessel.ptr<f32>>
+    %op = tessel.addptr %os, %c : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
+    tessel.store %op, %s : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>) -> ()
     return
   }
 }

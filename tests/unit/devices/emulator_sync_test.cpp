@@ -186,3 +186,34 @@ entry:
     CHECK(gotMirror[t] == float((t & ~15) + 15 - (t & 15))); // row_mirror
   }
 }
+
+TEST_CASE("emulator: readfirstlane returns the wave's first lane's value") {
+  for (auto [arch, wave] : {std::pair("gfx942", 64), std::pair("gfx1100", 32)}) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    CompiledKernel k = kernelFromIR("first", R"(
+declare i32 @llvm.amdgcn.readfirstlane.i32(i32)
+define amdgpu_kernel void @first(ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %t64 = zext i32 %tid to i64
+  %v = mul i32 %tid, 7
+  %v1 = add i32 %v, 3
+  %f = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %v1)
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %t64
+  store i32 %f, ptr addrspace(1) %p, align 4
+  ret void
+}
+)", 1);
+    k.waveSize = wave;
+    auto loaded = dev.impl().load(k);
+    auto out = dev.alloc<int32_t>(128);
+    auto args = pointerKernarg({out.devicePtr()});
+    dev.impl().launch(*loaded, {1, 1, 1}, 128, args.data(), args.size());
+    auto got = out.download();
+    for (int t = 0; t < 128; ++t) {
+      CAPTURE(t);
+      CHECK(got[t] == (t - t % wave) * 7 + 3); // lane 0 of t's wave
+    }
+  }
+}

@@ -3,12 +3,15 @@
 // base, each thread's `vec`-element groups at their byte offsets; a
 // masked-off group's offset is kMaskedOffset, past the resource's range, so
 // the hardware reads 0 and writes nothing there: no branch, no exec mask.
+// An op's `bound` is the resource's range itself (bound elements): groups at
+// or past it need no instruction at all.
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
 #include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -22,11 +25,25 @@ namespace {
 constexpr int64_t kNumRecords = (int64_t(1) << 31) - 2;
 constexpr int64_t kMaskedOffset = int64_t(1) << 31;
 
-Value makeResource(OpBuilder &b, Location loc, Value base, StringRef arch) {
+// The resource over `base`: kNumRecords bytes, or with `bound` (elements,
+// non-negative) that many elements of `elemBytes`, at most kNumRecords bytes
+// (so the range never wraps 32 bits and a masked-off offset stays outside).
+Value makeResource(OpBuilder &b, Location loc, Value base, StringRef arch, Value bound, int64_t elemBytes) {
   const ::tessel::TargetFacts &facts = ::tessel::requireTarget(arch.str());
   auto rsrcType = LLVM::LLVMPointerType::get(b.getContext(), 8);
   Value stride = b.create<LLVM::ConstantOp>(loc, b.getI16Type(), b.getI16IntegerAttr(0));
   Value records = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(kNumRecords));
+  if (bound) {
+    // min(bound, limit) * elemBytes, on the scalar unit: readfirstlane of the
+    // (uniform) bound, or the backend fuses the pass's max(n, 0) with the min
+    // into v_med3, a vector instruction, and then builds the resource in a
+    // loop over the lanes' values.
+    bound = b.create<ROCDL::ReadfirstlaneOp>(loc, bound.getType(), bound);
+    const int64_t limit = kNumRecords / elemBytes;
+    Value elements = b.create<LLVM::UMinOp>(loc, bound, i32Value(b, loc, int32_t(limit)));
+    Value bytes = b.create<LLVM::MulOp>(loc, elements, i32Value(b, loc, int32_t(elemBytes)));
+    records = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), bytes);
+  }
   Value flags = b.create<LLVM::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(int32_t(facts.bufferResourceFlags)));
   return b.create<ROCDL::MakeBufferRsrcOp>(loc, rsrcType, base, stride, records, flags);
 }
@@ -38,8 +55,22 @@ Type transferType(OpBuilder &b, int64_t bytes) {
   return b.getIntegerType(unsigned(bytes * 8));
 }
 
-// Byte offset of a group, or kMaskedOffset where `pred` is false.
+// Byte offset of a group, or kMaskedOffset where `pred` is false. Without
+// `pred`, an offset x + C is x * elemBytes + C * elemBytes: the backend folds
+// that constant into the instruction's immediate offset, and the groups of
+// one thread share x's register.
 Value byteOffset(OpBuilder &b, Location loc, Value elementOffset, int64_t elemBytes, Value pred) {
+  if (!pred) {
+    if (auto add = elementOffset.getDefiningOp<LLVM::AddOp>()) {
+      for (auto [x, c] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+        APInt constant;
+        if (!matchPattern(c, m_ConstantInt(&constant)))
+          continue;
+        Value bytes = b.create<LLVM::MulOp>(loc, x, i32Value(b, loc, elemBytes));
+        return b.create<LLVM::AddOp>(loc, bytes, i32Value(b, loc, int32_t(constant.getSExtValue() * elemBytes)));
+      }
+    }
+  }
   Value bytes = b.create<LLVM::MulOp>(loc, elementOffset, i32Value(b, loc, elemBytes));
   if (!pred)
     return bytes;
@@ -76,7 +107,8 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
     SmallVector<Value> offsets = registersOf(adaptor.getOffsets());
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
     SmallVector<Value> others = op.getOther() ? registersOf(adaptor.getOther()) : SmallVector<Value>();
-    Value rsrc = makeResource(rewriter, loc, registersOf(adaptor.getBase()).front(), target.arch());
+    Value bound = op.getBound() ? registersOf(adaptor.getBound()).front() : Value();
+    Value rsrc = makeResource(rewriter, loc, registersOf(adaptor.getBase()).front(), target.arch(), bound, elemBytes);
     Value zero = i32Value(rewriter, loc, 0);
     SmallVector<Value> out;
     for (size_t g = 0; g < offsets.size(); g += vec) {
@@ -114,7 +146,8 @@ struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
     // An element several threads hold is written by its owner only.
     Value owner = emitOwnerPredicate(rewriter, loc, target, op.getValue().getType());
-    Value rsrc = makeResource(rewriter, loc, registersOf(adaptor.getBase()).front(), target.arch());
+    Value bound = op.getBound() ? registersOf(adaptor.getBound()).front() : Value();
+    Value rsrc = makeResource(rewriter, loc, registersOf(adaptor.getBase()).front(), target.arch(), bound, elemBytes);
     Value zero = i32Value(rewriter, loc, 0);
     for (size_t g = 0; g < offsets.size(); g += vec) {
       SmallVector<Value> group;

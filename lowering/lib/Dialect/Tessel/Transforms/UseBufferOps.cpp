@@ -117,11 +117,12 @@ void replaceWithBufferOp(Operation *op, Value base, Value offsets) {
   OpBuilder b(op);
   if (auto load = dyn_cast<LoadOp>(op)) {
     auto buffer = b.create<BufferLoadOp>(op->getLoc(), load.getType(), base, offsets, load.getMask(),
-                                         load.getOther(), load.getVec());
+                                         load.getOther(), Value(), load.getVec());
     load.replaceAllUsesWith(buffer.getResult());
   } else {
     auto store = cast<StoreOp>(op);
-    b.create<BufferStoreOp>(op->getLoc(), base, offsets, store.getValue(), store.getMask(), store.getVec());
+    b.create<BufferStoreOp>(op->getLoc(), base, offsets, store.getValue(), store.getMask(), Value(),
+                            store.getVec());
   }
   op->erase();
 }
@@ -155,6 +156,216 @@ bool useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split,
   return true;
 }
 
+// Scalars for tiles every element of which is provably the same: a splat,
+// a one-element range, a splat constant, or arith's elementwise ops (and
+// shape changes) of such. A scalar is created (once) right after the tile's
+// definition, so it dominates wherever the tile is used.
+class Scalarizer {
+public:
+  // Whether `v` is such a tile (or a scalar); creates nothing.
+  bool uniform(Value v) {
+    if (!isa<RankedTensorType>(v.getType()))
+      return true;
+    auto [it, inserted] = uniform_.try_emplace(v, false);
+    if (!inserted)
+      return it->second;
+    bool out = false;
+    Operation *def = v.getDefiningOp();
+    if (isa_and_nonnull<SplatOp>(def))
+      out = true;
+    else if (isa_and_nonnull<BroadcastOp, ExpandDimsOp, ConvertLayoutOp, ReshapeOp>(def))
+      out = uniform(def->getOperand(0));
+    else if (auto range = dyn_cast_or_null<MakeRangeOp>(def))
+      out = range.getEnd() - range.getStart() == 1;
+    else if (auto constant = dyn_cast_or_null<arith::ConstantOp>(def))
+      out = isa<DenseElementsAttr>(constant.getValue()) && cast<DenseElementsAttr>(constant.getValue()).isSplat();
+    else if (def && isa<arith::ArithDialect>(def->getDialect()) && def->hasTrait<OpTrait::Elementwise>() &&
+             def->getNumResults() == 1 && def->getNumRegions() == 0)
+      out = llvm::all_of(def->getOperands(), [&](Value operand) { return uniform(operand); });
+    uniform_[v] = out;
+    return out;
+  }
+
+  // `v`'s scalar; `v` must be uniform().
+  Value get(Value v) {
+    if (!isa<RankedTensorType>(v.getType()))
+      return v;
+    if (Value done = scalar_.lookup(v))
+      return done;
+    assert(uniform(v) && "not a uniform tile");
+    Operation *def = v.getDefiningOp();
+    Value out;
+    OpBuilder b(def->getContext());
+    if (auto splat = dyn_cast<SplatOp>(def)) {
+      out = splat.getSrc();
+    } else if (isa<BroadcastOp, ExpandDimsOp, ConvertLayoutOp, ReshapeOp>(def)) {
+      out = get(def->getOperand(0));
+    } else if (auto range = dyn_cast<MakeRangeOp>(def)) {
+      b.setInsertionPointAfter(def);
+      out = b.create<arith::ConstantIntOp>(def->getLoc(), b.getI32Type(), range.getStart());
+    } else if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+      b.setInsertionPointAfter(def);
+      out = b.create<arith::ConstantOp>(def->getLoc(),
+                                        cast<DenseElementsAttr>(constant.getValue()).getSplatValue<TypedAttr>());
+    } else {
+      SmallVector<Value> operands;
+      for (Value operand : def->getOperands())
+        operands.push_back(get(operand));
+      b.setInsertionPointAfter(def); // (after the operands' scalars, also created after theirs)
+      OperationState state(def->getLoc(), def->getName());
+      state.addOperands(operands);
+      state.addTypes(elementTypeOf(v.getType()));
+      state.addAttributes(def->getAttrs());
+      out = b.create(state)->getResult(0);
+    }
+    scalar_[v] = out;
+    return out;
+  }
+
+private:
+  DenseMap<Value, bool> uniform_;
+  DenseMap<Value, Value> scalar_;
+};
+
+// A tile as the value it views: through broadcasts, layout conversions and
+// expand_dims (their axes, outermost first), which move no element. Two
+// tiles of one shape with the same root and axes agree element by element.
+struct View {
+  Value root;
+  SmallVector<int64_t> axes;
+  bool operator==(const View &o) const { return root == o.root && axes == o.axes; }
+};
+View viewOf(Value v, SmallVector<int64_t> axes = {}) {
+  while (true) {
+    if (auto expand = v.getDefiningOp<ExpandDimsOp>()) {
+      axes.push_back(expand.getAxis());
+      v = expand.getSrc();
+    } else if (isa_and_nonnull<BroadcastOp, ConvertLayoutOp>(v.getDefiningOp())) {
+      v = v.getDefiningOp()->getOperand(0);
+    } else {
+      return {v, axes};
+    }
+  }
+}
+
+// The conjuncts of an i1 mask (through andi and element-preserving views),
+// each as a view from the mask's shape.
+void collectConjuncts(Value mask, SmallVectorImpl<View> &out, SmallVector<int64_t> axes = {}) {
+  View view = viewOf(mask, axes);
+  if (auto conj = view.root.getDefiningOp<arith::AndIOp>()) {
+    collectConjuncts(conj.getLhs(), out, view.axes);
+    collectConjuncts(conj.getRhs(), out, view.axes);
+    return;
+  }
+  out.push_back(view);
+}
+
+// Whether a tile is all +0.0 / 0 (what an out-of-range buffer read gives).
+bool isZeroTile(Value v) {
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    v = splat.getSrc();
+  Attribute value;
+  if (!matchPattern(v, m_Constant(&value)))
+    return false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (!dense.isSplat())
+      return false;
+    value = dense.getSplatValue<Attribute>();
+  }
+  if (auto f = dyn_cast<FloatAttr>(value))
+    return f.getValue().isPosZero();
+  if (auto i = dyn_cast<IntegerAttr>(value))
+    return i.getValue().isZero();
+  return false;
+}
+
+// A masked access whose mask bounds one of its offset tiles, the canonical
+// `ptr + ... + x` under `... & (x < n) & ...`: when every other offset tile
+// and every other conjunct is uniform, the resource starts at the pointer
+// minus x and holds n elements (0 where a uniform conjunct is false), so the
+// hardware's range check is the whole mask: no compare, select or offset
+// per element. A load's non-zero `other` is one select on the user's mask.
+// `fits` says whether x's byte offsets, for elements in a Buffer, stay below
+// 2^31 from the new base.
+bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets &split, Scalarizer &scalars,
+                      function_ref<bool(Value)> nonNegative,
+                      function_ref<bool(Value x, ArrayRef<Value> otherTerms)> fits) {
+  SmallVector<View> conjuncts;
+  collectConjuncts(mask, conjuncts);
+  for (size_t c = 0; c < conjuncts.size(); ++c) {
+    auto cmp = conjuncts[c].root.getDefiningOp<arith::CmpIOp>();
+    if (!cmp)
+      continue;
+    arith::CmpIPredicate pred = cmp.getPredicate();
+    Value x = cmp.getLhs(), n = cmp.getRhs();
+    if (pred == arith::CmpIPredicate::sgt || pred == arith::CmpIPredicate::ugt)
+      std::swap(x, n);
+    const bool isSigned = pred == arith::CmpIPredicate::slt || pred == arith::CmpIPredicate::sgt;
+    if (!isSigned && pred != arith::CmpIPredicate::ult && pred != arith::CmpIPredicate::ugt)
+      continue;
+    // x is one of the pointer's offset tiles, element for element.
+    View xView = viewOf(x, conjuncts[c].axes);
+    auto term = llvm::find_if(split.offsets, [&](Value t) { return viewOf(t) == xView; });
+    if (term == split.offsets.end() || !nonNegative(*term))
+      continue;
+    SmallVector<Value> others;
+    for (Value t : split.offsets)
+      if (t != *term)
+        others.push_back(t);
+    if (!fits(*term, others))
+      continue;
+    // Everything else is uniform.
+    SmallVector<Value> conds;
+    for (size_t o = 0; o < conjuncts.size(); ++o)
+      if (o != c)
+        conds.push_back(conjuncts[o].root);
+    auto uniform = [&](Value v) { return scalars.uniform(v); };
+    if (!uniform(n) || !llvm::all_of(others, uniform) || !llvm::all_of(conds, uniform))
+      continue;
+
+    Value bound = scalars.get(n);
+    SmallVector<Value> uniformTerms, uniformConds;
+    for (Value t : others)
+      uniformTerms.push_back(scalars.get(t));
+    for (Value cond : conds)
+      uniformConds.push_back(scalars.get(cond));
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value base = split.base;
+    if (!uniformTerms.empty()) {
+      Value sum = uniformTerms.front();
+      for (Value t : ArrayRef<Value>(uniformTerms).drop_front())
+        sum = b.create<arith::AddIOp>(loc, sum, t);
+      base = b.create<AddPtrOp>(loc, base.getType(), base, sum);
+    }
+    // x < n, x >= 0: x <u max(n, 0) (signed), x <u n (unsigned).
+    Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
+    if (isSigned)
+      bound = b.create<arith::MaxSIOp>(loc, bound, zero);
+    for (Value cond : uniformConds)
+      bound = b.create<arith::SelectOp>(loc, cond, bound, zero);
+    Value offsets = toShape(b, loc, *term, ptr.getType());
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      Value result = b.create<BufferLoadOp>(loc, load.getType(), base, offsets, Value(), Value(), bound,
+                                            load.getVec());
+      // The mask is x <u bound: one compare per element, the uniform
+      // conjuncts being in the bound.
+      if (load.getOther() && !isZeroTile(load.getOther())) {
+        Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, offsets,
+                                                b.create<SplatOp>(loc, offsets.getType(), bound));
+        result = b.create<arith::SelectOp>(loc, inRange, result, load.getOther());
+      }
+      load.replaceAllUsesWith(result);
+    } else {
+      auto store = cast<StoreOp>(op);
+      b.create<BufferStoreOp>(loc, base, offsets, store.getValue(), Value(), bound, store.getVec());
+    }
+    op->erase();
+    return true;
+  }
+  return false;
+}
+
 struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOpsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -175,6 +386,7 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
     if (failed(ranges.status()))
       return signalPassFailure();
     AxisInfoAnalysis axis(module);
+    Scalarizer scalars;
     for (Operation *op : accesses) {
       Value ptr = isa<LoadOp>(op) ? cast<LoadOp>(op).getPtr() : cast<StoreOp>(op).getPtr();
       std::optional<BaseAndOffsets> split = splitPointer(ptr);
@@ -195,15 +407,29 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
         std::optional<ConstantIntRanges> range = ranges.rangeOf(term);
         return (range && range->smin().isNonNegative()) || axis.get(term).nonNegative;
       };
+      Type pointee = pointeeOf(ptr.getType());
+      const int64_t elemBytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
+      const int64_t vec = isa<LoadOp>(op) ? cast<LoadOp>(op).getVec() : cast<StoreOp>(op).getVec();
+      // x's bytes stay below 2^31 from the base without x's tile: by its
+      // range, or when the base is a small Buffer plus non-negative terms
+      // (a valid element's whole offset, at least x's, is below 2^31 bytes).
+      auto fits = [&](Value x, ArrayRef<Value> otherTerms) {
+        std::optional<ConstantIntRanges> range = ranges.rangeOf(x);
+        if (range && (range->smax().getSExtValue() + vec) * elemBytes <= kMaxBufferBytes)
+          return true;
+        SmallVector<Value> scalarOffsets;
+        return smallBufferArgument(split->base, scalarOffsets) && llvm::all_of(scalarOffsets, nonNegative) &&
+               llvm::all_of(otherTerms, nonNegative);
+      };
+      Value mask = isa<LoadOp>(op) ? cast<LoadOp>(op).getMask() : cast<StoreOp>(op).getMask();
+      if (useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, fits))
+        continue;
       if (constant >= 0 && llvm::all_of(uniform, nonNegative) && llvm::all_of(varying, nonNegative) &&
           useSmallBuffer(op, ptr, *split, nonNegative))
         continue;
       // Any other pointer: a scalar base (the uniform terms added to it) and
       // the varying offsets, when the range analysis bounds them.
       // Every element's byte offset, plus its access, within the range.
-      Type pointee = pointeeOf(ptr.getType());
-      const int64_t elemBytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
-      const int64_t vec = isa<LoadOp>(op) ? cast<LoadOp>(op).getVec() : cast<StoreOp>(op).getVec();
       int64_t lo = 0, hi = 0;
       bool bounded = true;
       for (Value term : varying) {

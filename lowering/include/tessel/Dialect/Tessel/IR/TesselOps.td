@@ -112,32 +112,36 @@ def Tessel_BufferLoadOp : Tessel_Op<"buffer_load", [AttrSizedOperandSegments, Me
     instructions take (a uniform 64-bit base in scalar registers, 32-bit
     byte offsets per lane). A masked-off lane gets an offset past the
     resource's range, so the hardware reads nothing and returns 0: no branch.
-    Where `mask` is false the result is `other` (zero when absent). Formed by
-    tessel-use-buffer-ops; `vec` as for tessel.load.
+    Where `mask` is false the result is `other` (zero when absent). With
+    `bound` (a non-negative element count), an element whose offset is not
+    below it is out of range too and reads 0: the resource's range is
+    `bound` elements, which masks without any per-element instruction.
+    Formed by tessel-use-buffer-ops; `vec` as for tessel.load.
   }];
   let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets,
-                       Optional<Tessel_BoolLike>:$mask, Optional<AnyType>:$other,
+                       Optional<Tessel_BoolLike>:$mask, Optional<AnyType>:$other, Optional<I32>:$bound,
                        DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$vec);
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = [{
-    $base `[` $offsets `]` (`,` $mask^)? (`,` `other` $other^)? attr-dict `:` functional-type(operands, results)
+    $base `[` $offsets `]` (`,` $mask^)? (`,` `other` $other^)? (`bound` $bound^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
 
-def Tessel_BufferStoreOp : Tessel_Op<"buffer_store", [MemoryEffects<[MemWrite]>]> {
+def Tessel_BufferStoreOp : Tessel_Op<"buffer_store", [AttrSizedOperandSegments, MemoryEffects<[MemWrite]>]> {
   let summary = "masked store to base[offsets] through an AMDGPU buffer resource";
   let description = [{
     `tessel.store` to `addptr(splat(base), offsets)` with the offsets known to
     lie in [0, 2^31 / element bytes) (see tessel.buffer_load): a masked-off
     lane's offset is past the resource's range and the hardware writes
-    nothing there. Formed by tessel-use-buffer-ops.
+    nothing there; with `bound`, neither is an element at an offset not below
+    it. Formed by tessel-use-buffer-ops.
   }];
   let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets, Tessel_Tile:$value,
-                       Optional<Tessel_BoolLike>:$mask,
+                       Optional<Tessel_BoolLike>:$mask, Optional<I32>:$bound,
                        DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$vec);
   let assemblyFormat = [{
-    $base `[` $offsets `]` `,` $value (`,` $mask^)? attr-dict `:` functional-type(operands, results)
+    $base `[` $offsets `]` `,` $value (`,` $mask^)? (`bound` $bound^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
