@@ -1,6 +1,12 @@
 // tessel.reduce: combine within each thread, then across the lanes of a wave
 // with a butterfly (operand order kept; DPP within a row of 16 lanes,
 // ds_bpermute beyond), then across waves through LDS between barriers.
+// Within a thread and across waves, float sums and products combine as a
+// tree (a reduce's combine is associative and commutative; the order is the
+// compiler's): independent combines the backend packs (v_pk_add_f32 on
+// CDNA) or dual-issues (VOPD on RDNA3), and a chain of log2(n), not n - 1.
+// Other combines stay a chain, which the backend folds into three-operand
+// instructions (v_max3_f32, v_add3_u32) without canonicalizing each input.
 #include "CombineUtility.h"
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
@@ -9,6 +15,40 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 namespace {
+
+// Whether the combine is one float add or multiply.
+bool isFloatSumOrProduct(Region &combine) {
+  Block &body = combine.front();
+  return body.getOperations().size() == 2 && isa<arith::AddFOp, arith::MulFOp>(body.front());
+}
+
+// All `values` combined, as a tree or (tree = false) in order: for a tree,
+// values[i] (+) values[i + h] for the upper half's h, then again, until one
+// is left (for 16 values: 8 combines of elements 8 apart, then 4, 2, 1).
+FailureOr<SmallVector<Value>> combineAll(
+    SmallVector<SmallVector<Value>> values, bool tree,
+    function_ref<FailureOr<SmallVector<Value>>(ValueRange, ValueRange)> apply) {
+  if (!tree) {
+    for (size_t j = 1; j < values.size(); ++j) {
+      FailureOr<SmallVector<Value>> c = apply(values.front(), values[j]);
+      if (failed(c))
+        return failure();
+      values.front() = *c;
+    }
+    return values.front();
+  }
+  while (values.size() > 1) {
+    size_t half = (values.size() + 1) / 2;
+    for (size_t i = 0; i + half < values.size(); ++i) {
+      FailureOr<SmallVector<Value>> c = apply(values[i], values[i + half]);
+      if (failed(c))
+        return failure();
+      values[i] = *c;
+    }
+    values.resize(half);
+  }
+  return values.front();
+}
 
 struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
@@ -23,6 +63,7 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
     SmallVector<SmallVector<int64_t>> lines = layout.linesAlong(axis);
     Region &combine = op.getCombine();
     auto apply = [&](ValueRange lhs, ValueRange rhs) { return applyCombine(rewriter, combine, lhs, rhs); };
+    const bool tree = isFloatSumOrProduct(combine);
 
     // 1. Within each thread.
     SmallVector<SmallVector<Value>> acc;
@@ -33,14 +74,13 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
           v.push_back(adaptor.getSrcs()[i][reg]);
         return v;
       };
-      SmallVector<Value> a = at(line[0]);
-      for (size_t j = 1; j < line.size(); ++j) {
-        FailureOr<SmallVector<Value>> c = apply(a, at(line[j]));
-        if (failed(c))
-          return failure();
-        a = *c;
-      }
-      acc.push_back(a);
+      SmallVector<SmallVector<Value>> values;
+      for (int64_t reg : line)
+        values.push_back(at(reg));
+      FailureOr<SmallVector<Value>> a = combineAll(std::move(values), tree, apply);
+      if (failed(a))
+        return failure();
+      acc.push_back(*a);
     }
 
     // 2. Across the lanes of a wave: a butterfly over the lane bits along
@@ -82,14 +122,13 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
             v.push_back(x.load(rewriter, loc, i, w, l, acc[l][i].getType()));
           return v;
         };
-        SmallVector<Value> a = loadWave(0);
-        for (int64_t w = 1; w < x.waves(); ++w) {
-          FailureOr<SmallVector<Value>> c = apply(a, loadWave(w));
-          if (failed(c))
-            return failure();
-          a = *c;
-        }
-        acc[l] = a;
+        SmallVector<SmallVector<Value>> values;
+        for (int64_t w = 0; w < x.waves(); ++w)
+          values.push_back(loadWave(w));
+        FailureOr<SmallVector<Value>> a = combineAll(std::move(values), tree, apply);
+        if (failed(a))
+          return failure();
+        acc[l] = *a;
       }
       target.endLdsScratch(rewriter, loc, op);
     }
