@@ -80,7 +80,8 @@ int main(int argc, char **argv) {
     auto in = dev.upload(randomFloats(size_t(M) * N));
     auto out = dev.alloc<float>(size_t(M) * N);
     bench::coldCompile("softmax f32 (N = 781)", dev.arch(), cfg.num_warps, runs, [&] {
-      return kernels::softmaxKernel<float>().trace(in, out, M, N, N, N, cfg.rows, cfg.block);
+      return kernels::softmaxKernel<float>().trace(in, out, M, N, N, N, cfg.rows, cfg.block, M % cfg.rows == 0,
+                                                   N == cfg.block);
     });
     if (!compileOnly)
       runTime("softmax f32 1823 x 781", dev, 2.0 * M * N * sizeof(float),
@@ -109,7 +110,7 @@ int main(int argc, char **argv) {
     auto mean = dev.alloc<float>(M), rstd = dev.alloc<float>(M);
     bench::coldCompile("layer norm f32 (N = 8192)", dev.arch(), cfg.num_warps, runs, [&] {
       return kernels::layerNormKernel<float>().trace(x, y, w, b, mean, rstd, M, N, N, N, 1e-5f, cfg.rows,
-                                                     cfg.block);
+                                                     cfg.block, M % cfg.rows == 0, N == cfg.block);
     });
     if (!compileOnly)
       runTime("layer norm f32 1151 x 8192", dev, 2.0 * M * N * sizeof(float),

@@ -70,7 +70,8 @@ const Shape2 kShapes[] = {
     {37, 1},    // a single column: y = bias, rstd = 1/sqrt(eps)
     {1, 1},     {5, 3},     {300, 17}, {129, 1000},
     {64, 1024}, // N exactly a power of two
-    {2000, 64}, // many short rows, several per program
+    {2000, 64}, // many short rows, several per program (no mask: EVEN_M, EVEN_N)
+    {301, 64},  // full rows, the last program's 8 rows partly past M (EVEN_N only)
     {3, 8192},  // a row over 8 waves
 };
 

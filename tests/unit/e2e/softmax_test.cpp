@@ -58,7 +58,8 @@ const Shape2 kShapes[] = {
     {37, 1},   // a single column: every output is 1
     {1, 1},    {5, 3},    {300, 17},  {129, 1000},
     {64, 1024}, // N exactly a power of two
-    {2000, 64}, // many short rows, several per program
+    {2000, 64}, // many short rows, several per program (no mask: EVEN_M, EVEN_N)
+    {301, 64},  // full rows, the last program's 8 rows partly past M (EVEN_N only)
     {3, 4097},  // a row of 8192 columns over 8 waves
     {2, 16384}, // the largest block
 };

@@ -18,10 +18,14 @@ namespace tessel::kernels {
 // BLOCK columns (a power of two >= N); rows past M and columns past N are masked.
 template <class T>
 void layer_norm_rows(Ptr<T> x, Ptr<T> y, Ptr<T> weight, Ptr<T> bias, Ptr<f32> mean, Ptr<f32> rstd, i32 M, i32 N,
-                     i32 x_stride, i32 y_stride, f32 eps, Const<int> ROWS, Const<int> BLOCK) {
+                     i32 x_stride, i32 y_stride, f32 eps, Const<int> ROWS, Const<int> BLOCK, Const<bool> EVEN_M,
+                     Const<bool> EVEN_N) {
   auto rows = program_id(0) * ROWS + arange(0, ROWS);
   auto cols = arange(0, BLOCK);
-  auto rowOk = rows < M, colOk = cols < N;
+  // EVEN_M (M a multiple of ROWS), EVEN_N (N = BLOCK): that mask is all true
+  // and disappears, with the padding's `where` below.
+  auto rowOk = EVEN_M ? full({ROWS}, true) : rows < M;
+  auto colOk = EVEN_N ? full({BLOCK}, true) : cols < N;
   auto mask = expand_dims(rowOk, 1) & expand_dims(colOk, 0);
   auto r = expand_dims(rows, 1);
   auto c = expand_dims(cols, 0);
@@ -114,7 +118,7 @@ void layer_norm(Device &dev, const Buffer<T> &x, Buffer<T> &y, const Buffer<T> &
   }
   layerNormKernel<T>().launch(dev, {cdiv(M, cfg.rows)}, {.num_warps = cfg.num_warps}, x, y, weight, bias, mean,
                               rstd, int32_t(M), int32_t(N), int32_t(x_stride), int32_t(y_stride), eps, cfg.rows,
-                              cfg.block);
+                              cfg.block, M % cfg.rows == 0, N == cfg.block);
 }
 
 } // namespace tessel::kernels

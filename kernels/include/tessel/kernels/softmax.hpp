@@ -20,12 +20,16 @@ inline constexpr float kLog2E = 1.44269504088896340736f;
 // The block program: program p handles rows [p * ROWS, (p + 1) * ROWS) of
 // BLOCK columns (a power of two >= N); rows past M and columns past N are
 // masked. out[r, :] = exp(x - max(x)) / sum(exp(x - max(x))) with x = in[r, :].
+// EVEN_M (M a multiple of ROWS) and EVEN_N (N = BLOCK) say a mask would be
+// all true, so there is none (Triton's EVEN_* heuristics).
 template <class T>
 void softmax_rows(Ptr<T> in, Ptr<T> out, i32 M, i32 N, i32 in_stride, i32 out_stride, Const<int> ROWS,
-                  Const<int> BLOCK) {
+                  Const<int> BLOCK, Const<bool> EVEN_M, Const<bool> EVEN_N) {
   auto rows = program_id(0) * ROWS + arange(0, ROWS);
   auto cols = arange(0, BLOCK);
-  auto mask = expand_dims(rows < M, 1) & expand_dims(cols < N, 0);
+  auto rowOk = EVEN_M ? full({ROWS}, true) : rows < M;
+  auto colOk = EVEN_N ? full({BLOCK}, true) : cols < N;
+  auto mask = expand_dims(rowOk, 1) & expand_dims(colOk, 0);
   auto r = expand_dims(rows, 1);
   auto c = expand_dims(cols, 0);
   // Padding reads -inf: it never wins the max and exp(-inf) adds 0 to the sum.
@@ -108,7 +112,8 @@ void softmax(Device &dev, const Buffer<T> &in, Buffer<T> &out, int64_t M, int64_
     return;
   }
   softmaxKernel<T>().launch(dev, {cdiv(M, cfg.rows)}, {.num_warps = cfg.num_warps}, in, out, int32_t(M),
-                            int32_t(N), int32_t(in_stride), int32_t(out_stride), cfg.rows, cfg.block);
+                            int32_t(N), int32_t(in_stride), int32_t(out_stride), cfg.rows, cfg.block,
+                            M % cfg.rows == 0, N == cfg.block);
 }
 
 } // namespace tessel::kernels
