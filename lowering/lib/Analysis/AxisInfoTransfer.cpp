@@ -243,10 +243,16 @@ AxisInfo visitChoice(const OpFacts &f, Value cond) {
   const AxisInfo &a = f.in(f.operands.size() - 2), &b = f.in(f.operands.size() - 1);
   AxisInfo out = visitElementwise(f);
   for (unsigned d = 0; d < f.rank; ++d) {
-    out.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d]);
     bool uniformChoice = cond && f.in(0).rank() == f.rank && f.in(0).constancy[d] == f.extent(d);
     if (uniformChoice)
       out.contiguity[d] = gcd(a.contiguity[d], b.contiguity[d]);
+    // An operand's divisibility is its runs' first elements'; where the
+    // result's runs are shorter, they start inside those runs, at multiples
+    // of the result's contiguity (1: anywhere).
+    auto startsOf = [&](const AxisInfo &x) {
+      return x.contiguity[d] > out.contiguity[d] ? gcd(x.divisibility[d], out.contiguity[d]) : x.divisibility[d];
+    };
+    out.divisibility[d] = gcd(startsOf(a), startsOf(b));
   }
   if (isa<arith::MaxSIOp, arith::MinUIOp>(f.op)) // either operand's bound is the result's
     out.nonNegative = a.nonNegative || b.nonNegative;

@@ -122,3 +122,32 @@ func.func @div_rem_by_constant(%k: i32) {
   %jr = arith.remui %j16, %c16 : tensor<2048xi32>
   return
 }
+
+// select, max and min: each element is one of two operands' elements. A
+// choice between values divisible by 16 and 0 stays divisible by 16; a
+// select on a uniform condition keeps the runs both operands have; max/min
+// have runs of 1, so an operand's divisibility (its runs' first elements')
+// no longer holds: min(arange, 1000)[1] = 1.
+func.func @choices(%n: i32 {tessel.divisibility = 16 : i32}, %c: i1) {
+  // expected-remark@below {{contiguity = [1], divisibility = [16], constancy = [64]}}
+  %ns = tessel.splat %n : tensor<64xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1073741824], constancy = [64], non-negative}}
+  %zero = arith.constant dense<0> : tensor<64xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [16], constancy = [64], non-negative}}
+  %pos = arith.maxsi %ns, %zero : tensor<64xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [64]}}
+  %cs = tessel.splat %c : tensor<64xi1>
+  // expected-remark@below {{contiguity = [1], divisibility = [16], constancy = [64]}}
+  %b = arith.select %cs, %ns, %zero : tensor<64xi1>, tensor<64xi32>
+  // expected-remark@below {{contiguity = [64], divisibility = [1073741824], constancy = [1], non-negative}}
+  %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [8], constancy = [64], non-negative}}
+  %k = arith.constant dense<1000> : tensor<64xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [1], non-negative}}
+  %m = arith.minsi %r, %k : tensor<64xi32>
+  // expected-remark@below {{contiguity = [64], divisibility = [1073741824], constancy = [1], non-negative}}
+  %r2 = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  // expected-remark@below {{contiguity = [64], divisibility = [1073741824], constancy = [1], non-negative}}
+  %sel = arith.select %cs, %r, %r2 : tensor<64xi1>, tensor<64xi32>
+  return
+}

@@ -3,8 +3,9 @@
 
 // 4 waves of 32 lanes are 128 threads; 512 elements give each thread 4
 // contiguous f32, moved with one 16-byte access per operand. The masked
-// accesses are buffer instructions (gfx11's resource word, OOB_SELECT 3): a
-// masked-off lane's offset is 2^31, past the range; no branch.
+// accesses are buffer instructions (gfx11's resource word, OOB_SELECT 3)
+// whose range is what is left of n past the program's block: no select, no
+// branch.
 // CHECK-LABEL: llvm.func @vector_add(
 // CHECK-SAME: rocdl.flat_work_group_size = "128,128"
 // CHECK-DAG: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
@@ -13,12 +14,12 @@
 // CHECK-DAG: llvm.and %[[TID]], %[[C31]] : i32
 // CHECK-DAG: llvm.lshr %[[TID]], %[[C5]] : i32
 // CHECK-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(822243328 : i32) : i32
-// CHECK-DAG: %[[RECORDS:.*]] = llvm.mlir.constant(2147483646 : i64) : i64
-// CHECK-DAG: %[[MASKED:.*]] = llvm.mlir.constant(-2147483648 : i32) : i32
 // CHECK-NOT: llvm.cond_br
+// CHECK: rocdl.readfirstlane
+// CHECK: %[[RECORDS:.*]] = llvm.zext %{{.*}} : i32 to i64
 // CHECK: rocdl.make.buffer.rsrc %{{.*}}, %{{.*}}, %[[RECORDS]], %[[FLAGS]] : <1> to <8>
-// CHECK: %[[AT:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[MASKED]] : i1, i32
-// CHECK: rocdl.raw.ptr.buffer.load %{{.*}}, %[[AT]], %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK-NOT: -2147483648 : i32
+// CHECK: rocdl.raw.ptr.buffer.load %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi32>
 // CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
 // CHECK-NOT: llvm.cond_br
 // CHECK-NOT: llvm.load

@@ -1,16 +1,22 @@
 // RUN: tessel-opt %s -split-input-file --tessel-use-buffer-ops | FileCheck %s
 
-// pid * 1024 + arange(0, 1024): the splatted pid * 1024 moves into the
-// scalar base, the arange (0..1023) is the offset; the masked load and store
-// become buffer ops, the unmasked load stays a global load.
+// pid * 1024 + arange(0, 1024) under `offs < n`: the splatted pid * 1024
+// moves into the scalar base, the arange (0..1023) is the offset, and the
+// resource holds what is left of max(n, 0) past pid * 1024 (none when pid *
+// 1024 is beyond it): its range check is the whole mask. The unmasked load
+// stays a global load.
 // CHECK-LABEL: func.func @vector_add(
 // CHECK: %[[BASE:.*]] = arith.muli
 // CHECK: %[[R:.*]] = tessel.make_range
 // CHECK: %[[XB:.*]] = tessel.addptr %arg0, %[[BASE]] : !tessel.ptr<f32>, i32
-// CHECK: tessel.buffer_load %[[XB]][%[[R]]], %{{.*}}, other %{{.*}} : (!tessel.ptr<f32>, tensor<1024xi32>, tensor<1024xi1>, tensor<1024xf32>) -> tensor<1024xf32>
+// CHECK: %[[N:.*]] = arith.maxsi %arg3, %{{.*}} : i32
+// CHECK: %[[PAST:.*]] = arith.cmpi ugt, %[[BASE]], %[[N]] : i32
+// CHECK: %[[LEFT:.*]] = arith.subi %[[N]], %[[BASE]] : i32
+// CHECK: %[[B:.*]] = arith.select %[[PAST]], %{{.*}}, %[[LEFT]] : i32
+// CHECK: tessel.buffer_load %[[XB]][%[[R]]] bound %[[B]] : (!tessel.ptr<f32>, tensor<1024xi32>, i32) -> tensor<1024xf32>
 // CHECK: tessel.load %{{.*}} : (tensor<1024x!tessel.ptr<f32>>) -> tensor<1024xf32>
 // CHECK: %[[OB:.*]] = tessel.addptr %arg2, %[[BASE]] : !tessel.ptr<f32>, i32
-// CHECK: tessel.buffer_store %[[OB]][%[[R]]], %{{.*}}, %{{.*}} : (!tessel.ptr<f32>, tensor<1024xi32>, tensor<1024xf32>, tensor<1024xi1>) -> ()
+// CHECK: tessel.buffer_store %[[OB]][%[[R]]], %{{.*}} bound %{{.*}} : (!tessel.ptr<f32>, tensor<1024xi32>, tensor<1024xf32>, i32) -> ()
 // CHECK-NOT: tessel.store
 module attributes {tessel.target = "gfx942"} {
   func.func @vector_add(%x: !tessel.ptr<f32>, %y: !tessel.ptr<f32>, %out: !tessel.ptr<f32>, %n: i32) {
@@ -39,18 +45,16 @@ module attributes {tessel.target = "gfx942"} {
 
 // -----
 
-// The same through small Buffers (tessel.pointer_range = 31): pid * 1024 +
-// arange cannot be negative, so the whole index is the offset from the
-// argument itself (one offset tile for both accesses, no base arithmetic),
-// and as the mask is `index < n`, the resource holds max(n, 0) elements:
-// its range check is the mask (no mask operand, and `other` is 0 anyway).
-// A runtime start that may be negative stays in the scalar base, where a
-// wild base is an address the sanitizer sees; that load keeps its mask.
+// Through small Buffers (tessel.pointer_range = 31), under a mask the
+// resource's range cannot carry (offs < n & offs > 3): pid * 1024 + arange
+// cannot be negative, so the whole index is the offset from the argument
+// itself (one offset tile for both accesses, no base arithmetic), masked off
+// by offset. A runtime start that may be negative stays in the scalar base,
+// where a wild base is an address the sanitizer sees.
 // CHECK-LABEL: func.func @small_buffers(
 // CHECK: %[[OFFS:.*]] = arith.addi
-// CHECK: %[[N:.*]] = arith.maxsi %arg3, %{{.*}} : i32
-// CHECK: tessel.buffer_load %arg0[%[[OFFS]]] bound %[[N]] : (!tessel.ptr<f32>, tensor<1024xi32>, i32) -> tensor<1024xf32>
-// CHECK: tessel.buffer_store %arg2[%[[OFFS]]], %{{.*}} bound %{{.*}} : (!tessel.ptr<f32>, tensor<1024xi32>, tensor<1024xf32>, i32) -> ()
+// CHECK: tessel.buffer_load %arg0[%[[OFFS]]], %{{.*}}, other %{{.*}}
+// CHECK: tessel.buffer_store %arg2[%[[OFFS]]], %{{.*}}, %{{.*}}
 // CHECK: %[[XS:.*]] = tessel.addptr %arg0, %arg4 : !tessel.ptr<f32>, i32
 // CHECK: %[[SB:.*]] = tessel.addptr %[[XS]], %{{.*}} : !tessel.ptr<f32>, i32
 // CHECK: tessel.buffer_load %[[SB]][%{{.*}}], %{{.*}}, other
@@ -63,7 +67,10 @@ module attributes {tessel.target = "gfx942"} {
     %bs = tessel.splat %base : tensor<1024xi32>
     %offs = arith.addi %bs, %r : tensor<1024xi32>
     %ns = tessel.splat %n : tensor<1024xi32>
-    %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+    %below = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+    %three = arith.constant dense<3> : tensor<1024xi32>
+    %above = arith.cmpi sgt, %offs, %three : tensor<1024xi32>
+    %mask = arith.andi %below, %above : tensor<1024xi1>
     %zero = arith.constant dense<0.0> : tensor<1024xf32>
     %xs = tessel.splat %x : tensor<1024x!tessel.ptr<f32>>
     %xp = tessel.addptr %xs, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
@@ -256,6 +263,10 @@ module attributes {tessel.target = "gfx942"} {
 // CHECK: tessel.buffer_load %arg0[%[[C]]] bound %arg1 :
 // CHECK: tessel.buffer_load %arg0[%[[C]]], %{{.*}} : (!tessel.ptr<f32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xf32>
 // CHECK: tessel.buffer_load %arg0[%{{.*}}], %{{.*}} : (!tessel.ptr<f32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xf32>
+// x + cols + cols under cols < N: the second cols is not uniform, so no bound
+// (the access keeps both terms and its mask).
+// CHECK: %[[TWICE:.*]] = arith.addi %[[C]], %[[C]] : tensor<64xi32>
+// CHECK: tessel.buffer_load %arg0[%[[TWICE]]], %{{.*}} : (!tessel.ptr<f32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xf32>
 module attributes {tessel.target = "gfx942"} {
   func.func @bound_forms(%x: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %n: i32, %k: i32, %out: !tessel.ptr<f32>) {
     %c = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
@@ -276,8 +287,11 @@ module attributes {tessel.target = "gfx942"} {
     %c1 = arith.addi %c, %one : tensor<64xi32>
     %xp1 = tessel.addptr %xs, %c1 : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
     %e = tessel.load %xp1, %gt : (tensor<64x!tessel.ptr<f32>>, tensor<64xi1>) -> tensor<64xf32>
+    %xpp = tessel.addptr %xp, %c : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
+    %f = tessel.load %xpp, %gt : (tensor<64x!tessel.ptr<f32>>, tensor<64xi1>) -> tensor<64xf32>
+    %s0 = arith.addf %e, %f : tensor<64xf32>
     %s1 = arith.addf %a, %b : tensor<64xf32>
-    %s2 = arith.addf %d, %e : tensor<64xf32>
+    %s2 = arith.addf %d, %s0 : tensor<64xf32>
     %s = arith.addf %s1, %s2 : tensor<64xf32>
     %os = tessel.splat %out : tensor<64x!tessel.ptr<f32>>
     %op = tessel.addptr %os, %c : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>

@@ -16,10 +16,16 @@ using namespace mlir::tessel;
 
 namespace {
 
-// Whether the combine is one float add or multiply.
+// Whether the combine is one float add or multiply of its two arguments.
 bool isFloatSumOrProduct(Region &combine) {
   Block &body = combine.front();
-  return body.getOperations().size() == 2 && isa<arith::AddFOp, arith::MulFOp>(body.front());
+  if (body.getNumArguments() != 2 || body.getOperations().size() != 2 ||
+      !isa<arith::AddFOp, arith::MulFOp>(body.front()))
+    return false;
+  Operation &op = body.front();
+  bool operandsAreArguments = (op.getOperand(0) == body.getArgument(0) && op.getOperand(1) == body.getArgument(1)) ||
+                              (op.getOperand(0) == body.getArgument(1) && op.getOperand(1) == body.getArgument(0));
+  return operandsAreArguments && body.back().getNumOperands() == 1 && body.back().getOperand(0) == op.getResult(0);
 }
 
 // All `values` combined, as a tree or (tree = false) in order: for a tree,

@@ -282,14 +282,14 @@ bool isZeroTile(Value v) {
 // A masked access whose mask bounds one of its offset tiles, the canonical
 // `ptr + ... + x` under `... & (x < n) & ...`: when every other offset tile
 // and every other conjunct is uniform, the resource starts at the pointer
-// minus x and holds n elements (0 where a uniform conjunct is false), so the
-// hardware's range check is the whole mask: no compare, select or offset
-// per element. A load's non-zero `other` is one select on the user's mask.
-// `fits` says whether x's byte offsets, for elements in a Buffer, stay below
-// 2^31 from the new base.
+// minus x's varying part v (x = u + v, u uniform) and holds n - u elements
+// (0 where a uniform conjunct is false), so the hardware's range check is
+// the whole mask: no compare, select or offset per element. A load's
+// non-zero `other` is one compare of v with that bound. `bounded` says
+// whether v's byte offsets (masked-off ones too: they must not wrap 32
+// bits) stay below 2^31 - 2.
 bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets &split, Scalarizer &scalars,
-                      function_ref<bool(Value)> nonNegative,
-                      function_ref<bool(Value x, ArrayRef<Value> otherTerms)> fits) {
+                      function_ref<bool(Value)> nonNegative, function_ref<bool(ArrayRef<Value>)> bounded) {
   SmallVector<View> conjuncts;
   collectConjuncts(mask, conjuncts);
   for (size_t c = 0; c < conjuncts.size(); ++c) {
@@ -306,13 +306,17 @@ bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets
     // x is one of the pointer's offset tiles, element for element.
     View xView = viewOf(x, conjuncts[c].axes);
     auto term = llvm::find_if(split.offsets, [&](Value t) { return viewOf(t) == xView; });
-    if (term == split.offsets.end() || !nonNegative(*term))
+    if (term == split.offsets.end())
       continue;
-    SmallVector<Value> others;
-    for (Value t : split.offsets)
-      if (t != *term)
-        others.push_back(t);
-    if (!fits(*term, others))
+    SmallVector<Value> others(split.offsets.begin(), term);
+    others.append(std::next(term), split.offsets.end());
+    // x = u + v: u its splatted scalars and constants (none negative), v the
+    // rest (none negative, bytes bounded).
+    SmallVector<Value> xUniform, xVarying;
+    int64_t xConstant = 0;
+    splitTerms(*term, xUniform, xConstant, xVarying);
+    if (xVarying.empty() || xConstant < 0 || !llvm::all_of(xUniform, nonNegative) ||
+        !llvm::all_of(xVarying, nonNegative) || !bounded(xVarying))
       continue;
     // Everything else is uniform.
     SmallVector<Value> conds;
@@ -324,27 +328,39 @@ bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets
       continue;
 
     Value bound = scalars.get(n);
-    SmallVector<Value> uniformTerms, uniformConds;
+    SmallVector<Value> baseTerms, uniformConds;
     for (Value t : others)
-      uniformTerms.push_back(scalars.get(t));
+      baseTerms.push_back(scalars.get(t));
     for (Value cond : conds)
       uniformConds.push_back(scalars.get(cond));
     OpBuilder b(op);
     Location loc = op->getLoc();
-    Value base = split.base;
-    if (!uniformTerms.empty()) {
-      Value sum = uniformTerms.front();
-      for (Value t : ArrayRef<Value>(uniformTerms).drop_front())
-        sum = b.create<arith::AddIOp>(loc, sum, t);
-      base = b.create<AddPtrOp>(loc, base.getType(), base, sum);
-    }
-    // x < n, x >= 0: x <u max(n, 0) (signed), x <u n (unsigned).
     Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
+    Value u;
+    for (Value t : xUniform)
+      u = u ? b.create<arith::AddIOp>(loc, u, t).getResult() : t;
+    if (xConstant != 0) {
+      Value k = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), int32_t(xConstant));
+      u = u ? b.create<arith::AddIOp>(loc, u, k).getResult() : k;
+    }
+    // The base moves by the other terms and u, one addptr each (each term
+    // sign-extends on its own, as in the original chain).
+    Value base = split.base;
+    for (Value t : baseTerms)
+      base = b.create<AddPtrOp>(loc, base.getType(), base, t);
+    if (u)
+      base = b.create<AddPtrOp>(loc, base.getType(), base, u);
+    // x < n with x >= 0: x <u max(n, 0) (signed) or n (unsigned); then
+    // v <u that - u, none when u exceeds it (no overflow: both >= 0).
     if (isSigned)
       bound = b.create<arith::MaxSIOp>(loc, bound, zero);
+    if (u) {
+      Value past = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, u, bound);
+      bound = b.create<arith::SelectOp>(loc, past, zero, b.create<arith::SubIOp>(loc, bound, u));
+    }
     for (Value cond : uniformConds)
       bound = b.create<arith::SelectOp>(loc, cond, bound, zero);
-    Value offsets = toShape(b, loc, *term, ptr.getType());
+    Value offsets = sumInShape(b, loc, xVarying, ptr.getType());
     if (auto load = dyn_cast<LoadOp>(op)) {
       Value result = b.create<BufferLoadOp>(loc, load.getType(), base, offsets, Value(), Value(), bound,
                                             load.getVec());
@@ -408,21 +424,22 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
         return (range && range->smin().isNonNegative()) || axis.get(term).nonNegative;
       };
       Type pointee = pointeeOf(ptr.getType());
-      const int64_t elemBytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
+      const int64_t elemBytes = pointee.isIntOrFloat() ? std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8) : 8;
       const int64_t vec = isa<LoadOp>(op) ? cast<LoadOp>(op).getVec() : cast<StoreOp>(op).getVec();
-      // x's bytes stay below 2^31 from the base without x's tile: by its
-      // range, or when the base is a small Buffer plus non-negative terms
-      // (a valid element's whole offset, at least x's, is below 2^31 bytes).
-      auto fits = [&](Value x, ArrayRef<Value> otherTerms) {
-        std::optional<ConstantIntRanges> range = ranges.rangeOf(x);
-        if (range && (range->smax().getSExtValue() + vec) * elemBytes <= kMaxBufferBytes)
-          return true;
-        SmallVector<Value> scalarOffsets;
-        return smallBufferArgument(split->base, scalarOffsets) && llvm::all_of(scalarOffsets, nonNegative) &&
-               llvm::all_of(otherTerms, nonNegative);
+      // Tiles whose range bounds every element's byte offset (with its access)
+      // below the resource's range.
+      auto bytesBounded = [&](ArrayRef<Value> terms) {
+        int64_t hi = 0;
+        for (Value term : terms) {
+          std::optional<ConstantIntRanges> range = ranges.rangeOf(term);
+          if (!range)
+            return false;
+          hi += range->smax().getSExtValue();
+        }
+        return (hi + vec) * elemBytes <= kMaxBufferBytes;
       };
       Value mask = isa<LoadOp>(op) ? cast<LoadOp>(op).getMask() : cast<StoreOp>(op).getMask();
-      if (useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, fits))
+      if (useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, bytesBounded))
         continue;
       if (constant >= 0 && llvm::all_of(uniform, nonNegative) && llvm::all_of(varying, nonNegative) &&
           useSmallBuffer(op, ptr, *split, nonNegative))
