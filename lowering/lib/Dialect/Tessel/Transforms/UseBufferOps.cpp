@@ -426,17 +426,18 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       Type pointee = pointeeOf(ptr.getType());
       const int64_t elemBytes = pointee.isIntOrFloat() ? std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8) : 8;
       const int64_t vec = isa<LoadOp>(op) ? cast<LoadOp>(op).getVec() : cast<StoreOp>(op).getVec();
-      // Tiles whose range bounds every element's byte offset (with its access)
-      // below the resource's range.
+      // Tiles whose ranges put the sum's every byte offset (with its access)
+      // in [0, the resource's range).
       auto bytesBounded = [&](ArrayRef<Value> terms) {
-        int64_t hi = 0;
+        int64_t lo = 0, hi = 0;
         for (Value term : terms) {
           std::optional<ConstantIntRanges> range = ranges.rangeOf(term);
           if (!range)
             return false;
+          lo += range->smin().getSExtValue();
           hi += range->smax().getSExtValue();
         }
-        return (hi + vec) * elemBytes <= kMaxBufferBytes;
+        return lo >= 0 && (hi + vec) * elemBytes <= kMaxBufferBytes;
       };
       Value mask = isa<LoadOp>(op) ? cast<LoadOp>(op).getMask() : cast<StoreOp>(op).getMask();
       if (useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, bytesBounded))
@@ -446,19 +447,7 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
         continue;
       // Any other pointer: a scalar base (the uniform terms added to it) and
       // the varying offsets, when the range analysis bounds them.
-      // Every element's byte offset, plus its access, within the range.
-      int64_t lo = 0, hi = 0;
-      bool bounded = true;
-      for (Value term : varying) {
-        std::optional<ConstantIntRanges> range = ranges.rangeOf(term);
-        if (!range) {
-          bounded = false;
-          break;
-        }
-        lo += range->smin().getSExtValue();
-        hi += range->smax().getSExtValue();
-      }
-      if (!bounded || lo < 0 || (hi + vec) * elemBytes > kMaxBufferBytes) {
+      if (!bytesBounded(varying)) {
         useSmallBuffer(op, ptr, *split);
         continue;
       }
