@@ -1,9 +1,9 @@
 // wave32 (gfx1100): lane = tid & 31, wave = tid >> 5, butterflies and scans over 32 lanes.
 // RUN: tessel-opt %s -split-input-file --tessel-lower-to-llvm | FileCheck %s --implicit-check-not="llvm.mlir.constant(63 : i32)"
 
-// 4 waves of 32 lanes are 128 threads; 512 elements give each thread 4
-// contiguous f32, moved with one 16-byte access per operand. The masked
-// accesses are buffer instructions (gfx11's resource word, OOB_SELECT 3)
+// 4 waves of 32 lanes are 128 threads; 1024 elements give each thread 2
+// groups of 4 contiguous f32, moved with two 16-byte accesses per operand.
+// The masked accesses are buffer instructions (gfx11's resource word, OOB_SELECT 3)
 // whose range is what is left of n past the program's block: no select, no
 // branch.
 // CHECK-LABEL: llvm.func @vector_add(
@@ -23,30 +23,30 @@
 // CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
 // CHECK-NOT: llvm.cond_br
 // CHECK-NOT: llvm.load
-// CHECK-COUNT-4: llvm.fadd {{.*}} : f32
+// CHECK-COUNT-8: llvm.fadd {{.*}} : f32
 // CHECK: rocdl.raw.ptr.buffer.store {{.*}} : vector<4xi32>
 // CHECK-NOT: llvm.store
 // CHECK: llvm.return
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100", tessel.lds_limit = 65536 : i64} {
   func.func @vector_add(%x: !tessel.ptr<f32> {tessel.divisibility = 16 : i32}, %y: !tessel.ptr<f32> {tessel.divisibility = 16 : i32}, %out: !tessel.ptr<f32> {tessel.divisibility = 16 : i32}, %n: i32 {tessel.divisibility = 16 : i32}) {
     %pid = tessel.program_id 0 : i32
-    %c = arith.constant 512 : i32
+    %c = arith.constant 1024 : i32
     %base = arith.muli %pid, %c : i32
-    %r = tessel.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32>
-    %bs = tessel.splat %base : tensor<512xi32>
-    %offs = arith.addi %bs, %r : tensor<512xi32>
-    %ns = tessel.splat %n : tensor<512xi32>
-    %mask = arith.cmpi slt, %offs, %ns : tensor<512xi32>
-    %xs = tessel.splat %x : tensor<512x!tessel.ptr<f32>>
-    %xp = tessel.addptr %xs, %offs : tensor<512x!tessel.ptr<f32>>, tensor<512xi32>
-    %ys = tessel.splat %y : tensor<512x!tessel.ptr<f32>>
-    %yp = tessel.addptr %ys, %offs : tensor<512x!tessel.ptr<f32>>, tensor<512xi32>
-    %os = tessel.splat %out : tensor<512x!tessel.ptr<f32>>
-    %op = tessel.addptr %os, %offs : tensor<512x!tessel.ptr<f32>>, tensor<512xi32>
-    %a = tessel.load %xp, %mask : (tensor<512x!tessel.ptr<f32>>, tensor<512xi1>) -> tensor<512xf32>
-    %b = tessel.load %yp, %mask : (tensor<512x!tessel.ptr<f32>>, tensor<512xi1>) -> tensor<512xf32>
-    %s = arith.addf %a, %b : tensor<512xf32>
-    tessel.store %op, %s, %mask : (tensor<512x!tessel.ptr<f32>>, tensor<512xf32>, tensor<512xi1>) -> ()
+    %r = tessel.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+    %bs = tessel.splat %base : tensor<1024xi32>
+    %offs = arith.addi %bs, %r : tensor<1024xi32>
+    %ns = tessel.splat %n : tensor<1024xi32>
+    %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+    %xs = tessel.splat %x : tensor<1024x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    %ys = tessel.splat %y : tensor<1024x!tessel.ptr<f32>>
+    %yp = tessel.addptr %ys, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    %os = tessel.splat %out : tensor<1024x!tessel.ptr<f32>>
+    %op = tessel.addptr %os, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    %a = tessel.load %xp, %mask : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xi1>) -> tensor<1024xf32>
+    %b = tessel.load %yp, %mask : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xi1>) -> tensor<1024xf32>
+    %s = arith.addf %a, %b : tensor<1024xf32>
+    tessel.store %op, %s, %mask : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>) -> ()
     return
   }
 }

@@ -4,7 +4,8 @@
 // moves into the scalar base, the arange (0..1023) is the offset, and the
 // resource holds what is left of max(n, 0) past pid * 1024 (none when pid *
 // 1024 is beyond it): its range check is the whole mask. The unmasked load
-// stays a global load.
+// takes the same base and offsets without a bound (the lowering picks a
+// global load at the scalar base for it).
 // CHECK-LABEL: func.func @vector_add(
 // CHECK: %[[BASE:.*]] = arith.muli
 // CHECK: %[[R:.*]] = tessel.make_range
@@ -14,7 +15,8 @@
 // CHECK: %[[LEFT:.*]] = arith.subi %[[N]], %[[BASE]] : i32
 // CHECK: %[[B:.*]] = arith.select %[[PAST]], %{{.*}}, %[[LEFT]] : i32
 // CHECK: tessel.buffer_load %[[XB]][%[[R]]] bound %[[B]] : (!tessel.ptr<f32>, tensor<1024xi32>, i32) -> tensor<1024xf32>
-// CHECK: tessel.load %{{.*}} : (tensor<1024x!tessel.ptr<f32>>) -> tensor<1024xf32>
+// CHECK: %[[YB:.*]] = tessel.addptr %arg1, %[[BASE]] : !tessel.ptr<f32>, i32
+// CHECK: tessel.buffer_load %[[YB]][%[[R]]] : (!tessel.ptr<f32>, tensor<1024xi32>) -> tensor<1024xf32>
 // CHECK: %[[OB:.*]] = tessel.addptr %arg2, %[[BASE]] : !tessel.ptr<f32>, i32
 // CHECK: tessel.buffer_store %[[OB]][%[[R]]], %{{.*}} bound %{{.*}} : (!tessel.ptr<f32>, tensor<1024xi32>, tensor<1024xf32>, i32) -> ()
 // CHECK-NOT: tessel.store
@@ -92,10 +94,13 @@ module attributes {tessel.target = "gfx942"} {
 // Offsets the analysis cannot bound stay global accesses: a loaded index
 // (any i32), an arange shifted below zero, and a loop's iv * 2^20 + arange
 // whose bytes reach past 2^31 (iv up to 1023: 2^30 elements of 4 bytes).
+// The unmasked loads and stores at arange itself are bounded.
 // CHECK-LABEL: func.func @unbounded(
+// CHECK: tessel.buffer_load %arg1[%{{.*}}] : (!tessel.ptr<i32>, tensor<256xi32>)
 // CHECK-NOT: tessel.buffer_load
 // CHECK-COUNT-3: tessel.load %{{.*}}, %{{.*}} :
 // CHECK-NOT: tessel.buffer_load
+// CHECK: tessel.buffer_store %arg2[%{{.*}}], %{{.*}} : (!tessel.ptr<f32>, tensor<256xi32>, tensor<256xf32>) -> ()
 module attributes {tessel.target = "gfx942"} {
   func.func @unbounded(%x: !tessel.ptr<f32>, %idx: !tessel.ptr<i32>, %out: !tessel.ptr<f32>) {
     %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>

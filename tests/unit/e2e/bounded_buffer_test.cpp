@@ -27,8 +27,11 @@ void masked_rows(Ptr<f32> in, Ptr<f32> out, Ptr<f32> sums, i32 M, i32 N, i32 str
 }
 
 // A 1-D masked copy that also writes what it loaded without a mask.
+// 1024 elements over 128 threads: several groups per thread, so the masked
+// accesses take a bounded resource (one group per thread would be a global
+// access under one branch).
 void copy_below(Ptr<f32> in, Ptr<f32> out, Ptr<f32> seen, i32 n) {
-  auto offs = program_id(0) * 128 + arange(0, 128);
+  auto offs = program_id(0) * 1024 + arange(0, 1024);
   auto x = load(in + offs, offs < n, 3.0f);
   store(out + offs, x, offs < n);
   store(seen + offs, x);
@@ -82,7 +85,7 @@ TEST_CASE("bounded buffer accesses: rows past M read `other` and write nothing")
 
 TEST_CASE("bounded buffer accesses: a count of zero or below masks every element") {
   auto kernel = jit<copy_below>();
-  const int size = 3 * 128;
+  const int size = 3 * 1024;
   auto hin = randomFloats(size);
   auto in = emulator().upload(hin);
   const float poison = poisonValue();

@@ -15,6 +15,7 @@
 #include <iterator>
 #include <limits>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,19 @@ inline double relError(double got, double want, double floor = 1e-30) {
 
 inline bool contains(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+// How many times `needle` occurs in `haystack` (non-overlapping).
+inline size_t occurrences(const std::string &haystack, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + needle.size()))
+    ++n;
+  return n;
+}
+
+// How many matches of `pattern` the text holds.
+inline size_t matchCount(const std::string &text, const std::regex &pattern) {
+  return size_t(std::distance(std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator()));
 }
 
 // What `run()` writes to standard error (through a file, so a C library's

@@ -1,10 +1,16 @@
-// Buffer loads and stores (tessel.buffer_load / buffer_store, formed by
-// tessel-use-buffer-ops): one raw buffer resource per op over the scalar
-// base, each thread's `vec`-element groups at their byte offsets; a
-// masked-off group's offset is kMaskedOffset, past the resource's range, so
-// the hardware reads 0 and writes nothing there: no branch, no exec mask.
-// An op's `bound` is the resource's range itself (bound elements): groups at
-// or past it need no instruction at all.
+// Loads and stores at a scalar base plus 32-bit offsets (tessel.buffer_load /
+// buffer_store, formed by tessel-use-buffer-ops), each thread's `vec`-element
+// groups at their byte offsets, through one of two instruction forms:
+// - a raw buffer resource over the base: a masked-off group's offset is
+//   kMaskedOffset, past the resource's range, so the hardware reads 0 and
+//   writes nothing there (no branch, no exec mask); an op's `bound` is the
+//   resource's range itself (bound elements): groups at or past it need no
+//   instruction at all;
+// - a global instruction at base + zext(byte offset) (the scalar-base
+//   `saddr` form: no 64-bit address per lane), for ops without `bound` whose
+//   groups are all unpredicated, or that hold one group per thread: its
+//   predicate is one exec-mask branch, which the backend merges with the
+//   neighbouring accesses under the same mask, cheaper than a resource.
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
@@ -93,6 +99,99 @@ bool isZeroBits(Value v) {
   return false;
 }
 
+// Whether an op takes global instructions rather than a buffer resource:
+// without `bound` (which only a resource's range applies), when its groups
+// need no predicate or a thread holds one group (one branch).
+bool useGlobal(Value bound, bool predicated, size_t groupsPerThread) {
+  return !bound && (!predicated || groupsPerThread == 1);
+}
+
+// An i32 value as a sum of non-constant terms (ordered by identity) and a
+// constant, through llvm.add.
+struct Sum {
+  SmallVector<Value> terms;
+  int64_t constant = 0;
+};
+
+void collectSum(Value v, Sum &sum) {
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant))) {
+    sum.constant += constant.getSExtValue();
+    return;
+  }
+  if (auto add = v.getDefiningOp<LLVM::AddOp>()) {
+    collectSum(add.getLhs(), sum);
+    collectSum(add.getRhs(), sum);
+    return;
+  }
+  sum.terms.push_back(v);
+}
+
+Sum sumOf(Value v) {
+  Sum sum;
+  collectSum(v, sum);
+  llvm::sort(sum.terms, [](Value a, Value b) { return a.getAsOpaquePointer() < b.getAsOpaquePointer(); });
+  return sum;
+}
+
+// Global addresses of an op's groups at base + offset * elemBytes, as
+// base + zext(bytes): the op's offsets are below 2^31 / elemBytes wherever it
+// accesses. With every group accessed (`allAccessed`), a group whose offset
+// is the first group's plus a constant C (the same terms) is at the first
+// group's address + C * elemBytes, which the backend folds into the
+// instruction's immediate offset: both offsets are in range, so they differ
+// by exactly C.
+class GlobalAddresses {
+public:
+  GlobalAddresses(OpBuilder &b, Location loc, Value base, ArrayRef<Value> offsets, int64_t elemBytes,
+                  bool allAccessed)
+      : b_(b), loc_(loc), base_(base), elemBytes_(elemBytes) {
+    if (allAccessed && !offsets.empty()) {
+      first_ = sumOf(offsets.front());
+      firstAddress_ = at(offsets.front());
+    }
+  }
+
+  Value operator()(Value offset) {
+    if (firstAddress_) {
+      Sum sum = sumOf(offset);
+      if (sum.terms == first_.terms) {
+        const int64_t delta = (sum.constant - first_.constant) * elemBytes_;
+        if (delta == 0)
+          return firstAddress_;
+        if (delta > 0 && delta <= kMaxImmediateOffset)
+          return gep(firstAddress_, b_.create<LLVM::ConstantOp>(loc_, b_.getI64Type(), delta));
+        // Past the immediate: one 32-bit add to the first group's bytes.
+        return fromBytes(b_.create<LLVM::AddOp>(loc_, firstBytes_, i32Value(b_, loc_, delta)));
+      }
+    }
+    return at(offset);
+  }
+
+private:
+  // The largest immediate byte offset every target's global instructions
+  // take (13-bit signed on gfx9 and gfx11).
+  static constexpr int64_t kMaxImmediateOffset = 4095;
+
+  Value at(Value offset) {
+    Value bytes = b_.create<LLVM::MulOp>(loc_, offset, i32Value(b_, loc_, elemBytes_));
+    if (!firstBytes_)
+      firstBytes_ = bytes;
+    return fromBytes(bytes);
+  }
+  Value fromBytes(Value bytes) { return gep(base_, b_.create<LLVM::ZExtOp>(loc_, b_.getI64Type(), bytes)); }
+  Value gep(Value ptr, Value bytes) {
+    return b_.create<LLVM::GEPOp>(loc_, ptr.getType(), b_.getI8Type(), ptr, ValueRange{bytes});
+  }
+
+  OpBuilder &b_;
+  Location loc_;
+  Value base_;
+  int64_t elemBytes_;
+  Sum first_;
+  Value firstBytes_, firstAddress_;
+};
+
 struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
   LogicalResult matchAndRewrite(BufferLoadOp op, OneToNOpAdaptor adaptor,
@@ -108,9 +207,32 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
     SmallVector<Value> others = op.getOther() ? registersOf(adaptor.getOther()) : SmallVector<Value>();
     Value bound = op.getBound() ? registersOf(adaptor.getBound()).front() : Value();
-    Value rsrc = makeResource(rewriter, loc, registersOf(adaptor.getBase()).front(), target.arch(), bound, elemBytes);
-    Value zero = i32Value(rewriter, loc, 0);
+    Value base = registersOf(adaptor.getBase()).front();
     SmallVector<Value> out;
+    if (useGlobal(bound, !masks.empty(), offsets.size() / vec)) {
+      GlobalAddresses address(rewriter, loc, base, offsets, elemBytes, /*allAccessed=*/masks.empty());
+      for (size_t g = 0; g < offsets.size(); g += vec) {
+        Value ptr = address(offsets[g]);
+        auto load = [&]() -> Value {
+          return rewriter.create<LLVM::LoadOp>(loc, accessType, ptr, /*alignment=*/vec * elemBytes);
+        };
+        Value value;
+        if (!masks.empty()) {
+          SmallVector<Value> other;
+          for (int64_t i = 0; i < vec; ++i)
+            other.push_back(others.empty() ? constantValue(rewriter, loc, mem, rewriter.getZeroAttr(mem))
+                                           : toMemory(rewriter, loc, others[g + i]));
+          value = predicated(rewriter, loc, masks[g], vectorOf(rewriter, loc, other, mem), load);
+        } else {
+          value = load();
+        }
+        appendElements(rewriter, loc, value, vec, elem, out);
+      }
+      rewriter.replaceOpWithMultiple(op, {out});
+      return success();
+    }
+    Value rsrc = makeResource(rewriter, loc, base, target.arch(), bound, elemBytes);
+    Value zero = i32Value(rewriter, loc, 0);
     for (size_t g = 0; g < offsets.size(); g += vec) {
       Value pred = masks.empty() ? Value() : masks[g];
       Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred);
@@ -147,16 +269,42 @@ struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
     // An element several threads hold is written by its owner only.
     Value owner = emitOwnerPredicate(rewriter, loc, target, op.getValue().getType());
     Value bound = op.getBound() ? registersOf(adaptor.getBound()).front() : Value();
-    Value rsrc = makeResource(rewriter, loc, registersOf(adaptor.getBase()).front(), target.arch(), bound, elemBytes);
+    Value base = registersOf(adaptor.getBase()).front();
+    auto predicateOf = [&](size_t g) {
+      Value pred = masks.empty() ? Value() : masks[g];
+      if (owner)
+        pred = pred ? Value(rewriter.create<LLVM::AndOp>(loc, pred, owner)) : owner;
+      return pred;
+    };
+    if (useGlobal(bound, !masks.empty() || owner, offsets.size() / vec)) {
+      GlobalAddresses address(rewriter, loc, base, offsets, elemBytes,
+                              /*allAccessed=*/masks.empty() && !owner);
+      for (size_t g = 0; g < offsets.size(); g += vec) {
+        SmallVector<Value> group;
+        for (Value v : ArrayRef<Value>(values).slice(g, vec))
+          group.push_back(toMemory(rewriter, loc, v));
+        Value value = vectorOf(rewriter, loc, group, mem);
+        Value ptr = address(offsets[g]);
+        auto store = [&]() -> Value {
+          rewriter.create<LLVM::StoreOp>(loc, value, ptr, /*alignment=*/vec * elemBytes);
+          return {};
+        };
+        if (Value pred = predicateOf(g))
+          predicated(rewriter, loc, pred, {}, store);
+        else
+          store();
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
+    Value rsrc = makeResource(rewriter, loc, base, target.arch(), bound, elemBytes);
     Value zero = i32Value(rewriter, loc, 0);
     for (size_t g = 0; g < offsets.size(); g += vec) {
       SmallVector<Value> group;
       for (Value v : ArrayRef<Value>(values).slice(g, vec))
         group.push_back(toMemory(rewriter, loc, v));
       Value data = rewriter.create<LLVM::BitcastOp>(loc, transfer, vectorOf(rewriter, loc, group, mem));
-      Value pred = masks.empty() ? Value() : masks[g];
-      if (owner)
-        pred = pred ? Value(rewriter.create<LLVM::AndOp>(loc, pred, owner)) : owner;
+      Value pred = predicateOf(g);
       Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred);
       rewriter.create<ROCDL::RawPtrBufferStoreOp>(loc, data, rsrc, at, zero, zero, ArrayAttr(), ArrayAttr(),
                                                   ArrayAttr());

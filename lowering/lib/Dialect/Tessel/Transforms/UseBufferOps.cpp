@@ -1,6 +1,7 @@
-// Masked global accesses through AMDGPU buffer instructions (see Passes.td).
+// Global accesses at a scalar base plus 32-bit offsets (see Passes.td).
 #include "tessel/Analysis/AxisInfo.h"
 #include "tessel/Analysis/KernelRanges.h"
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/lowering/target.hpp"
 
@@ -382,6 +383,13 @@ bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets
   return false;
 }
 
+// Whether each thread holds one `vec`-element vector of an access's tile
+// (false without a layout).
+bool oneVectorPerThread(Type ptrType, int64_t vec) {
+  auto tile = dyn_cast<RankedTensorType>(ptrType);
+  return tile && tile.getEncoding() && registersPerThread(tile) == vec;
+}
+
 struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOpsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -391,12 +399,12 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       return;
     SmallVector<Operation *> accesses;
     module.walk([&](Operation *op) {
-      if (auto load = dyn_cast<LoadOp>(op); load && load.getMask() && isa<RankedTensorType>(load.getType()))
+      if (auto load = dyn_cast<LoadOp>(op); load && isa<RankedTensorType>(load.getType()))
         accesses.push_back(op);
-      if (auto store = dyn_cast<StoreOp>(op); store && store.getMask() && isa<RankedTensorType>(store.getValue().getType()))
+      if (auto store = dyn_cast<StoreOp>(op); store && isa<RankedTensorType>(store.getValue().getType()))
         accesses.push_back(op);
     });
-    if (accesses.empty()) // most kernels: no range analysis to run
+    if (accesses.empty()) // no range analysis to run
       return;
     KernelRanges ranges(module);
     if (failed(ranges.status()))
@@ -439,8 +447,12 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
         }
         return lo >= 0 && (hi + vec) * elemBytes <= kMaxBufferBytes;
       };
+      // A masked access whose mask bounds an offset: the mask as the
+      // resource's range, unless a thread holds one vector of it - then the
+      // lowering's one branch per thread costs less than the resource.
       Value mask = isa<LoadOp>(op) ? cast<LoadOp>(op).getMask() : cast<StoreOp>(op).getMask();
-      if (useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, bytesBounded))
+      if (mask && !oneVectorPerThread(ptr.getType(), vec) &&
+          useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, bytesBounded))
         continue;
       if (constant >= 0 && llvm::all_of(uniform, nonNegative) && llvm::all_of(varying, nonNegative) &&
           useSmallBuffer(op, ptr, *split, nonNegative))

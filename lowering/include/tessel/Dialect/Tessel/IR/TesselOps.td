@@ -105,17 +105,21 @@ def Tessel_StoreOp : Tessel_Op<"store", [MemoryEffects<[MemWrite]>]> {
 }
 
 def Tessel_BufferLoadOp : Tessel_Op<"buffer_load", [AttrSizedOperandSegments, MemoryEffects<[MemRead]>]> {
-  let summary = "masked load of base[offsets] through an AMDGPU buffer resource";
+  let summary = "load of base[offsets]: a scalar base plus 32-bit offsets";
   let description = [{
-    `tessel.load` of `addptr(splat(base), offsets)` where every offset is
-    known to lie in [0, 2^31 / element bytes): the form AMDGPU buffer
-    instructions take (a uniform 64-bit base in scalar registers, 32-bit
-    byte offsets per lane). A masked-off lane gets an offset past the
-    resource's range, so the hardware reads nothing and returns 0: no branch.
-    Where `mask` is false the result is `other` (zero when absent). With
-    `bound` (a non-negative element count), an element whose offset is not
-    below it is out of range too and reads 0: the resource's range is
-    `bound` elements, which masks without any per-element instruction.
+    `tessel.load` of `addptr(splat(base), offsets)` where every accessed
+    offset is known to lie in [0, 2^31 / element bytes): a uniform 64-bit
+    base (scalar registers) and 32-bit byte offsets per lane, the form both
+    AMDGPU buffer instructions and the scalar-base (saddr) form of global
+    instructions take. Where `mask` is false the result is `other` (zero
+    when absent). With `bound` (a non-negative element count), an element
+    whose offset is not below it is masked off too.
+    The lowering picks the instruction: a buffer resource over the base
+    when the op has `bound` or several predicated groups per thread (a
+    masked-off lane gets an offset past the resource's range, so the
+    hardware reads 0 without a branch; `bound` is the resource's range),
+    otherwise a global instruction at base + zext(byte offset), one
+    exec-mask branch around it when predicated.
     Formed by tessel-use-buffer-ops; `vec` as for tessel.load.
   }];
   let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets,
@@ -129,13 +133,13 @@ def Tessel_BufferLoadOp : Tessel_Op<"buffer_load", [AttrSizedOperandSegments, Me
 }
 
 def Tessel_BufferStoreOp : Tessel_Op<"buffer_store", [AttrSizedOperandSegments, MemoryEffects<[MemWrite]>]> {
-  let summary = "masked store to base[offsets] through an AMDGPU buffer resource";
+  let summary = "store to base[offsets]: a scalar base plus 32-bit offsets";
   let description = [{
-    `tessel.store` to `addptr(splat(base), offsets)` with the offsets known to
-    lie in [0, 2^31 / element bytes) (see tessel.buffer_load): a masked-off
-    lane's offset is past the resource's range and the hardware writes
-    nothing there; with `bound`, neither is an element at an offset not below
-    it. Formed by tessel-use-buffer-ops.
+    `tessel.store` to `addptr(splat(base), offsets)` with the accessed
+    offsets known to lie in [0, 2^31 / element bytes) (see
+    tessel.buffer_load, also for the instruction the lowering picks):
+    nothing is written where `mask` is false, nor, with `bound`, at an
+    offset not below it. Formed by tessel-use-buffer-ops.
   }];
   let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets, Tessel_Tile:$value,
                        Optional<Tessel_BoolLike>:$mask, Optional<I32>:$bound,

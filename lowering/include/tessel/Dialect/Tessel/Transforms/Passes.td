@@ -107,9 +107,9 @@ def TesselStageOperands : Pass<"tessel-stage-operands", "::mlir::ModuleOp"> {
 }
 
 def TesselUseBufferOps : Pass<"tessel-use-buffer-ops", "::mlir::ModuleOp"> {
-  let summary = "Masked global loads and stores through AMDGPU buffer instructions";
+  let summary = "Global accesses as a scalar base plus 32-bit offsets (buffer or saddr instructions)";
   let description = [{
-    A masked `tessel.load` / `tessel.store` of `addptr(splat(base), offsets)`
+    A `tessel.load` / `tessel.store` of `addptr(splat(base), offsets)`
     (through a chain of addptrs) becomes `tessel.buffer_load` /
     `tessel.buffer_store` of `base'[offsets']` when the target takes buffer
     instructions (its `bufferResourceFlags`) and the integer range analysis
@@ -117,9 +117,20 @@ def TesselUseBufferOps : Pass<"tessel-use-buffer-ops", "::mlir::ModuleOp"> {
     The offsets are split: splatted scalars (uniform over the workgroup) move
     into the scalar base (`addptr(base, u)`, 64-bit), and only the per-element
     rest must be bounded: `pid * BLOCK + arange(0, BLOCK)` needs nothing of
-    pid. A masked-off element then costs no branch: the hardware's range check
-    reads 0 and writes nothing (see tessel.buffer_load). Unmasked accesses
-    stay global loads and stores (no resource to build).
+    pid. The lowering then picks the instruction (see tessel.buffer_load): a
+    buffer resource, where a masked-off element costs no branch (the
+    hardware's range check reads 0 and writes nothing), or a global
+    instruction in its scalar-base form (unmasked accesses, and masked ones of
+    one group per thread, under one exec-mask branch): either way each lane
+    holds a 32-bit offset, not a 64-bit address.
+
+    A masked access whose mask is `x < n` for an offset tile x = u + v (u
+    uniform) and a uniform n, with every other conjunct uniform, instead
+    takes `bound`: the resource's range is what is left of max(n, 0) past
+    u (none where a uniform conjunct is false), and the mask disappears.
+    Not when each thread holds one group (by its layout): that access is
+    cheaper as a global instruction under one branch than with a resource
+    to build.
 
     When the analysis cannot bound the offsets (`rows * stride` with a
     runtime stride) but the pointer is a kernel argument marked
