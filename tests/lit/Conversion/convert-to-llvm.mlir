@@ -5,7 +5,7 @@
 // CHECK-LABEL: llvm.func @vector_add(
 // CHECK-SAME: !llvm.ptr<1>
 // CHECK-SAME: rocdl.flat_work_group_size = "256,256", rocdl.kernel
-// CHECK-DAG: rocdl.workitem.id.x
+// CHECK-DAG: rocdl.workitem.id.x range <i32, 0, 256> : i32
 // CHECK-DAG: rocdl.workgroup.id.x
 // CHECK: llvm.cond_br
 // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>

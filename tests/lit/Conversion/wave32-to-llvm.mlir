@@ -10,7 +10,7 @@
 // CHECK-SAME: rocdl.flat_work_group_size = "128,128"
 // CHECK-DAG: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
 // CHECK-DAG: %[[C5:.*]] = llvm.mlir.constant(5 : i32) : i32
-// CHECK-DAG: %[[TID:.*]] = rocdl.workitem.id.x : i32
+// CHECK-DAG: %[[TID:.*]] = rocdl.workitem.id.x range <i32, 0, 128> : i32
 // CHECK-DAG: llvm.and %[[TID]], %[[C31]] : i32
 // CHECK-DAG: llvm.lshr %[[TID]], %[[C5]] : i32
 // CHECK-DAG: %[[FLAGS:.*]] = llvm.mlir.constant(822243328 : i32) : i32
@@ -62,7 +62,7 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tess
 // CHECK-LABEL: llvm.func @row_sum(
 // CHECK-SAME: rocdl.flat_work_group_size = "128,128"
 // CHECK-DAG: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
-// CHECK-DAG: %[[TID:.*]] = rocdl.workitem.id.x : i32
+// CHECK-DAG: %[[TID:.*]] = rocdl.workitem.id.x range <i32, 0, 128> : i32
 // CHECK-DAG: llvm.and %[[TID]], %[[C31]] : i32
 // CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, true : i32
 // CHECK: rocdl.update.dpp {{.*}} with 78, 15, 15, true : i32

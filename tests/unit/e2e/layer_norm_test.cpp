@@ -68,7 +68,7 @@ struct Shape2 {
 const Shape2 kShapes[] = {
     {1, 781},   // a single row, N not a power of two
     {37, 1},    // a single column: y = bias, rstd = 1/sqrt(eps)
-    {1, 1},     {5, 3},     {300, 17}, {129, 1000},
+    {1, 1},     {5, 3},     {300, 17}, {129, 1000}, {2, 513}, // 513: just past half its block
     {64, 1024}, // N exactly a power of two
     {2000, 64}, // many short rows, several per program (no mask: EVEN_M, EVEN_N)
     {301, 64},  // full rows, the last program's 8 rows partly past M (EVEN_N only)

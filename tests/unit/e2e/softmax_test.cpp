@@ -56,7 +56,7 @@ template <class T> double runSoftmax(Shape2 s, float lo, float hi, double floor)
 const Shape2 kShapes[] = {
     {1, 781},  // a single row, N not a power of two
     {37, 1},   // a single column: every output is 1
-    {1, 1},    {5, 3},    {300, 17},  {129, 1000},
+    {1, 1},    {5, 3},    {300, 17},  {129, 1000}, {2, 513}, // 513: just past half its block
     {64, 1024}, // N exactly a power of two
     {2000, 64}, // many short rows, several per program (no mask: EVEN_M, EVEN_N)
     {301, 64},  // full rows, the last program's 8 rows partly past M (EVEN_N only)
@@ -73,6 +73,17 @@ TEST_CASE("softmax f32 matches a float64 reference at odd shapes") {
     double err = runSoftmax<float>(s, -10.f, 10.f, 1e-30);
     CHECK(err < 1e-5);
   }
+}
+
+TEST_CASE("softmax at N = 781 on gfx942: the row's first half needs no mask, the rest no branch") {
+  // rowConfig's block is the next power of two, so N > BLOCK / 2: with 128
+  // lanes of 8 slots, slots 0-3 (columns below 512) are in range for every
+  // thread (the assume plus the thread id's range), slots 4-7 take -inf by
+  // one compare and select each (8 without the assume).
+  CHECK(runSoftmax<float>({1, 781}, -10.f, 10.f, 1e-30) < 1e-5);
+  const std::string &s = kernels::softmaxKernel<float>().runtime()->lastKernel()->assembly();
+  CHECK(occurrences(s, "v_cndmask_b32") == 4);
+  CHECK_FALSE(contains(s, "s_cbranch_execz"));
 }
 
 TEST_CASE("softmax f16 and bf16 match a float64 reference (f32 inside)") {

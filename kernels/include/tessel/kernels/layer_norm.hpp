@@ -15,13 +15,16 @@
 namespace tessel::kernels {
 
 // The block program: program p normalizes rows [p * ROWS, (p + 1) * ROWS) of
-// BLOCK columns (a power of two >= N); rows past M and columns past N are masked.
+// BLOCK columns, BLOCK the next power of two >= N (rowConfig's block: the
+// program assumes N > BLOCK / 2, so the first half of each row needs no
+// mask); rows past M and columns past N are masked.
 template <class T>
 void layer_norm_rows(Ptr<T> x, Ptr<T> y, Ptr<T> weight, Ptr<T> bias, Ptr<f32> mean, Ptr<f32> rstd, i32 M, i32 N,
                      i32 x_stride, i32 y_stride, f32 eps, Const<int> ROWS, Const<int> BLOCK, Const<bool> EVEN_M,
                      Const<bool> EVEN_N) {
   auto rows = program_id(0) * ROWS + arange(0, ROWS);
   auto cols = arange(0, BLOCK);
+  assume(N > BLOCK / 2);
   // EVEN_M (M a multiple of ROWS), EVEN_N (N = BLOCK): that mask is all true
   // and disappears, with the padding's `where` below.
   auto rowOk = EVEN_M ? full({ROWS}, true) : rows < M;

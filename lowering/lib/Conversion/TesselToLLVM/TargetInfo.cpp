@@ -18,7 +18,11 @@ TargetInfo::Ids &TargetInfo::idsAt(OpBuilder &b, Location loc) const {
     OpBuilder::InsertionGuard guard(b);
     if (kernel)
       b.setInsertionPointToStart(&cast<LLVM::LLVMFuncOp>(kernel).getBody().front());
-    ids.thread = b.create<ROCDL::ThreadIdXOp>(loc, b.getI32Type());
+    // The workgroup is exactly numWarps x waveSize threads: the id's range
+    // lets LLVM fold index compares that hold for every thread (the first
+    // slots of a row under assume(N > BLOCK / 2)) and drop overflow checks.
+    auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0, int64_t(numWarps_) * waveSize_);
+    ids.thread = b.create<ROCDL::ThreadIdXOp>(loc, b.getI32Type(), range);
     ids.lane = b.create<LLVM::AndOp>(loc, ids.thread, i32Value(b, loc, waveSize_ - 1));
     ids.wave = b.create<LLVM::LShrOp>(loc, ids.thread, i32Value(b, loc, llvm::Log2_32(waveSize_)));
   }
