@@ -211,23 +211,9 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
     SmallVector<Value> out;
     if (useGlobal(bound, !masks.empty(), offsets.size() / vec)) {
       GlobalAddresses address(rewriter, loc, base, offsets, elemBytes, /*allAccessed=*/masks.empty());
-      for (size_t g = 0; g < offsets.size(); g += vec) {
-        Value ptr = address(offsets[g]);
-        auto load = [&]() -> Value {
-          return rewriter.create<LLVM::LoadOp>(loc, accessType, ptr, /*alignment=*/vec * elemBytes);
-        };
-        Value value;
-        if (!masks.empty()) {
-          SmallVector<Value> other;
-          for (int64_t i = 0; i < vec; ++i)
-            other.push_back(others.empty() ? constantValue(rewriter, loc, mem, rewriter.getZeroAttr(mem))
-                                           : toMemory(rewriter, loc, others[g + i]));
-          value = predicated(rewriter, loc, masks[g], vectorOf(rewriter, loc, other, mem), load);
-        } else {
-          value = load();
-        }
-        appendElements(rewriter, loc, value, vec, elem, out);
-      }
+      for (size_t g = 0; g < offsets.size(); g += vec)
+        emitGlobalLoad(rewriter, loc, address(offsets[g]), mem, elem, vec, masks.empty() ? Value() : masks[g],
+                       others.empty() ? ArrayRef<Value>() : ArrayRef<Value>(others).slice(g, vec), out);
       rewriter.replaceOpWithMultiple(op, {out});
       return success();
     }

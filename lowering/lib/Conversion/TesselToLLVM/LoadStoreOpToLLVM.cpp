@@ -21,26 +21,10 @@ struct LoadOpConversion : TesselOpToLLVMPattern<LoadOp> {
     SmallVector<Value> ptrs = registersOf(adaptor.getPtr());
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
     SmallVector<Value> others = op.getOther() ? registersOf(adaptor.getOther()) : SmallVector<Value>();
-    unsigned elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
-    Type accessType = vec == 1 ? mem : Type(VectorType::get({vec}, mem));
     SmallVector<Value> out;
-    for (size_t g = 0; g < ptrs.size(); g += vec) {
-      Value ptr = ptrs[g];
-      auto load = [&]() -> Value {
-        return rewriter.create<LLVM::LoadOp>(loc, accessType, ptr, /*alignment=*/vec * elemBytes);
-      };
-      Value value;
-      if (op.getMask()) {
-        SmallVector<Value> other;
-        for (int64_t i = 0; i < vec; ++i)
-          other.push_back(op.getOther() ? toMemory(rewriter, loc, others[g + i])
-                                        : constantValue(rewriter, loc, mem, rewriter.getZeroAttr(mem)));
-        value = predicated(rewriter, loc, masks[g], vectorOf(rewriter, loc, other, mem), load);
-      } else {
-        value = load();
-      }
-      appendElements(rewriter, loc, value, vec, elem, out);
-    }
+    for (size_t g = 0; g < ptrs.size(); g += vec)
+      emitGlobalLoad(rewriter, loc, ptrs[g], mem, elem, vec, masks.empty() ? Value() : masks[g],
+                     others.empty() ? ArrayRef<Value>() : ArrayRef<Value>(others).slice(g, vec), out);
     rewriter.replaceOpWithMultiple(op, {out});
     return success();
   }

@@ -266,6 +266,23 @@ Type mlir::tessel::memoryType(OpBuilder &b, Type elem) {
   return elem.isInteger(1) ? Type(b.getI8Type()) : elem;
 }
 
+void mlir::tessel::emitGlobalLoad(OpBuilder &b, Location loc, Value ptr, Type mem, Type elem, int64_t vec,
+                                  Value mask, ArrayRef<Value> others, SmallVectorImpl<Value> &out) {
+  const int64_t elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
+  Type accessType = vec == 1 ? mem : Type(VectorType::get({vec}, mem));
+  auto load = [&]() -> Value { return b.create<LLVM::LoadOp>(loc, accessType, ptr, /*alignment=*/vec * elemBytes); };
+  Value value;
+  if (mask) {
+    SmallVector<Value> other;
+    for (int64_t i = 0; i < vec; ++i)
+      other.push_back(others.empty() ? constantValue(b, loc, mem, b.getZeroAttr(mem)) : toMemory(b, loc, others[i]));
+    value = predicated(b, loc, mask, vectorOf(b, loc, other, mem), load);
+  } else {
+    value = load();
+  }
+  appendElements(b, loc, value, vec, elem, out);
+}
+
 Value mlir::tessel::toMemory(OpBuilder &b, Location loc, Value v) {
   if (!v.getType().isInteger(1))
     return v;

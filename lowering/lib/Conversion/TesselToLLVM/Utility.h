@@ -66,6 +66,12 @@ void appendElements(OpBuilder &b, Location loc, Value value, int64_t vec, Type e
 Type memoryType(OpBuilder &b, Type elem);
 Value toMemory(OpBuilder &b, Location loc, Value v);
 Value fromMemory(OpBuilder &b, Location loc, Value v, Type elem);
+// One `vec`-wide global load of `mem` elements at `ptr`, appended to `out`
+// as `elem` registers. With `mask` it runs under one branch and yields
+// `others` (the group's vec registers; zeros when empty) where the mask is
+// false.
+void emitGlobalLoad(OpBuilder &b, Location loc, Value ptr, Type mem, Type elem, int64_t vec, Value mask,
+                    ArrayRef<Value> others, SmallVectorImpl<Value> &out);
 
 // The scalar version of the arith/math op `op` on `operands`: integer
 // division defined for every input, ocml calls for math without an AMDGPU
