@@ -283,8 +283,9 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Share the values layout assignment rematerialized per user (the buffer
   // pass matches a mask's index tile with the pointer's by identity).
   pm.addPass(createCSEPass());
-  // Masked global accesses with offsets that fit in 31 bits go through
-  // buffer instructions: the hardware's range check masks, no branches.
+  // Global accesses with offsets that fit in 31 bits become a scalar base
+  // plus 32-bit offsets: buffer instructions where the hardware's range
+  // check can be the mask (no branches), saddr-form global ones otherwise.
   pm.addPass(createTesselUseBufferOps());
   // ...and those operands wait in LDS (s - 1 slots), one barrier per iteration.
   pm.addPass(createTesselStageOperands());

@@ -304,3 +304,27 @@ module attributes {tessel.target = "gfx942"} {
     return
   }
 }
+
+// -----
+
+// Uniform terms from separate addptrs join the scalar base one addptr each
+// (each sign-extended, as the pointer chain had them): a + b summed in i32
+// could wrap where the chain's 64-bit addresses do not.
+// CHECK-LABEL: func.func @uniform_terms(
+// CHECK-NOT: arith.addi
+// CHECK: %[[A:.*]] = tessel.addptr %arg0, %arg{{[12]}} : !tessel.ptr<i8>, i32
+// CHECK: %[[B:.*]] = tessel.addptr %[[A]], %arg{{[12]}} : !tessel.ptr<i8>, i32
+// CHECK: tessel.buffer_store %[[B]][%{{.*}}], %{{.*}} : (!tessel.ptr<i8>, tensor<256xi32>, tensor<256xi8>) -> ()
+module attributes {tessel.target = "gfx942"} {
+  func.func @uniform_terms(%x: !tessel.ptr<i8>, %a: i32, %b: i32, %v: tensor<256xi8>) {
+    %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %xs = tessel.splat %x : tensor<256x!tessel.ptr<i8>>
+    %p0 = tessel.addptr %xs, %r : tensor<256x!tessel.ptr<i8>>, tensor<256xi32>
+    %as = tessel.splat %a : tensor<256xi32>
+    %p1 = tessel.addptr %p0, %as : tensor<256x!tessel.ptr<i8>>, tensor<256xi32>
+    %bs = tessel.splat %b : tensor<256xi32>
+    %p2 = tessel.addptr %p1, %bs : tensor<256x!tessel.ptr<i8>>, tensor<256xi32>
+    tessel.store %p2, %v : (tensor<256x!tessel.ptr<i8>>, tensor<256xi8>) -> ()
+    return
+  }
+}

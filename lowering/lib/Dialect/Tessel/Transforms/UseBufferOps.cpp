@@ -10,6 +10,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cstdint>
+
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELUSEBUFFEROPS
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
@@ -423,8 +425,8 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       // Through a small Buffer, the whole offset from the argument when no
       // term can be negative. A term that may be (a runtime start) stays in
       // the scalar base below, where the emulator's sanitizer sees an
-      // address before the Buffer; a negative whole offset would only read
-      // 0 silently, as out of range.
+      // address before the Buffer; a negative whole offset through a buffer
+      // resource would only read 0 silently, as out of range.
       // (The axis analysis's non-negativity: index arithmetic from program
       // ids, aranges and constants, assumed not to wrap.)
       auto nonNegative = [&](Value term) {
@@ -448,19 +450,23 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
         return lo >= 0 && (hi + vec) * elemBytes <= kMaxBufferBytes;
       };
       // A masked access whose mask bounds an offset: the mask as the
-      // resource's range, unless a thread holds one vector of it - then the
-      // lowering's one branch per thread costs less than the resource.
+      // resource's range, unless a thread holds one vector of it and a plain
+      // form below applies - then the lowering's one branch per thread costs
+      // less than the resource.
       Value mask = isa<LoadOp>(op) ? cast<LoadOp>(op).getMask() : cast<StoreOp>(op).getMask();
-      if (mask && !oneVectorPerThread(ptr.getType(), vec) &&
-          useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, bytesBounded))
+      const bool oneVector = oneVectorPerThread(ptr.getType(), vec);
+      auto bounded = [&] { return mask && useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, bytesBounded); };
+      if (!oneVector && bounded())
         continue;
       if (constant >= 0 && llvm::all_of(uniform, nonNegative) && llvm::all_of(varying, nonNegative) &&
           useSmallBuffer(op, ptr, *split, nonNegative))
         continue;
-      // Any other pointer: a scalar base (the uniform terms added to it) and
-      // the varying offsets, when the range analysis bounds them.
-      if (!bytesBounded(varying)) {
-        useSmallBuffer(op, ptr, *split);
+      // Any other pointer: a scalar base (the uniform terms added to it, one
+      // addptr each, as the pointer chain added them: no i32 sum to wrap)
+      // and the varying offsets, when the range analysis bounds them.
+      if (!bytesBounded(varying) || constant < INT32_MIN || constant > INT32_MAX) {
+        if (!useSmallBuffer(op, ptr, *split) && oneVector)
+          bounded();
         continue;
       }
 
@@ -469,12 +475,8 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       Value base = split->base;
       if (constant != 0)
         uniform.push_back(b.create<arith::ConstantIntOp>(loc, b.getI32Type(), int32_t(constant)));
-      if (!uniform.empty()) {
-        Value sum = uniform.front();
-        for (Value term : ArrayRef<Value>(uniform).drop_front())
-          sum = b.create<arith::AddIOp>(loc, sum, term);
-        base = b.create<AddPtrOp>(loc, base.getType(), base, sum);
-      }
+      for (Value term : uniform)
+        base = b.create<AddPtrOp>(loc, base.getType(), base, term);
       Value offsets;
       if (varying.empty()) {
         auto tile = cast<RankedTensorType>(ptr.getType());

@@ -113,7 +113,10 @@ def Tessel_BufferLoadOp : Tessel_Op<"buffer_load", [AttrSizedOperandSegments, Me
     AMDGPU buffer instructions and the scalar-base (saddr) form of global
     instructions take. Where `mask` is false the result is `other` (zero
     when absent). With `bound` (a non-negative element count), an element
-    whose offset is not below it is masked off too.
+    whose offset is not below it is masked off too; then every offset,
+    accessed or not, must lie in [0, 2^31 / element bytes), as the
+    hardware's range check is the only mask (an offset wrapping 32 bits
+    would land back in range).
     The lowering picks the instruction: a buffer resource over the base
     when the op has `bound` or several predicated groups per thread (a
     masked-off lane gets an offset past the resource's range, so the
@@ -139,7 +142,8 @@ def Tessel_BufferStoreOp : Tessel_Op<"buffer_store", [AttrSizedOperandSegments, 
     offsets known to lie in [0, 2^31 / element bytes) (see
     tessel.buffer_load, also for the instruction the lowering picks):
     nothing is written where `mask` is false, nor, with `bound`, at an
-    offset not below it. Formed by tessel-use-buffer-ops.
+    offset not below it (with `bound` every offset must be in that range).
+    Formed by tessel-use-buffer-ops.
   }];
   let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets, Tessel_Tile:$value,
                        Optional<Tessel_BoolLike>:$mask, Optional<I32>:$bound,

@@ -128,9 +128,9 @@ def TesselUseBufferOps : Pass<"tessel-use-buffer-ops", "::mlir::ModuleOp"> {
     uniform) and a uniform n, with every other conjunct uniform, instead
     takes `bound`: the resource's range is what is left of max(n, 0) past
     u (none where a uniform conjunct is false), and the mask disappears.
-    Not when each thread holds one group (by its layout): that access is
-    cheaper as a global instruction under one branch than with a resource
-    to build.
+    Not when each thread holds one group (by its layout) and a plain form
+    applies: that access is cheaper as a global instruction under one
+    branch than with a resource to build.
 
     When the analysis cannot bound the offsets (`rows * stride` with a
     runtime stride) but the pointer is a kernel argument marked
