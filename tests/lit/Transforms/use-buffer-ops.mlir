@@ -9,8 +9,8 @@
 // CHECK-LABEL: func.func @vector_add(
 // CHECK: %[[BASE:.*]] = arith.muli
 // CHECK: %[[R:.*]] = tessel.make_range
-// CHECK: %[[XB:.*]] = tessel.addptr %arg0, %[[BASE]] : !tessel.ptr<f32>, i32
 // CHECK: %[[N:.*]] = arith.maxsi %arg3, %{{.*}} : i32
+// CHECK: %[[XB:.*]] = tessel.addptr %arg0, %[[BASE]] : !tessel.ptr<f32>, i32
 // CHECK: %[[PAST:.*]] = arith.cmpi ugt, %[[BASE]], %[[N]] : i32
 // CHECK: %[[LEFT:.*]] = arith.subi %[[N]], %[[BASE]] : i32
 // CHECK: %[[B:.*]] = arith.select %[[PAST]], %{{.*}}, %[[LEFT]] : i32
@@ -214,8 +214,8 @@ module attributes {tessel.target = "gfx942"} {
 // CHECK-LABEL: func.func @bounded_row(
 // CHECK-DAG: %[[ROWOK:.*]] = arith.cmpi slt, %{{.*}}, %arg3 : i32
 // CHECK-DAG: %[[ROWOFF:.*]] = arith.muli %{{.*}}, %arg4 : i32
-// CHECK: %[[BASE:.*]] = tessel.addptr %arg0, %[[ROWOFF]] : !tessel.ptr<f32>, i32
 // CHECK: %[[N:.*]] = arith.maxsi %arg2, %{{.*}} : i32
+// CHECK: %[[BASE:.*]] = tessel.addptr %arg0, %[[ROWOFF]] : !tessel.ptr<f32>, i32
 // CHECK: %[[BOUND:.*]] = arith.select %[[ROWOK]], %[[N]], %{{.*}} : i32
 // CHECK: %[[X:.*]] = tessel.buffer_load %[[BASE]][%[[COLS:.*]]] bound %[[BOUND]] :
 // CHECK: %[[BS:.*]] = tessel.splat %[[BOUND]] : tensor<1x256xi32>
@@ -325,6 +325,43 @@ module attributes {tessel.target = "gfx942"} {
     %bs = tessel.splat %b : tensor<256xi32>
     %p2 = tessel.addptr %p1, %bs : tensor<256x!tessel.ptr<i8>>, tensor<256xi32>
     tessel.store %p2, %v : (tensor<256x!tessel.ptr<i8>>, tensor<256xi8>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Through small Buffers with `offs < n` the only offset tile: the resource
+// is the argument itself and offs (pid * 1024 + arange) the offset, no base
+// arithmetic. Its bytes stay below 2^32 while pid * 1024 <= (2^32 - 1) / 4 -
+// (1023 + 1) = 1073740799; past that every lane is beyond any Buffer of
+// under 2 GiB, and the bound is 0.
+// CHECK-LABEL: func.func @whole_offset(
+// CHECK: %[[U:.*]] = arith.muli
+// CHECK: %[[OFFS:.*]] = arith.addi
+// CHECK: %[[N:.*]] = arith.maxsi %arg3, %[[ZERO:.*]] : i32
+// CHECK: %[[LIMIT:.*]] = arith.constant 1073740799 : i32
+// CHECK: %[[FAR:.*]] = arith.cmpi ugt, %[[U]], %[[LIMIT]] : i32
+// CHECK: %[[B:.*]] = arith.select %[[FAR]], %[[ZERO]], %[[N]] : i32
+// CHECK: tessel.buffer_load %arg0[%[[OFFS]]] bound %[[B]] :
+// CHECK-NOT: tessel.addptr %arg
+// CHECK: tessel.buffer_store %arg2[%[[OFFS]]], %{{.*}} bound %{{.*}} :
+module attributes {tessel.target = "gfx942"} {
+  func.func @whole_offset(%x: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %y: !tessel.ptr<f32>, %out: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %n: i32) {
+    %pid = tessel.program_id 0 : i32
+    %c = arith.constant 1024 : i32
+    %base = arith.muli %pid, %c : i32
+    %r = tessel.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+    %bs = tessel.splat %base : tensor<1024xi32>
+    %offs = arith.addi %bs, %r : tensor<1024xi32>
+    %ns = tessel.splat %n : tensor<1024xi32>
+    %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+    %xs = tessel.splat %x : tensor<1024x!tessel.ptr<f32>>
+    %xp = tessel.addptr %xs, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    %a = tessel.load %xp, %mask : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xi1>) -> tensor<1024xf32>
+    %os = tessel.splat %out : tensor<1024x!tessel.ptr<f32>>
+    %op = tessel.addptr %os, %offs : tensor<1024x!tessel.ptr<f32>>, tensor<1024xi32>
+    tessel.store %op, %a, %mask : (tensor<1024x!tessel.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>) -> ()
     return
   }
 }

@@ -37,6 +37,19 @@ void copy_below(Ptr<f32> in, Ptr<f32> out, Ptr<f32> seen, i32 n) {
   store(seen + offs, x);
 }
 
+// Elements from a runtime start (>= 0) through small Buffers, masked by
+// `start + i < n`: the resource is the argument itself and start + i the
+// offset. A start whose elements are 2^30 floats in - past any Buffer under
+// 2 GiB - must mask everything off, not wrap its byte offsets (4 * 2^30 =
+// 2^32) back to the Buffer's first elements.
+void copy_from_start(Ptr<f32> in, Ptr<f32> out, Ptr<f32> seen, i32 start, i32 n) {
+  assume(start >= 0);
+  auto offs = start + arange(0, 1024);
+  auto x = load(in + offs, offs < n, 5.0f);
+  store(out + offs, x, offs < n);
+  store(seen + arange(0, 1024), x);
+}
+
 float poisonValue() {
   float f;
   uint32_t bits = 0xA5A5A5A5u;
@@ -107,4 +120,37 @@ TEST_CASE("bounded buffer accesses: a count of zero or below masks every element
     }
   }
   CHECK(contains(kernel.runtime()->lastKernel()->tileIR, "] bound %"));
+}
+
+TEST_CASE("bounded buffer accesses from the argument: a start past 2^30 floats wraps nothing back in") {
+  auto kernel = jit<copy_from_start>();
+  const int size = 1024 + 37;
+  auto hin = randomFloats(size);
+  auto in = emulator().upload(hin);
+  const float poison = poisonValue();
+  for (auto [start, n] : {std::pair{0, 1000}, std::pair{37, 1061}, std::pair{1 << 30, (1 << 30) + 300},
+                          std::pair{(1 << 30) + 5, (1 << 30) + 1000}}) {
+    CAPTURE(start);
+    CAPTURE(n);
+    auto out = poisoned<float>(size);
+    auto seen = poisoned<float>(1024);
+    kernel.launch(emulator(), {1}, {.num_warps = 2}, in, out, seen, start, n);
+    auto got = out.download(), gotSeen = seen.download();
+    const bool far = start >= (1 << 30);
+    for (int i = 0; i < 1024; ++i) {
+      CAPTURE(i);
+      const bool valid = !far && start + i < n;
+      REQUIRE(gotSeen[i] == (valid ? hin[size_t(start + i)] : 5.0f));
+    }
+    for (int i = 0; i < size; ++i) {
+      CAPTURE(i);
+      if (!far && i >= start && i < n)
+        REQUIRE(got[i] == hin[i]);
+      else
+        REQUIRE(std::memcmp(&got[i], &poison, sizeof poison) == 0);
+    }
+  }
+  const std::string &ir = kernel.runtime()->lastKernel()->tileIR;
+  CHECK(contains(ir, "tessel.buffer_load %arg0["));
+  CHECK(contains(ir, "] bound %"));
 }

@@ -290,9 +290,13 @@ bool isZeroTile(Value v) {
 // the whole mask: no compare, select or offset per element. A load's
 // non-zero `other` is one compare of v with that bound. `bounded` says
 // whether v's byte offsets (masked-off ones too: they must not wrap 32
-// bits) stay below 2^31 - 2.
+// bits) stay below 2^31 - 2; `largest` is the largest sum of v's terms.
+// Through a small Buffer with x the only offset tile, the resource is the
+// argument itself and x the offset (no 64-bit base arithmetic per access):
+// see wholeOffsetBound.
 bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets &split, Scalarizer &scalars,
-                      function_ref<bool(Value)> nonNegative, function_ref<bool(ArrayRef<Value>)> bounded) {
+                      function_ref<bool(Value)> nonNegative, function_ref<bool(ArrayRef<Value>)> bounded,
+                      function_ref<int64_t(ArrayRef<Value>)> largest, int64_t elemBytes, int64_t vec) {
   SmallVector<View> conjuncts;
   collectConjuncts(mask, conjuncts);
   for (size_t c = 0; c < conjuncts.size(); ++c) {
@@ -330,6 +334,10 @@ bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets
     if (!uniform(n) || !llvm::all_of(others, uniform) || !llvm::all_of(conds, uniform))
       continue;
 
+    SmallVector<Value> argOffsets;
+    BlockArgument arg = smallBufferArgument(split.base, argOffsets);
+    const bool whole = arg && argOffsets.empty() && others.empty();
+
     Value bound = scalars.get(n);
     SmallVector<Value> baseTerms, uniformConds;
     for (Value t : others)
@@ -346,24 +354,38 @@ bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets
       Value k = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), int32_t(xConstant));
       u = u ? b.create<arith::AddIOp>(loc, u, k).getResult() : k;
     }
-    // The base moves by the other terms and u, one addptr each (each term
-    // sign-extends on its own, as in the original chain).
-    Value base = split.base;
-    for (Value t : baseTerms)
-      base = b.create<AddPtrOp>(loc, base.getType(), base, t);
-    if (u)
-      base = b.create<AddPtrOp>(loc, base.getType(), base, u);
-    // x < n with x >= 0: x <u max(n, 0) (signed) or n (unsigned); then
-    // v <u that - u, none when u exceeds it (no overflow: both >= 0).
+    // x < n with x >= 0: x <u max(n, 0) (signed) or n (unsigned).
     if (isSigned)
       bound = b.create<arith::MaxSIOp>(loc, bound, zero);
-    if (u) {
-      Value past = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, u, bound);
-      bound = b.create<arith::SelectOp>(loc, past, zero, b.create<arith::SubIOp>(loc, bound, u));
+    Value base = split.base, offsets;
+    if (whole) {
+      // The offset is x itself, from the argument: x's bytes stay below
+      // 2^32 (no lane wraps back into range) while u <= T, T = (2^32 - 1) /
+      // bytes - (v's largest + vec). Past T, every lane's x * bytes exceeds
+      // 2^31 + 1 (v's bytes being below 2^31 - 2): no element of a Buffer
+      // under 2^31 - 2 bytes, so the bound is 0 - all masked off.
+      offsets = sumInShape(b, loc, {*term}, ptr.getType());
+      if (u) {
+        const int64_t limit = ((int64_t(1) << 32) - 1) / elemBytes - (largest(xVarying) + vec);
+        Value far = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, u,
+                                            b.create<arith::ConstantIntOp>(loc, b.getI32Type(), int32_t(limit)));
+        bound = b.create<arith::SelectOp>(loc, far, zero, bound);
+      }
+    } else {
+      // The base moves by the other terms and u, one addptr each (each term
+      // sign-extends on its own, as in the original chain); then v <u
+      // bound - u, none when u exceeds it (no overflow: both >= 0).
+      for (Value t : baseTerms)
+        base = b.create<AddPtrOp>(loc, base.getType(), base, t);
+      if (u) {
+        base = b.create<AddPtrOp>(loc, base.getType(), base, u);
+        Value past = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, u, bound);
+        bound = b.create<arith::SelectOp>(loc, past, zero, b.create<arith::SubIOp>(loc, bound, u));
+      }
+      offsets = sumInShape(b, loc, xVarying, ptr.getType());
     }
     for (Value cond : uniformConds)
       bound = b.create<arith::SelectOp>(loc, cond, bound, zero);
-    Value offsets = sumInShape(b, loc, xVarying, ptr.getType());
     if (auto load = dyn_cast<LoadOp>(op)) {
       Value result = b.create<BufferLoadOp>(loc, load.getType(), base, offsets, Value(), Value(), bound,
                                             load.getVec());
@@ -449,13 +471,23 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
         }
         return lo >= 0 && (hi + vec) * elemBytes <= kMaxBufferBytes;
       };
+      // The largest sum of terms bytesBounded accepted.
+      auto largest = [&](ArrayRef<Value> terms) {
+        int64_t hi = 0;
+        for (Value term : terms)
+          hi += ranges.rangeOf(term)->smax().getSExtValue();
+        return hi;
+      };
       // A masked access whose mask bounds an offset: the mask as the
       // resource's range, unless a thread holds one vector of it and a plain
       // form below applies - then the lowering's one branch per thread costs
       // less than the resource.
       Value mask = isa<LoadOp>(op) ? cast<LoadOp>(op).getMask() : cast<StoreOp>(op).getMask();
       const bool oneVector = oneVectorPerThread(ptr.getType(), vec);
-      auto bounded = [&] { return mask && useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, bytesBounded); };
+      auto bounded = [&] {
+        return mask &&
+               useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, bytesBounded, largest, elemBytes, vec);
+      };
       if (!oneVector && bounded())
         continue;
       if (constant >= 0 && llvm::all_of(uniform, nonNegative) && llvm::all_of(varying, nonNegative) &&
