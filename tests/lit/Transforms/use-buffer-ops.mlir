@@ -365,3 +365,37 @@ module attributes {tessel.target = "gfx942"} {
     return
   }
 }
+
+// -----
+
+// Bytes under an unsigned mask: the bound is n itself (no max with 0), and
+// the limit (2^32 - 1) - (1023 + 1) is past INT32_MAX - as an i32 constant
+// -1025, which the unsigned compare reads as 4294966271.
+// CHECK-LABEL: func.func @whole_offset_bytes(
+// CHECK-NOT: arith.maxsi
+// CHECK: %[[U:.*]] = arith.muli
+// CHECK: %[[OFFS:.*]] = arith.addi
+// CHECK: %[[LIMIT:.*]] = arith.constant -1025 : i32
+// CHECK: %[[FAR:.*]] = arith.cmpi ugt, %[[U]], %[[LIMIT]] : i32
+// CHECK: %[[B:.*]] = arith.select %[[FAR]], %{{.*}}, %arg2 : i32
+// CHECK: tessel.buffer_load %arg0[%[[OFFS]]] bound %[[B]] :
+// CHECK-NOT: arith.maxsi
+module attributes {tessel.target = "gfx942"} {
+  func.func @whole_offset_bytes(%x: !tessel.ptr<i8> {tessel.pointer_range = 31 : i32}, %out: !tessel.ptr<i8>, %n: i32) {
+    %pid = tessel.program_id 0 : i32
+    %c = arith.constant 1024 : i32
+    %base = arith.muli %pid, %c : i32
+    %r = tessel.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+    %bs = tessel.splat %base : tensor<1024xi32>
+    %offs = arith.addi %bs, %r : tensor<1024xi32>
+    %ns = tessel.splat %n : tensor<1024xi32>
+    %mask = arith.cmpi ult, %offs, %ns : tensor<1024xi32>
+    %xs = tessel.splat %x : tensor<1024x!tessel.ptr<i8>>
+    %xp = tessel.addptr %xs, %offs : tensor<1024x!tessel.ptr<i8>>, tensor<1024xi32>
+    %a = tessel.load %xp, %mask : (tensor<1024x!tessel.ptr<i8>>, tensor<1024xi1>) -> tensor<1024xi8>
+    %os = tessel.splat %out : tensor<1024x!tessel.ptr<i8>>
+    %op = tessel.addptr %os, %r : tensor<1024x!tessel.ptr<i8>>, tensor<1024xi32>
+    tessel.store %op, %a : (tensor<1024x!tessel.ptr<i8>>, tensor<1024xi8>) -> ()
+    return
+  }
+}

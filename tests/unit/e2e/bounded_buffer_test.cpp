@@ -128,15 +128,17 @@ TEST_CASE("bounded buffer accesses from the argument: a start past 2^30 floats w
   auto hin = randomFloats(size);
   auto in = emulator().upload(hin);
   const float poison = poisonValue();
+  // 2^30 - 512: past the limit (2^32 - 1) / 4 - (1023 + 1) only by the
+  // reach of the block's own offsets; its upper 512 lanes would wrap.
   for (auto [start, n] : {std::pair{0, 1000}, std::pair{37, 1061}, std::pair{1 << 30, (1 << 30) + 300},
-                          std::pair{(1 << 30) + 5, (1 << 30) + 1000}}) {
+                          std::pair{(1 << 30) + 5, (1 << 30) + 1000}, std::pair{(1 << 30) - 512, (1 << 30) + 512}}) {
     CAPTURE(start);
     CAPTURE(n);
     auto out = poisoned<float>(size);
     auto seen = poisoned<float>(1024);
     kernel.launch(emulator(), {1}, {.num_warps = 2}, in, out, seen, start, n);
     auto got = out.download(), gotSeen = seen.download();
-    const bool far = start >= (1 << 30);
+    const bool far = start + 1024 > size;
     for (int i = 0; i < 1024; ++i) {
       CAPTURE(i);
       const bool valid = !far && start + i < n;

@@ -293,7 +293,7 @@ bool isZeroTile(Value v) {
 // bits) stay below 2^31 - 2; `largest` is the largest sum of v's terms.
 // Through a small Buffer with x the only offset tile, the resource is the
 // argument itself and x the offset (no 64-bit base arithmetic per access):
-// see wholeOffsetBound.
+// see the `whole` case below.
 bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets &split, Scalarizer &scalars,
                       function_ref<bool(Value)> nonNegative, function_ref<bool(ArrayRef<Value>)> bounded,
                       function_ref<int64_t(ArrayRef<Value>)> largest, int64_t elemBytes, int64_t vec) {
@@ -363,7 +363,10 @@ bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets
       // 2^32 (no lane wraps back into range) while u <= T, T = (2^32 - 1) /
       // bytes - (v's largest + vec). Past T, every lane's x * bytes exceeds
       // 2^31 + 1 (v's bytes being below 2^31 - 2): no element of a Buffer
-      // under 2^31 - 2 bytes, so the bound is 0 - all masked off.
+      // under 2^31 - 2 bytes, so the bound is 0 - all masked off. (As
+      // everywhere in this pass, sums of non-negative index terms are taken
+      // not to wrap: a u that wrapped past 2^32 would mask lanes the i32
+      // arithmetic brought back into the Buffer.)
       offsets = sumInShape(b, loc, {*term}, ptr.getType());
       if (u) {
         const int64_t limit = ((int64_t(1) << 32) - 1) / elemBytes - (largest(xVarying) + vec);

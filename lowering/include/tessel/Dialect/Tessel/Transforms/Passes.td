@@ -129,7 +129,8 @@ def TesselUseBufferOps : Pass<"tessel-use-buffer-ops", "::mlir::ModuleOp"> {
     takes `bound`: the resource's range is what is left of max(n, 0) past
     u (none where a uniform conjunct is false), and the mask disappears.
     Through a small Buffer (below) with x the only offset tile, the base is
-    the argument itself and x the offset, bound max(n, 0): no 64-bit base
+    the argument itself and x the offset, bound max(n, 0) (n for an
+    unsigned compare): no 64-bit base
     arithmetic; while u * bytes stays below 2^32 minus v's reach no lane's
     offset wraps, and past that every lane is beyond the Buffer, so the
     bound is 0.
