@@ -22,6 +22,7 @@ struct DriverOptions {
   unsigned numStages = 1;                                   // --num-stages
   unsigned codeObjectVersion = 5;                           // --code-object-version
   bool fastMath = false;                                    // --fast-math
+  bool fpFusion = false;                                    // --fp-fusion
   std::string name;                                         // --name: the launcher (default: the kernel's)
   std::string nameSpace = "tessel_aot";                     // --namespace
   std::string outDir;                                       // -o DIR

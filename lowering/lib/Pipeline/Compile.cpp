@@ -269,6 +269,9 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // LaunchOptions::fast_math: division by a broadcast value multiplies by
   // its reciprocal; other float divisions are the fast kind.
   pm.addPass(createTesselFastMath());
+  // LaunchOptions::fp_fusion: a * b + c as one fma (after fast_math, whose
+  // reciprocal products fuse too).
+  pm.addPass(createTesselFuseFma());
   // An assume() the call's own arguments make false is an error here.
   pm.addPass(createTesselCheckAssumptions());
   // Comparisons integer ranges decide (assume(n >= C), loop bounds, aranges)
@@ -332,6 +335,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     diags.fail("importing the trace");
   if (options.fastMath)
     mlir::tessel::tesselDialect(ctx.get()).getFastMathAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
+  if (options.fpFusion)
+    mlir::tessel::tesselDialect(ctx.get()).getFpFusionAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
   if (options.numStages > 1)
     mlir::tessel::tesselDialect(ctx.get()).getNumStagesAttrHelper().setAttr(
         *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));

@@ -60,6 +60,8 @@ CompileDumps::CompileDumps(const Trace &trace, const Specialization &spec, const
   for (const ArgSpecialization &a : spec.args)
     h = mix(h, a.equalsOne | a.divisibleBy16 << 1 | a.aligned16 << 2 | a.within2GiB << 3);
   h = mix(mix(mix(mix(h, options.numWarps), options.numStages), options.fastMath), options.codeObjectVersion);
+  if (options.fpFusion)
+    h = mix(h, 0xf05e);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   stem_ = trace.kernelName + "." + options.arch + "." + hex;

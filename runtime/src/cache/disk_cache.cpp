@@ -324,7 +324,7 @@ void DiskCache::fallBackToMemory(const std::string &why) {
 std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization &spec,
                                 std::string_view arch, unsigned numWarps,
                                 std::string_view compilerIdentity, unsigned codeObjectVersion,
-                                unsigned numStages, bool fastMath) {
+                                unsigned numStages, bool fastMath, bool fpFusion) {
   std::string bytes;
   auto put = [&](uint64_t v) { bytes.append(reinterpret_cast<const char *>(&v), sizeof v); };
   put(traceFingerprint);
@@ -342,6 +342,8 @@ std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization 
     put(numStages);
   if (fastMath) // and so do those without fast math
     bytes.append("fast_math");
+  if (fpFusion) // or fp fusion
+    bytes.append("fp_fusion");
   llvm::XXH128_hash_t h = llvm::xxh3_128bits(
       llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
   return hex64(h.high64) + hex64(h.low64);

@@ -162,7 +162,8 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
     throw Error("kernel '" + kernelName + "': num_stages must be 1 to 4, not " + std::to_string(options.num_stages));
   const std::string diskKey = DiskCache::entryKey(request.trace.fingerprint(), request.spec, arch,
                                                   options.num_warps, compilerIdentity,
-                                                  codeObjectVersion, options.num_stages, options.fast_math);
+                                                  codeObjectVersion, options.num_stages, options.fast_math,
+                                                  options.fp_fusion);
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->device = device.shared();
@@ -187,7 +188,9 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
     ++stats.diskHits;
     checkBlockSize(entry->compiled);
   } else {
-    entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion, options.num_stages, options.fast_math});
+    entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion,
+                                                                               options.num_stages, options.fast_math,
+                                                                               options.fp_fusion});
     entry->compiled.times.trace = traceMs;
     ++stats.compiles;
     if (environmentLists("TESSEL_LOG", "compile"))

@@ -120,6 +120,9 @@ TEST_CASE("tessel-compile: default names, scalar types, float and bool constants
   CHECK(contains(source, "std::memcpy(tessel_args + 16, &arg2, 8);"));
   CHECK(contains(listKernels(), "axpb(Ptr<f32> arg0, f32 arg1, i64 arg2, Const<float> arg3, Const<bool> arg4)"));
   CHECK(contains(listKernels(), "vector_add(Ptr<f32> x, Ptr<f32> y, Ptr<f32> out, i32 n, Const<int32_t> BLOCK)"));
+  auto fused = generate(options({"--kernel", "axpb", "--const", "arg3=0.5", "--const", "arg4=true", "--fast-math",
+                                 "--fp-fusion"}));
+  CHECK(contains(text(file(fused, "axpb.hpp")), "4 warps, fast math, fp fusion; for gfx942"));
 }
 
 TEST_CASE("tessel-compile: a kernel without runtime parameters, and bool parameters") {

@@ -1,5 +1,6 @@
 // LaunchOptions::fast_math, fdiv() and div_rn(): which division the code
-// object has, and results against a float64 reference.
+// object has, and results against a float64 reference; LaunchOptions::
+// fp_fusion: multiply-adds rounded once.
 #include "e2e_common.hpp"
 
 #include "tessel/core/compiled_kernel.hpp"
@@ -10,6 +11,16 @@ using namespace tessel;
 using namespace e2e;
 
 namespace {
+
+// x * y + z and x * y - z: two fmas under fp_fusion, four roundings without.
+void multiply_add(Ptr<f32> x, Ptr<f32> y, Ptr<f32> z, Ptr<f32> sum, Ptr<f32> difference, i32 n,
+                  Const<int> BLOCK) {
+  auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
+  auto m = offs < n;
+  auto a = load(x + offs, m, 0.0f), b = load(y + offs, m, 0.0f), c = load(z + offs, m, 0.0f);
+  store(sum + offs, a * b + c, m);
+  store(difference + offs, a * b - c, m);
+}
 
 // Each row divided by its sum (a scalar broadcast over the row).
 void normalize_rows(Ptr<f32> in, Ptr<f32> out, i32 N, Const<int> BLOCK) {
@@ -321,4 +332,34 @@ TEST_CASE("nanmax / nanmin skip NaNs, max / min return them; fmax / fmin take th
   auto iout = dev.upload(std::vector<int32_t>(2, 99));
   jit<int_nanmax>().launch(dev, {1}, {.num_warps = 1}, iin, iout, 8);
   CHECK(iout.download() == std::vector<int32_t>{12, -9});
+}
+
+TEST_CASE("fp_fusion: a * b + c and a * b - c round once (fma), twice without; a key each") {
+  Device dev = Device::emulator("gfx942");
+  const int n = 1001;
+  auto hx = randomFloats(n), hy = randomFloats(n), hz = randomFloats(n);
+  auto x = dev.upload(hx), y = dev.upload(hy), z = dev.upload(hz);
+  auto kernel = jit<multiply_add>();
+  size_t roundedDifferently = 0;
+  for (bool fuse : {false, true}) {
+    CAPTURE(fuse);
+    auto sum = dev.upload(std::vector<float>(n, std::nanf(""))), diff = dev.upload(std::vector<float>(n, std::nanf("")));
+    kernel.launch(dev, {cdiv(n, 256)}, {.num_warps = 1, .fp_fusion = fuse}, x, y, z, sum, diff, n, 256);
+    std::vector<float> gotSum = sum.download(), gotDiff = diff.download();
+    size_t wrong = 0;
+    for (int i = 0; i < n; ++i) {
+      const float fusedSum = std::fma(hx[i], hy[i], hz[i]), fusedDiff = std::fma(hx[i], hy[i], -hz[i]);
+      const float product = hx[i] * hy[i];
+      const float plainSum = product + hz[i], plainDiff = product - hz[i];
+      wrong += gotSum[i] != (fuse ? fusedSum : plainSum);
+      wrong += gotDiff[i] != (fuse ? fusedDiff : plainDiff);
+      roundedDifferently += fusedSum != plainSum;
+    }
+    CHECK(wrong == 0);
+    const CompiledKernel &k = last(kernel);
+    CHECK(contains(k.tileIR, "math.fma") == fuse);
+    CHECK(std::regex_search(k.assembly(), std::regex("v_(pk_)?fma")) == fuse);
+  }
+  CHECK(roundedDifferently > 0); // the inputs tell the two apart
+  CHECK(kernel.runtime()->stats().compiles + kernel.runtime()->stats().diskHits == 2);
 }

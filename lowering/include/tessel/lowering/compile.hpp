@@ -17,6 +17,7 @@ struct CompileOptions {
   unsigned codeObjectVersion = 5; // AMDGPU code object version (4, 5 or 6)
   unsigned numStages = 1;         // software pipelining of dot operand loads (1: none)
   bool fastMath = false;          // LaunchOptions::fast_math (tessel-fast-math)
+  bool fpFusion = false;          // LaunchOptions::fp_fusion (tessel-fuse-fma)
 };
 
 // Throws tessel::Error (with the user's C++ line where one applies).

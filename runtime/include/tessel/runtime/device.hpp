@@ -32,6 +32,11 @@ struct LaunchOptions {
   // multiplies by one reciprocal per scalar or row. div_rn() stays correctly
   // rounded, fdiv() is fast either way. Off: `/` is IEEE division.
   bool fast_math = false;
+  // Float multiply-adds as one fma (Triton's enable_fp_fusion, clang's
+  // -ffp-contract): a * b + c, a * b - c and c - a * b, when nothing else
+  // uses the product, round once instead of twice - on the GPU and the
+  // emulator alike. Off (the default): every operation rounds on its own.
+  bool fp_fusion = false;
   // The HIP stream to launch on (a hipStream_t the caller owns; it converts
   // to void * as written: `{.stream = s}`); null is the device's null stream.
   // Not part of the specialization. The emulator runs every launch to

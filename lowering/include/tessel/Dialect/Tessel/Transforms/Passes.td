@@ -17,6 +17,22 @@ def TesselSpecialize : Pass<"tessel-specialize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TesselFuseFma : Pass<"tessel-fuse-fma", "::mlir::ModuleOp"> {
+  let summary = "Float multiply-adds as one fma when the launch asked for it (LaunchOptions::fp_fusion)";
+  let description = [{
+    Only in a module marked `tessel.fp_fusion` (Triton's enable_fp_fusion,
+    clang's -ffp-contract): a float `arith.addf` or `arith.subf` of a
+    product whose every use is such a sum in its block becomes `math.fma`
+    (a * b + c and c + a * b as fma(a, b, c), a * b - c as fma(a, b, -c),
+    c - a * b as fma(-a, b, c)): one rounding instead of two, and the
+    multiply goes. A product used otherwise is kept and its sums stay
+    sums. The contraction is made here, in the module both the GPU and the
+    emulator run, not left to a backend, so both compute the same bits.
+    Without `tessel.fp_fusion` the pass changes nothing.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
 def TesselFastMath : Pass<"tessel-fast-math", "::mlir::ModuleOp"> {
   let summary = "Fast float division when the launch asked for it (LaunchOptions::fast_math)";
   let description = [{
