@@ -20,7 +20,8 @@ inline constexpr float kLog2E = 1.44269504088896340736f;
 // The block program: program p handles rows [p * ROWS, (p + 1) * ROWS) of
 // BLOCK columns, BLOCK the next power of two >= N (rowConfig's block: the
 // program assumes N > BLOCK / 2, so the first half of each row needs no
-// mask); rows past M and columns past N are masked. out[r, :] = exp(x - max(x)) / sum(exp(x - max(x))) with x = in[r, :].
+// mask); rows past M and columns past N are masked.
+// out[r, :] = exp(x - max(x)) / sum(exp(x - max(x))) with x = in[r, :].
 // EVEN_M (M a multiple of ROWS) and EVEN_N (N = BLOCK) say a mask would be
 // all true, so there is none (Triton's EVEN_* heuristics).
 template <class T>

@@ -79,8 +79,7 @@ void lowerAtomic(Op op, ValueRange masks, ConversionPatternRewriter &rewriter, c
     Value pred;
     for (int64_t i = 0; i < vec && !masks.empty(); ++i)
       pred = pred ? Value(rewriter.create<LLVM::OrOp>(loc, pred, masks[r + i])) : masks[r + i];
-    if (owner)
-      pred = pred ? Value(rewriter.create<LLVM::AndOp>(loc, pred, owner)) : owner;
+    pred = bothOf(rewriter, loc, pred, owner);
     Value got = pred ? predicated(rewriter, loc, pred, zero, [&] { return atomic(r); }) : atomic(r);
     for (int64_t i = 0; i < vec; ++i)
       old.push_back(vec == 1 ? got

@@ -256,40 +256,21 @@ struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
     Value owner = emitOwnerPredicate(rewriter, loc, target, op.getValue().getType());
     Value bound = op.getBound() ? registersOf(adaptor.getBound()).front() : Value();
     Value base = registersOf(adaptor.getBase()).front();
-    auto predicateOf = [&](size_t g) {
-      Value pred = masks.empty() ? Value() : masks[g];
-      if (owner)
-        pred = pred ? Value(rewriter.create<LLVM::AndOp>(loc, pred, owner)) : owner;
-      return pred;
-    };
+    auto predicateOf = [&](size_t g) { return bothOf(rewriter, loc, masks.empty() ? Value() : masks[g], owner); };
     if (useGlobal(bound, !masks.empty() || owner, offsets.size() / vec)) {
       GlobalAddresses address(rewriter, loc, base, offsets, elemBytes,
                               /*allAccessed=*/masks.empty() && !owner);
-      for (size_t g = 0; g < offsets.size(); g += vec) {
-        SmallVector<Value> group;
-        for (Value v : ArrayRef<Value>(values).slice(g, vec))
-          group.push_back(toMemory(rewriter, loc, v));
-        Value value = vectorOf(rewriter, loc, group, mem);
-        Value ptr = address(offsets[g]);
-        auto store = [&]() -> Value {
-          rewriter.create<LLVM::StoreOp>(loc, value, ptr, /*alignment=*/vec * elemBytes);
-          return {};
-        };
-        if (Value pred = predicateOf(g))
-          predicated(rewriter, loc, pred, {}, store);
-        else
-          store();
-      }
+      for (size_t g = 0; g < offsets.size(); g += vec)
+        emitGlobalStore(rewriter, loc, address(offsets[g]),
+                        memoryVector(rewriter, loc, ArrayRef<Value>(values).slice(g, vec), mem), predicateOf(g));
       rewriter.eraseOp(op);
       return success();
     }
     Value rsrc = makeResource(rewriter, loc, base, target.arch(), bound, elemBytes);
     Value zero = i32Value(rewriter, loc, 0);
     for (size_t g = 0; g < offsets.size(); g += vec) {
-      SmallVector<Value> group;
-      for (Value v : ArrayRef<Value>(values).slice(g, vec))
-        group.push_back(toMemory(rewriter, loc, v));
-      Value data = rewriter.create<LLVM::BitcastOp>(loc, transfer, vectorOf(rewriter, loc, group, mem));
+      Value data = rewriter.create<LLVM::BitcastOp>(
+          loc, transfer, memoryVector(rewriter, loc, ArrayRef<Value>(values).slice(g, vec), mem));
       Value pred = predicateOf(g);
       Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred);
       rewriter.create<ROCDL::RawPtrBufferStoreOp>(loc, data, rsrc, at, zero, zero, ArrayAttr(), ArrayAttr(),

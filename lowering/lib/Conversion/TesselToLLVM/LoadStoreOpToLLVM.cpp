@@ -40,25 +40,9 @@ struct StoreOpConversion : TesselOpToLLVMPattern<StoreOp> {
     SmallVector<Value> ptrs = registersOf(adaptor.getPtr()), values = registersOf(adaptor.getValue());
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
     Value owner = emitOwnerPredicate(rewriter, loc, target, op.getPtr().getType());
-    unsigned elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
-    for (size_t g = 0; g < ptrs.size(); g += vec) {
-      Value ptr = ptrs[g];
-      SmallVector<Value> group;
-      for (Value v : ArrayRef<Value>(values).slice(g, vec))
-        group.push_back(toMemory(rewriter, loc, v));
-      Value value = vectorOf(rewriter, loc, group, mem);
-      auto store = [&]() -> Value {
-        rewriter.create<LLVM::StoreOp>(loc, value, ptr, /*alignment=*/vec * elemBytes);
-        return {};
-      };
-      Value pred = op.getMask() ? masks[g] : Value();
-      if (owner)
-        pred = pred ? Value(rewriter.create<LLVM::AndOp>(loc, pred, owner)) : owner;
-      if (pred)
-        predicated(rewriter, loc, pred, {}, store);
-      else
-        store();
-    }
+    for (size_t g = 0; g < ptrs.size(); g += vec)
+      emitGlobalStore(rewriter, loc, ptrs[g], memoryVector(rewriter, loc, ArrayRef<Value>(values).slice(g, vec), mem),
+                      bothOf(rewriter, loc, masks.empty() ? Value() : masks[g], owner));
     rewriter.eraseOp(op);
     return success();
   }

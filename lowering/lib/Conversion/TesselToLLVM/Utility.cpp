@@ -283,6 +283,33 @@ void mlir::tessel::emitGlobalLoad(OpBuilder &b, Location loc, Value ptr, Type me
   appendElements(b, loc, value, vec, elem, out);
 }
 
+Value mlir::tessel::memoryVector(OpBuilder &b, Location loc, ArrayRef<Value> regs, Type mem) {
+  SmallVector<Value> group;
+  for (Value v : regs)
+    group.push_back(toMemory(b, loc, v));
+  return vectorOf(b, loc, group, mem);
+}
+
+void mlir::tessel::emitGlobalStore(OpBuilder &b, Location loc, Value ptr, Value value, Value pred) {
+  Type mem = getElementTypeOrSelf(value.getType());
+  const int64_t vec = isa<VectorType>(value.getType()) ? cast<VectorType>(value.getType()).getNumElements() : 1;
+  const int64_t elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
+  auto store = [&]() -> Value {
+    b.create<LLVM::StoreOp>(loc, value, ptr, /*alignment=*/vec * elemBytes);
+    return {};
+  };
+  if (pred)
+    predicated(b, loc, pred, {}, store);
+  else
+    store();
+}
+
+Value mlir::tessel::bothOf(OpBuilder &b, Location loc, Value a, Value c) {
+  if (!a || !c)
+    return a ? a : c;
+  return b.create<LLVM::AndOp>(loc, a, c);
+}
+
 Value mlir::tessel::toMemory(OpBuilder &b, Location loc, Value v) {
   if (!v.getType().isInteger(1))
     return v;

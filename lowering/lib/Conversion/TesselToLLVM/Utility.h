@@ -72,6 +72,14 @@ Value fromMemory(OpBuilder &b, Location loc, Value v, Type elem);
 // false.
 void emitGlobalLoad(OpBuilder &b, Location loc, Value ptr, Type mem, Type elem, int64_t vec, Value mask,
                     ArrayRef<Value> others, SmallVectorImpl<Value> &out);
+// A group of registers as what one access moves: `mem` elements (bools as
+// bytes), a vector of them when there are several.
+Value memoryVector(OpBuilder &b, Location loc, ArrayRef<Value> regs, Type mem);
+// One global store of `value` (a memoryVector) at `ptr`, under one branch
+// on `pred` when it is given.
+void emitGlobalStore(OpBuilder &b, Location loc, Value ptr, Value value, Value pred);
+// a && c, either null meaning true (so the result may be null).
+Value bothOf(OpBuilder &b, Location loc, Value a, Value c);
 
 // The scalar version of the arith/math op `op` on `operands`: integer
 // division defined for every input, ocml calls for math without an AMDGPU

@@ -288,15 +288,15 @@ bool isZeroTile(Value v) {
 // minus x's varying part v (x = u + v, u uniform) and holds n - u elements
 // (0 where a uniform conjunct is false), so the hardware's range check is
 // the whole mask: no compare, select or offset per element. A load's
-// non-zero `other` is one compare of v with that bound. `bounded` says
-// whether v's byte offsets (masked-off ones too: they must not wrap 32
-// bits) stay below 2^31 - 2; `largest` is the largest sum of v's terms.
+// non-zero `other` is one compare of v with that bound. `reach` is the
+// largest sum of v's terms when v's byte offsets (masked-off ones too: they
+// must not wrap 32 bits) stay below 2^31 - 2, none otherwise.
 // Through a small Buffer with x the only offset tile, the resource is the
 // argument itself and x the offset (no 64-bit base arithmetic per access):
 // see the `whole` case below.
 bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets &split, Scalarizer &scalars,
-                      function_ref<bool(Value)> nonNegative, function_ref<bool(ArrayRef<Value>)> bounded,
-                      function_ref<int64_t(ArrayRef<Value>)> largest, int64_t elemBytes, int64_t vec) {
+                      function_ref<bool(Value)> nonNegative,
+                      function_ref<std::optional<int64_t>(ArrayRef<Value>)> reach, int64_t elemBytes, int64_t vec) {
   SmallVector<View> conjuncts;
   collectConjuncts(mask, conjuncts);
   for (size_t c = 0; c < conjuncts.size(); ++c) {
@@ -323,7 +323,10 @@ bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets
     int64_t xConstant = 0;
     splitTerms(*term, xUniform, xConstant, xVarying);
     if (xVarying.empty() || xConstant < 0 || !llvm::all_of(xUniform, nonNegative) ||
-        !llvm::all_of(xVarying, nonNegative) || !bounded(xVarying))
+        !llvm::all_of(xVarying, nonNegative))
+      continue;
+    std::optional<int64_t> vMax = reach(xVarying);
+    if (!vMax)
       continue;
     // Everything else is uniform.
     SmallVector<Value> conds;
@@ -369,7 +372,7 @@ bool useBoundedBuffer(Operation *op, Value ptr, Value mask, const BaseAndOffsets
       // arithmetic brought back into the Buffer.)
       offsets = sumInShape(b, loc, {*term}, ptr.getType());
       if (u) {
-        const int64_t limit = ((int64_t(1) << 32) - 1) / elemBytes - (largest(xVarying) + vec);
+        const int64_t limit = ((int64_t(1) << 32) - 1) / elemBytes - (*vMax + vec);
         Value far = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, u,
                                             b.create<arith::ConstantIntOp>(loc, b.getI32Type(), int32_t(limit)));
         bound = b.create<arith::SelectOp>(loc, far, zero, bound);
@@ -461,24 +464,19 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       Type pointee = pointeeOf(ptr.getType());
       const int64_t elemBytes = pointee.isIntOrFloat() ? std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8) : 8;
       const int64_t vec = isa<LoadOp>(op) ? cast<LoadOp>(op).getVec() : cast<StoreOp>(op).getVec();
-      // Tiles whose ranges put the sum's every byte offset (with its access)
-      // in [0, the resource's range).
-      auto bytesBounded = [&](ArrayRef<Value> terms) {
+      // The largest sum of `terms` when their ranges put its every byte
+      // offset (with its access) in [0, the resource's range).
+      auto reach = [&](ArrayRef<Value> terms) -> std::optional<int64_t> {
         int64_t lo = 0, hi = 0;
         for (Value term : terms) {
           std::optional<ConstantIntRanges> range = ranges.rangeOf(term);
           if (!range)
-            return false;
+            return std::nullopt;
           lo += range->smin().getSExtValue();
           hi += range->smax().getSExtValue();
         }
-        return lo >= 0 && (hi + vec) * elemBytes <= kMaxBufferBytes;
-      };
-      // The largest sum of terms bytesBounded accepted.
-      auto largest = [&](ArrayRef<Value> terms) {
-        int64_t hi = 0;
-        for (Value term : terms)
-          hi += ranges.rangeOf(term)->smax().getSExtValue();
+        if (lo < 0 || (hi + vec) * elemBytes > kMaxBufferBytes)
+          return std::nullopt;
         return hi;
       };
       // A masked access whose mask bounds an offset: the mask as the
@@ -489,7 +487,7 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       const bool oneVector = oneVectorPerThread(ptr.getType(), vec);
       auto bounded = [&] {
         return mask &&
-               useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, bytesBounded, largest, elemBytes, vec);
+               useBoundedBuffer(op, ptr, mask, *split, scalars, nonNegative, reach, elemBytes, vec);
       };
       if (!oneVector && bounded())
         continue;
@@ -499,7 +497,7 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       // Any other pointer: a scalar base (the uniform terms added to it, one
       // addptr each, as the pointer chain added them: no i32 sum to wrap)
       // and the varying offsets, when the range analysis bounds them.
-      if (!bytesBounded(varying) || constant < INT32_MIN || constant > INT32_MAX) {
+      if (!reach(varying) || constant < INT32_MIN || constant > INT32_MAX) {
         if (!useSmallBuffer(op, ptr, *split) && oneVector)
           bounded();
         continue;
