@@ -29,6 +29,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace tessel;
 
@@ -421,10 +423,8 @@ TEST_CASE("an invalid module is an Error, not a crash") {
   CHECK(contains(message, "compiler bug"));
 }
 
-// The backend reports this through the context's diagnostic handler, whose
-// default would exit the process.
-TEST_CASE("LDS beyond the target's limit is an Error and the caller's handler is restored") {
-  constexpr const char *kLdsKernel = R"(
+// 160000 bytes of LDS: more than gfx942's 64 KiB, within gfx950's 160 KiB.
+constexpr const char *kLdsKernel = R"(
 @buffer = internal addrspace(3) global [40000 x i32] poison, align 4
 define amdgpu_kernel void @big(ptr addrspace(1) %out) {
 entry:
@@ -441,6 +441,10 @@ entry:
 declare i32 @llvm.amdgcn.workitem.id.x()
 declare void @llvm.amdgcn.s.barrier()
 )";
+
+// The backend reports this through the context's diagnostic handler, whose
+// default would exit the process.
+TEST_CASE("LDS beyond the target's limit is an Error and the caller's handler is restored") {
   llvm::LLVMContext context;
   auto module = parse(kLdsKernel, context);
   const llvm::DiagnosticHandler *callerHandler = context.getDiagHandlerPtr();
@@ -458,6 +462,46 @@ declare void @llvm.amdgcn.s.barrier()
   AmdgpuCode code = generateAmdgpuCode(*module, requireTarget("gfx950"));
   const std::string assembly = generateAmdgpuAssembly(*module, requireTarget("gfx950"));
   CHECK(contains(assembly, ".amdhsa_group_segment_fixed_size 160000"));
+}
+
+// A thread keeps its code generation pipeline for the next compile (the
+// first compile on a thread builds it). What a kept pipeline writes must be
+// what a fresh one writes, after other modules and after a failed run.
+TEST_CASE("a thread's kept code generation pipeline writes what a fresh one writes") {
+  auto compile = [](const char *text, const char *arch) {
+    const TargetFacts &target = requireTarget(arch);
+    llvm::LLVMContext context;
+    auto module = parse(text, context);
+    configureModuleForTarget(*module, target);
+    return generateAmdgpuCode(*module, target).hsaco;
+  };
+  // Each on a new thread, so each starts with pipelines of its own.
+  auto onNewThread = [](auto work) {
+    decltype(work()) result;
+    std::thread([&] { result = work(); }).join();
+    return result;
+  };
+  const std::vector<uint8_t> freshCopy = onNewThread([&] { return compile(kCopyKernel, "gfx942"); });
+  const std::vector<uint8_t> freshMath = onNewThread([&] { return compile(kOcmlKernel, "gfx942"); });
+  const std::vector<uint8_t> freshWave32 = onNewThread([&] { return compile(kCopyKernel, "gfx1100"); });
+  REQUIRE(freshCopy != freshMath);
+  std::vector<std::vector<uint8_t>> kept = onNewThread([&] {
+    std::vector<std::vector<uint8_t>> out;
+    out.push_back(compile(kCopyKernel, "gfx942")); // builds gfx942's pipeline
+    out.push_back(compile(kOcmlKernel, "gfx942"));
+    out.push_back(compile(kCopyKernel, "gfx1100")); // a pipeline per target
+    out.push_back(compile(kCopyKernel, "gfx942"));
+    CHECK_THROWS_WITH_AS(compile(kLdsKernel, "gfx942"), doctest::Contains("exceeds limit"), Error);
+    out.push_back(compile(kOcmlKernel, "gfx942"));
+    out.push_back(compile(kCopyKernel, "gfx942"));
+    return out;
+  });
+  CHECK(kept[0] == freshCopy);
+  CHECK(kept[1] == freshMath);
+  CHECK(kept[2] == freshWave32);
+  CHECK(kept[3] == freshCopy);
+  CHECK(kept[4] == freshMath);
+  CHECK(kept[5] == freshCopy);
 }
 
 TEST_CASE("generation leaves the input module unchanged") {
