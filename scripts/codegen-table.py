@@ -350,7 +350,9 @@ kernels::softmax / kernels::layer_norm with rowConfig, vector add as bench-vecto
   by 16 and 2 GiB buffers) and pads each row to a power-of-two block (N = 781: 8 slots per lane, the
   reference 7), the references fix N and contiguous rows at compile time. Both use maxNum (tessel's
   nanmax), v_exp_f32 (fast_exp2), v_rcp_f32 (fdiv) and v_rsq_f32 (rsqrt), and fence LDS only at
-  their barriers."""
+  their barriers. tessel's kernels run with the IEEE mode bit clear (.amdhsa_ieee_mode 0: a maxNum
+  step is one v_max_f32, DPP-fed), the references with clang's default (set: each operand of a
+  maxNum LLVM cannot prove quiet gets a v_max_f32 vN, vM, vM first, as Triton's code does)."""
 
 
 def main():

@@ -268,6 +268,30 @@ void defineOclcControls(llvm::Module &module, const TargetFacts &target) {
   }
 }
 
+// Every function of the kernel (ocml's too: a callee whose mode differs from
+// its caller's is not inlined) runs with the mode register's IEEE bit clear,
+// as graphics shaders do. What changes is signaling NaNs alone: with the bit
+// set, arithmetic quiets an sNaN operand and v_max_f32 / v_min_f32 return a
+// quiet NaN for one, so LLVM must quiet both operands of every llvm.maxnum /
+// minnum it cannot prove canonical (v_max_f32 vN, vM, vM; two per step of a
+// max reduction over DPP or ds_bpermute, whose results it cannot see
+// through). With the bit clear, v_max_f32 / v_min_f32 return the other
+// operand for any NaN, quiet or signaling (IEEE 754-2019 maximumNumber /
+// minimumNumber; llvm-project #139145 tests them as llvm.maximumnum), which is what
+// fmax/fmin/nanmax/nanmin promise, in one instruction that DPP can feed
+// directly (v_max_f32_dpp). A NaN from an sNaN input may keep its signaling
+// bit (still a NaN; the user guide says so). maximum/minimum (NaN-
+// propagating) compare and select either way. clang accepts
+// -mno-amdgpu-ieee only with -fno-honor-nans (reviews.llvm.org/D77013);
+// tessel promises nothing of signaling NaNs but that they are NaNs, and
+// "a NaN loses to a number" holds for both kinds with the bit clear.
+// Triton keeps the bit set and pays the quieting.
+void runWithoutIeeeMode(llvm::Module &module) {
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      function.addFnAttr("amdgpu-ieee", "false");
+}
+
 bool isKernel(const llvm::GlobalValue &value) {
   const auto *function = llvm::dyn_cast<llvm::Function>(&value);
   return function && function->getCallingConv() == llvm::CallingConv::AMDGPU_KERNEL;
@@ -519,6 +543,7 @@ struct OptimizedKernel {
     if (callsOcml(*kernel))
       linkOcml(*kernel, diagnostics);
     defineOclcControls(*kernel, target);
+    runWithoutIeeeMode(*kernel);
     llvm::internalizeModule(*kernel, isKernel);
     optimize(*kernel, machine);
   }

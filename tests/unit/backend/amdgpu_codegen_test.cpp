@@ -504,6 +504,50 @@ TEST_CASE("a thread's kept code generation pipeline writes what a fresh one writ
   CHECK(kept[5] == freshCopy);
 }
 
+// Kernels run with the mode register's IEEE bit clear: v_max_f32 / v_min_f32
+// then treat every NaN as missing data (IEEE 754-2019 maximumNumber), which
+// is what llvm.maxnum asks, so no v_max_f32 vN, vM, vM quieting each operand
+// first. ocml's functions get the same mode and still inline (a mode
+// mismatch would keep them as calls).
+TEST_CASE("kernels run without IEEE mode: maxnum is one instruction, ocml still inlines") {
+  constexpr const char *kLargest = R"(
+define amdgpu_kernel void @largest(ptr addrspace(1) %out, ptr addrspace(1) %a, ptr addrspace(1) %b) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %i = zext i32 %tid to i64
+  %pa = getelementptr inbounds float, ptr addrspace(1) %a, i64 %i
+  %pb = getelementptr inbounds float, ptr addrspace(1) %b, i64 %i
+  %x = load float, ptr addrspace(1) %pa, align 4
+  %y = load float, ptr addrspace(1) %pb, align 4
+  %m = call float @llvm.maxnum.f32(float %x, float %y)
+  %po = getelementptr inbounds float, ptr addrspace(1) %out, i64 %i
+  store float %m, ptr addrspace(1) %po, align 4
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare float @llvm.maxnum.f32(float, float)
+)";
+  const std::regex quieting(R"(v_max_f32(_e32|_e64)? (v\d+), (v\d+), \3\b)");
+  for (std::string arch : {"gfx90a", "gfx942", "gfx950", "gfx1100"}) {
+    CAPTURE(arch);
+    const TargetFacts &target = requireTarget(arch);
+    llvm::LLVMContext context;
+    auto module = parse(kLargest, context);
+    configureModuleForTarget(*module, target);
+    const std::string assembly = generateAmdgpuAssembly(*module, target);
+    CAPTURE(assembly);
+    CHECK(contains(assembly, ".amdhsa_ieee_mode 0"));
+    CHECK(contains(assembly, "v_max_f32"));
+    CHECK_FALSE(std::regex_search(assembly, quieting));
+
+    auto math = parse(kOcmlKernel, context);
+    configureModuleForTarget(*math, target);
+    const std::string mathAssembly = generateAmdgpuAssembly(*math, target);
+    CHECK(contains(mathAssembly, ".amdhsa_ieee_mode 0"));
+    CHECK_FALSE(contains(mathAssembly, "s_swappc"));
+  }
+}
+
 TEST_CASE("generation leaves the input module unchanged") {
   for (const char *text : {kCopyKernel, kOcmlKernel}) {
     llvm::LLVMContext context;

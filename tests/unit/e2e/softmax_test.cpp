@@ -84,6 +84,11 @@ TEST_CASE("softmax at N = 781 on gfx942: the row's first half needs no mask, the
   const std::string &s = kernels::softmaxKernel<float>().runtime()->lastKernel()->assembly();
   CHECK(occurrences(s, "v_cndmask_b32") == 4);
   CHECK_FALSE(contains(s, "s_cbranch_execz"));
+  // The IEEE mode bit is clear: the row max's DPP steps are v_max_f32_dpp,
+  // and no v_max_f32 vN, vM, vM quiets an operand first.
+  CHECK(contains(s, ".amdhsa_ieee_mode 0"));
+  CHECK(occurrences(s, "v_max_f32_dpp") == 4);
+  CHECK_FALSE(std::regex_search(s, std::regex(R"(v_max_f32_e(32|64) (v\d+), (v\d+), \3\b)")));
 }
 
 TEST_CASE("softmax f16 and bf16 match a float64 reference (f32 inside)") {
