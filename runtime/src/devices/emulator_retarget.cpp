@@ -53,6 +53,7 @@ struct IntrinsicRule {
 };
 
 void rewriteDpp(CallInst &call, Module &module);
+void rewritePermlaneX16(CallInst &call, Module &module);
 void rewriteMatrix(CallInst &call, Module &module);
 
 // The AMDGPU intrinsics the emulator runs. Anything else named
@@ -74,6 +75,7 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.rsq.f32", false, "tessel_emu_rsq_f32", true, false, nullptr},
     {"llvm.amdgcn.update.dpp", true, nullptr, false, true, &rewriteDpp},
     {"llvm.amdgcn.mov.dpp", true, nullptr, false, true, &rewriteDpp},
+    {"llvm.amdgcn.permlanex16", true, nullptr, false, true, &rewritePermlaneX16},
     {"llvm.amdgcn.mfma", true, nullptr, false, true, &rewriteMatrix},
     {"llvm.amdgcn.wmma", true, nullptr, false, true, &rewriteMatrix},
     {"llvm.amdgcn.raw.ptr.buffer.load", true, nullptr, false, false, &rewriteBufferLoad},
@@ -132,6 +134,24 @@ void rewriteDpp(CallInst &call, Module &module) {
   Value *bankMask = b.CreateZExtOrTrunc(call.getArgOperand(first + 3), i32);
   Value *bound = b.CreateZExt(call.getArgOperand(first + 4), i32);
   Value *result = b.CreateCall(callee, {old, src, ctrl, rowMask, bankMask, bound});
+  call.replaceAllUsesWith(fromBits(b, result, type));
+  call.eraseFromParent();
+}
+
+// permlanex16(old, src, sel1, sel2, fi, bound_ctrl) on a 32-bit type.
+void rewritePermlaneX16(CallInst &call, Module &module) {
+  Type *type = call.getType();
+  if (type->isPointerTy() || type->getPrimitiveSizeInBits().getFixedValue() != 32)
+    throw Error("the emulator supports " + call.getCalledFunction()->getName().str() +
+                " on 32-bit types only");
+  IRBuilder<> b(&call);
+  Type *i32 = b.getInt32Ty();
+  auto callee = module.getOrInsertFunction("tessel_emu_permlanex16", i32, i32, i32, i32, i32, i32, i32);
+  Value *old = toBits(b, call.getArgOperand(0), 32), *src = toBits(b, call.getArgOperand(1), 32);
+  Value *sel1 = b.CreateZExtOrTrunc(call.getArgOperand(2), i32);
+  Value *sel2 = b.CreateZExtOrTrunc(call.getArgOperand(3), i32);
+  Value *fi = b.CreateZExt(call.getArgOperand(4), i32), *bound = b.CreateZExt(call.getArgOperand(5), i32);
+  Value *result = b.CreateCall(callee, {old, src, sel1, sel2, fi, bound});
   call.replaceAllUsesWith(fromBits(b, result, type));
   call.eraseFromParent();
 }

@@ -301,6 +301,28 @@ static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
   return result;
 }
 
+// V_PERMLANEX16_B32 (RDNA3 ISA, VOP3): a wave's lanes form rows of 16, two
+// rows to each group of 32 lanes. Lane i of a row reads the other row of its
+// group, at the lane named by the i-th 4-bit select of {S2, S1} (S1 holds
+// selects 0-7 from its low bits up, S2 selects 8-15). Every lane is active
+// here (waveSync requires all), so FI (fetch inactive) changes nothing; a
+// source lane past the workgroup gives 0 under bound_ctrl, else `old`.
+static int32_t tessel_emu_permlanex16(int32_t old, int32_t src, int32_t sel1, int32_t sel2,
+                                      int32_t fetchInactive, int32_t boundCtrl) {
+  (void)fetchInactive;
+  auto &wg = tessel::emu::currentWorkgroup();
+  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
+  wg.exchange()[lane] = uint32_t(src);
+  wg.waveSync();
+  const uint32_t inWave = lane - waveBase, inRow = inWave & 15u;
+  const uint32_t select = ((inRow < 8 ? uint32_t(sel1) : uint32_t(sel2)) >> (4 * (inRow & 7u))) & 15u;
+  const uint32_t otherRow = (inWave & ~31u) + ((inWave & 16u) ^ 16u);
+  const uint32_t from = waveBase + otherRow + select;
+  int32_t result = from < wg.blockSize() ? int32_t(wg.exchange()[from]) : boundCtrl ? 0 : old;
+  wg.waveSync();
+  return result;
+}
+
 // V_READFIRSTLANE_B32: the value of the wave's first active lane. Every lane
 // of the wave is active here (waveSync requires all of them), so that is the
 // wave's lane 0.
@@ -408,6 +430,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_dispatch_ptr),   TESSEL_EMU_SYMBOL(tessel_emu_lds_base),
       TESSEL_EMU_SYMBOL(tessel_emu_barrier),        TESSEL_EMU_SYMBOL(tessel_emu_wave_barrier),
       TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
+      TESSEL_EMU_SYMBOL(tessel_emu_permlanex16),
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
       TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
       TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),

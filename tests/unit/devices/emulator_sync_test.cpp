@@ -187,6 +187,46 @@ entry:
   }
 }
 
+// V_PERMLANEX16_B32 from the RDNA3 ISA: lane i of a row of 16 reads the
+// other row of its 32 lanes, at the i-th 4-bit select of {S2, S1}.
+TEST_CASE("emulator: permlanex16 reads the other row of 16 at each lane's select") {
+  Device dev = Device::emulator("gfx1100"); // wave32
+  CompiledKernel k = kernelFromIR("rows", R"(
+declare i32 @llvm.amdgcn.permlanex16.i32(i32, i32, i32, i32, i1, i1)
+declare float @llvm.amdgcn.permlanex16.f32(float, float, i32, i32, i1, i1)
+define amdgpu_kernel void @rows(ptr addrspace(1) %same, ptr addrspace(1) %reversed) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %t64 = zext i32 %tid to i64
+  %v = mul i32 %tid, 10
+  %s = call i32 @llvm.amdgcn.permlanex16.i32(i32 -1, i32 %v, i32 1985229328, i32 -19088744, i1 false, i1 false)
+  %ps = getelementptr i32, ptr addrspace(1) %same, i64 %t64
+  store i32 %s, ptr addrspace(1) %ps, align 4
+  %f = uitofp i32 %tid to float
+  %r = call float @llvm.amdgcn.permlanex16.f32(float 0.0, float %f, i32 -1985229329, i32 19088743, i1 true, i1 false)
+  %pr = getelementptr float, ptr addrspace(1) %reversed, i64 %t64
+  store float %r, ptr addrspace(1) %pr, align 4
+  ret void
+}
+)", 2);
+  k.waveSize = 32;
+  auto loaded = dev.impl().load(k);
+  auto same = dev.alloc<int32_t>(96);
+  auto reversed = dev.alloc<float>(96);
+  auto args = pointerKernarg({same.devicePtr(), reversed.devicePtr()});
+  dev.impl().launch(*loaded, {1, 1, 1}, 96, args.data(), args.size());
+  auto gotSame = same.download();
+  auto gotReversed = reversed.download();
+  for (int t = 0; t < 96; ++t) {
+    CAPTURE(t);
+    // selects 0x76543210, 0xfedcba98: lane i of the other row, i.e. t ^ 16.
+    CHECK(gotSame[t] == (t ^ 16) * 10);
+    // selects 0x89abcdef, 0x01234567: lane 15 - i of the other row.
+    const int otherRowStart = (t & ~31) + ((t & 16) ^ 16);
+    CHECK(gotReversed[t] == float(otherRowStart + 15 - (t & 15)));
+  }
+}
+
 TEST_CASE("emulator: readfirstlane returns the wave's first lane's value") {
   for (auto [arch, wave] : {std::pair("gfx942", 64), std::pair("gfx1100", 32)}) {
     CAPTURE(arch);

@@ -38,7 +38,8 @@ struct TileCase {
   int R, C, M, N, warps;
 };
 
-void checkReduce(Device &dev, int kind, int axis, TileCase s) {
+// `assembly`: when given, receives the kernel's code.
+void checkReduce(Device &dev, int kind, int axis, TileCase s, std::string *assembly = nullptr) {
   INFO(kindName[kind]);
   INFO("axis " << axis << ", tile " << s.R << "x" << s.C << ", valid " << s.M << "x" << s.N
                << ", warps " << s.warps << ", " << dev.arch());
@@ -61,6 +62,8 @@ void checkReduce(Device &dev, int kind, int axis, TileCase s) {
   auto idx = poisoned<int32_t>(lines);
   kernel.launch(dev, {1}, {.num_warps = unsigned(s.warps)}, x, out, idx, s.M, s.N, fill, s.R,
                 s.C, axis, kind);
+  if (assembly)
+    *assembly = kernel.runtime()->lastKernel()->assembly();
   auto at = [&](int r, int c) { return r < s.M && c < s.N ? double(hx[size_t(r) * s.C + c]) : double(fill); };
   int other = axis == 0 ? s.C : s.R, along = axis == 0 ? s.R : s.C;
   auto elem = [&](int line, int k) { return axis == 0 ? at(k, line) : at(line, k); };
@@ -123,6 +126,20 @@ TEST_CASE("reductions along each axis, gfx1100 (wave32)") {
     for (int axis : {0, 1})
       for (TileCase s : kShapes)
         checkReduce(dev, kind, axis, s);
+}
+
+// A butterfly over all 32 lanes of a wave32 target: the step between the two
+// rows of 16 is one v_permlanex16 (a VALU instruction), not a ds_bpermute
+// through the LDS hardware. argmin's combine keeps the lower lane's operand
+// first, so a pairing of the wrong lanes would pick the wrong index.
+TEST_CASE("wave32 reductions exchange rows of 16 with v_permlanex16") {
+  Device dev = Device::emulator("gfx1100");
+  for (int kind : {kSum, kArgmin}) {
+    std::string s;
+    checkReduce(dev, kind, 1, {4, 64, 3, 61, 1}, &s);
+    CHECK(contains(s, "v_permlanex16_b32"));
+    CHECK_FALSE(contains(s, "ds_bpermute"));
+  }
 }
 
 TEST_CASE("scans along each axis, forward and reverse") {

@@ -36,6 +36,10 @@ struct TargetFacts {
   // gfx9: range check offset >= num_records per dword; gfx11: OOB_SELECT 3,
   // offset + size > num_records per dword (the ISA's "range checking").
   uint32_t bufferResourceFlags;
+  // V_PERMLANEX16_B32 (gfx10 on): every lane reads a lane of the other row of
+  // 16 in one VALU instruction, so a butterfly's distance-16 step needs no
+  // ds_bpermute (LDS hardware, an address per lane, a wait).
+  bool permlaneX16;
 
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.

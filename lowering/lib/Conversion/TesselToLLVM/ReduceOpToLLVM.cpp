@@ -1,6 +1,7 @@
 // tessel.reduce: combine within each thread, then across the lanes of a wave
 // with a butterfly (operand order kept; DPP within a row of 16 lanes,
-// ds_bpermute beyond), then across waves through LDS between barriers.
+// v_permlanex16 between two rows on gfx11, ds_bpermute beyond), then across
+// waves through LDS between barriers.
 // Within a thread and across waves, float sums and products combine as a
 // tree (a reduce's combine is associative and commutative; the order is the
 // compiler's): independent combines the backend packs (v_pk_add_f32 on

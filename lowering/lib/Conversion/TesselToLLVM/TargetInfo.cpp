@@ -1,4 +1,5 @@
 #include "TargetInfo.h"
+#include "tessel/lowering/target.hpp"
 #include "TypeConverter.h"
 #include "Utility.h"
 
@@ -125,6 +126,15 @@ Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t 
                  : distance == 4 && lowerBitsReduced ? kDppHalfMirror
                  : distance == 8 && lowerBitsReduced ? kDppMirror
                                                      : 0;
+  // Across the two rows of 16 (gfx10 on): each lane reads the same lane of
+  // the other row (selects 0-15 in order), one VALU instruction.
+  const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(arch_);
+  if (!ctrl && distance == 16 && facts && facts->permlaneX16)
+    return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
+      return b.create<ROCDL::PermlaneX16Op>(loc, x.getType(), x, x, i32Value(b, loc, 0x76543210),
+                                            i32Value(b, loc, int32_t(0xfedcba98)), /*fi=*/false,
+                                            /*boundControl=*/false);
+    });
   if (!ctrl)
     return shuffle(b, loc, v,
                    b.create<LLVM::XOrOp>(loc, laneId(b, loc), i32Value(b, loc, distance)));

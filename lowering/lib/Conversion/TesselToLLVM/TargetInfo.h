@@ -1,6 +1,7 @@
 // The hardware primitives the conversion patterns use, in one place: thread,
 // lane and wave ids, program ids, barriers, moving values between lanes (DPP
-// within a row of 16 lanes, ds_bpermute across the wave) and LDS access. A
+// within a row of 16 lanes, v_permlanex16 between rows where the target has
+// it, ds_bpermute across the wave) and LDS access. A
 // pattern asks for an operation, never which chip it is on.
 #pragma once
 
