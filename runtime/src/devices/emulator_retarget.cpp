@@ -54,6 +54,7 @@ struct IntrinsicRule {
 
 void rewriteDpp(CallInst &call, Module &module);
 void rewritePermlaneX16(CallInst &call, Module &module);
+void rewriteReadlane(CallInst &call, Module &module);
 void rewriteMatrix(CallInst &call, Module &module);
 
 // The AMDGPU intrinsics the emulator runs. Anything else named
@@ -71,6 +72,7 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.wave.barrier", false, "tessel_emu_wave_barrier", false, true, nullptr},
     {"llvm.amdgcn.ds.bpermute", false, "tessel_emu_ds_bpermute", false, true, nullptr},
     {"llvm.amdgcn.readfirstlane.i32", false, "tessel_emu_readfirstlane", false, true, nullptr},
+    {"llvm.amdgcn.readlane", true, nullptr, false, true, &rewriteReadlane},
     {"llvm.amdgcn.exp2.f32", false, "tessel_emu_exp2_f32", true, false, nullptr},
     {"llvm.amdgcn.rsq.f32", false, "tessel_emu_rsq_f32", true, false, nullptr},
     {"llvm.amdgcn.update.dpp", true, nullptr, false, true, &rewriteDpp},
@@ -152,6 +154,21 @@ void rewritePermlaneX16(CallInst &call, Module &module) {
   Value *sel2 = b.CreateZExtOrTrunc(call.getArgOperand(3), i32);
   Value *fi = b.CreateZExt(call.getArgOperand(4), i32), *bound = b.CreateZExt(call.getArgOperand(5), i32);
   Value *result = b.CreateCall(callee, {old, src, sel1, sel2, fi, bound});
+  call.replaceAllUsesWith(fromBits(b, result, type));
+  call.eraseFromParent();
+}
+
+// readlane(src, lane) on a 32-bit type.
+void rewriteReadlane(CallInst &call, Module &module) {
+  Type *type = call.getType();
+  if (type->isPointerTy() || type->getPrimitiveSizeInBits().getFixedValue() != 32)
+    throw Error("the emulator supports " + call.getCalledFunction()->getName().str() +
+                " on 32-bit types only");
+  IRBuilder<> b(&call);
+  Type *i32 = b.getInt32Ty();
+  auto callee = module.getOrInsertFunction("tessel_emu_readlane", i32, i32, i32);
+  Value *result = b.CreateCall(callee, {toBits(b, call.getArgOperand(0), 32),
+                                        b.CreateZExtOrTrunc(call.getArgOperand(1), i32)});
   call.replaceAllUsesWith(fromBits(b, result, type));
   call.eraseFromParent();
 }

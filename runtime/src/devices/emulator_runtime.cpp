@@ -336,6 +336,19 @@ static int32_t tessel_emu_readfirstlane(int32_t data) {
   return result;
 }
 
+// V_READLANE_B32: the value of lane `lane` of the wave (the lane number
+// taken modulo the wave size, as the hardware reads only its low bits).
+static int32_t tessel_emu_readlane(int32_t data, int32_t lane) {
+  auto &wg = tessel::emu::currentWorkgroup();
+  const uint32_t self = wg.currentLane(), waveBase = self - self % wg.waveSize();
+  wg.exchange()[self] = uint32_t(data);
+  wg.waveSync();
+  const uint32_t from = waveBase + uint32_t(lane) % wg.waveSize();
+  int32_t result = from < wg.blockSize() ? int32_t(wg.exchange()[from]) : 0;
+  wg.waveSync();
+  return result;
+}
+
 static float tessel_emu_exp2_f32(float x) { return tessel::emu::hardwareExp2(x); }
 static float tessel_emu_rsq_f32(float x) { return tessel::emu::hardwareRsq(x); }
 
@@ -430,7 +443,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_dispatch_ptr),   TESSEL_EMU_SYMBOL(tessel_emu_lds_base),
       TESSEL_EMU_SYMBOL(tessel_emu_barrier),        TESSEL_EMU_SYMBOL(tessel_emu_wave_barrier),
       TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
-      TESSEL_EMU_SYMBOL(tessel_emu_permlanex16),
+      TESSEL_EMU_SYMBOL(tessel_emu_permlanex16),    TESSEL_EMU_SYMBOL(tessel_emu_readlane),
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
       TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
       TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),

@@ -2,7 +2,8 @@
 
 // A 1024-element sum over 4 waves: in-thread adds, a butterfly across the
 // 64 lanes (DPP within rows of 16: quad xor 1 and 2, half-row and row
-// mirrors; ds_bpermute for distances 16 and 32), then the 4 wave sums
+// mirrors; ds_bpermute for distances 16 and 32: the module names no target,
+// so no row broadcasts, see reduce-row-broadcast-to-llvm), then the 4 wave sums
 // through LDS after one barrier, whose fences order LDS only (MMRA tag). No
 // barrier after the reads: nothing later writes the scratch.
 // CHECK: #mmra_tag = #llvm.mmra_tag<"amdgpu-synchronize-as":"local">

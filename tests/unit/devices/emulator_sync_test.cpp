@@ -227,6 +227,51 @@ entry:
   }
 }
 
+// GFX9 DPP row_bcast:15 (ctrl 0x142): each row reads the last lane of the row
+// before it; row_bcast:31 (0x143): lanes 32-63 read lane 31. A row that the
+// row mask disables keeps `old`. V_READLANE_B32: lane n's value, everywhere.
+TEST_CASE("emulator: DPP row broadcasts under a row mask, and readlane") {
+  Device dev = Device::emulator("gfx942"); // wave64
+  CompiledKernel k = kernelFromIR("bcast", R"(
+declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)
+declare float @llvm.amdgcn.readlane.f32(float, i32)
+define amdgpu_kernel void @bcast(ptr addrspace(1) %b15, ptr addrspace(1) %b31, ptr addrspace(1) %lane) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %t64 = zext i32 %tid to i64
+  %v = add i32 %tid, 1000
+  %old = sub i32 0, %tid
+  %x = call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 322, i32 10, i32 15, i1 false)
+  %px = getelementptr i32, ptr addrspace(1) %b15, i64 %t64
+  store i32 %x, ptr addrspace(1) %px, align 4
+  %y = call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 323, i32 12, i32 15, i1 false)
+  %py = getelementptr i32, ptr addrspace(1) %b31, i64 %t64
+  store i32 %y, ptr addrspace(1) %py, align 4
+  %f = uitofp i32 %v to float
+  %r = call float @llvm.amdgcn.readlane.f32(float %f, i32 45)
+  %pr = getelementptr float, ptr addrspace(1) %lane, i64 %t64
+  store float %r, ptr addrspace(1) %pr, align 4
+  ret void
+}
+)", 3);
+  auto loaded = dev.impl().load(k);
+  auto b15 = dev.alloc<int32_t>(128), b31 = dev.alloc<int32_t>(128);
+  auto lane = dev.alloc<float>(128);
+  auto args = pointerKernarg({b15.devicePtr(), b31.devicePtr(), lane.devicePtr()});
+  dev.impl().launch(*loaded, {1, 1, 1}, 128, args.data(), args.size());
+  auto got15 = b15.download(), got31 = b31.download();
+  auto gotLane = lane.download();
+  for (int t = 0; t < 128; ++t) {
+    CAPTURE(t);
+    const int inWave = t % 64, waveBase = t - inWave, row = inWave / 16;
+    // row mask 0xA: rows 1 and 3 read lane 15 of rows 0 and 2.
+    CHECK(got15[t] == (row % 2 == 1 ? waveBase + row * 16 - 1 + 1000 : -t));
+    // row mask 0xC: rows 2 and 3 read lane 31.
+    CHECK(got31[t] == (row >= 2 ? waveBase + 31 + 1000 : -t));
+    CHECK(gotLane[t] == float(waveBase + 45 + 1000));
+  }
+}
+
 TEST_CASE("emulator: readfirstlane returns the wave's first lane's value") {
   for (auto [arch, wave] : {std::pair("gfx942", 64), std::pair("gfx1100", 32)}) {
     CAPTURE(arch);

@@ -288,18 +288,18 @@ entry:
 TEST_CASE("emulator: errors name what is wrong") {
   Device dev = Device::emulator();
   SUBCASE("an unsupported llvm.amdgcn intrinsic") {
-    CompiledKernel k = kernelFromIR("uses_readlane", R"(
-declare i32 @llvm.amdgcn.readlane.i32(i32, i32)
-define amdgpu_kernel void @uses_readlane(ptr addrspace(1) %out) #0 {
+    CompiledKernel k = kernelFromIR("uses_swizzle", R"(
+declare i32 @llvm.amdgcn.ds.swizzle(i32, i32)
+define amdgpu_kernel void @uses_swizzle(ptr addrspace(1) %out) #0 {
   %t = call i32 @llvm.amdgcn.workitem.id.x()
-  %v = call i32 @llvm.amdgcn.readlane.i32(i32 %t, i32 0)
+  %v = call i32 @llvm.amdgcn.ds.swizzle(i32 %t, i32 31)
   store i32 %v, ptr addrspace(1) %out, align 4
   ret void
 }
 )", {kI32Ptr});
     CHECK_THROWS_WITH_AS(dev.impl().load(k),
                          doctest::Contains("the emulator does not support the AMDGPU intrinsic "
-                                           "'llvm.amdgcn.readlane.i32' (used by kernel 'uses_readlane')"),
+                                           "'llvm.amdgcn.ds.swizzle' (used by kernel 'uses_swizzle')"),
                          Error);
   }
   SUBCASE("a call to malloc") {

@@ -40,6 +40,10 @@ struct TargetFacts {
   // 16 in one VALU instruction, so a butterfly's distance-16 step needs no
   // ds_bpermute (LDS hardware, an address per lane, a wait).
   bool permlaneX16;
+  // DPP row_bcast:15 / row_bcast:31 (gfx8 and gfx9 only): the last lane of a
+  // row of 16 (of 32) goes to the rows after it, so a reduction over all of a
+  // wave64's lanes ends in lane 63 in two VALU steps, read out by v_readlane.
+  bool dppRowBroadcast;
 
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.

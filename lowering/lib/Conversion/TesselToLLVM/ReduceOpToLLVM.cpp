@@ -1,6 +1,7 @@
 // tessel.reduce: combine within each thread, then across the lanes of a wave
 // with a butterfly (operand order kept; DPP within a row of 16 lanes,
-// v_permlanex16 between two rows on gfx11, ds_bpermute beyond), then across
+// v_permlanex16 between two rows on gfx11, ds_bpermute beyond; over a whole
+// gfx9 wave, DPP row broadcasts into lane 63 and v_readlane), then across
 // waves through LDS between barriers.
 // Within a thread and across waves, float sums and products combine as a
 // tree (a reduce's combine is associative and commutative; the order is the
@@ -91,10 +92,19 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
     }
 
     // 2. Across the lanes of a wave: a butterfly over the lane bits along
-    // the axis; the lower lane's value stays the left operand.
+    // the axis; the lower lane's value stays the left operand. When the axis
+    // spans all 64 lanes of a gfx9 wave, the rows of 16 instead combine
+    // into lane 63 by DPP row broadcasts (the lower rows' value on the
+    // left), and v_readlane gives every lane lane 63's: no ds_bpermute.
     SmallVector<unsigned> laneBits = layout.laneBitsAlong(axis);
+    const bool rowBroadcastTail = target.hasRowBroadcast() &&
+                                  laneBits.size() == target.laneIdBits() &&
+                                  llvm::all_of(llvm::enumerate(laneBits), [](auto bit) {
+                                    return bit.value() == bit.index();
+                                  });
+    const size_t butterflySteps = rowBroadcastTail ? 4 : laneBits.size();
     Value lane = target.laneId(rewriter, loc);
-    for (size_t k = 0; k < laneBits.size(); ++k) {
+    for (size_t k = 0; k < butterflySteps; ++k) {
       int64_t distance = int64_t(1) << laneBits[k];
       bool lowerBitsReduced = laneBits[k] == k; // every lower lane bit was reduced already
       Value upper = rewriter.create<LLVM::ICmpOp>(
@@ -110,6 +120,25 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
         if (failed(c))
           return failure();
         a = *c;
+      }
+    }
+
+    if (rowBroadcastTail) {
+      for (SmallVector<Value> &a : acc) {
+        // Row 1 combines row 0 into it and row 3 row 2; then row 3 combines
+        // lane 31 (rows 0 and 1) into it. What the other rows compute on
+        // the way (with 0 where they have no source) is never read.
+        for (int lastLane : {15, 31}) {
+          SmallVector<Value> lower;
+          for (Value v : a)
+            lower.push_back(target.rowBroadcast(rewriter, loc, v, lastLane));
+          FailureOr<SmallVector<Value>> c = apply(lower, a);
+          if (failed(c))
+            return failure();
+          a = *c;
+        }
+        for (Value &v : a)
+          v = target.readLane(rewriter, loc, v, 63);
       }
     }
 

@@ -116,6 +116,8 @@ constexpr int32_t kDppQuadXor1 = 0xB1;   // quad_perm [1, 0, 3, 2]
 constexpr int32_t kDppQuadXor2 = 0x4E;   // quad_perm [2, 3, 0, 1]
 constexpr int32_t kDppHalfMirror = 0x141; // lane i <-> 7 - i within 8
 constexpr int32_t kDppMirror = 0x140;     // lane i <-> 15 - i within 16
+constexpr int32_t kDppRowBcast15 = 0x142; // the last lane of the row before (gfx9)
+constexpr int32_t kDppRowBcast31 = 0x143; // lane 31, to rows 2 and 3 (gfx9)
 } // namespace
 
 Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t distance,
@@ -141,6 +143,29 @@ Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t 
   return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
     return b.create<ROCDL::DPPUpdateOp>(loc, x.getType(), x, x, ctrl, /*rowMask=*/0xF,
                                         /*bankMask=*/0xF, /*boundCtrl=*/true);
+  });
+}
+
+bool TargetInfo::hasRowBroadcast() const {
+  const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(arch_);
+  return facts && facts->dppRowBroadcast && waveSize_ == 64;
+}
+
+Value TargetInfo::rowBroadcast(OpBuilder &b, Location loc, Value v, int lastLane) const {
+  // Every row takes part (rows without a source, row 0 for row_bcast:15 and
+  // rows 0-1 for row_bcast:31, read 0): with full masks and bound_ctrl LLVM
+  // folds the move into the combine (v_max_f32_dpp ... row_bcast:15).
+  const int32_t ctrl = lastLane == 15 ? kDppRowBcast15 : kDppRowBcast31;
+  return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
+    Value unused = b.create<LLVM::PoisonOp>(loc, x.getType());
+    return b.create<ROCDL::DPPUpdateOp>(loc, x.getType(), unused, x, ctrl, /*rowMask=*/0xF,
+                                        /*bankMask=*/0xF, /*boundCtrl=*/true);
+  });
+}
+
+Value TargetInfo::readLane(OpBuilder &b, Location loc, Value v, int lane) const {
+  return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
+    return b.create<ROCDL::ReadlaneOp>(loc, x.getType(), x, i32Value(b, loc, lane));
   });
 }
 

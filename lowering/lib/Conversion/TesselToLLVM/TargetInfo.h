@@ -53,6 +53,16 @@ public:
   // bits hold the same value, so a mirror within a row pairs like an xor.
   Value butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t distance,
                          bool lowerBitsReduced) const;
+  // Whether the target has DPP row broadcasts (wave64 gfx9): a combine over
+  // every lane of a wave can end in lane 63 after the steps within rows.
+  bool hasRowBroadcast() const;
+  // DPP row_bcast:15 (`lastLane` 15: each row gets the last lane of the row
+  // before it) or row_bcast:31 (`lastLane` 31: rows 2 and 3 get lane 31);
+  // rows with no such lane get 0.
+  Value rowBroadcast(OpBuilder &b, Location loc, Value v, int lastLane) const;
+  // `v` as held by lane `lane` of this wave, the same in every lane
+  // (v_readlane_b32 into an SGPR).
+  Value readLane(OpBuilder &b, Location loc, Value v, int lane) const;
 
   // Accesses `byteOffset` bytes into the LDS scratch the plan gave `op`.
   void ldsStore(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const;
