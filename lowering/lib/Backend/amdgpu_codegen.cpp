@@ -102,12 +102,18 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetFacts &target
 // is ~1.8 ms of another (measured over vector add, softmax and layer norm on
 // gfx942, compiled in turn 100 times). Running one pipeline over many
 // modules is supported by LLVM (llc -compile-twice does it) and every run
-// writes the object it would write fresh: pipeline_reuse_test compiles a
-// kernel again after others and compares the bytes. Not shared between
+// writes the object it would write fresh (the test "a thread's kept code
+// generation pipeline writes what a fresh one writes" compiles kernels again
+// after others and compares the bytes). What passes remember per function
+// (AMDGPUPerfHintAnalysis's costs) is kept in ValueMaps keyed by the
+// function, whose entries go when the module is freed. Not shared between
 // threads.
 class CodeGenerator {
 public:
   explicit CodeGenerator(const TargetFacts &target) : machine_(makeTargetMachine(target)) {}
+  // stream_ points into object_: the generator stays where it was made.
+  CodeGenerator(const CodeGenerator &) = delete;
+  CodeGenerator &operator=(const CodeGenerator &) = delete;
 
   llvm::TargetMachine &machine() { return *machine_; }
 

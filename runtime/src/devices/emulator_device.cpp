@@ -299,9 +299,10 @@ struct RunningKernel {
   ~RunningKernel() { tRunningKernel = nullptr; }
 };
 
-// The GPU keeps f32/f64 subnormals (IEEE mode) and rounds to nearest even:
-// while a workgroup runs, the host thread's float environment says the same,
-// whatever the caller set (a -ffast-math program flushes subnormals).
+// The GPU keeps f32/f64 subnormals (the kernel descriptor's FP_DENORM mode)
+// and rounds to nearest even: while a workgroup runs, the host thread's float
+// environment says the same, whatever the caller set (a -ffast-math program
+// flushes subnormals).
 class GpuFloatEnvironment {
 public:
 #if defined(__x86_64__)

@@ -140,37 +140,38 @@ void rewriteDpp(CallInst &call, Module &module) {
   call.eraseFromParent();
 }
 
-// permlanex16(old, src, sel1, sel2, fi, bound_ctrl) on a 32-bit type.
-void rewritePermlaneX16(CallInst &call, Module &module) {
+// A cross-lane intrinsic on a 32-bit type as a call of `runtime`, which
+// takes every operand as an i32: the data operands (`data`, by index) as
+// their bits, the others (lane numbers, selects, flags) zero-extended.
+void rewriteAs32BitCall(CallInst &call, Module &module, const char *runtime,
+                        std::initializer_list<unsigned> data) {
   Type *type = call.getType();
   if (type->isPointerTy() || type->getPrimitiveSizeInBits().getFixedValue() != 32)
     throw Error("the emulator supports " + call.getCalledFunction()->getName().str() +
                 " on 32-bit types only");
   IRBuilder<> b(&call);
   Type *i32 = b.getInt32Ty();
-  auto callee = module.getOrInsertFunction("tessel_emu_permlanex16", i32, i32, i32, i32, i32, i32, i32);
-  Value *old = toBits(b, call.getArgOperand(0), 32), *src = toBits(b, call.getArgOperand(1), 32);
-  Value *sel1 = b.CreateZExtOrTrunc(call.getArgOperand(2), i32);
-  Value *sel2 = b.CreateZExtOrTrunc(call.getArgOperand(3), i32);
-  Value *fi = b.CreateZExt(call.getArgOperand(4), i32), *bound = b.CreateZExt(call.getArgOperand(5), i32);
-  Value *result = b.CreateCall(callee, {old, src, sel1, sel2, fi, bound});
+  std::vector<Value *> args;
+  for (unsigned i = 0; i < call.arg_size(); ++i) {
+    Value *arg = call.getArgOperand(i);
+    bool isData = std::find(data.begin(), data.end(), i) != data.end();
+    args.push_back(isData ? toBits(b, arg, 32) : b.CreateZExtOrTrunc(arg, i32));
+  }
+  std::vector<Type *> params(args.size(), i32);
+  auto callee = module.getOrInsertFunction(runtime, llvm::FunctionType::get(i32, params, false));
+  Value *result = b.CreateCall(callee, args);
   call.replaceAllUsesWith(fromBits(b, result, type));
   call.eraseFromParent();
 }
 
-// readlane(src, lane) on a 32-bit type.
+// permlanex16(old, src, sel1, sel2, fi, bound_ctrl).
+void rewritePermlaneX16(CallInst &call, Module &module) {
+  rewriteAs32BitCall(call, module, "tessel_emu_permlanex16", {0, 1});
+}
+
+// readlane(src, lane).
 void rewriteReadlane(CallInst &call, Module &module) {
-  Type *type = call.getType();
-  if (type->isPointerTy() || type->getPrimitiveSizeInBits().getFixedValue() != 32)
-    throw Error("the emulator supports " + call.getCalledFunction()->getName().str() +
-                " on 32-bit types only");
-  IRBuilder<> b(&call);
-  Type *i32 = b.getInt32Ty();
-  auto callee = module.getOrInsertFunction("tessel_emu_readlane", i32, i32, i32);
-  Value *result = b.CreateCall(callee, {toBits(b, call.getArgOperand(0), 32),
-                                        b.CreateZExtOrTrunc(call.getArgOperand(1), i32)});
-  call.replaceAllUsesWith(fromBits(b, result, type));
-  call.eraseFromParent();
+  rewriteAs32BitCall(call, module, "tessel_emu_readlane", {0});
 }
 
 // An MFMA or WMMA intrinsic: its operands go to memory (allocas at the

@@ -252,24 +252,43 @@ int64_t dppSourceLane(uint32_t lane, uint32_t ctrl, uint32_t waveSize) {
   }());
 }
 
-uint64_t updateDpp(uint64_t old, uint64_t src, uint32_t ctrl, uint32_t rowMask,
-                   uint32_t bankMask, uint32_t boundCtrl) {
+// The pattern of every cross-lane read: each lane of the wave publishes
+// `value`, then reads the lane `source(lane within the wave)` names: an index
+// within the wave, kNoLane for "none" (gives `none`), or a lane past the
+// workgroup (gives `missing`).
+constexpr int64_t kNoLane = -1;
+template <typename Source>
+uint64_t readAcrossWave(uint64_t value, Source &&source, uint64_t none, uint64_t missing) {
   FiberWorkgroup &wg = currentWorkgroup();
   const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
-  wg.exchange()[lane] = src;
+  wg.exchange()[lane] = value;
   wg.waveSync();
-  uint64_t result = old;
-  const uint32_t inWave = lane - waveBase;
-  bool enabled = ((rowMask >> (inWave / 16)) & 1) && ((bankMask >> ((inWave & 15) / 4)) & 1);
-  if (enabled) {
-    int64_t from = dppSourceLane(inWave, ctrl, wg.waveSize());
-    if (from >= 0 && waveBase + from < wg.blockSize())
-      result = wg.exchange()[waveBase + from];
-    else if (boundCtrl)
-      result = 0;
-  }
+  const int64_t from = source(lane - waveBase);
+  uint64_t result = from == kNoLane                          ? none
+                    : waveBase + uint64_t(from) < wg.blockSize() ? wg.exchange()[waveBase + from]
+                                                                 : missing;
   wg.waveSync(); // nobody may overwrite the slots before every lane has read
   return result;
+}
+
+uint64_t updateDpp(uint64_t old, uint64_t src, uint32_t ctrl, uint32_t rowMask,
+                   uint32_t bankMask, uint32_t boundCtrl) {
+  const uint32_t waveSize = currentWorkgroup().waveSize();
+  // A lane the masks disable keeps `old`; one whose source is out of bounds
+  // gets 0 under bound_ctrl, else `old`.
+  bool outOfBounds = false;
+  uint64_t result = readAcrossWave(
+      src,
+      [&](uint32_t inWave) -> int64_t {
+        bool enabled = ((rowMask >> (inWave / 16)) & 1) && ((bankMask >> ((inWave & 15) / 4)) & 1);
+        if (!enabled)
+          return kNoLane;
+        int64_t from = dppSourceLane(inWave, ctrl, waveSize);
+        outOfBounds = from < 0;
+        return outOfBounds ? kNoLane : from;
+      },
+      old, boundCtrl ? 0 : old);
+  return outOfBounds && boundCtrl ? 0 : result;
 }
 
 } // namespace
@@ -290,15 +309,12 @@ static const void *tessel_emu_implicitarg_ptr() { return tThread.implicitArgs; }
 static void tessel_emu_barrier() { tessel::emu::currentWorkgroup().barrier(); }
 static void tessel_emu_wave_barrier() { tessel::emu::currentWorkgroup().waveSync(); }
 
+using tessel::emu::readAcrossWave;
+
 static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
-  auto &wg = tessel::emu::currentWorkgroup();
-  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
-  wg.exchange()[lane] = uint32_t(data);
-  wg.waveSync();
-  uint32_t from = waveBase + (uint32_t(byteAddress) >> 2) % wg.waveSize();
-  int32_t result = from < wg.blockSize() ? int32_t(wg.exchange()[from]) : 0;
-  wg.waveSync();
-  return result;
+  const uint32_t waveSize = tessel::emu::currentWorkgroup().waveSize();
+  return int32_t(readAcrossWave(
+      uint32_t(data), [&](uint32_t) { return int64_t((uint32_t(byteAddress) >> 2) % waveSize); }, 0, 0));
 }
 
 // V_PERMLANEX16_B32 (RDNA3 ISA, VOP3): a wave's lanes form rows of 16, two
@@ -310,43 +326,27 @@ static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
 static int32_t tessel_emu_permlanex16(int32_t old, int32_t src, int32_t sel1, int32_t sel2,
                                       int32_t fetchInactive, int32_t boundCtrl) {
   (void)fetchInactive;
-  auto &wg = tessel::emu::currentWorkgroup();
-  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
-  wg.exchange()[lane] = uint32_t(src);
-  wg.waveSync();
-  const uint32_t inWave = lane - waveBase, inRow = inWave & 15u;
-  const uint32_t select = ((inRow < 8 ? uint32_t(sel1) : uint32_t(sel2)) >> (4 * (inRow & 7u))) & 15u;
-  const uint32_t otherRow = (inWave & ~31u) + ((inWave & 16u) ^ 16u);
-  const uint32_t from = waveBase + otherRow + select;
-  int32_t result = from < wg.blockSize() ? int32_t(wg.exchange()[from]) : boundCtrl ? 0 : old;
-  wg.waveSync();
-  return result;
+  auto source = [&](uint32_t inWave) {
+    const uint32_t inRow = inWave & 15u;
+    const uint32_t select = ((inRow < 8 ? uint32_t(sel1) : uint32_t(sel2)) >> (4 * (inRow & 7u))) & 15u;
+    return int64_t((inWave & ~31u) + ((inWave & 16u) ^ 16u) + select);
+  };
+  return int32_t(readAcrossWave(uint32_t(src), source, 0, boundCtrl ? 0 : uint32_t(old)));
 }
 
 // V_READFIRSTLANE_B32: the value of the wave's first active lane. Every lane
 // of the wave is active here (waveSync requires all of them), so that is the
 // wave's lane 0.
 static int32_t tessel_emu_readfirstlane(int32_t data) {
-  auto &wg = tessel::emu::currentWorkgroup();
-  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
-  wg.exchange()[lane] = uint32_t(data);
-  wg.waveSync();
-  int32_t result = int32_t(wg.exchange()[waveBase]);
-  wg.waveSync();
-  return result;
+  return int32_t(readAcrossWave(uint32_t(data), [](uint32_t) { return int64_t(0); }, 0, 0));
 }
 
 // V_READLANE_B32: the value of lane `lane` of the wave (the lane number
 // taken modulo the wave size, as the hardware reads only its low bits).
 static int32_t tessel_emu_readlane(int32_t data, int32_t lane) {
-  auto &wg = tessel::emu::currentWorkgroup();
-  const uint32_t self = wg.currentLane(), waveBase = self - self % wg.waveSize();
-  wg.exchange()[self] = uint32_t(data);
-  wg.waveSync();
-  const uint32_t from = waveBase + uint32_t(lane) % wg.waveSize();
-  int32_t result = from < wg.blockSize() ? int32_t(wg.exchange()[from]) : 0;
-  wg.waveSync();
-  return result;
+  const uint32_t waveSize = tessel::emu::currentWorkgroup().waveSize();
+  return int32_t(
+      readAcrossWave(uint32_t(data), [&](uint32_t) { return int64_t(uint32_t(lane) % waveSize); }, 0, 0));
 }
 
 static float tessel_emu_exp2_f32(float x) { return tessel::emu::hardwareExp2(x); }

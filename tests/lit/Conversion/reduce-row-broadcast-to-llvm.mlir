@@ -5,7 +5,9 @@
 // bound_ctrl, each combined with the lower rows' value on the left, and the
 // wave's result read from lane 63. No ds_bpermute.
 // CHECK-LABEL: llvm.func @row_sum(
+// CHECK-NOT: rocdl.ds_bpermute
 // CHECK: rocdl.update.dpp {{.*}} with 320, 15, 15, true : i32
+// CHECK-NOT: rocdl.ds_bpermute
 // CHECK: %[[UNUSED:.*]] = llvm.mlir.poison : i32
 // CHECK: %[[B15:.*]] = rocdl.update.dpp %[[UNUSED]], %{{.*}} with 322, 15, 15, true : i32
 // CHECK: %[[L15:.*]] = llvm.bitcast %[[B15]] : i32 to f32

@@ -29,7 +29,7 @@
 #include <map>
 #include <set>
 #include <string>
-#include <thread>
+#include <future>
 #include <vector>
 
 using namespace tessel;
@@ -475,12 +475,9 @@ TEST_CASE("a thread's kept code generation pipeline writes what a fresh one writ
     configureModuleForTarget(*module, target);
     return generateAmdgpuCode(*module, target).hsaco;
   };
-  // Each on a new thread, so each starts with pipelines of its own.
-  auto onNewThread = [](auto work) {
-    decltype(work()) result;
-    std::thread([&] { result = work(); }).join();
-    return result;
-  };
+  // Each on a new thread, so each starts with pipelines of its own (an
+  // exception comes back to this thread).
+  auto onNewThread = [](auto work) { return std::async(std::launch::async, work).get(); };
   const std::vector<uint8_t> freshCopy = onNewThread([&] { return compile(kCopyKernel, "gfx942"); });
   const std::vector<uint8_t> freshMath = onNewThread([&] { return compile(kOcmlKernel, "gfx942"); });
   const std::vector<uint8_t> freshWave32 = onNewThread([&] { return compile(kCopyKernel, "gfx1100"); });

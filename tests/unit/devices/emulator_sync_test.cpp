@@ -235,7 +235,7 @@ TEST_CASE("emulator: DPP row broadcasts under a row mask, and readlane") {
   CompiledKernel k = kernelFromIR("bcast", R"(
 declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)
 declare float @llvm.amdgcn.readlane.f32(float, i32)
-define amdgpu_kernel void @bcast(ptr addrspace(1) %b15, ptr addrspace(1) %b31, ptr addrspace(1) %lane) {
+define amdgpu_kernel void @bcast(ptr addrspace(1) %b15, ptr addrspace(1) %b31, ptr addrspace(1) %lane, ptr addrspace(1) %full) {
 entry:
   %tid = call i32 @llvm.amdgcn.workitem.id.x()
   %t64 = zext i32 %tid to i64
@@ -249,17 +249,26 @@ entry:
   store i32 %y, ptr addrspace(1) %py, align 4
   %f = uitofp i32 %v to float
   %r = call float @llvm.amdgcn.readlane.f32(float %f, i32 45)
+  %r2 = call float @llvm.amdgcn.readlane.f32(float %f, i32 109)
+  %rs = fadd float %r, %r2
   %pr = getelementptr float, ptr addrspace(1) %lane, i64 %t64
-  store float %r, ptr addrspace(1) %pr, align 4
+  store float %rs, ptr addrspace(1) %pr, align 4
+  ; every row, bound_ctrl: a row with no source reads 0 (the reduction's form)
+  %x2 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 322, i32 15, i32 15, i1 true)
+  %y2 = call i32 @llvm.amdgcn.update.dpp.i32(i32 %old, i32 %v, i32 323, i32 15, i32 15, i1 true)
+  %both = mul i32 %x2, 65536
+  %z = add i32 %both, %y2
+  %pz = getelementptr i32, ptr addrspace(1) %full, i64 %t64
+  store i32 %z, ptr addrspace(1) %pz, align 4
   ret void
 }
-)", 3);
+)", 4);
   auto loaded = dev.impl().load(k);
-  auto b15 = dev.alloc<int32_t>(128), b31 = dev.alloc<int32_t>(128);
+  auto b15 = dev.alloc<int32_t>(128), b31 = dev.alloc<int32_t>(128), full = dev.alloc<int32_t>(128);
   auto lane = dev.alloc<float>(128);
-  auto args = pointerKernarg({b15.devicePtr(), b31.devicePtr(), lane.devicePtr()});
+  auto args = pointerKernarg({b15.devicePtr(), b31.devicePtr(), lane.devicePtr(), full.devicePtr()});
   dev.impl().launch(*loaded, {1, 1, 1}, 128, args.data(), args.size());
-  auto got15 = b15.download(), got31 = b31.download();
+  auto got15 = b15.download(), got31 = b31.download(), gotFull = full.download();
   auto gotLane = lane.download();
   for (int t = 0; t < 128; ++t) {
     CAPTURE(t);
@@ -268,7 +277,12 @@ entry:
     CHECK(got15[t] == (row % 2 == 1 ? waveBase + row * 16 - 1 + 1000 : -t));
     // row mask 0xC: rows 2 and 3 read lane 31.
     CHECK(got31[t] == (row >= 2 ? waveBase + 31 + 1000 : -t));
-    CHECK(gotLane[t] == float(waveBase + 45 + 1000));
+    // readlane 45, and 109 = lane 45 again (the lane number's low 6 bits).
+    CHECK(gotLane[t] == float(2 * (waveBase + 45 + 1000)));
+    // Full masks: row_bcast:15 gives row 0 nothing (0), row_bcast:31 rows 0-1.
+    const int all15 = row == 0 ? 0 : waveBase + row * 16 - 1 + 1000;
+    const int all31 = row < 2 ? 0 : waveBase + 31 + 1000;
+    CHECK(gotFull[t] == all15 * 65536 + all31);
   }
 }
 

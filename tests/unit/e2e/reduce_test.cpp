@@ -130,8 +130,9 @@ TEST_CASE("reductions along each axis, gfx1100 (wave32)") {
 
 // A butterfly over all 32 lanes of a wave32 target: the step between the two
 // rows of 16 is one v_permlanex16 (a VALU instruction), not a ds_bpermute
-// through the LDS hardware. argmin's combine keeps the lower lane's operand
-// first, so a pairing of the wrong lanes would pick the wrong index.
+// through the LDS hardware. Here every lane of a row holds the same value by
+// then; the gfx1100 reductions along each axis above (lines whose 16-lane
+// step comes first) and the gfx1100 sorts are what catch wrong selects.
 TEST_CASE("wave32 reductions exchange rows of 16 with v_permlanex16") {
   Device dev = Device::emulator("gfx1100");
   for (int kind : {kSum, kArgmin}) {

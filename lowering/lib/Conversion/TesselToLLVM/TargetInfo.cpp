@@ -10,6 +10,10 @@
 using namespace mlir;
 using namespace mlir::tessel;
 
+TargetInfo::TargetInfo(StringRef arch, unsigned waveSize, unsigned numWarps)
+    : arch_(arch.str()), facts_(::tessel::lookupTarget(arch_)), waveSize_(waveSize),
+      numWarps_(numWarps) {}
+
 TargetInfo::Ids &TargetInfo::idsAt(OpBuilder &b, Location loc) const {
   Operation *kernel = b.getInsertionBlock()->getParentOp();
   while (kernel && !isa<LLVM::LLVMFuncOp>(kernel))
@@ -130,8 +134,7 @@ Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t 
                                                      : 0;
   // Across the two rows of 16 (gfx10 on): each lane reads the same lane of
   // the other row (selects 0-15 in order), one VALU instruction.
-  const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(arch_);
-  if (!ctrl && distance == 16 && facts && facts->permlaneX16)
+  if (!ctrl && distance == 16 && facts_ && facts_->permlaneX16)
     return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
       return b.create<ROCDL::PermlaneX16Op>(loc, x.getType(), x, x, i32Value(b, loc, 0x76543210),
                                             i32Value(b, loc, int32_t(0xfedcba98)), /*fi=*/false,
@@ -147,14 +150,14 @@ Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t 
 }
 
 bool TargetInfo::hasRowBroadcast() const {
-  const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(arch_);
-  return facts && facts->dppRowBroadcast && waveSize_ == 64;
+  return facts_ && facts_->dppRowBroadcast && waveSize_ == 64;
 }
 
 Value TargetInfo::rowBroadcast(OpBuilder &b, Location loc, Value v, int lastLane) const {
   // Every row takes part (rows without a source, row 0 for row_bcast:15 and
   // rows 0-1 for row_bcast:31, read 0): with full masks and bound_ctrl LLVM
   // folds the move into the combine (v_max_f32_dpp ... row_bcast:15).
+  assert((lastLane == 15 || lastLane == 31) && "row_bcast:15 or row_bcast:31");
   const int32_t ctrl = lastLane == 15 ? kDppRowBcast15 : kDppRowBcast31;
   return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
     Value unused = b.create<LLVM::PoisonOp>(loc, x.getType());

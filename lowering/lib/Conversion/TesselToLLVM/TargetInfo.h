@@ -12,12 +12,17 @@
 
 #include <functional>
 
+namespace tessel {
+struct TargetFacts;
+} // namespace tessel
+
 namespace mlir::tessel {
 
 class TargetInfo {
 public:
-  TargetInfo(StringRef arch, unsigned waveSize, unsigned numWarps)
-      : arch_(arch.str()), waveSize_(waveSize), numWarps_(numWarps) {}
+  // `arch` names an entry of the target table, or none ("": lit tests of
+  // generic lowering, no target-specific instructions).
+  TargetInfo(StringRef arch, unsigned waveSize, unsigned numWarps);
 
   StringRef arch() const { return arch_; }
   unsigned waveSize() const { return waveSize_; }
@@ -91,6 +96,7 @@ private:
   mutable llvm::DenseMap<Operation *, Ids> ids_;
 
   std::string arch_;
+  const ::tessel::TargetFacts *facts_; // nullptr when arch_ is none of the table's
   unsigned waveSize_, numWarps_;
 };
 
