@@ -84,6 +84,9 @@ TEST_CASE("softmax at N = 781 on gfx942: the row's first half needs no mask, the
   const std::string &s = kernels::softmaxKernel<float>().runtime()->lastKernel()->assembly();
   CHECK(occurrences(s, "v_cndmask_b32") == 4);
   CHECK_FALSE(contains(s, "s_cbranch_execz"));
+  // N <= BLOCK (assumed too): the buffer's byte bound N * 4 needs no clamp
+  // against 32-bit overflow (s_min_u32).
+  CHECK_FALSE(contains(s, "s_min_u32"));
   // The IEEE mode bit is clear: the row max's DPP steps (4 within rows, 2
   // row broadcasts) are v_max_f32_dpp, and no v_max_f32 vN, vM, vM quiets
   // an operand first.

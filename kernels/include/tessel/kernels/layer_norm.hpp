@@ -16,8 +16,9 @@ namespace tessel::kernels {
 
 // The block program: program p normalizes rows [p * ROWS, (p + 1) * ROWS) of
 // BLOCK columns, BLOCK the next power of two >= N (rowConfig's block: the
-// program assumes N > BLOCK / 2, so the first half of each row needs no
-// mask); rows past M and columns past N are masked.
+// program assumes BLOCK / 2 < N <= BLOCK, so the first half of each row needs
+// no mask and a buffer's byte bound needs no clamp); rows past M and columns
+// past N are masked.
 template <class T>
 void layer_norm_rows(Ptr<T> x, Ptr<T> y, Ptr<T> weight, Ptr<T> bias, Ptr<f32> mean, Ptr<f32> rstd, i32 M, i32 N,
                      i32 x_stride, i32 y_stride, f32 eps, Const<int> ROWS, Const<int> BLOCK, Const<bool> EVEN_M,
@@ -25,6 +26,7 @@ void layer_norm_rows(Ptr<T> x, Ptr<T> y, Ptr<T> weight, Ptr<T> bias, Ptr<f32> me
   auto rows = program_id(0) * ROWS + arange(0, ROWS);
   auto cols = arange(0, BLOCK);
   assume(N > BLOCK / 2);
+  assume(N <= BLOCK);
   // EVEN_M (M a multiple of ROWS), EVEN_N (N = BLOCK): that mask is all true
   // and disappears, with the padding's `where` below.
   auto rowOk = EVEN_M ? full({ROWS}, true) : rows < M;

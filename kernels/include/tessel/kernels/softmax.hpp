@@ -19,8 +19,9 @@ inline constexpr float kLog2E = 1.44269504088896340736f;
 
 // The block program: program p handles rows [p * ROWS, (p + 1) * ROWS) of
 // BLOCK columns, BLOCK the next power of two >= N (rowConfig's block: the
-// program assumes N > BLOCK / 2, so the first half of each row needs no
-// mask); rows past M and columns past N are masked.
+// program assumes BLOCK / 2 < N <= BLOCK, so the first half of each row needs
+// no mask and a buffer's byte bound needs no clamp); rows past M and columns
+// past N are masked.
 // out[r, :] = exp(x - max(x)) / sum(exp(x - max(x))) with x = in[r, :].
 // EVEN_M (M a multiple of ROWS) and EVEN_N (N = BLOCK) say a mask would be
 // all true, so there is none (Triton's EVEN_* heuristics).
@@ -30,6 +31,7 @@ void softmax_rows(Ptr<T> in, Ptr<T> out, i32 M, i32 N, i32 in_stride, i32 out_st
   auto rows = program_id(0) * ROWS + arange(0, ROWS);
   auto cols = arange(0, BLOCK);
   assume(N > BLOCK / 2);
+  assume(N <= BLOCK);
   auto rowOk = EVEN_M ? full({ROWS}, true) : rows < M;
   auto colOk = EVEN_N ? full({BLOCK}, true) : cols < N;
   auto mask = expand_dims(rowOk, 1) & expand_dims(colOk, 0);
