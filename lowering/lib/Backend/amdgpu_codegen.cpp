@@ -523,6 +523,9 @@ void configureModuleForTarget(llvm::Module &module, const TargetFacts &target) {
   module.setModuleFlag(llvm::Module::Error, kCodeObjectVersionFlag,
                        llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
                            llvm::Type::getInt32Ty(module.getContext()), kCodeObjectVersion)));
+  // The kernel module states the mode it runs in (the code object's
+  // functions get it again once ocml is linked).
+  runWithoutIeeeMode(module);
 }
 
 namespace {

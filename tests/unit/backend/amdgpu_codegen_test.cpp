@@ -185,11 +185,13 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 
 } // namespace
 
-TEST_CASE("configureModuleForTarget sets triple, data layout and code object v5") {
+TEST_CASE("configureModuleForTarget sets triple, data layout, code object v5 and IEEE mode off") {
   llvm::LLVMContext context;
   auto module = parse(kCopyKernel, context);
   configureModuleForTarget(*module, requireTarget("gfx942"));
   CHECK(module->getTargetTriple().str() == "amdgcn-amd-amdhsa");
+  // The kernel module (what the emulator runs, kernel.ll) states the mode.
+  CHECK(module->getFunction("copy")->getFnAttribute("amdgpu-ieee").getValueAsString() == "false");
   // AMDGPU: little endian, 32-bit LDS (p3) and private (p5) pointers, allocas in addrspace 5.
   std::string layout = module->getDataLayoutStr();
   CHECK(layout.rfind("e-", 0) == 0);

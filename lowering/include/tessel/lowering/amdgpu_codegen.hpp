@@ -17,7 +17,8 @@ class Module;
 
 namespace tessel {
 
-// Sets triple (amdgcn-amd-amdhsa), data layout and code object version on a
+// Sets triple (amdgcn-amd-amdhsa), data layout, code object version and the
+// mode its functions run in ("amdgpu-ieee"="false": the IEEE bit clear) on a
 // kernel module about to be generated for `target`.
 void configureModuleForTarget(llvm::Module &module, const TargetFacts &target);
 
