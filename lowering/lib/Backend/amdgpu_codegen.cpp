@@ -117,11 +117,8 @@ public:
 
   llvm::TargetMachine &machine() { return *machine_; }
 
-  // The object of `module`. `failed` is called after the run; when it says
-  // so the pipeline is dropped (a later compile builds a fresh one) rather
-  // than trusted with the state a failed run left.
-  template <typename Failed>
-  std::string emitObject(llvm::Module &module, Failed &&failed) {
+  // The object of `module`.
+  std::string emitObject(llvm::Module &module) {
     if (!passes_) {
       stream_ = std::make_unique<llvm::raw_svector_ostream>(object_);
       passes_ = std::make_unique<llvm::legacy::PassManager>();
@@ -135,11 +132,14 @@ public:
     passes_->run(module);
     std::string out(object_.str());
     object_.clear();
-    if (failed()) {
-      passes_.reset();
-      stream_.reset();
-    }
     return out;
+  }
+
+  // After a run that reported errors: the next compile builds a fresh
+  // pipeline rather than trusting the state a failed run left.
+  void dropPipeline() {
+    passes_.reset();
+    stream_.reset();
   }
 
 private:
@@ -534,8 +534,7 @@ namespace {
 // with the ROCm device library linked where called.
 struct OptimizedKernel {
   explicit OptimizedKernel(const llvm::Module &module, const TargetFacts &target)
-      : diagnostics(module.getContext()), generator(generatorFor(target)),
-        machine(generator.machine()) {
+      : diagnostics(module.getContext()), generator(generatorFor(target)) {
     kernel = llvm::CloneModule(module);
     // The kernel module's line tables are for the emulator's reports; the
     // code object is generated without them.
@@ -552,20 +551,22 @@ struct OptimizedKernel {
     if (callsOcml(*kernel))
       linkOcml(*kernel, diagnostics);
     defineOclcControls(*kernel, target);
-    runWithoutIeeeMode(*kernel);
+    runWithoutIeeeMode(*kernel); // ocml's functions, linked just now
     llvm::internalizeModule(*kernel, isKernel);
-    optimize(*kernel, machine);
+    optimize(*kernel, generator.machine());
   }
 
   // Code generation to an object (the thread's kept pipeline) or to
   // assembly text (a pipeline of its own: only dumps and tools ask).
   std::string emitObject(const TargetFacts &target) {
-    std::string out = generator.emitObject(*kernel, [&] { return diagnostics.hasErrors(); });
+    std::string out = generator.emitObject(*kernel);
+    if (diagnostics.hasErrors())
+      generator.dropPipeline();
     throwOnErrors(target);
     return out;
   }
   std::string emitAssembly(const TargetFacts &target) {
-    std::string out = emitAssemblyText(*kernel, machine);
+    std::string out = emitAssemblyText(*kernel, generator.machine());
     throwOnErrors(target);
     return out;
   }
@@ -578,7 +579,6 @@ struct OptimizedKernel {
   // The clone lives in the caller's context; keep its diagnostics from exiting the process.
   ScopedDiagnostics diagnostics;
   CodeGenerator &generator;
-  llvm::TargetMachine &machine;
   std::unique_ptr<llvm::Module> kernel;
 };
 

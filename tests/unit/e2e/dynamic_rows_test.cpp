@@ -49,7 +49,6 @@ TEST_CASE("[M, 14336] f16 with assume(M % 128 == 0) compiles once and runs for s
   CHECK(kernel.runtime()->stats().compiles + kernel.runtime()->stats().diskHits == 1);
   const CompiledKernel &k = *kernel.runtime()->lastKernel();
   CHECK(contains(k.tileIR, "tessel.divisibility = 128"));
-  // Buffers this small: masked accesses are buffer instructions (no branch).
   // 16-byte accesses, buffer or global (the lowering picks the instruction).
   CHECK(std::regex_search(k.assembly(), std::regex("(buffer|global)_load_dwordx4")));
   CHECK(std::regex_search(k.assembly(), std::regex("(buffer|global)_store_dwordx4")));
