@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ void coldCompile(const char *what, const std::string &arch, unsigned numWarps, i
     totals.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     k.times.trace = traceMs;
     stages.push_back(k.times);
+    if (std::getenv("TESSEL_BENCH_EACH"))
+      std::printf("  run %d: %.2f ms (%s)\n", i, totals.back(), describeStages(k.times).c_str());
   }
   auto stage = [&](double CompileTimes::*field) {
     std::vector<double> v;

@@ -2,6 +2,7 @@
 // the host cost of a cached launch. Prints numbers; asserts nothing.
 //
 //   build/bench/bench-vector-add            (runs all three)
+//   build/bench/bench-vector-add --compile-only [runs]  (the cold compile alone, for profiling)
 //
 // Aims (issue 2): cold compile < 100 ms, disk hit < 10 ms, warm launch < 1 us.
 #include <tessel/tessel.hpp>
@@ -33,10 +34,10 @@ constexpr int kN = bench::kVectorN, kBlock = bench::kVectorBlock;
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
 // Trace to .hsaco, no cache involved.
-void coldCompile(Device &dev) {
+void coldCompile(Device &dev, int runs = 10) {
   auto add = jit<vector_add>();
   auto x = dev.alloc<float>(kN), y = dev.alloc<float>(kN), out = dev.alloc<float>(kN);
-  bench::coldCompile("vector add", dev.arch(), 4, 10, [&] { return add.trace(x, y, out, kN, kBlock); });
+  bench::coldCompile("vector add", dev.arch(), 4, runs, [&] { return add.trace(x, y, out, kN, kBlock); });
 }
 
 // In a new process: the disk-cache lookup alone, and the whole first launch
@@ -113,6 +114,11 @@ int main(int argc, char **argv) {
     setenv("TESSEL_CACHE_DIR", dir.c_str(), 1);
   }
   Device dev = Device::open();
+  if (argc > 1 && std::strcmp(argv[1], "--compile-only") == 0) {
+    coldCompile(dev, argc > 2 ? std::max(1, std::atoi(argv[2])) : 10);
+    std::filesystem::remove_all(std::getenv("TESSEL_CACHE_DIR"));
+    return 0;
+  }
   coldCompile(dev);
   diskHit(argv[0]);
   warmLaunch(dev);

@@ -530,12 +530,11 @@ void configureModuleForTarget(llvm::Module &module, const TargetFacts &target) {
 
 namespace {
 
-// The kernel module optimized for `target` (a clone: `module` is left alone),
-// with the ROCm device library linked where called.
+// The kernel module `module` optimized for `target`, with the ROCm device
+// library linked where called.
 struct OptimizedKernel {
-  explicit OptimizedKernel(const llvm::Module &module, const TargetFacts &target)
-      : diagnostics(module.getContext()), generator(generatorFor(target)) {
-    kernel = llvm::CloneModule(module);
+  explicit OptimizedKernel(std::unique_ptr<llvm::Module> module, const TargetFacts &target)
+      : diagnostics(module->getContext()), generator(generatorFor(target)), kernel(std::move(module)) {
     // The kernel module's line tables are for the emulator's reports; the
     // code object is generated without them.
     llvm::StripDebugInfo(*kernel);
@@ -585,9 +584,13 @@ struct OptimizedKernel {
 } // namespace
 
 AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target) {
+  return generateAmdgpuCode(llvm::CloneModule(module), target);
+}
+
+AmdgpuCode generateAmdgpuCode(std::unique_ptr<llvm::Module> module, const TargetFacts &target) {
   StageClock clock;
   AmdgpuCode code;
-  OptimizedKernel kernel(module, target);
+  OptimizedKernel kernel(std::move(module), target);
   code.times.optimize = clock.lap();
   std::string object = kernel.emitObject(target);
   code.times.codegen = clock.lap();
@@ -598,7 +601,7 @@ AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &tar
 }
 
 std::string generateAmdgpuAssembly(const llvm::Module &module, const TargetFacts &target) {
-  OptimizedKernel kernel(module, target);
+  OptimizedKernel kernel(llvm::CloneModule(module), target);
   return kernel.emitAssembly(target);
 }
 

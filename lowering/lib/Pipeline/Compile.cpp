@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
 
 namespace tessel {
@@ -52,53 +53,6 @@ std::unique_ptr<mlir::MLIRContext> makeContext() {
 }
 
 namespace {
-
-// The MLIR context compiles on this thread work in. Creating one (registering
-// and loading every dialect) costs about a millisecond, a tenth of a small
-// kernel's compile, so a thread keeps its context for the next compile. What
-// a context uniques (types, attributes, locations) is never freed, so it is
-// replaced after kCompilesPerContext compiles; a compile that starts while
-// another runs on this thread (none does today) gets a context of its own.
-class ContextLease {
-public:
-  ContextLease() {
-    Slot &slot = slot_();
-    if (slot.busy) {
-      own_ = makeContext();
-      ctx_ = own_.get();
-      return;
-    }
-    if (!slot.context || slot.uses >= kCompilesPerContext) {
-      slot.context = makeContext();
-      slot.uses = 0;
-    }
-    ++slot.uses;
-    slot.busy = true;
-    ctx_ = slot.context.get();
-  }
-  ~ContextLease() {
-    if (!own_)
-      slot_().busy = false;
-  }
-  ContextLease(const ContextLease &) = delete;
-  ContextLease &operator=(const ContextLease &) = delete;
-  mlir::MLIRContext &operator*() const { return *ctx_; }
-  mlir::MLIRContext *get() const { return ctx_; }
-
-private:
-  static constexpr unsigned kCompilesPerContext = 64;
-  struct Slot {
-    std::unique_ptr<mlir::MLIRContext> context;
-    unsigned uses = 0;
-    bool busy = false;
-  };
-  static Slot &slot_() {
-    thread_local Slot slot;
-    return slot;
-  }
-  std::unique_ptr<mlir::MLIRContext> own_;
-  mlir::MLIRContext *ctx_ = nullptr;
-};
 
 // "file:line: " for a location that came from the user's C++.
 std::string whereOf(mlir::Location loc) {
@@ -153,23 +107,125 @@ bool printAfterAllRequested() { return environmentFlag("TESSEL_PRINT_AFTER_ALL")
 
 // Keeps the tile IR as the last tile-level pass left it (what the user's
 // program became: layouts, vector widths, the LDS plan), and names the pass
-// that failed.
+// that failed. A kept pass manager keeps its observer: each run says where
+// its results go (watch) and forgets them after (stop).
 class PipelineObserver : public mlir::PassInstrumentation {
 public:
-  explicit PipelineObserver(std::string &tileIR, std::string &failedPass)
-      : tileIR_(tileIR), failedPass_(failedPass) {}
+  void watch(std::string &tileIR, std::string &failedPass) {
+    tileIR_ = &tileIR;
+    failedPass_ = &failedPass;
+  }
+  void stop() { tileIR_ = failedPass_ = nullptr; }
   void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
-    if (pass->getArgument() == kLastTileLevelPass)
+    if (tileIR_ && pass->getArgument() == kLastTileLevelPass)
       if (auto module = mlir::dyn_cast<mlir::ModuleOp>(op))
-        tileIR_ = printed(module);
+        *tileIR_ = printed(module);
   }
   void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *) override {
-    failedPass_ = pass->getArgument().str();
+    if (failedPass_)
+      *failedPass_ = pass->getArgument().str();
   }
   static constexpr const char *kLastTileLevelPass = "tessel-plan-lds";
 
 private:
-  std::string &tileIR_, &failedPass_;
+  std::string *tileIR_ = nullptr, *failedPass_ = nullptr;
+};
+
+// buildTesselPipeline's passes over one context, with their observer.
+struct Pipeline {
+  explicit Pipeline(mlir::MLIRContext *ctx) : passes(ctx) {
+    buildTesselPipeline(passes);
+    auto watching = std::make_unique<PipelineObserver>();
+    observer = watching.get();
+    passes.addInstrumentation(std::move(watching));
+    if (printAfterAllRequested())
+      passes.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                              [](mlir::Pass *, mlir::Operation *) { return true; },
+                              /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  }
+  // Runs the passes over `module`; the tile IR goes to `tileIR`, the name of
+  // a pass that fails to `failedPass`.
+  mlir::LogicalResult run(mlir::ModuleOp module, std::string &tileIR, std::string &failedPass) {
+    observer->watch(tileIR, failedPass);
+    mlir::LogicalResult result = passes.run(module);
+    observer->stop();
+    return result;
+  }
+  mlir::PassManager passes;
+  PipelineObserver *observer; // owned by `passes`
+};
+
+// The MLIR context compiles on this thread work in, and the pass manager
+// over it. Creating a context (registering and loading every dialect) costs
+// about a millisecond, a tenth of a small kernel's compile, so a thread keeps
+// its context for the next compile. So it does the pass manager: building it
+// anew initializes every pass again (the canonicalizer's patterns of every
+// dialect), ~3% of a compile; a kept one runs each pass's initialize() once
+// (MLIR skips it while the context's dialects and the pipeline are those it
+// was initialized for), and a pass keeps nothing else from one run to the
+// next (the test "compiles on one thread give what fresh threads give").
+// What a context uniques (types, attributes, locations) is never freed, so
+// both are replaced after kCompilesPerContext compiles, and after a compile
+// that failed (threw). A compile that starts while another runs on this thread (none
+// does today) gets a context and passes of its own.
+class ContextLease {
+public:
+  ContextLease() {
+    Slot &slot = slot_();
+    if (slot.busy) {
+      own_ = makeContext();
+      ctx_ = own_.get();
+      return;
+    }
+    if (!slot.context || slot.uses >= kCompilesPerContext) {
+      slot.pipeline.reset();
+      slot.context = makeContext();
+      slot.uses = 0;
+    }
+    ++slot.uses;
+    slot.busy = true;
+    ctx_ = slot.context.get();
+  }
+  ~ContextLease() {
+    if (own_)
+      return;
+    Slot &slot = slot_();
+    slot.busy = false;
+    if (std::uncaught_exceptions() > exceptionsAtStart_) { // the compile failed: the next starts afresh
+      slot.pipeline.reset();
+      slot.context.reset();
+    }
+  }
+  ContextLease(const ContextLease &) = delete;
+  ContextLease &operator=(const ContextLease &) = delete;
+  mlir::MLIRContext &operator*() const { return *ctx_; }
+  mlir::MLIRContext *get() const { return ctx_; }
+
+  // The passes over this context (made on first use). Asking for IR
+  // printing after every pass (a debugging aid) gets a fresh pipeline.
+  Pipeline &pipeline() {
+    std::unique_ptr<Pipeline> &kept = own_ || printAfterAllRequested() ? ownPipeline_ : slot_().pipeline;
+    if (!kept)
+      kept = std::make_unique<Pipeline>(ctx_);
+    return *kept;
+  }
+private:
+  static constexpr unsigned kCompilesPerContext = 64;
+  struct Slot {
+    // Declared first: destroyed after the pipeline made over it.
+    std::unique_ptr<mlir::MLIRContext> context;
+    std::unique_ptr<Pipeline> pipeline;
+    unsigned uses = 0;
+    bool busy = false;
+  };
+  static Slot &slot_() {
+    thread_local Slot slot;
+    return slot;
+  }
+  std::unique_ptr<mlir::MLIRContext> own_;
+  std::unique_ptr<Pipeline> ownPipeline_;
+  mlir::MLIRContext *ctx_ = nullptr;
+  int exceptionsAtStart_ = std::uncaught_exceptions();
 };
 
 // tessel never allocates private memory, so a private segment in the code
@@ -347,15 +403,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   CompiledKernel out;
   out.name = trace.kernelName;
   {
-    mlir::PassManager pm(ctx.get());
-    buildTesselPipeline(pm);
     std::string failedPass;
-    pm.addInstrumentation(std::make_unique<PipelineObserver>(out.tileIR, failedPass));
-    if (printAfterAllRequested())
-      pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
-                          [](mlir::Pass *, mlir::Operation *) { return true; },
-                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
-    if (mlir::failed(pm.run(*module)))
+    if (mlir::failed(ctx.pipeline().run(*module, out.tileIR, failedPass)))
       diags.fail("the pass '" + failedPass + "'");
   }
   if (dumps.wants(DumpItem::Tile))
@@ -384,7 +433,12 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   // 4. AMDGPU code object.
   if (dumps.wants(DumpItem::Llvm))
     dumps.write(DumpItem::Llvm, out.llvmIR);
-  AmdgpuCode code = generateAmdgpuCode(*llvmModule, target);
+  // The assembly for a dump comes from the module: otherwise the code
+  // generation takes it (no clone; llvmIR keeps its text).
+  std::string assembly;
+  if (dumps.wants(DumpItem::Asm))
+    assembly = generateAmdgpuAssembly(*llvmModule, target);
+  AmdgpuCode code = generateAmdgpuCode(std::move(llvmModule), target);
   times.optimize = code.times.optimize;
   times.codegen = code.times.codegen;
   times.link = code.times.link;
@@ -393,7 +447,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   out.hsaco = std::move(code.hsaco);
   // The assembly text only when asked for: a dump now, anyone else later.
   if (dumps.wants(DumpItem::Asm)) {
-    out.setAssembly(generateAmdgpuAssembly(*llvmModule, target));
+    out.setAssembly(std::move(assembly));
     dumps.write(DumpItem::Asm, out.assembly());
   } else {
     makeAssemblyOnDemand(out);

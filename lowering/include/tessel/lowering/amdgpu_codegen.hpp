@@ -8,6 +8,7 @@
 #include "tessel/lowering/target.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ struct AmdgpuCode {
 // from the ROCm device libraries. Throws tessel::Error on failure, including
 // when the linked code object still has undefined symbols.
 AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target);
+// The same of a module the caller is done with, without the clone.
+AmdgpuCode generateAmdgpuCode(std::unique_ptr<llvm::Module> module, const TargetFacts &target);
 
 // The assembly of what generateAmdgpuCode makes of `module` (or of the
 // module's text, CompiledKernel::llvmIR).

@@ -15,6 +15,7 @@ namespace {
 struct CheckAssumptionsPass
     : mlir::tessel::impl::TesselCheckAssumptionsBase<CheckAssumptionsPass> {
   void runOnOperation() override {
+    markAllAnalysesPreserved(); // it only reads the IR
     getOperation().walk([&](AssumeOp assume) {
       if (matchPattern(assume.getCond(), m_Zero())) {
         assume.emitError("this assumption is false for the arguments of this launch "

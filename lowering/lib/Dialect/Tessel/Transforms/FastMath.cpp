@@ -28,7 +28,7 @@ struct FastMathPass : mlir::tessel::impl::TesselFastMathBase<FastMathPass> {
     ModuleOp module = getOperation();
     TesselDialect &tessel = tesselDialect(module.getContext());
     if (!tessel.getFastMathAttrHelper().isAttrPresent(module))
-      return;
+      return markAllAnalysesPreserved();
     StringAttr divRn = tessel.getDivRnAttrHelper().getName();
     SmallVector<arith::DivFOp> divisions;
     module.walk([&](arith::DivFOp div) {

@@ -107,8 +107,11 @@ struct FoldComparesPass : mlir::tessel::impl::TesselFoldComparesBase<FoldCompare
 
     RewritePatternSet patterns(&getContext());
     patterns.add<DropTrueLoadMask, DropTrueStoreMask, AndAllTrue>(&getContext());
-    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+    bool changed = false;
+    if (failed(applyPatternsGreedily(module, std::move(patterns), GreedyRewriteConfig(), &changed)))
       return signalPassFailure();
+    if (decided.empty() && !changed)
+      markAllAnalysesPreserved();
   }
 };
 

@@ -32,7 +32,7 @@ struct FuseFmaPass : mlir::tessel::impl::TesselFuseFmaBase<FuseFmaPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!tesselDialect(module.getContext()).getFpFusionAttrHelper().isAttrPresent(module))
-      return;
+      return markAllAnalysesPreserved();
     SmallVector<Operation *> sums;
     module.walk([&](Operation *op) {
       if (isa<arith::AddFOp, arith::SubFOp>(op))

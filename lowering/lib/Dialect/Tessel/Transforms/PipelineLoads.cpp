@@ -84,7 +84,7 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
     ModuleOp module = getOperation();
     IntegerAttr stages = tesselDialect(module.getContext()).getNumStagesAttrHelper().getAttr(module);
     if (!stages || stages.getInt() < 2)
-      return;
+      return markAllAnalysesPreserved();
     distance = stages.getInt() - 1;
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });

@@ -17,6 +17,7 @@ using namespace mlir::tessel;
 namespace {
 struct SpecializePass : mlir::tessel::impl::TesselSpecializeBase<SpecializePass> {
   void runOnOperation() override {
+    bool changed = false;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -33,30 +34,36 @@ struct SpecializePass : mlir::tessel::impl::TesselSpecializeBase<SpecializePass>
         }
         Value one = builder.create<arith::ConstantOp>(arg.getLoc(), IntegerAttr::get(type, 1));
         arg.replaceAllUsesWith(one);
+        changed = true;
       }
-      func.walk([&](AssumeOp assume) { recordDivisibility(func, assume); });
+      func.walk([&](AssumeOp assume) { changed |= recordDivisibility(func, assume); });
     }
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 
   // assume(arg % C == 0) on a kernel argument: the power of two in C divides
   // the argument, a fact the axis analysis reads from the argument.
-  static void recordDivisibility(func::FuncOp func, AssumeOp assume) {
+  // Whether it recorded one.
+  static bool recordDivisibility(func::FuncOp func, AssumeOp assume) {
     auto cmp = assume.getCond().getDefiningOp<arith::CmpIOp>();
     if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq || !matchPattern(cmp.getRhs(), m_Zero()))
-      return;
+      return false;
     Operation *rem = cmp.getLhs().getDefiningOp();
     if (!isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem))
-      return;
+      return false;
     auto arg = dyn_cast<BlockArgument>(rem->getOperand(0));
     APInt divisor;
     if (!arg || arg.getOwner() != &func.getBody().front() ||
         !matchPattern(rem->getOperand(1), m_ConstantInt(&divisor)) || !divisor.isStrictlyPositive())
-      return;
+      return false;
     int64_t d = std::min<int64_t>(int64_t(1) << divisor.countr_zero(), int64_t(1) << 30);
     StringAttr name = tesselDialect(func.getContext()).getDivisibilityAttrHelper().getName();
     auto existing = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), name);
-    if (d > 1 && (!existing || existing.getInt() < d))
-      func.setArgAttr(arg.getArgNumber(), name, IntegerAttr::get(IntegerType::get(func.getContext(), 32), d));
+    if (d <= 1 || (existing && existing.getInt() >= d))
+      return false;
+    func.setArgAttr(arg.getArgNumber(), name, IntegerAttr::get(IntegerType::get(func.getContext(), 32), d));
+    return true;
   }
 };
 } // namespace

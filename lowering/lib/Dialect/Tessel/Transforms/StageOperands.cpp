@@ -26,7 +26,7 @@ struct StageOperandsPass : mlir::tessel::impl::TesselStageOperandsBase<StageOper
     ModuleOp module = getOperation();
     IntegerAttr stages = tesselDialect(module.getContext()).getNumStagesAttrHelper().getAttr(module);
     if (!stages || stages.getInt() < 2)
-      return;
+      return markAllAnalysesPreserved();
     slots = stages.getInt() - 1;
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });

@@ -426,7 +426,7 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
     StringAttr arch = tesselDialect(module.getContext()).getTargetAttrHelper().getAttr(module);
     const ::tessel::TargetFacts *target = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
     if (!target || target->bufferResourceFlags == 0)
-      return;
+      return markAllAnalysesPreserved();
     SmallVector<Operation *> accesses;
     module.walk([&](Operation *op) {
       if (auto load = dyn_cast<LoadOp>(op); load && isa<RankedTensorType>(load.getType()))
@@ -435,7 +435,7 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
         accesses.push_back(op);
     });
     if (accesses.empty()) // no range analysis to run
-      return;
+      return markAllAnalysesPreserved();
     KernelRanges ranges(module);
     if (failed(ranges.status()))
       return signalPassFailure();
