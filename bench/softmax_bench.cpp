@@ -2,7 +2,7 @@
 // the tutorials' shapes. Prints numbers; asserts nothing.
 //
 //   build/bench/bench-softmax                 (compile times and emulator run times)
-//   build/bench/bench-softmax --compile-only  (the cold compiles alone, 20 runs each)
+//   build/bench/bench-softmax --compile-only [runs]  (the cold compiles alone, 20 runs each unless told)
 //
 // Run times are of the *CPU emulator* unless a HIP GPU is in use (the device
 // line says which): they measure tessel's emulator, not a GPU, and are no
@@ -62,9 +62,10 @@ void runTime(const char *what, Device &dev, double bytesMoved, LaunchFn launchOn
 } // namespace
 
 int main(int argc, char **argv) {
-  // --compile-only: the cold compiles alone, 20 runs each (for profiling).
+  // --compile-only [runs]: the cold compiles alone, 20 runs each unless
+  // told (for profiling).
   const bool compileOnly = argc > 1 && std::string(argv[1]) == "--compile-only";
-  const int runs = compileOnly ? 20 : 5;
+  const int runs = !compileOnly ? 5 : argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
   if (!std::getenv("TESSEL_CACHE_DIR")) {
     std::string dir = std::filesystem::temp_directory_path() / ("tessel-bench-" + std::to_string(getpid()));
     setenv("TESSEL_CACHE_DIR", dir.c_str(), 1);

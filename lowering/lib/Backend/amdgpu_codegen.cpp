@@ -42,7 +42,9 @@
 #include <llvm/Transforms/IPO/Internalize.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -391,21 +393,36 @@ std::string temporaryDirectory() {
   return directory;
 }
 
-std::string temporaryPath(const char *suffix) {
-  llvm::SmallString<128> path;
-  std::string model = temporaryDirectory() + "/tessel-kernel-%%%%%%%%." + suffix;
-  if (std::error_code error = llvm::sys::fs::createUniqueFile(model, path))
-    throw Error("cannot create a temporary file for lld in " + temporaryDirectory() + ": " +
-                error.message());
-  return std::string(path.str());
+// A directory of this process's own for lld's files, made on the first link
+// and removed at exit. Each thread links under names of its own in it, so a
+// link needs no fresh unique names (eight random draws and a probe each).
+const std::string &linkDirectory() {
+  static const std::string directory = [] {
+    llvm::SmallString<128> path;
+    if (std::error_code error =
+            llvm::sys::fs::createUniqueDirectory(temporaryDirectory() + "/tessel-link", path))
+      throw Error("cannot create a directory for lld's files in " + temporaryDirectory() + ": " +
+                  error.message());
+    std::string made(path.str());
+    static std::string removeAtExit = made;
+    std::atexit([] { llvm::sys::fs::remove_directories(removeAtExit, /*IgnoreErrors=*/true); });
+    return made;
+  }();
+  return directory;
+}
+
+std::string threadFilePath(const char *suffix) {
+  static std::atomic<unsigned> threads{0};
+  thread_local const unsigned thread = threads++;
+  return linkDirectory() + "/" + std::to_string(thread) + "." + suffix;
 }
 
 // lld keeps global state: one link at a time in this process.
 std::vector<uint8_t> linkHsaco(const std::string &object) {
   static std::mutex lldMutex;
-  std::string objectPath = temporaryPath("o");
+  std::string objectPath = threadFilePath("o");
   llvm::FileRemover removeObject(objectPath);
-  std::string hsacoPath = temporaryPath("hsaco");
+  std::string hsacoPath = threadFilePath("hsaco");
   llvm::FileRemover removeHsaco(hsacoPath);
   {
     std::error_code error;
