@@ -51,6 +51,8 @@
 #include <mutex>
 #include <set>
 
+#include <unistd.h>
+
 LLD_HAS_DRIVER(elf)
 
 // Only the AMDGPU backend is needed; declared here so no other target is pulled in.
@@ -393,22 +395,45 @@ std::string temporaryDirectory() {
   return directory;
 }
 
-// A directory of this process's own for lld's files, made on the first link
-// and removed at exit. Each thread links under names of its own in it, so a
-// link needs no fresh unique names (eight random draws and a probe each).
-const std::string &linkDirectory() {
-  static const std::string directory = [] {
-    llvm::SmallString<128> path;
-    if (std::error_code error =
-            llvm::sys::fs::createUniqueDirectory(temporaryDirectory() + "/tessel-link", path))
-      throw Error("cannot create a directory for lld's files in " + temporaryDirectory() + ": " +
-                  error.message());
-    std::string made(path.str());
-    static std::string removeAtExit = made;
-    std::atexit([] { llvm::sys::fs::remove_directories(removeAtExit, /*IgnoreErrors=*/true); });
-    return made;
+// A directory of this process's own for lld's files (owner-only), made on
+// the first link and removed at exit. Each thread links under names of its
+// own in it, so a link needs no fresh unique names (eight random draws and a
+// probe each). A child made by fork() that links gets a directory of its
+// own, and only the process that made a directory removes it.
+struct LinkDirectory {
+  std::mutex mutex;
+  pid_t owner = 0;
+  std::string path;
+};
+LinkDirectory &linkDirectoryState() {
+  static LinkDirectory *state = new LinkDirectory; // never destroyed: the exit handler reads it
+  return *state;
+}
+
+std::string linkDirectory() {
+  LinkDirectory &state = linkDirectoryState();
+  std::lock_guard lock(state.mutex);
+  if (state.owner == getpid())
+    return state.path;
+  llvm::SmallString<128> made;
+  if (std::error_code error = llvm::sys::fs::createUniqueDirectory(temporaryDirectory() + "/tessel-link", made))
+    throw Error("cannot create a directory for lld's files in " + temporaryDirectory() + ": " + error.message());
+  if (std::error_code error = llvm::sys::fs::setPermissions(made, llvm::sys::fs::owner_all)) {
+    llvm::sys::fs::remove(made);
+    throw Error("cannot restrict the directory for lld's files " + std::string(made.str()) + ": " + error.message());
+  }
+  static const bool registered = [] {
+    std::atexit([] {
+      LinkDirectory &state = linkDirectoryState();
+      if (state.owner == getpid())
+        llvm::sys::fs::remove_directories(state.path, /*IgnoreErrors=*/true);
+    });
+    return true;
   }();
-  return directory;
+  (void)registered;
+  state.owner = getpid();
+  state.path = std::string(made.str());
+  return state.path;
 }
 
 std::string threadFilePath(const char *suffix) {
@@ -592,7 +617,7 @@ struct OptimizedKernel {
       throw Error(std::string("AMDGPU code generation for ") + target.arch + " failed: " + diagnostics.errors());
   }
 
-  // The clone lives in the caller's context; keep its diagnostics from exiting the process.
+  // The module lives in the caller's context; keep its diagnostics from exiting the process.
   ScopedDiagnostics diagnostics;
   CodeGenerator &generator;
   std::unique_ptr<llvm::Module> kernel;

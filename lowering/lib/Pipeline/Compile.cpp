@@ -21,6 +21,7 @@
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -147,9 +148,8 @@ struct Pipeline {
   // a pass that fails to `failedPass`.
   mlir::LogicalResult run(mlir::ModuleOp module, std::string &tileIR, std::string &failedPass) {
     observer->watch(tileIR, failedPass);
-    mlir::LogicalResult result = passes.run(module);
-    observer->stop();
-    return result;
+    auto stopWatching = llvm::make_scope_exit([&] { observer->stop(); });
+    return passes.run(module);
   }
   mlir::PassManager passes;
   PipelineObserver *observer; // owned by `passes`
@@ -187,6 +187,7 @@ public:
     ctx_ = slot.context.get();
   }
   ~ContextLease() {
+    ownPipeline_.reset(); // before any context it runs over
     if (own_)
       return;
     Slot &slot = slot_();

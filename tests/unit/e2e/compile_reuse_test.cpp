@@ -5,6 +5,7 @@
 // object as on a thread of its own, after other kernels, other options and a
 // compile that failed.
 #include "e2e_common.hpp"
+#include "../scoped_env.hpp"
 
 #include <tessel/kernels/matmul.hpp>
 #include <tessel/kernels/softmax.hpp>
@@ -43,6 +44,7 @@ Compiled compiled(const detail::TraceRequest &request, const CompileOptions &opt
 } // namespace
 
 TEST_CASE("compiles on one thread give what fresh threads give") {
+  testing::ScopedEnv printing("TESSEL_PRINT_AFTER_ALL", nullptr); // (it gets passes of its own)
   auto x = emulator().alloc<float>(1000), y = emulator().alloc<float>(1000), out = emulator().alloc<float>(1000);
   auto a = emulator().alloc<half>(64 * 64), b = emulator().alloc<half>(64 * 64);
   auto c = emulator().alloc<kernels::detail::matmul_out_t<half>>(64 * 64);
@@ -77,6 +79,7 @@ TEST_CASE("compiles on one thread give what fresh threads give") {
     got.push_back(compiled(add, fast));
     got.push_back(compiled(add, gfx942));
     got.push_back(compiled(softmax, wave32));
+    // A compile that throws leaves nothing for the next (context and passes are made anew).
     CHECK_THROWS_WITH_AS(compiled(broken, gfx942), doctest::Contains("this assumption is false"), Error);
     got.push_back(compiled(softmax, gfx942));
     got.push_back(compiled(add, gfx942));
