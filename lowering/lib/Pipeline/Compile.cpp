@@ -166,8 +166,8 @@ struct Pipeline {
 // next (the test "compiles on one thread give what fresh threads give").
 // What a context uniques (types, attributes, locations) is never freed, so
 // both are replaced after kCompilesPerContext compiles, and after a compile
-// that failed (threw). A compile that starts while another runs on this thread (none
-// does today) gets a context and passes of its own.
+// that failed (threw). A compile that starts while another runs on this
+// thread (none does today) gets a context and passes of its own.
 class ContextLease {
 public:
   ContextLease() {
@@ -210,6 +210,7 @@ public:
       kept = std::make_unique<Pipeline>(ctx_);
     return *kept;
   }
+
 private:
   static constexpr unsigned kCompilesPerContext = 64;
   struct Slot {
