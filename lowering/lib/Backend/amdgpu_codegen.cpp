@@ -436,18 +436,20 @@ std::string linkDirectory() {
   return state.path;
 }
 
-std::string threadFilePath(const char *suffix) {
+// This thread's name for lld's files in the link directory (add a suffix).
+std::string threadFileStem() {
   static std::atomic<unsigned> threads{0};
   thread_local const unsigned thread = threads++;
-  return linkDirectory() + "/" + std::to_string(thread) + "." + suffix;
+  return linkDirectory() + "/" + std::to_string(thread);
 }
 
 // lld keeps global state: one link at a time in this process.
 std::vector<uint8_t> linkHsaco(const std::string &object) {
   static std::mutex lldMutex;
-  std::string objectPath = threadFilePath("o");
+  const std::string stem = threadFileStem();
+  std::string objectPath = stem + ".o";
   llvm::FileRemover removeObject(objectPath);
-  std::string hsacoPath = threadFilePath("hsaco");
+  std::string hsacoPath = stem + ".hsaco";
   llvm::FileRemover removeHsaco(hsacoPath);
   {
     std::error_code error;
@@ -658,7 +660,9 @@ std::string generateAmdgpuAssembly(const std::string &llvmIR, const TargetFacts 
     error.print("kernel.ll", os, /*ShowColors=*/false);
     throw Error("cannot read the kernel module back to make its assembly: " + message);
   }
-  return generateAmdgpuAssembly(*module, target);
+  // The module just read is this call's own: no clone.
+  OptimizedKernel kernel(std::move(module), target);
+  return kernel.emitAssembly(target);
 }
 
 void makeAssemblyOnDemand(CompiledKernel &kernel) {

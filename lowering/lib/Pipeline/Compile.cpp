@@ -134,12 +134,12 @@ private:
 
 // buildTesselPipeline's passes over one context, with their observer.
 struct Pipeline {
-  explicit Pipeline(mlir::MLIRContext *ctx) : passes(ctx) {
+  Pipeline(mlir::MLIRContext *ctx, bool printAfterAll) : passes(ctx) {
     buildTesselPipeline(passes);
     auto watching = std::make_unique<PipelineObserver>();
     observer = watching.get();
     passes.addInstrumentation(std::move(watching));
-    if (printAfterAllRequested())
+    if (printAfterAll)
       passes.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
                               [](mlir::Pass *, mlir::Operation *) { return true; },
                               /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
@@ -205,9 +205,10 @@ public:
   // The passes over this context (made on first use). Asking for IR
   // printing after every pass (a debugging aid) gets a fresh pipeline.
   Pipeline &pipeline() {
-    std::unique_ptr<Pipeline> &kept = own_ || printAfterAllRequested() ? ownPipeline_ : slot_().pipeline;
+    const bool printAfterAll = printAfterAllRequested();
+    std::unique_ptr<Pipeline> &kept = own_ || printAfterAll ? ownPipeline_ : slot_().pipeline;
     if (!kept)
-      kept = std::make_unique<Pipeline>(ctx_);
+      kept = std::make_unique<Pipeline>(ctx_, printAfterAll);
     return *kept;
   }
 
