@@ -20,10 +20,14 @@ inline double medianOf(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// `traceOnce()` returns a detail::TraceRequest.
+// `traceOnce()` returns a detail::TraceRequest. TESSEL_BENCH_ONLY=text skips
+// the kernels whose description does not contain `text` (to profile one).
 template <class TraceFn>
 void coldCompile(const char *what, const std::string &arch, unsigned numWarps, int runs, TraceFn traceOnce) {
   using Clock = std::chrono::steady_clock;
+  const char *only = std::getenv("TESSEL_BENCH_ONLY");
+  if (only && std::string(what).find(only) == std::string::npos)
+    return;
   std::vector<CompileTimes> stages;
   std::vector<double> totals;
   for (int i = 0; i < runs; ++i) {

@@ -11,6 +11,7 @@
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -307,16 +308,39 @@ bool isKernel(const llvm::GlobalValue &value) {
   return function && function->getCallingConv() == llvm::CallingConv::AMDGPU_KERNEL;
 }
 
+// Whether the module computes on values narrower than 32 bits (8- and 16-bit
+// integers, half, bfloat; not i1), which LLVM's SLP vectorizer packs into
+// v_pk_*_f16 / v_pk_*_u16 and byte permutes.
+bool computesOnNarrowValues(const llvm::Module &module) {
+  auto narrow = [](llvm::Type *t) {
+    t = t->getScalarType();
+    return (t->isIntegerTy() && t->getIntegerBitWidth() > 1 && t->getIntegerBitWidth() < 32) ||
+           t->isHalfTy() || t->isBFloatTy();
+  };
+  for (const llvm::Function &function : module)
+    for (const llvm::Instruction &inst : llvm::instructions(function)) {
+      if (narrow(inst.getType()))
+        return true;
+      for (const llvm::Value *operand : inst.operands())
+        if (narrow(operand->getType()))
+          return true;
+    }
+  return false;
+}
+
 void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager sccs;
   llvm::ModuleAnalysisManager modules;
-  // The SLP vectorizer (on in clang -O3) pairs f32 adds, multiplies and fmas
-  // into v_pk_*_f32 on the targets that have them (gfx90a, gfx942, gfx950).
-  // Not the loop vectorizer: tile code has no loops it could widen.
+  // The SLP vectorizer (on in clang -O3) pairs 8- and 16-bit arithmetic into
+  // packed instructions (v_pk_add_f16, v_pk_add_u16, v_perm_b32). Packed f32
+  // (v_pk_add_f32 on gfx90a/gfx942/gfx950) the lowering emits itself, so a
+  // module of 32-bit values alone is not searched: SLP was a third of the
+  // optimizer's time on layer norm. Not the loop vectorizer: tile code has
+  // no loops it could widen.
   llvm::PipelineTuningOptions tuning;
-  tuning.SLPVectorization = true;
+  tuning.SLPVectorization = computesOnNarrowValues(module);
   llvm::PassBuilder builder(&machine, tuning);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(sccs);

@@ -66,10 +66,10 @@ constexpr uint32_t kGfx11BufferFlags = 0x31027000;
 // isaVersion follows the oclc_isa_version_<gfx>.bc convention: major*1000 +
 // minor*100 + stepping, with the hex stepping of gfx90a ('a' = 10) spelled 10.
 constexpr std::array<TargetFacts, 4> kTargets = {{
-    {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", kGfx90aMatrix, kGfx9BufferFlags, false, true},
-    {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix, kGfx9BufferFlags, false, true},
-    {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix, kGfx9BufferFlags, false, true},
-    {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix, kGfx11BufferFlags, true, false},
+    {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", kGfx90aMatrix, kGfx9BufferFlags, false, true, true},
+    {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix, kGfx9BufferFlags, false, true, true},
+    {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix, kGfx9BufferFlags, false, true, true},
+    {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix, kGfx11BufferFlags, true, false, false},
 }};
 
 } // namespace

@@ -1,7 +1,8 @@
 // RUN: tessel-opt %s -split-input-file --tessel-assign-layouts --tessel-convert-to-llvm | FileCheck %s
 
 // Each of 256 threads moves 4 contiguous f32 with one 16-byte access,
-// predicated by its mask through a branch.
+// predicated by its mask through a branch; the adds go two to an op on
+// vector<2xf32> (gfx942 packs f32).
 // CHECK-LABEL: llvm.func @vector_add(
 // CHECK-SAME: !llvm.ptr<1>
 // CHECK-SAME: rocdl.flat_work_group_size = "256,256", rocdl.kernel
@@ -10,7 +11,7 @@
 // CHECK: llvm.cond_br
 // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK-COUNT-4: llvm.fadd {{.*}} : f32
+// CHECK-COUNT-2: llvm.fadd {{.*}} : vector<2xf32>
 // CHECK: llvm.cond_br
 // CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK-NOT: llvm.store

@@ -9,7 +9,7 @@
 // CHECK: %[[MORE:.*]] = llvm.icmp "slt" %[[K]], %{{.*}} : i32
 // CHECK: llvm.cond_br %[[MORE]], ^[[BODY:bb[0-9]+]], ^[[EXIT:bb[0-9]+]]
 // CHECK: ^[[BODY]]:
-// CHECK-COUNT-4: llvm.fadd {{.*}} : f32
+// CHECK-COUNT-2: llvm.fadd {{.*}} : vector<2xf32>
 // CHECK: llvm.br ^[[HEAD]](
 // CHECK: ^[[EXIT]]:
 // CHECK: llvm.store

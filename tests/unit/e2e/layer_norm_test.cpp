@@ -2,6 +2,8 @@
 // f32, f16 and bf16 at odd shapes, with row strides; mean and rstd checked too.
 #include "e2e_common.hpp"
 
+#include "tessel/core/compiled_kernel.hpp"
+
 #include <tessel/kernels/layer_norm.hpp>
 
 #include <algorithm>
@@ -86,6 +88,20 @@ TEST_CASE("layer norm f32 matches a float64 reference at odd shapes; mean and rs
     CHECK(e.mean < 1e-5);
     CHECK(e.rstd < 1e-5);
   }
+}
+
+TEST_CASE("layer norm at N = 8192 on gfx942: its f32 arithmetic is packed two to an instruction") {
+  // The lowering emits f32 add, multiply and fma on <2 x float> (and the
+  // row sums' trees), which gfx942 runs as v_pk_add_f32 / v_pk_mul_f32 /
+  // v_pk_fma_f32; LLVM's SLP vectorizer is not run on 32-bit kernels.
+  Errors e = runLayerNorm<float>(3, 8192);
+  CHECK(e.y < 1e-5);
+  const std::string &s = kernels::layerNormKernel<float>().runtime()->lastKernel()->assembly();
+  INFO(s);
+  CHECK(occurrences(s, "v_pk_add_f32") >= 8);
+  CHECK(occurrences(s, "v_pk_mul_f32") >= 8);
+  CHECK(occurrences(s, "v_pk_fma_f32") >= 8);
+  CHECK(occurrences(s, "v_pk_") >= 48);
 }
 
 TEST_CASE("layer norm f16 and bf16 match a float64 reference (statistics in f32)") {

@@ -2,6 +2,8 @@
 // and are not multiples of the block.
 #include "e2e_common.hpp"
 
+#include "tessel/core/compiled_kernel.hpp"
+
 #include <functional>
 
 using namespace tessel;
@@ -114,6 +116,22 @@ TEST_CASE("integer ops: i32") { checkIntOps<i32>("int_ops_i32"); }
 TEST_CASE("integer ops: i64") { checkIntOps<i64>("int_ops_i64"); }
 TEST_CASE("integer ops: i16") { checkIntOps<i16>("int_ops_i16"); }
 TEST_CASE("integer ops: i8") { checkIntOps<i8>("int_ops_i8"); }
+
+TEST_CASE("i16 arithmetic on gfx942 is packed two to an instruction (v_pk_sub_i16, v_pk_max_i16)") {
+  // The lowering packs f32 itself and leaves LLVM's SLP vectorizer out of a
+  // kernel of 32-bit values alone; one that computes on 16-bit values still
+  // gets it. Without SLP these are one v_sub_u16 / v_max_i16 per element.
+  // (n divisible by 16: whole 4-element runs, no masks.)
+  auto kernel = jit(int_ops<i16>, "int_ops_i16_packed");
+  auto x = emulator().upload(randomInts<int16_t>(4096, -100, 100));
+  auto y = emulator().upload(randomInts<int16_t>(4096, -100, 100));
+  auto out = poisoned<int16_t>(4096);
+  for (int op : {kSub, kMax}) {
+    kernel.launch(emulator(), {cdiv(4096, kBlock)}, {}, x, y, out, 4096, op);
+    const std::string &s = kernel.runtime()->lastKernel()->assembly();
+    CHECK(contains(s, op == kSub ? "v_pk_sub_i16" : "v_pk_max_i16"));
+  }
+}
 
 namespace {
 

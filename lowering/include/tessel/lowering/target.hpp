@@ -44,6 +44,10 @@ struct TargetFacts {
   // row of 16 (of 32) goes to the rows after it, so a reduction over all of a
   // wave64's lanes ends in lane 63 in two VALU steps, read out by v_readlane.
   bool dppRowBroadcast;
+  // V_PK_ADD_F32 / V_PK_MUL_F32 / V_PK_FMA_F32 (gfx90a, gfx942, gfx950): one
+  // VALU instruction does an f32 add, multiply or fma on two pairs of
+  // registers. The elementwise lowering emits <2 x float> ops for them.
+  bool packedF32;
 
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.

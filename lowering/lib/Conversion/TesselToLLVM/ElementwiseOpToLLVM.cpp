@@ -63,10 +63,10 @@ SmallVector<int64_t> equalRegisters(Type resultType, int64_t n, Value result, co
 }
 
 struct ElementwiseOpConversion : ConversionPattern {
-  ElementwiseOpConversion(const TesselToLLVMTypeConverter &converter, const AxisInfoAnalysis *axis,
-                          PatternBenefit benefit)
+  ElementwiseOpConversion(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                          const AxisInfoAnalysis *axis, PatternBenefit benefit)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), benefit, &converter.getContext()),
-        converter(converter), axis(axis) {}
+        converter(converter), target(target), axis(axis) {}
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -85,7 +85,21 @@ struct ElementwiseOpConversion : ConversionPattern {
     SmallVector<int64_t> first =
         equalRegisters(resultType, n, op->getResult(0), op->getNumResults() == 1 ? axis : nullptr);
     SmallVector<SmallVector<Value>> out(op->getNumResults());
+    // Registers 2k and 2k + 1 share a packed op (which two share one does
+    // not matter: every operand tile has the result's layout).
+    const bool packed = target.hasPackedF32() && isPackableF32(op) && n % 2 == 0;
     for (int64_t r = 0; r < n; ++r) {
+      if (packed) {
+        SmallVector<Value> pairs;
+        for (auto [operand, regs] : llvm::zip(op->getOperands(), operands)) {
+          bool tile = isTile(operand.getType());
+          pairs.push_back(packPair(rewriter, op->getLoc(), regs[tile ? r : 0], regs[tile ? r + 1 : 0]));
+        }
+        auto [lo, hi] = emitPackedOp(rewriter, op, pairs);
+        out[0].append({lo, hi});
+        ++r;
+        continue;
+      }
       if (first[r] != r) {
         for (SmallVector<Value> &regs : out)
           regs.push_back(regs[first[r]]);
@@ -102,6 +116,7 @@ struct ElementwiseOpConversion : ConversionPattern {
   }
 
   const TesselToLLVMTypeConverter &converter;
+  const TargetInfo &target;
   const AxisInfoAnalysis *axis;
 };
 
@@ -153,7 +168,7 @@ void mlir::tessel::populateElementwiseOpToLLVMPatterns(const TesselToLLVMTypeCon
                                                        RewritePatternSet &patterns,
                                                        const AxisInfoAnalysis *axis) {
   // Before the upstream arith/math patterns, which only see scalars.
-  patterns.add<ElementwiseOpConversion>(converter, axis, /*benefit=*/2);
+  patterns.add<ElementwiseOpConversion>(converter, target, axis, /*benefit=*/2);
   patterns.add<ConstantTileConversion, AddPtrOpConversion, AssumeOpConversion>(converter, target,
                                                                                /*benefit=*/2);
 }

@@ -58,6 +58,60 @@ FailureOr<SmallVector<Value>> combineAll(
   return values.front();
 }
 
+// The f32 sum or product (`op`, the combine's one op: isFloatSumOrProduct
+// and isPackableF32) of each of `lines`, as combineAll's trees, on a target
+// that packs f32. Two lines (of one length) go together, each combine of one
+// with the same combine of the other in an op on <2 x float>, so every level
+// takes the pairs the level before made as they are. A line left alone packs
+// two neighbouring combines of a level, which the next level takes as they
+// are too; the last combine is scalar.
+SmallVector<Value> packedTrees(OpBuilder &b, Location loc, Operation *op,
+                               SmallVector<SmallVector<Value>> lines) {
+  Block &body = *op->getBlock();
+  const bool swapped = op->getOperand(0) == body.getArgument(1);
+  auto combine = [&](Value lhs, Value rhs) {
+    SmallVector<Value, 2> operands = swapped ? SmallVector<Value, 2>{rhs, lhs} : SmallVector<Value, 2>{lhs, rhs};
+    Value result = emitScalarOp(b, op, operands, lhs.getType());
+    if (!isa<VectorType>(result.getType()))
+      return std::pair(result, Value());
+    return std::pair<Value, Value>(b.create<LLVM::ExtractElementOp>(loc, result, i32Value(b, loc, 0)),
+                                   b.create<LLVM::ExtractElementOp>(loc, result, i32Value(b, loc, 1)));
+  };
+  auto together = [&](SmallVector<Value> &x, SmallVector<Value> &y) {
+    for (size_t n = x.size(); n > 1; n = (n + 1) / 2)
+      for (size_t i = 0, half = (n + 1) / 2; i + half < n; ++i)
+        std::tie(x[i], y[i]) =
+            combine(packPair(b, loc, x[i], y[i]), packPair(b, loc, x[i + half], y[i + half]));
+  };
+  auto alone = [&](SmallVector<Value> &x) {
+    for (size_t n = x.size(); n > 1; n = (n + 1) / 2)
+      for (size_t i = 0, half = (n + 1) / 2; i + half < n; ++i) {
+        if (i + 1 + half == n) {
+          x[i] = combine(x[i], x[i + half]).first;
+          continue;
+        }
+        std::tie(x[i], x[i + 1]) =
+            combine(packPair(b, loc, x[i], x[i + 1]), packPair(b, loc, x[i + half], x[i + 1 + half]));
+        ++i;
+      }
+  };
+  size_t l = 0;
+  for (; l + 1 < lines.size(); l += 2) {
+    if (lines[l].size() == lines[l + 1].size()) {
+      together(lines[l], lines[l + 1]);
+      continue;
+    }
+    alone(lines[l]);
+    alone(lines[l + 1]);
+  }
+  if (l < lines.size())
+    alone(lines[l]);
+  SmallVector<Value> out;
+  for (SmallVector<Value> &values : lines)
+    out.push_back(values.front());
+  return out;
+}
+
 struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
 
@@ -72,10 +126,29 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
     Region &combine = op.getCombine();
     auto apply = [&](ValueRange lhs, ValueRange rhs) { return applyCombine(rewriter, combine, lhs, rhs); };
     const bool tree = isFloatSumOrProduct(combine);
+    Operation *packed = tree && target.hasPackedF32() && isPackableF32(&combine.front().front())
+                            ? &combine.front().front()
+                            : nullptr;
+    // packedTrees' results, one per line, as acc's entries.
+    auto packedAcc = [&](SmallVector<SmallVector<Value>> perLine) {
+      SmallVector<SmallVector<Value>> out;
+      for (Value v : packedTrees(rewriter, loc, packed, std::move(perLine)))
+        out.push_back({v});
+      return out;
+    };
 
     // 1. Within each thread.
     SmallVector<SmallVector<Value>> acc;
-    for (const SmallVector<int64_t> &line : lines) {
+    if (packed) {
+      SmallVector<SmallVector<Value>> perLine;
+      for (const SmallVector<int64_t> &line : lines) {
+        perLine.emplace_back();
+        for (int64_t reg : line)
+          perLine.back().push_back(adaptor.getSrcs()[0][reg]);
+      }
+      acc = packedAcc(std::move(perLine));
+    }
+    for (const SmallVector<int64_t> &line : packed ? ArrayRef<SmallVector<int64_t>>() : ArrayRef(lines)) {
       auto at = [&](int64_t reg) {
         SmallVector<Value> v;
         for (size_t i = 0; i < n; ++i)
@@ -151,7 +224,14 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
             x.store(rewriter, loc, i, x.waveCoord(), l, acc[l][i]);
       });
       target.ldsBarrier(rewriter, loc);
-      for (size_t l = 0; l < lines.size(); ++l) {
+      if (packed) {
+        SmallVector<SmallVector<Value>> perLine(lines.size());
+        for (size_t l = 0; l < lines.size(); ++l)
+          for (int64_t w = 0; w < x.waves(); ++w)
+            perLine[l].push_back(x.load(rewriter, loc, 0, w, l, acc[l][0].getType()));
+        acc = packedAcc(std::move(perLine));
+      }
+      for (size_t l = 0; l < (packed ? 0 : lines.size()); ++l) {
         auto loadWave = [&](int64_t w) {
           SmallVector<Value> v;
           for (size_t i = 0; i < n; ++i)

@@ -153,6 +153,8 @@ bool TargetInfo::hasRowBroadcast() const {
   return facts_ && facts_->dppRowBroadcast && waveSize_ == 64;
 }
 
+bool TargetInfo::hasPackedF32() const { return facts_ && facts_->packedF32; }
+
 Value TargetInfo::rowBroadcast(OpBuilder &b, Location loc, Value v, int lastLane) const {
   // Every row takes part (rows without a source, row 0 for row_bcast:15 and
   // rows 0-1 for row_bcast:31, read 0): with full masks and bound_ctrl LLVM

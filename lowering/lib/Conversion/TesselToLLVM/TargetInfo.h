@@ -61,6 +61,8 @@ public:
   // Whether the target has DPP row broadcasts (wave64 gfx9): a combine over
   // every lane of a wave can end in lane 63 after the steps within rows.
   bool hasRowBroadcast() const;
+  // Whether f32 add, multiply and fma come packed two to an instruction.
+  bool hasPackedF32() const;
   // DPP row_bcast:15 (`lastLane` 15: each row gets the last lane of the row
   // before it) or row_bcast:31 (`lastLane` 31: rows 2 and 3 get lane 31);
   // rows with no such lane get 0.

@@ -2,6 +2,7 @@
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -435,6 +436,37 @@ Value mlir::tessel::emitScalarOp(OpBuilder &b, Operation *op, ValueRange operand
   OperationState state(op->getLoc(), op->getName().getStringRef(), operands,
                        TypeRange{resultType}, op->getAttrs());
   return b.create(state)->getResult(0);
+}
+
+bool mlir::tessel::isPackableF32(Operation *op) {
+  return op->getNumResults() == 1 && getElementTypeOrSelf(op->getResult(0).getType()).isF32() &&
+         isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, math::FmaOp>(op);
+}
+
+Value mlir::tessel::packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
+  auto packedElement = [](Value v, int64_t position) -> Value {
+    auto extract = v.getDefiningOp<LLVM::ExtractElementOp>();
+    APInt index;
+    if (!extract || !matchPattern(extract.getPosition(), m_ConstantInt(&index)) || index != position)
+      return {};
+    auto type = dyn_cast<VectorType>(extract.getVector().getType());
+    return type && type.getNumElements() == 2 ? extract.getVector() : Value();
+  };
+  if (Value v = packedElement(lo, 0); v && v == packedElement(hi, 1))
+    return v;
+  Value pair = b.create<LLVM::PoisonOp>(loc, VectorType::get({2}, lo.getType()));
+  pair = b.create<LLVM::InsertElementOp>(loc, pair, lo, i32Value(b, loc, 0));
+  return b.create<LLVM::InsertElementOp>(loc, pair, hi, i32Value(b, loc, 1));
+}
+
+std::pair<Value, Value> mlir::tessel::emitPackedOp(OpBuilder &b, Operation *op, ValueRange operands) {
+  assert(isPackableF32(op) && "an f32 add, subtract, multiply or fma");
+  Location loc = op->getLoc();
+  OperationState state(loc, op->getName().getStringRef(), operands, TypeRange{operands[0].getType()},
+                       op->getAttrs());
+  Value result = b.create(state)->getResult(0);
+  return {b.create<LLVM::ExtractElementOp>(loc, result, i32Value(b, loc, 0)),
+          b.create<LLVM::ExtractElementOp>(loc, result, i32Value(b, loc, 1))};
 }
 
 SmallVector<Value> mlir::tessel::emitScalarResults(OpBuilder &b, Operation *op, ValueRange operands,

@@ -88,6 +88,18 @@ Value emitScalarOp(OpBuilder &b, Operation *op, ValueRange operands, Type result
 // emitScalarOp for an op of one or more results of one type (several:
 // arith.mului_extended, which is the op itself on scalars).
 SmallVector<Value> emitScalarResults(OpBuilder &b, Operation *op, ValueRange operands, Type resultType);
+// Packed f32 (TargetInfo::hasPackedF32: v_pk_add_f32, v_pk_mul_f32,
+// v_pk_fma_f32): whether `op` is an f32 add, subtract, multiply or fma, which
+// the lowering emits on <2 x float>, two registers per op, rather than
+// leaving the pairing to LLVM's SLP vectorizer (a third of the optimizer's
+// time on a kernel like layer norm, and not always found).
+bool isPackableF32(Operation *op);
+// (lo, hi) as a <2 x float>: the packed value two extracts came from when
+// they are its elements 0 and 1 in that order, else built.
+Value packPair(OpBuilder &b, Location loc, Value lo, Value hi);
+// `op` (isPackableF32) on <2 x float> `operands`: its results for element 0
+// and element 1.
+std::pair<Value, Value> emitPackedOp(OpBuilder &b, Operation *op, ValueRange operands);
 // An f32 math.exp / math.exp2 marked afn (fast_exp, fast_exp2), which
 // emitScalarOp lowers to the hardware exponential.
 bool isHardwareExp(Operation *op);
