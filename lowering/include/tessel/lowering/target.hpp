@@ -46,7 +46,7 @@ struct TargetFacts {
   bool dppRowBroadcast;
   // V_PK_ADD_F32 / V_PK_MUL_F32 / V_PK_FMA_F32 (gfx90a, gfx942, gfx950): one
   // VALU instruction does an f32 add, multiply or fma on two pairs of
-  // registers. The elementwise lowering emits <2 x float> ops for them.
+  // registers. The elementwise and reduce lowerings emit <2 x float> ops for them.
   bool packedF32;
 
   // The instructions for `operand` inputs accumulating in `accumulator`

@@ -71,11 +71,9 @@ SmallVector<Value> packedTrees(OpBuilder &b, Location loc, Operation *op,
   const bool swapped = op->getOperand(0) == body.getArgument(1);
   auto combine = [&](Value lhs, Value rhs) {
     SmallVector<Value, 2> operands = swapped ? SmallVector<Value, 2>{rhs, lhs} : SmallVector<Value, 2>{lhs, rhs};
-    Value result = emitScalarOp(b, op, operands, lhs.getType());
-    if (!isa<VectorType>(result.getType()))
-      return std::pair(result, Value());
-    return std::pair<Value, Value>(b.create<LLVM::ExtractElementOp>(loc, result, i32Value(b, loc, 0)),
-                                   b.create<LLVM::ExtractElementOp>(loc, result, i32Value(b, loc, 1)));
+    if (isa<VectorType>(lhs.getType()))
+      return emitPackedOp(b, op, operands);
+    return std::pair(emitScalarOp(b, op, operands, lhs.getType()), Value());
   };
   auto together = [&](SmallVector<Value> &x, SmallVector<Value> &y) {
     for (size_t n = x.size(); n > 1; n = (n + 1) / 2)

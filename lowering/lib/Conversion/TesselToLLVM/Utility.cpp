@@ -462,9 +462,7 @@ Value mlir::tessel::packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
 std::pair<Value, Value> mlir::tessel::emitPackedOp(OpBuilder &b, Operation *op, ValueRange operands) {
   assert(isPackableF32(op) && "an f32 add, subtract, multiply or fma");
   Location loc = op->getLoc();
-  OperationState state(loc, op->getName().getStringRef(), operands, TypeRange{operands[0].getType()},
-                       op->getAttrs());
-  Value result = b.create(state)->getResult(0);
+  Value result = emitScalarOp(b, op, operands, operands[0].getType()); // the op itself, on vectors
   return {b.create<LLVM::ExtractElementOp>(loc, result, i32Value(b, loc, 0)),
           b.create<LLVM::ExtractElementOp>(loc, result, i32Value(b, loc, 1))};
 }
