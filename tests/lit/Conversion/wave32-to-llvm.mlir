@@ -56,7 +56,8 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tess
 // A 512-element sum over 4 waves of 32: the butterfly covers 32 lanes, the
 // 4 DPP row steps (quad xor 1 and 2, half-row and row mirrors) then one
 // v_permlanex16 for distance 16 (each lane reads its lane of the other row:
-// selects 0x76543210, 0xfedcba98), no ds_bpermute; the 4 wave sums then go
+// selects 0x76543210, 0xfedcba98; its old value is poison, as no lane reads
+// it and a live old value costs a v_mov), no ds_bpermute; the 4 wave sums then go
 // through LDS after one barrier (none after the reads: nothing later writes
 // the scratch).
 // CHECK: llvm.mlir.global internal @tessel_lds() {addr_space = 3 : i32
@@ -65,13 +66,14 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tess
 // CHECK-DAG: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
 // CHECK-DAG: %[[SELHI:.*]] = llvm.mlir.constant(-19088744 : i32) : i32
 // CHECK-DAG: %[[SELLO:.*]] = llvm.mlir.constant(1985229328 : i32) : i32
+// CHECK-DAG: %[[OLD:.*]] = llvm.mlir.poison : i32
 // CHECK-DAG: %[[TID:.*]] = rocdl.workitem.id.x range <i32, 0, 128> : i32
 // CHECK-DAG: llvm.and %[[TID]], %[[C31]] : i32
 // CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, true : i32
 // CHECK: rocdl.update.dpp {{.*}} with 78, 15, 15, true : i32
 // CHECK: rocdl.update.dpp {{.*}} with 321, 15, 15, true : i32
 // CHECK: rocdl.update.dpp {{.*}} with 320, 15, 15, true : i32
-// CHECK: rocdl.permlanex16 %[[X:.*]], %[[X]], %[[SELLO]], %[[SELHI]], false, false : i32, i32
+// CHECK: rocdl.permlanex16 %[[OLD]], %{{.*}}, %[[SELLO]], %[[SELHI]], false, true : i32, i32
 // CHECK-NOT: rocdl.ds_bpermute
 // CHECK-NOT: rocdl.permlanex16
 // CHECK-NOT: rocdl.update.dpp

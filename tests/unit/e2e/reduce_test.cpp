@@ -2,6 +2,8 @@
 // wave64 (gfx942) and wave32 (gfx1100) targets.
 #include "e2e_common.hpp"
 
+#include <sstream>
+
 using namespace tessel;
 using namespace e2e;
 
@@ -133,6 +135,9 @@ TEST_CASE("reductions along each axis, gfx1100 (wave32)") {
 // through the LDS hardware. Here every lane of a row holds the same value by
 // then; the gfx1100 reductions along each axis above (lines whose 16-lane
 // step comes first) and the gfx1100 sorts are what catch wrong selects.
+// No lane reads the instruction's old value, to which its destination is
+// tied: with the source as old value, the source needs a copy (a v_mov)
+// before each exchange and the instruction reads and writes one register.
 TEST_CASE("wave32 reductions exchange rows of 16 with v_permlanex16") {
   Device dev = Device::emulator("gfx1100");
   for (int kind : {kSum, kArgmin}) {
@@ -140,6 +145,19 @@ TEST_CASE("wave32 reductions exchange rows of 16 with v_permlanex16") {
     checkReduce(dev, kind, 1, {4, 64, 3, 61, 1}, &s);
     CHECK(contains(s, "v_permlanex16_b32"));
     CHECK_FALSE(contains(s, "ds_bpermute"));
+    std::istringstream in(s);
+    std::string line;
+    int exchanges = 0;
+    while (std::getline(in, line)) {
+      const size_t at = line.find("v_permlanex16_b32 ");
+      if (at == std::string::npos)
+        continue;
+      ++exchanges;
+      const size_t dest = at + 18, comma = line.find(", ", dest), src = comma + 2;
+      INFO(line);
+      CHECK(line.substr(dest, comma - dest) != line.substr(src, line.find(',', src) - src));
+    }
+    CHECK(exchanges > 0);
   }
 }
 

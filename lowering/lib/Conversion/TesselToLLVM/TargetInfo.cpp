@@ -133,12 +133,16 @@ Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t 
                  : distance == 8 && lowerBitsReduced ? kDppMirror
                                                      : 0;
   // Across the two rows of 16 (gfx10 on): each lane reads the same lane of
-  // the other row (selects 0-15 in order), one VALU instruction.
+  // the other row (selects 0-15 in order), one VALU instruction. Every lane
+  // has a source, so the old value (vdst, tied) is never read: poison lets
+  // the register allocator write the result anywhere, where `x` as old
+  // cost a v_mov to keep x for the combine.
   if (!ctrl && distance == 16 && facts_ && facts_->permlaneX16)
     return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
-      return b.create<ROCDL::PermlaneX16Op>(loc, x.getType(), x, x, i32Value(b, loc, 0x76543210),
+      Value unused = b.create<LLVM::PoisonOp>(loc, x.getType());
+      return b.create<ROCDL::PermlaneX16Op>(loc, x.getType(), unused, x, i32Value(b, loc, 0x76543210),
                                             i32Value(b, loc, int32_t(0xfedcba98)), /*fi=*/false,
-                                            /*boundControl=*/false);
+                                            /*boundControl=*/true);
     });
   if (!ctrl)
     return shuffle(b, loc, v,
