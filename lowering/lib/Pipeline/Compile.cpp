@@ -106,6 +106,13 @@ std::string printed(const llvm::Module &m) {
 
 bool printAfterAllRequested() { return environmentFlag("TESSEL_PRINT_AFTER_ALL"); }
 
+// Verifying the module after every pass is a twentieth of a compile (the
+// LLVM dialect module the last passes leave is the largest). A compile
+// verifies the imported trace and the passes' result; TESSEL_VERIFY_EACH=1
+// verifies after every pass, naming the pass that broke the IR (the test
+// suites run with it).
+bool verifyEachRequested() { return environmentFlag("TESSEL_VERIFY_EACH"); }
+
 // Keeps the tile IR as the last tile-level pass left it (what the user's
 // program became: layouts, vector widths, the LDS plan), and names the pass
 // that failed. A kept pass manager keeps its observer: each run says where
@@ -134,8 +141,10 @@ private:
 
 // buildTesselPipeline's passes over one context, with their observer.
 struct Pipeline {
-  Pipeline(mlir::MLIRContext *ctx, bool printAfterAll) : passes(ctx) {
+  Pipeline(mlir::MLIRContext *ctx, bool printAfterAll, bool verifyEach)
+      : passes(ctx), verifyEach(verifyEach) {
     buildTesselPipeline(passes);
+    passes.enableVerifier(verifyEach);
     auto watching = std::make_unique<PipelineObserver>();
     observer = watching.get();
     passes.addInstrumentation(std::move(watching));
@@ -153,6 +162,7 @@ struct Pipeline {
   }
   mlir::PassManager passes;
   PipelineObserver *observer; // owned by `passes`
+  const bool verifyEach;
 };
 
 // The MLIR context compiles on this thread work in, and the pass manager
@@ -203,12 +213,13 @@ public:
   mlir::MLIRContext *get() const { return ctx_; }
 
   // The passes over this context (made on first use). Asking for IR
-  // printing after every pass (a debugging aid) gets a fresh pipeline.
+  // printing after every pass (a debugging aid) gets a fresh pipeline; the
+  // kept one follows TESSEL_VERIFY_EACH as it is now.
   Pipeline &pipeline() {
-    const bool printAfterAll = printAfterAllRequested();
+    const bool printAfterAll = printAfterAllRequested(), verifyEach = verifyEachRequested();
     std::unique_ptr<Pipeline> &kept = own_ || printAfterAll ? ownPipeline_ : slot_().pipeline;
-    if (!kept)
-      kept = std::make_unique<Pipeline>(ctx_, printAfterAll);
+    if (!kept || kept->verifyEach != verifyEach)
+      kept = std::make_unique<Pipeline>(ctx_, printAfterAll, verifyEach);
     return *kept;
   }
 
@@ -355,7 +366,13 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createTesselPlanLds()); // (PipelineObserver keeps the tile IR here)
   // Convert to LLVM: each thread's share of every tile, as LLVM dialect.
   pm.addPass(createTesselConvertToLLVM());
-  pm.addPass(createCanonicalizerPass());
+  // Fold and drop what the patterns left unused, which keeps the module
+  // LLVM translates and optimizes small. Not the region simplification
+  // (merging identical blocks, dropping dead block arguments): LLVM's
+  // SimplifyCFG does that anyway, and here it was a fifth of the pass.
+  GreedyRewriteConfig cleanup;
+  cleanup.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  pm.addPass(createCanonicalizerPass(cleanup));
 }
 
 void registerTesselPipelines() {
@@ -407,8 +424,11 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   out.name = trace.kernelName;
   {
     std::string failedPass;
-    if (mlir::failed(ctx.pipeline().run(*module, out.tileIR, failedPass)))
+    Pipeline &pipeline = ctx.pipeline();
+    if (mlir::failed(pipeline.run(*module, out.tileIR, failedPass)))
       diags.fail("the pass '" + failedPass + "'");
+    if (!pipeline.verifyEach && mlir::failed(mlir::verify(*module)))
+      diags.fail("verifying what the passes made (TESSEL_VERIFY_EACH=1 names the pass)");
   }
   if (dumps.wants(DumpItem::Tile))
     dumps.write(DumpItem::Tile, out.tileIR);
