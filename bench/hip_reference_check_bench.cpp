@@ -70,7 +70,7 @@ struct Runner {
     CompiledKernel k;
     k.name = kernel;
     k.arch = arch;
-    k.llvmIR = readFile(dir + "/" + source + "-" + arch + ".ll");
+    k.llvmModule = readFile(dir + "/" + source + "-" + arch + ".ll");
     k.blockSize = lanes;
     k.waveSize = dev.waveSize();
     std::unique_ptr<LoadedKernel> loaded = dev.impl().load(k);

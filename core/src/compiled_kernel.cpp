@@ -21,32 +21,46 @@ std::string describeStages(const CompileTimes &t) {
   return out + " ms";
 }
 
-const std::string &CompiledKernel::assembly() const {
-  if (!assembly_)
-    throw Error("kernel '" + name + "' has no assembly and no way to make it");
-  LazyAssembly &lazy = *assembly_;
-  std::call_once(lazy.once, [&] {
-    if (lazy.made)
+const std::string &CompiledKernel::made(const std::shared_ptr<LazyText> &lazy, const CompiledKernel &kernel,
+                                        const char *what) {
+  if (!lazy)
+    throw Error("kernel '" + kernel.name + "' has no " + what + " and no way to make it");
+  std::call_once(lazy->once, [&] {
+    if (lazy->made)
       return;
-    if (!lazy.source)
-      throw Error("kernel '" + name + "' has no assembly and no way to make it");
-    lazy.text = lazy.source(*this);
-    lazy.made = true;
+    if (!lazy->source)
+      throw Error("kernel '" + kernel.name + "' has no " + what + " and no way to make it");
+    lazy->text = lazy->source(kernel);
+    lazy->made = true;
   });
-  return lazy.text;
+  return lazy->text;
 }
 
+const std::string &CompiledKernel::llvmIR() const { return made(llvmIR_, *this, "LLVM IR text"); }
+const std::string &CompiledKernel::assembly() const { return made(assembly_, *this, "assembly"); }
+
+bool CompiledKernel::hasLlvmIR() const { return llvmIR_ && llvmIR_->made; }
 bool CompiledKernel::hasAssembly() const { return assembly_ && assembly_->made; }
 
-void CompiledKernel::setAssembly(std::string text) {
-  assembly_ = std::make_shared<LazyAssembly>();
-  assembly_->text = std::move(text);
-  assembly_->made = true;
+namespace {
+template <class Lazy> std::shared_ptr<Lazy> madeText(std::string text) {
+  auto lazy = std::make_shared<Lazy>();
+  lazy->text = std::move(text);
+  lazy->made = true;
+  return lazy;
 }
+template <class Lazy, class Source> std::shared_ptr<Lazy> textFrom(Source source) {
+  auto lazy = std::make_shared<Lazy>();
+  lazy->source = std::move(source);
+  return lazy;
+}
+} // namespace
 
-void CompiledKernel::setAssemblySource(AssemblySource source) {
-  assembly_ = std::make_shared<LazyAssembly>();
-  assembly_->source = std::move(source);
+void CompiledKernel::setLlvmIR(std::string text) { llvmIR_ = madeText<LazyText>(std::move(text)); }
+void CompiledKernel::setAssembly(std::string text) { assembly_ = madeText<LazyText>(std::move(text)); }
+void CompiledKernel::setLlvmIRSource(TextSource source) { llvmIR_ = textFrom<LazyText>(std::move(source)); }
+void CompiledKernel::setAssemblySource(TextSource source) {
+  assembly_ = textFrom<LazyText>(std::move(source));
 }
 
 } // namespace tessel

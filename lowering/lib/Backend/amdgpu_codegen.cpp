@@ -673,26 +673,50 @@ std::string generateAmdgpuAssembly(const llvm::Module &module, const TargetFacts
   return kernel.emitAssembly(target);
 }
 
-std::string generateAmdgpuAssembly(const std::string &llvmIR, const TargetFacts &target) {
-  llvm::LLVMContext context;
+namespace {
+// The kernel module of `bytes` (bitcode, or LLVM IR text), read into
+// `context`; `purpose` says in an error what it was read for.
+std::unique_ptr<llvm::Module> readKernelModule(const std::string &bytes, llvm::LLVMContext &context,
+                                               const char *purpose) {
   llvm::SMDiagnostic error;
   std::unique_ptr<llvm::Module> module =
-      llvm::parseIR(llvm::MemoryBufferRef(llvmIR, "kernel.ll"), error, context);
+      llvm::parseIR(llvm::MemoryBufferRef(bytes, "kernel"), error, context);
   if (!module) {
     std::string message;
     llvm::raw_string_ostream os(message);
-    error.print("kernel.ll", os, /*ShowColors=*/false);
-    throw Error("cannot read the kernel module back to make its assembly: " + message);
+    error.print("kernel", os, /*ShowColors=*/false);
+    throw Error(std::string("cannot read the kernel module back to ") + purpose + ": " + message);
   }
+  return module;
+}
+} // namespace
+
+std::string generateAmdgpuAssembly(const std::string &llvmModule, const TargetFacts &target) {
+  llvm::LLVMContext context;
   // The module just read is this call's own: no clone.
-  OptimizedKernel kernel(std::move(module), target);
+  OptimizedKernel kernel(readKernelModule(llvmModule, context, "make its assembly"), target);
   return kernel.emitAssembly(target);
 }
 
-void makeAssemblyOnDemand(CompiledKernel &kernel) {
-  kernel.setAssemblySource([](const CompiledKernel &k) {
-    return generateAmdgpuAssembly(k.llvmIR, requireTarget(k.arch));
-  });
+std::string llvmIRText(const std::string &llvmModule) {
+  if (!llvm::isBitcode(reinterpret_cast<const unsigned char *>(llvmModule.data()),
+                       reinterpret_cast<const unsigned char *>(llvmModule.data() + llvmModule.size())))
+    return llvmModule; // text already
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = readKernelModule(llvmModule, context, "print it");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, nullptr);
+  return text;
+}
+
+void makeTextsOnDemand(CompiledKernel &kernel) {
+  if (!kernel.hasLlvmIR())
+    kernel.setLlvmIRSource([](const CompiledKernel &k) { return llvmIRText(k.llvmModule); });
+  if (!kernel.hasAssembly())
+    kernel.setAssemblySource([](const CompiledKernel &k) {
+      return generateAmdgpuAssembly(k.llvmModule, requireTarget(k.arch));
+    });
 }
 
 std::vector<uint8_t> hsacoFromAssembly(const std::string &assembly, const TargetFacts &target) {

@@ -23,6 +23,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -450,14 +451,21 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   // generateAmdgpuCode keeps the version the module already names.
   llvmModule->setModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                             options.codeObjectVersion * 100);
-  out.llvmIR = printed(*llvmModule);
+  // Bitcode: the text (printed for a dump, else when llvmIR() is asked)
+  // took three times as long to write.
+  {
+    llvm::raw_string_ostream bitcode(out.llvmModule);
+    llvm::WriteBitcodeToFile(*llvmModule, bitcode);
+  }
+  if (dumps.wants(DumpItem::Llvm))
+    out.setLlvmIR(printed(*llvmModule));
   times.translate = lap();
 
   // 4. AMDGPU code object.
   if (dumps.wants(DumpItem::Llvm))
-    dumps.write(DumpItem::Llvm, out.llvmIR);
+    dumps.write(DumpItem::Llvm, out.llvmIR());
   // The assembly for a dump comes from the module: otherwise the code
-  // generation takes it (no clone; llvmIR keeps its text).
+  // generation takes it (no clone; llvmModule keeps its bitcode).
   std::string assembly;
   if (dumps.wants(DumpItem::Asm))
     assembly = generateAmdgpuAssembly(*llvmModule, target);
@@ -468,13 +476,12 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   warnAboutSpills(trace, target, code.privateSegmentBytes);
   out.arch = target.arch;
   out.hsaco = std::move(code.hsaco);
-  // The assembly text only when asked for: a dump now, anyone else later.
+  // The texts only when asked for: a dump now, anyone else later.
   if (dumps.wants(DumpItem::Asm)) {
     out.setAssembly(std::move(assembly));
     dumps.write(DumpItem::Asm, out.assembly());
-  } else {
-    makeAssemblyOnDemand(out);
   }
+  makeTextsOnDemand(out); // the ones not made yet
   out.ldsBytes = ldsBytes;
   out.waveSize = target.waveSize;
   out.blockSize = options.numWarps * target.waveSize;

@@ -30,8 +30,9 @@ namespace tessel {
 namespace {
 
 // Version 2: meta names the entry's key (an entry moved to another folder is
-// a miss). Older entries read as damaged and are rebuilt.
-constexpr const char *kMetaHeader = "tessel-kernel-cache 3";
+// a miss). Version 4: the kernel module is bitcode, kernel.bc (kernel.ll
+// before). Older entries read as damaged and are rebuilt.
+constexpr const char *kMetaHeader = "tessel-kernel-cache 4";
 
 // Temporary and trash folders of a writer that died are removed once they
 // are this old and their process is gone.
@@ -49,7 +50,7 @@ std::string hex64(uint64_t v) {
 }
 
 // The largest file an entry may hold. Real entries are a few MB at most (the
-// LLVM IR text of a big kernel); 64 MiB is ten times more than any seen, yet
+// tile IR text of a big kernel); 64 MiB is ten times more than any seen, yet
 // bounds what a damaged or hostile cache folder can make a launch read.
 constexpr size_t kMaxEntryFileBytes = size_t(64) << 20;
 
@@ -135,7 +136,7 @@ struct EntryFile {
 };
 const EntryFile kEntryFiles[] = {
     {"tile.mlir", EntryKind::Tile},
-    {"kernel.ll", EntryKind::Llvm},
+    {"kernel.bc", EntryKind::Llvm},
     {"kernel.s", EntryKind::Assembly},
     {"kernel.hsaco", EntryKind::CodeObject},
 };
@@ -144,7 +145,7 @@ const EntryFile kEntryFiles[] = {
 std::optional<std::string_view> fileBytes(const CompiledKernel &k, const EntryFile &f) {
   switch (f.kind) {
   case EntryKind::Tile: return k.tileIR;
-  case EntryKind::Llvm: return k.llvmIR;
+  case EntryKind::Llvm: return k.llvmModule;
   case EntryKind::Assembly:
     if (!k.hasAssembly())
       return std::nullopt;
@@ -218,7 +219,7 @@ std::optional<CompiledKernel> readEntry(const fs::path &folder, const std::strin
   bool listed = bool(in >> word >> name >> size >> checksum) && word == "file";
   for (const EntryFile &f : kEntryFiles) {
     if (!listed || name != f.name) {
-      if (f.kind == EntryKind::Assembly) // not stored: made from kernel.ll when asked
+      if (f.kind == EntryKind::Assembly) // not stored: made from kernel.bc when asked
         continue;
       return std::nullopt;
     }
@@ -227,7 +228,7 @@ std::optional<CompiledKernel> readEntry(const fs::path &folder, const std::strin
       return std::nullopt;
     switch (f.kind) {
     case EntryKind::Tile: k.tileIR = std::move(bytes); break;
-    case EntryKind::Llvm: k.llvmIR = std::move(bytes); break;
+    case EntryKind::Llvm: k.llvmModule = std::move(bytes); break;
     case EntryKind::Assembly: k.setAssembly(std::move(bytes)); break;
     case EntryKind::CodeObject: k.hsaco.assign(bytes.begin(), bytes.end()); break;
     }
@@ -235,8 +236,7 @@ std::optional<CompiledKernel> readEntry(const fs::path &folder, const std::strin
   }
   if (listed) // a file no entry has
     return std::nullopt;
-  if (!k.hasAssembly())
-    makeAssemblyOnDemand(k);
+  makeTextsOnDemand(k);
   return k;
 }
 

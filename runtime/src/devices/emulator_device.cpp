@@ -442,7 +442,8 @@ public:
     std::lock_guard lock(jitMutex_);
     auto context = std::make_unique<llvm::LLVMContext>();
     llvm::SMDiagnostic diagnostic;
-    auto buffer = llvm::MemoryBuffer::getMemBuffer(kernel.llvmIR, kernel.name, false);
+    // Bitcode from a compile or the cache; text from tests and tools.
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(kernel.llvmModule, kernel.name, false);
     std::unique_ptr<llvm::Module> module = llvm::parseIR(*buffer, diagnostic, *context);
     if (!module)
       throw Error("emulator: cannot parse the LLVM IR of kernel '" + kernel.name + "': line " +

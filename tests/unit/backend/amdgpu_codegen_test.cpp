@@ -193,7 +193,7 @@ TEST_CASE("configureModuleForTarget sets triple, data layout, code object v5 and
   auto module = parse(kCopyKernel, context);
   configureModuleForTarget(*module, requireTarget("gfx942"));
   CHECK(module->getTargetTriple().str() == "amdgcn-amd-amdhsa");
-  // The kernel module (what the emulator runs, kernel.ll) states the mode.
+  // The kernel module (what the emulator runs, kernel.bc) states the mode.
   CHECK(module->getFunction("copy")->getFnAttribute("amdgpu-ieee").getValueAsString() == "false");
   // AMDGPU: little endian, 32-bit LDS (p3) and private (p5) pointers, allocas in addrspace 5.
   std::string layout = module->getDataLayoutStr();

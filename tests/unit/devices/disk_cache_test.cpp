@@ -32,7 +32,7 @@ CompiledKernel sampleKernel(int variant = 0) {
   k.name = "vector_add_" + std::to_string(variant);
   k.arch = "gfx942";
   k.tileIR = "tessel.func @vector_add() { }  // " + std::to_string(variant);
-  k.llvmIR = "define amdgpu_kernel void @vector_add() { ret void }\n";
+  k.llvmModule = "define amdgpu_kernel void @vector_add() { ret void }\n";
   k.setAssembly(std::string(5000 + variant, 's'));
   for (int i = 0; i < 3000; ++i)
     k.hsaco.push_back(uint8_t(i * 7 + variant));
@@ -48,7 +48,7 @@ void checkSame(const CompiledKernel &a, const CompiledKernel &b) {
   CHECK(a.name == b.name);
   CHECK(a.arch == b.arch);
   CHECK(a.tileIR == b.tileIR);
-  CHECK(a.llvmIR == b.llvmIR);
+  CHECK(a.llvmModule == b.llvmModule);
   CHECK(a.assembly() == b.assembly());
   CHECK(a.hsaco == b.hsaco);
   CHECK(a.ldsBytes == b.ldsBytes);
@@ -107,7 +107,7 @@ TEST_CASE("cache: round trip") {
   CHECK_FALSE(cache.load(kKey).has_value());
   CompiledKernel k = sampleKernel();
   cache.store(kKey, k);
-  for (const char *file : {"tile.mlir", "kernel.ll", "kernel.s", "kernel.hsaco", "meta"})
+  for (const char *file : {"tile.mlir", "kernel.bc", "kernel.s", "kernel.hsaco", "meta"})
     CHECK(fs::exists(dir / kKey / file));
   // A second cache object (another process, say) reads the same entry.
   DiskCache again(dir.string());
@@ -120,14 +120,14 @@ TEST_CASE("cache: round trip") {
 }
 
 // A compile makes no assembly text; an entry stored before anyone asked for
-// it has no kernel.s, and the loaded kernel makes it from kernel.ll.
-TEST_CASE("cache: an entry without kernel.s makes the assembly from kernel.ll when asked") {
+// it has no kernel.s, and the loaded kernel makes it from kernel.bc.
+TEST_CASE("cache: an entry without kernel.s makes the assembly from kernel.bc when asked") {
   fs::path dir = freshDirectory("noassembly");
   DiskCache cache(dir.string());
   CompiledKernel k;
   k.name = "vector_add";
   k.arch = "gfx1100";
-  k.llvmIR = "define amdgpu_kernel void @vector_add() { ret void }\n";
+  k.llvmModule = "define amdgpu_kernel void @vector_add() { ret void }\n";
   k.hsaco = {1, 2, 3};
   k.blockSize = 64;
   k.waveSize = 32;
@@ -143,8 +143,13 @@ TEST_CASE("cache: an entry without kernel.s makes the assembly from kernel.ll wh
   CHECK(text.find("s_endpgm") != std::string::npos);
   CHECK(text.find(".amdhsa_wavefront_size32 1") != std::string::npos); // made for its target
   CHECK(loaded->hasAssembly());
-  // A kernel with no assembly and no way to make it says so.
+  // The module's text (here the module is text already) comes the same way.
+  CHECK_FALSE(loaded->hasLlvmIR());
+  CHECK(loaded->llvmIR() == k.llvmModule);
+  // A kernel with no text and no way to make it says so.
   CHECK_THROWS_WITH_AS(k.assembly(), "kernel 'vector_add' has no assembly and no way to make it", tessel::Error);
+  CHECK_THROWS_WITH_AS(k.llvmIR(), "kernel 'vector_add' has no LLVM IR text and no way to make it",
+                       tessel::Error);
 }
 
 TEST_CASE("cache: a damaged entry is removed and reads as a miss") {
@@ -169,7 +174,7 @@ TEST_CASE("cache: a damaged entry is removed and reads as a miss") {
     CHECK_FALSE(cache.load(kKey).has_value());
     CHECK_FALSE(fs::exists(dir / kKey)); // removed, so the next store can replace it
   };
-  for (const char *file : {"tile.mlir", "kernel.ll", "kernel.s", "kernel.hsaco", "meta"}) {
+  for (const char *file : {"tile.mlir", "kernel.bc", "kernel.s", "kernel.hsaco", "meta"}) {
     CAPTURE(file);
     damage(file, true);
     damage(file, false);
@@ -315,7 +320,7 @@ template <class F> int inChild(F &&body) {
 }
 
 bool same(const CompiledKernel &a, const CompiledKernel &b) {
-  return a.name == b.name && a.llvmIR == b.llvmIR && a.hsaco == b.hsaco && a.assembly() == b.assembly() &&
+  return a.name == b.name && a.llvmModule == b.llvmModule && a.hsaco == b.hsaco && a.assembly() == b.assembly() &&
          a.blockSize == b.blockSize;
 }
 } // namespace
@@ -407,7 +412,7 @@ TEST_CASE("cache: temporary folders of writers that died are removed; a live wri
   const auto old = fs::file_time_type::clock::now() - std::chrono::minutes(30);
   auto make = [&](const std::string &name, bool isOld) {
     fs::create_directories(dir / name);
-    std::ofstream(dir / name / "kernel.ll") << "partial";
+    std::ofstream(dir / name / "kernel.bc") << "partial";
     if (isOld)
       fs::last_write_time(dir / name, old);
   };

@@ -23,7 +23,7 @@ inline CompiledKernel kernelFromIR(std::string name, const std::string &ir,
                                    const std::vector<TraceArg> &args) {
   CompiledKernel k;
   k.name = std::move(name);
-  k.llvmIR = std::string(kAmdgpuModuleHeader) + ir;
+  k.llvmModule = std::string(kAmdgpuModuleHeader) + ir;
   k.kernargs = kernargLayout(args);
   k.waveSize = 64;
   return k;

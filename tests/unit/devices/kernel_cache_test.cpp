@@ -54,7 +54,7 @@ CompiledKernel fakeCompile(const Trace &trace, const Specialization &spec, const
   ++gCompiles;
   CompiledKernel k;
   k.name = "scale";
-  k.llvmIR = gCompileBrokenIR ? "this is not IR" : kScaleIR;
+  k.llvmModule = gCompileBrokenIR ? "this is not IR" : kScaleIR;
   k.tileIR = "// tile IR of " + trace.kernelName;
   k.setAssembly("; asm for " + options.arch);
   k.hsaco = {1, 2, 3};
@@ -150,7 +150,7 @@ TEST_CASE("launch path: compile once, then memory hits; a new runtime hits the d
   }
   SUBCASE("a damaged disk entry is recompiled") {
     for (const auto &entry : fs::directory_iterator(dir))
-      fs::resize_file(entry.path() / "kernel.ll", 10);
+      fs::resize_file(entry.path() / "kernel.bc", 10);
     KernelCache second("scale", &fakeCompile, "identity-1", &disk);
     second.launch(dev, grid, {.num_warps = 1}, keyOf({1, 2}), args.bytes.data(),
                   args.bytes.size(), &fakeTrace, &traceName);

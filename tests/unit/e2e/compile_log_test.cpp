@@ -40,6 +40,14 @@ TEST_CASE("TESSEL_LOG=compile prints the time of every stage of a softmax compil
   CHECK_FALSE(k.hasAssembly());
   CHECK(contains(k.assembly(), ".amdhsa_kernel tessel_softmax_f32"));
   CHECK(k.hasAssembly());
+  // Nor LLVM IR text: the kernel module is kept as bitcode, and its text is
+  // made when asked.
+  REQUIRE(k.llvmModule.size() > 4);
+  CHECK(k.llvmModule.compare(0, 4, "BC\xC0\xDE") == 0);
+  CHECK_FALSE(k.hasLlvmIR());
+  CHECK(contains(k.llvmIR(), "define amdgpu_kernel void @tessel_softmax_f32("));
+  CHECK(contains(k.llvmIR(), "!DILocation(line:")); // the line tables the emulator reports with
+  CHECK(k.hasLlvmIR());
 
   // Launched again: from memory, no compile, nothing printed.
   const std::string again = stderrOf(std::string(TESSEL_BINARY_DIR) + "/compile-log-2.txt", [&] {

@@ -38,7 +38,7 @@ struct Compiled {
 
 Compiled compiled(const detail::TraceRequest &request, const CompileOptions &options) {
   CompiledKernel k = compileTrace(request.trace, request.spec, options);
-  return {k.tileIR, k.llvmIR, k.hsaco};
+  return {k.tileIR, k.llvmIR(), k.hsaco};
 }
 
 } // namespace

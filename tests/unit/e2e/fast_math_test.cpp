@@ -231,7 +231,7 @@ TEST_CASE("fast_exp2 and fast_exp are v_exp_f32 alone: 1 ulp, results below 2^-1
     // The fast ones are the AMDGPU intrinsic (the next test checks their
     // code has no denormal fix-ups).
     CHECK(contains(last(kernel).assembly(), "v_exp_f32"));
-    CHECK(contains(last(kernel).llvmIR, "llvm.amdgcn.exp2.f32"));
+    CHECK(contains(last(kernel).llvmIR(), "llvm.amdgcn.exp2.f32"));
   }
 }
 

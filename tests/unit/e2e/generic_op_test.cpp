@@ -56,7 +56,7 @@ TEST_CASE("a generic op compiles by its name") {
   t.nodes.push_back(std::move(store));
   CompiledKernel k = compileTrace(numbered(t), Specialization{}, CompileOptions{});
   CHECK(k.tileIR.find("tessel.program_id 2") != std::string::npos);
-  CHECK(k.llvmIR.find("llvm.amdgcn.workgroup.id.z") != std::string::npos);
+  CHECK(k.llvmIR().find("llvm.amdgcn.workgroup.id.z") != std::string::npos);
 }
 
 TEST_CASE("a generic op no dialect defines is an error naming it and the line") {

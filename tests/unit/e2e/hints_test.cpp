@@ -37,8 +37,8 @@ TEST_CASE("multiple_of and max_contiguous vectorize loads at a runtime offset") 
   // element (LLVM may still merge a thread's four into one unaligned
   // global_load_dwordx4 where the target allows it, as gfx942 does). With it,
   // the compiler itself emits 16-byte aligned vector loads.
-  const auto &plainIR = plain.runtime()->lastKernel()->llvmIR;
-  const auto &hintedIR = hinted.runtime()->lastKernel()->llvmIR;
+  const auto &plainIR = plain.runtime()->lastKernel()->llvmIR();
+  const auto &hintedIR = hinted.runtime()->lastKernel()->llvmIR();
   CHECK_FALSE(contains(plainIR, "load <4 x float>"));
   CHECK(contains(plainIR, "load float, ptr addrspace(1) %"));
   CHECK(contains(hintedIR, "load <4 x float>, ptr addrspace(1) %"));

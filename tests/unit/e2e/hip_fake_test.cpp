@@ -151,7 +151,7 @@ TEST_CASE("hip (fake): a ROCm 5 runtime gets code object v4 kernels, which load"
   add.launch(v4, {1}, {.num_warps = 4}, x, y, out, 100, 128);
   const CompiledKernel &k = lastKernel(add);
   CHECK(directive(k.assembly(), ".amdhsa_code_object_version") == 4);
-  CHECK(contains(k.llvmIR, "amdhsa_code_object_version\", i32 400"));
+  CHECK(contains(k.llvmIR(), "amdhsa_code_object_version\", i32 400"));
   CHECK(lastLaunch().kernargBytes == k.kernargs.totalBytes);
 }
 

@@ -22,7 +22,7 @@ struct CompileTimes {
   double context = 0;   // the MLIR context the compile works in
   double import = 0;    // trace -> tile IR
   double passes = 0;    // tile IR -> per-thread LLVM dialect (buildTesselPipeline)
-  double translate = 0; // LLVM dialect -> LLVM IR, line tables, the kernel module's text
+  double translate = 0; // LLVM dialect -> LLVM IR, line tables, the kernel module's bitcode
   double optimize = 0;  // LLVM O3 (with the device library linked when called)
   double codegen = 0;   // AMDGPU code generation to the object (no assembly text: see assembly())
   double link = 0;      // lld: object -> .hsaco, and its symbol check
@@ -50,7 +50,11 @@ struct CompiledKernel {
   std::string name;           // kernel symbol in the module and the code object
   std::string arch;           // the target it was compiled for ("gfx942")
   std::string tileIR;         // tessel dialect after specialization (text)
-  std::string llvmIR;         // the kernel module both executors start from
+  // The kernel module both executors start from, as LLVM bitcode: what a
+  // compile writes and the disk cache keeps (kernel.bc; a quarter of the
+  // text's size and a third of its time to write). LLVM IR text here is
+  // read as well (tests and tools set hand-written modules).
+  std::string llvmModule;
   std::vector<uint8_t> hsaco; // linked code object
   uint32_t ldsBytes = 0;      // planned workgroup memory
   uint32_t blockSize = 0;     // threads per workgroup (numWarps * waveSize)
@@ -58,25 +62,33 @@ struct CompiledKernel {
   KernargLayout kernargs;
   CompileTimes times;         // how long this compile took, by stage (not cached)
 
-  // AMDGPU assembly of the code object. A compile emits the object alone;
-  // the text is made on first use (a second code generation of llvmIR,
-  // which gives the same instructions) and then kept. Thread-safe; copies
-  // share it. Throws tessel::Error when it cannot be made.
+  // Two texts made on first use and then kept (thread-safe; copies share
+  // them; tessel::Error when one cannot be made):
+  // - llvmIR(): llvmModule as LLVM IR text.
+  // - assembly(): the AMDGPU assembly of the code object. A compile emits
+  //   the object alone; the text is a second code generation of llvmModule,
+  //   which gives the same instructions.
+  const std::string &llvmIR() const;
   const std::string &assembly() const;
-  bool hasAssembly() const;                 // made already (no work to ask)
-  void setAssembly(std::string text);       // the text, when it is at hand
-  // How to make the text when asked (set by the compiler and the disk cache).
-  using AssemblySource = std::function<std::string(const CompiledKernel &)>;
-  void setAssemblySource(AssemblySource source);
+  bool hasLlvmIR() const;             // made already (no work to ask)
+  bool hasAssembly() const;
+  void setLlvmIR(std::string text);   // the text, when it is at hand (a dump made it)
+  void setAssembly(std::string text);
+  // How to make each text when asked (set by the compiler and the disk cache).
+  using TextSource = std::function<std::string(const CompiledKernel &)>;
+  void setLlvmIRSource(TextSource source);
+  void setAssemblySource(TextSource source);
 
 private:
-  struct LazyAssembly {
+  struct LazyText {
     std::once_flag once;
     std::string text;
-    AssemblySource source;
+    TextSource source;
     std::atomic<bool> made = false;
   };
-  std::shared_ptr<LazyAssembly> assembly_;
+  static const std::string &made(const std::shared_ptr<LazyText> &lazy, const CompiledKernel &kernel,
+                                 const char *what);
+  std::shared_ptr<LazyText> llvmIR_, assembly_;
 };
 
 } // namespace tessel

@@ -38,14 +38,18 @@ AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &tar
 AmdgpuCode generateAmdgpuCode(std::unique_ptr<llvm::Module> module, const TargetFacts &target);
 
 // The assembly of what generateAmdgpuCode makes of `module` (or of the
-// module's text, CompiledKernel::llvmIR).
+// module's bytes, CompiledKernel::llvmModule: bitcode or LLVM IR text).
 std::string generateAmdgpuAssembly(const llvm::Module &module, const TargetFacts &target);
-std::string generateAmdgpuAssembly(const std::string &llvmIR, const TargetFacts &target);
+std::string generateAmdgpuAssembly(const std::string &llvmModule, const TargetFacts &target);
 
-// Lets kernel.assembly() make the text from kernel.llvmIR for kernel.arch
-// when first asked (compileTrace does this; so does the disk cache for an
-// entry stored without kernel.s).
-void makeAssemblyOnDemand(CompiledKernel &kernel);
+// The LLVM IR text of a module's bytes (bitcode is read and printed; text
+// is returned as it is).
+std::string llvmIRText(const std::string &llvmModule);
+
+// Lets kernel.llvmIR() and kernel.assembly() make their texts from
+// kernel.llvmModule (for kernel.arch) when first asked; a text already made
+// stays. compileTrace does this, and so does the disk cache.
+void makeTextsOnDemand(CompiledKernel &kernel);
 
 // Assembly text -> .hsaco: the MC assembler (as `clang -c kernel.s`) and lld.
 std::vector<uint8_t> hsacoFromAssembly(const std::string &assembly, const TargetFacts &target);

@@ -1,7 +1,8 @@
 // The on-disk kernel cache. An entry is a folder named by the hex key holding
-// tile.mlir, kernel.ll, kernel.hsaco, kernel.s (when the assembly had been
-// made: see CompiledKernel::assembly) and `meta` (the kernel's facts
-// and a checksum of every file). Entries appear atomically (built under a
+// tile.mlir, kernel.bc (the kernel module's bitcode), kernel.hsaco,
+// kernel.s (when the assembly had been made: see CompiledKernel::assembly)
+// and `meta` (the kernel's facts and a checksum of every file). Entries
+// appear atomically (built under a
 // temporary name, then renamed); `meta` names the entry's key, so an entry
 // in another's folder is a miss; a damaged entry is removed and reads as a
 // miss; a read-only cache directory is read, and new kernels (as when a
