@@ -601,14 +601,15 @@ namespace {
 // The kernel module `module` optimized for `target`, with the ROCm device
 // library linked where called.
 struct OptimizedKernel {
-  explicit OptimizedKernel(std::unique_ptr<llvm::Module> module, const TargetFacts &target)
+  // `verified`: the caller ran LLVM's verifier on the module already.
+  OptimizedKernel(std::unique_ptr<llvm::Module> module, const TargetFacts &target, bool verified = false)
       : diagnostics(module->getContext()), generator(generatorFor(target)), kernel(std::move(module)) {
     // The kernel module's line tables are for the emulator's reports; the
     // code object is generated without them.
     llvm::StripDebugInfo(*kernel);
     std::string verifierMessages;
     llvm::raw_string_ostream verifierStream(verifierMessages);
-    if (llvm::verifyModule(*kernel, &verifierStream))
+    if (!verified && llvm::verifyModule(*kernel, &verifierStream))
       throw Error("invalid kernel module handed to the AMDGPU backend (a tessel compiler bug): " +
                   verifierMessages);
     setTripleAndDataLayout(*kernel, target);
@@ -655,10 +656,11 @@ AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &tar
   return generateAmdgpuCode(llvm::CloneModule(module), target);
 }
 
-AmdgpuCode generateAmdgpuCode(std::unique_ptr<llvm::Module> module, const TargetFacts &target) {
+AmdgpuCode generateAmdgpuCode(std::unique_ptr<llvm::Module> module, const TargetFacts &target,
+                              bool verified) {
   StageClock clock;
   AmdgpuCode code;
-  OptimizedKernel kernel(std::move(module), target);
+  OptimizedKernel kernel(std::move(module), target, verified);
   code.times.optimize = clock.lap();
   std::string object = kernel.emitObject(target);
   code.times.codegen = clock.lap();

@@ -2,7 +2,9 @@
 
 // Each of 256 threads moves 4 contiguous f32 with one 16-byte access,
 // predicated by its mask through a branch; the adds go two to an op on
-// vector<2xf32> (gfx942 packs f32).
+// vector<2xf32> (gfx942 packs f32), whose operands are halves of the
+// loaded vectors (a shufflevector each, right after the load's result) and
+// whose results, joined, are what the store writes.
 // CHECK-LABEL: llvm.func @vector_add(
 // CHECK-SAME: !llvm.ptr<1>
 // CHECK-SAME: rocdl.flat_work_group_size = "256,256", rocdl.kernel
@@ -10,10 +12,18 @@
 // CHECK-DAG: rocdl.workgroup.id.x
 // CHECK: llvm.cond_br
 // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: ^bb{{[0-9]+}}(%[[A:[0-9]+]]: vector<4xf32>)
+// CHECK-DAG: %[[A23:.*]] = llvm.shufflevector %[[A]], %[[A]] [2, 3] : vector<4xf32>
+// CHECK-DAG: %[[A01:.*]] = llvm.shufflevector %[[A]], %[[A]] [0, 1] : vector<4xf32>
 // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK-COUNT-2: llvm.fadd {{.*}} : vector<2xf32>
+// CHECK: ^bb{{[0-9]+}}(%[[B:[0-9]+]]: vector<4xf32>)
+// CHECK-DAG: %[[B23:.*]] = llvm.shufflevector %[[B]], %[[B]] [2, 3] : vector<4xf32>
+// CHECK-DAG: %[[B01:.*]] = llvm.shufflevector %[[B]], %[[B]] [0, 1] : vector<4xf32>
+// CHECK: %[[S01:.*]] = llvm.fadd %[[A01]], %[[B01]] : vector<2xf32>
+// CHECK: %[[S23:.*]] = llvm.fadd %[[A23]], %[[B23]] : vector<2xf32>
+// CHECK: %[[S:.*]] = llvm.shufflevector %[[S01]], %[[S23]] [0, 1, 2, 3] : vector<2xf32>
 // CHECK: llvm.cond_br
-// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: llvm.store %[[S]], {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK-NOT: llvm.store
 // CHECK: llvm.return
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {

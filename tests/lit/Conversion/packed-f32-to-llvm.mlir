@@ -3,16 +3,22 @@
 // gfx942 packs f32 (v_pk_fma_f32, v_pk_mul_f32, v_pk_add_f32): a thread's
 // 4 registers of x * y + z go two to an op on vector<2xf32>. The add takes
 // the multiply's pairs as they are (no extract and insert between), a scalar
-// operand is splat into both halves, and the store reads the halves.
+// operand is splat into both halves once, where it is defined (here the
+// function's entry), for both ops that take it, and the store reads the
+// halves.
 // CHECK-LABEL: llvm.func @packed_ops(
+// CHECK: %[[S0:.*]] = llvm.insertelement %[[SCALAR:arg1]], %{{.*}}[%{{.*}} : i32] : vector<2xf32>
+// CHECK: %[[SPLAT:.*]] = llvm.insertelement %[[SCALAR]], %[[S0]][%{{.*}} : i32] : vector<2xf32>
+// CHECK-NOT: llvm.insertelement %[[SCALAR]]
 // CHECK-NOT: llvm.fmul {{.*}} : f32
 // CHECK: %[[M0:.*]] = llvm.fmul %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK: %[[M1:.*]] = llvm.fmul %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK: llvm.fadd %[[M0]], %{{.*}} : vector<2xf32>
 // CHECK: llvm.fadd %[[M1]], %{{.*}} : vector<2xf32>
-// CHECK: %[[S0:.*]] = llvm.insertelement %[[SCALAR:arg1]], %{{.*}}[%{{.*}} : i32] : vector<2xf32>
-// CHECK: llvm.insertelement %[[SCALAR]], %[[S0]][%{{.*}} : i32] : vector<2xf32>
-// CHECK: llvm.fsub %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK-NOT: llvm.insertelement %[[SCALAR]]
+// CHECK: llvm.fsub %{{.*}}, %[[SPLAT]] : vector<2xf32>
+// CHECK-NOT: llvm.insertelement %[[SCALAR]]
+// CHECK: llvm.fsub %{{.*}}, %[[SPLAT]] : vector<2xf32>
 // CHECK: llvm.intr.fma(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<2xf32>, vector<2xf32>, vector<2xf32>) -> vector<2xf32>
 // CHECK-NOT: llvm.fadd {{.*}} : f32
 // CHECK-NOT: llvm.fmul {{.*}} : f32

@@ -35,7 +35,10 @@ struct AmdgpuCode {
 // when the linked code object still has undefined symbols.
 AmdgpuCode generateAmdgpuCode(const llvm::Module &module, const TargetFacts &target);
 // The same of a module the caller is done with, without the clone.
-AmdgpuCode generateAmdgpuCode(std::unique_ptr<llvm::Module> module, const TargetFacts &target);
+// `verified`: the caller ran LLVM's verifier on it (as translating MLIR to
+// LLVM IR does), so it is not run again.
+AmdgpuCode generateAmdgpuCode(std::unique_ptr<llvm::Module> module, const TargetFacts &target,
+                              bool verified = false);
 
 // The assembly of what generateAmdgpuCode makes of `module` (or of the
 // module's bytes, CompiledKernel::llvmModule: bitcode or LLVM IR text).

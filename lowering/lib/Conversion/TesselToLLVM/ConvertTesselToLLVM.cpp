@@ -2,6 +2,7 @@
 // functions whose tiles carry layouts become per-thread LLVM dialect code,
 // through the op families' patterns (PatternTesselOpToLLVM.h).
 #include "PatternTesselOpToLLVM.h"
+#include "Utility.h"
 
 #include "tessel/Analysis/AxisInfo.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
@@ -85,7 +86,8 @@ struct ConvertTesselToLLVMPass
     populateControlFlowOpToLLVMPatterns(converter, target, patterns, legality);
     populateSPMDOpToLLVMPatterns(converter, target, patterns);
     populateViewOpToLLVMPatterns(converter, target, patterns);
-    populateElementwiseOpToLLVMPatterns(converter, target, patterns, &axis);
+    PackedPairs pairs; // (outlives the conversion, which reads it)
+    populateElementwiseOpToLLVMPatterns(converter, target, patterns, &axis, pairs);
     populateLoadStoreOpToLLVMPatterns(converter, target, patterns);
     populateBufferOpToLLVMPatterns(converter, target, patterns);
     populateAtomicOpToLLVMPatterns(converter, target, patterns);

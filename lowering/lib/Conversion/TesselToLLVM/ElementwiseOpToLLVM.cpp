@@ -64,9 +64,9 @@ SmallVector<int64_t> equalRegisters(Type resultType, int64_t n, Value result, co
 
 struct ElementwiseOpConversion : ConversionPattern {
   ElementwiseOpConversion(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
-                          const AxisInfoAnalysis *axis, PatternBenefit benefit)
+                          const AxisInfoAnalysis *axis, PackedPairs &pairs, PatternBenefit benefit)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), benefit, &converter.getContext()),
-        converter(converter), target(target), axis(axis) {}
+        converter(converter), target(target), axis(axis), pairs(pairs) {}
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -90,12 +90,13 @@ struct ElementwiseOpConversion : ConversionPattern {
     const bool packed = target.hasPackedF32() && isPackableF32(op) && n % 2 == 0;
     for (int64_t r = 0; r < n; ++r) {
       if (packed) {
-        SmallVector<Value> pairs;
+        SmallVector<Value> packedOperands;
         for (auto [operand, regs] : llvm::zip(op->getOperands(), operands)) {
           bool tile = isTile(operand.getType());
-          pairs.push_back(packPair(rewriter, op->getLoc(), regs[tile ? r : 0], regs[tile ? r + 1 : 0]));
+          packedOperands.push_back(
+              packPair(rewriter, op->getLoc(), regs[tile ? r : 0], regs[tile ? r + 1 : 0], &pairs));
         }
-        auto [lo, hi] = emitPackedOp(rewriter, op, pairs);
+        auto [lo, hi] = emitPackedOp(rewriter, op, packedOperands);
         out[0].append({lo, hi});
         ++r;
         continue;
@@ -118,6 +119,7 @@ struct ElementwiseOpConversion : ConversionPattern {
   const TesselToLLVMTypeConverter &converter;
   const TargetInfo &target;
   const AxisInfoAnalysis *axis;
+  PackedPairs &pairs;
 };
 
 struct ConstantTileConversion : TesselOpToLLVMPattern<arith::ConstantOp> {
@@ -166,9 +168,10 @@ struct AssumeOpConversion : TesselOpToLLVMPattern<AssumeOp> {
 void mlir::tessel::populateElementwiseOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                                        const TargetInfo &target,
                                                        RewritePatternSet &patterns,
-                                                       const AxisInfoAnalysis *axis) {
+                                                       const AxisInfoAnalysis *axis,
+                                                       PackedPairs &pairs) {
   // Before the upstream arith/math patterns, which only see scalars.
-  patterns.add<ElementwiseOpConversion>(converter, target, axis, /*benefit=*/2);
+  patterns.add<ElementwiseOpConversion>(converter, target, axis, pairs, /*benefit=*/2);
   patterns.add<ConstantTileConversion, AddPtrOpConversion, AssumeOpConversion>(converter, target,
                                                                                /*benefit=*/2);
 }

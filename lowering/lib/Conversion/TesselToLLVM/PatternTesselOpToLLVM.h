@@ -12,6 +12,7 @@
 namespace mlir::tessel {
 
 class AxisInfoAnalysis;
+struct PackedPairs;
 
 // Base of tessel's conversion patterns: the type converter and the target.
 template <class SourceOp> class TesselOpToLLVMPattern : public OpConversionPattern<SourceOp> {
@@ -39,10 +40,11 @@ void populateViewOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                   const TargetInfo &target, RewritePatternSet &patterns);
 // arith and math on tiles (one scalar op per register), constants, addptr,
 // assume. `axis` (the module's axis analysis, run before the conversion; may
-// be null) lets an integer op compute registers it proves equal once.
+// be null) lets an integer op compute registers it proves equal once;
+// `pairs` (the conversion's) keeps the packed f32 operand pairs made.
 void populateElementwiseOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                          const TargetInfo &target, RewritePatternSet &patterns,
-                                         const AxisInfoAnalysis *axis);
+                                         const AxisInfoAnalysis *axis, PackedPairs &pairs);
 // load and store: vector accesses, predication on masks, ownership of replicas.
 void populateLoadStoreOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                        const TargetInfo &target, RewritePatternSet &patterns);

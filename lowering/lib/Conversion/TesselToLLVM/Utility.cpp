@@ -5,6 +5,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -253,9 +255,48 @@ SmallVector<Value> mlir::tessel::emitLdsTileRead(OpBuilder &b, Location loc, con
   return out;
 }
 
+namespace {
+// The two-element vector `lo` and `hi` were extracted from, as its elements
+// 0 and 1 in that order (a packed op's results); else null.
+Value pairSource(Value lo, Value hi) {
+  auto element = [](Value v, int64_t position) -> Value {
+    auto extract = v.getDefiningOp<LLVM::ExtractElementOp>();
+    APInt index;
+    if (!extract || !matchPattern(extract.getPosition(), m_ConstantInt(&index)) || index != position)
+      return {};
+    auto type = dyn_cast<VectorType>(extract.getVector().getType());
+    return type && type.getNumElements() == 2 ? extract.getVector() : Value();
+  };
+  Value v = element(lo, 0);
+  return v && v == element(hi, 1) ? v : Value();
+}
+} // namespace
+
 Value mlir::tessel::vectorOf(OpBuilder &b, Location loc, ArrayRef<Value> elems, Type elemType) {
   if (elems.size() == 1)
     return elems[0];
+  // Packed ops' pairs, a power of two of them, in order: the pairs joined
+  // (shufflevector), not their elements extracted and inserted again.
+  if (llvm::isPowerOf2_64(elems.size())) {
+    SmallVector<Value> parts;
+    for (size_t i = 0; i < elems.size(); i += 2) {
+      Value pair = pairSource(elems[i], elems[i + 1]);
+      if (!pair || cast<VectorType>(pair.getType()).getElementType() != elemType)
+        break;
+      parts.push_back(pair);
+    }
+    if (parts.size() == elems.size() / 2) {
+      for (int32_t width = 2; parts.size() > 1; width *= 2) {
+        SmallVector<int32_t> both(2 * width);
+        std::iota(both.begin(), both.end(), 0);
+        SmallVector<Value> joined;
+        for (size_t i = 0; i < parts.size(); i += 2)
+          joined.push_back(b.create<LLVM::ShuffleVectorOp>(loc, parts[i], parts[i + 1], both));
+        parts = std::move(joined);
+      }
+      return parts.front();
+    }
+  }
   auto vecType = VectorType::get({int64_t(elems.size())}, elemType);
   Value v = b.create<LLVM::UndefOp>(loc, vecType);
   for (size_t i = 0; i < elems.size(); ++i)
@@ -443,20 +484,41 @@ bool mlir::tessel::isPackableF32(Operation *op) {
          isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, math::FmaOp>(op);
 }
 
-Value mlir::tessel::packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
-  auto packedElement = [](Value v, int64_t position) -> Value {
-    auto extract = v.getDefiningOp<LLVM::ExtractElementOp>();
-    APInt index;
-    if (!extract || !matchPattern(extract.getPosition(), m_ConstantInt(&index)) || index != position)
-      return {};
-    auto type = dyn_cast<VectorType>(extract.getVector().getType());
-    return type && type.getNumElements() == 2 ? extract.getVector() : Value();
-  };
-  if (Value v = packedElement(lo, 0); v && v == packedElement(hi, 1))
+Value mlir::tessel::packPair(OpBuilder &b, Location loc, Value lo, Value hi, PackedPairs *pairs) {
+  if (Value v = pairSource(lo, hi))
     return v;
-  Value pair = b.create<LLVM::PoisonOp>(loc, VectorType::get({2}, lo.getType()));
-  pair = b.create<LLVM::InsertElementOp>(loc, pair, lo, i32Value(b, loc, 0));
-  return b.create<LLVM::InsertElementOp>(loc, pair, hi, i32Value(b, loc, 1));
+  // Elements i and i + 1 of one vector: that vector and i.
+  auto neighbours = [&]() -> std::pair<Value, int32_t> {
+    auto first = lo.getDefiningOp<LLVM::ExtractElementOp>();
+    auto second = hi.getDefiningOp<LLVM::ExtractElementOp>();
+    APInt i, j;
+    if (!first || !second || first.getVector() != second.getVector() ||
+        !matchPattern(first.getPosition(), m_ConstantInt(&i)) ||
+        !matchPattern(second.getPosition(), m_ConstantInt(&j)) || j != i + 1)
+      return {};
+    return {first.getVector(), int32_t(i.getZExtValue())};
+  };
+  auto [vector, i] = neighbours();
+  const bool kept = pairs && (lo == hi || vector);
+  if (kept)
+    if (auto found = pairs->made.find({lo, hi}); found != pairs->made.end())
+      return found->second;
+  OpBuilder::InsertionGuard guard(b);
+  Value pair;
+  if (vector) {
+    if (kept)
+      b.setInsertionPointAfterValue(vector);
+    pair = b.create<LLVM::ShuffleVectorOp>(loc, vector, vector, ArrayRef<int32_t>{i, i + 1});
+  } else {
+    if (kept)
+      b.setInsertionPointAfterValue(lo);
+    pair = b.create<LLVM::PoisonOp>(loc, VectorType::get({2}, lo.getType()));
+    pair = b.create<LLVM::InsertElementOp>(loc, pair, lo, i32Value(b, loc, 0));
+    pair = b.create<LLVM::InsertElementOp>(loc, pair, hi, i32Value(b, loc, 1));
+  }
+  if (kept)
+    pairs->made[{lo, hi}] = pair;
+  return pair;
 }
 
 std::pair<Value, Value> mlir::tessel::emitPackedOp(OpBuilder &b, Operation *op, ValueRange operands) {

@@ -94,9 +94,18 @@ SmallVector<Value> emitScalarResults(OpBuilder &b, Operation *op, ValueRange ope
 // leaving the pairing to LLVM's SLP vectorizer (a third of the optimizer's
 // time on a kernel like layer norm, and not always found).
 bool isPackableF32(Operation *op);
+// The packed pairs one conversion has made, so that each is made once: a
+// value with itself (a scalar operand's splat) and two neighbouring
+// elements of one vector (a loaded vector's registers). Each is built right
+// after what it is made of, where it serves every later use.
+struct PackedPairs {
+  llvm::DenseMap<std::pair<Value, Value>, Value> made;
+};
 // (lo, hi) as a <2 x float>: the packed value two extracts came from when
-// they are its elements 0 and 1 in that order, else built.
-Value packPair(OpBuilder &b, Location loc, Value lo, Value hi);
+// they are its elements 0 and 1 in that order; else one `pairs` made
+// before (when given); else built (a shufflevector for elements i and i + 1
+// of one vector).
+Value packPair(OpBuilder &b, Location loc, Value lo, Value hi, PackedPairs *pairs = nullptr);
 // `op` (isPackableF32) on <2 x float> `operands`: its results for element 0
 // and element 1.
 std::pair<Value, Value> emitPackedOp(OpBuilder &b, Operation *op, ValueRange operands);
