@@ -456,13 +456,13 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     llvm::raw_string_ostream bitcode(out.llvmModule);
     llvm::WriteBitcodeToFile(*llvmModule, bitcode);
   }
-  if (dumps.wants(DumpItem::Llvm))
-    out.setLlvmIR(printed(*llvmModule));
   times.translate = lap();
 
   // 4. AMDGPU code object.
-  if (dumps.wants(DumpItem::Llvm))
+  if (dumps.wants(DumpItem::Llvm)) {
+    out.setLlvmIR(printed(*llvmModule));
     dumps.write(DumpItem::Llvm, out.llvmIR());
+  }
   // The assembly for a dump comes from the module: otherwise the code
   // generation takes it (no clone; llvmModule keeps its bitcode).
   std::string assembly;

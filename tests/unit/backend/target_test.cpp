@@ -14,12 +14,13 @@ TEST_CASE("target table holds the facts of each supported target") {
     unsigned waveSize, ldsBytes, isaVersion;
     const char *feature;
     MatrixCore matrixKind;
+    bool packedF32; // v_pk_add/mul/fma_f32: CDNA2 and on, not RDNA3
   };
   const Expected expected[] = {
-      {"gfx90a", 64, 65536, 9010, "+wavefrontsize64", MatrixCore::Mfma},
-      {"gfx942", 64, 65536, 9402, "+wavefrontsize64", MatrixCore::Mfma},
-      {"gfx950", 64, 163840, 9500, "+wavefrontsize64", MatrixCore::Mfma},
-      {"gfx1100", 32, 65536, 11000, "+wavefrontsize32", MatrixCore::Wmma},
+      {"gfx90a", 64, 65536, 9010, "+wavefrontsize64", MatrixCore::Mfma, true},
+      {"gfx942", 64, 65536, 9402, "+wavefrontsize64", MatrixCore::Mfma, true},
+      {"gfx950", 64, 163840, 9500, "+wavefrontsize64", MatrixCore::Mfma, true},
+      {"gfx1100", 32, 65536, 11000, "+wavefrontsize32", MatrixCore::Wmma, false},
   };
   for (const Expected &e : expected) {
     CAPTURE(e.arch);
@@ -31,6 +32,7 @@ TEST_CASE("target table holds the facts of each supported target") {
     CHECK(target->maxWorkgroupSize == 1024);
     CHECK(target->isaVersion == e.isaVersion);
     CHECK(std::string(target->features).find(e.feature) != std::string::npos);
+    CHECK(target->packedF32 == e.packedF32);
     REQUIRE(!target->matrixInstrs.empty());
     for (const MatrixInstr &i : target->matrixInstrs)
       CHECK(i.kind == e.matrixKind);

@@ -127,40 +127,44 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
     Operation *packed = tree && target.hasPackedF32() && isPackableF32(&combine.front().front())
                             ? &combine.front().front()
                             : nullptr;
-    // packedTrees' results, one per line, as acc's entries.
-    auto packedAcc = [&](SmallVector<SmallVector<Value>> perLine) {
-      SmallVector<SmallVector<Value>> out;
-      for (Value v : packedTrees(rewriter, loc, packed, std::move(perLine)))
-        out.push_back({v});
+    // Each line's values (each the n sources' values) combined into one:
+    // packedTrees where the target packs the combine (one source), else
+    // combineAll's tree or chain per line.
+    using Values = SmallVector<Value>;
+    auto combineLines = [&](SmallVector<SmallVector<Values>> perLine) -> FailureOr<SmallVector<Values>> {
+      SmallVector<Values> out;
+      if (packed) {
+        SmallVector<Values> single(perLine.size());
+        for (auto [values, one] : llvm::zip(perLine, single))
+          for (Values &v : values)
+            one.push_back(v[0]);
+        for (Value v : packedTrees(rewriter, loc, packed, std::move(single)))
+          out.push_back({v});
+        return out;
+      }
+      for (SmallVector<Values> &values : perLine) {
+        FailureOr<Values> a = combineAll(std::move(values), tree, apply);
+        if (failed(a))
+          return failure();
+        out.push_back(*a);
+      }
       return out;
     };
 
     // 1. Within each thread.
-    SmallVector<SmallVector<Value>> acc;
-    if (packed) {
-      SmallVector<SmallVector<Value>> perLine;
-      for (const SmallVector<int64_t> &line : lines) {
-        perLine.emplace_back();
-        for (int64_t reg : line)
-          perLine.back().push_back(adaptor.getSrcs()[0][reg]);
-      }
-      acc = packedAcc(std::move(perLine));
-    }
-    for (const SmallVector<int64_t> &line : packed ? ArrayRef<SmallVector<int64_t>>() : ArrayRef(lines)) {
-      auto at = [&](int64_t reg) {
-        SmallVector<Value> v;
+    SmallVector<SmallVector<Values>> registers;
+    for (const SmallVector<int64_t> &line : lines) {
+      SmallVector<Values> &values = registers.emplace_back();
+      for (int64_t reg : line) {
+        Values &v = values.emplace_back();
         for (size_t i = 0; i < n; ++i)
           v.push_back(adaptor.getSrcs()[i][reg]);
-        return v;
-      };
-      SmallVector<SmallVector<Value>> values;
-      for (int64_t reg : line)
-        values.push_back(at(reg));
-      FailureOr<SmallVector<Value>> a = combineAll(std::move(values), tree, apply);
-      if (failed(a))
-        return failure();
-      acc.push_back(*a);
+      }
     }
+    FailureOr<SmallVector<Values>> inThread = combineLines(std::move(registers));
+    if (failed(inThread))
+      return failure();
+    SmallVector<Values> acc = std::move(*inThread);
 
     // 2. Across the lanes of a wave: a butterfly over the lane bits along
     // the axis; the lower lane's value stays the left operand. When the axis
@@ -222,28 +226,17 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
             x.store(rewriter, loc, i, x.waveCoord(), l, acc[l][i]);
       });
       target.ldsBarrier(rewriter, loc);
-      if (packed) {
-        SmallVector<SmallVector<Value>> perLine(lines.size());
-        for (size_t l = 0; l < lines.size(); ++l)
-          for (int64_t w = 0; w < x.waves(); ++w)
-            perLine[l].push_back(x.load(rewriter, loc, 0, w, l, acc[l][0].getType()));
-        acc = packedAcc(std::move(perLine));
-      }
-      for (size_t l = 0; l < (packed ? 0 : lines.size()); ++l) {
-        auto loadWave = [&](int64_t w) {
-          SmallVector<Value> v;
+      SmallVector<SmallVector<Values>> waves(lines.size());
+      for (size_t l = 0; l < lines.size(); ++l)
+        for (int64_t w = 0; w < x.waves(); ++w) {
+          Values &v = waves[l].emplace_back();
           for (size_t i = 0; i < n; ++i)
             v.push_back(x.load(rewriter, loc, i, w, l, acc[l][i].getType()));
-          return v;
-        };
-        SmallVector<SmallVector<Value>> values;
-        for (int64_t w = 0; w < x.waves(); ++w)
-          values.push_back(loadWave(w));
-        FailureOr<SmallVector<Value>> a = combineAll(std::move(values), tree, apply);
-        if (failed(a))
-          return failure();
-        acc[l] = *a;
-      }
+        }
+      FailureOr<SmallVector<Values>> acrossWaves = combineLines(std::move(waves));
+      if (failed(acrossWaves))
+        return failure();
+      acc = std::move(*acrossWaves);
       target.endLdsScratch(rewriter, loc, op);
     }
 
