@@ -9,17 +9,25 @@ namespace tessel::detail {
 
 namespace {
 
-// A loop bound as an i32 scalar value.
-int32_t bound(TraceContext &ctx, const OpSite &site, const Operand &o, const char *what) {
+// A loop bound as a scalar of the loop's integer type `type` (i32 or i64;
+// an i32 scalar widens to i64).
+int32_t bound(TraceContext &ctx, const OpSite &site, const Operand &o, const char *what, DType type) {
   if (o.kind == Operand::FloatLiteral) fail(site, std::string("the loop's ") + what + " must be an integer");
-  int32_t id = materialize(ctx, site, o, DType::I32);
+  int32_t id = materialize(ctx, site, o, type);
   const TraceType &t = ctx.type(id);
   if (!t.shape.empty())
     fail(site, std::string("the loop's ") + what + " must be a scalar, not a tile of shape " + formatShape(t.shape));
-  if (t.isPtr || t.dtype != DType::I32)
-    fail(site, std::string("the loop's ") + what + " must be an int32 scalar, not " +
+  if (t.isPtr || (t.dtype != DType::I32 && t.dtype != DType::I64))
+    fail(site, std::string("the loop's ") + what + " must be an int32 or int64 scalar, not " +
                    (t.isPtr ? std::string("a pointer") : dtypeName(t.dtype)));
+  if (t.dtype != type) id = emitCast(site, ctx.ref(id), type).id;
   return id;
+}
+
+// Whether a loop bound needs 64 bits: an int64 tile, or a literal outside int32.
+bool needsWideLoop(TraceContext &ctx, const Operand &o) {
+  if (o.kind == Operand::IntLiteral) return o.i < INT32_MIN || o.i > INT32_MAX;
+  return o.kind == Operand::Value && o.value.ctx && ctx.type(o.value.id).dtype == DType::I64;
 }
 
 // The generic op `name` (operands, regions) with one result per type; the
@@ -65,22 +73,75 @@ int32_t carriedValue(TraceContext &ctx, const OpSite &site, const TraceContext::
   return value;
 }
 
+// After a loop or an if_, the variable `tile` (which held `init` before it)
+// holds the op's result `result`, or `init` again when the op left it as it
+// was (result < 0). Taking the result is an assignment where the op stands:
+// the branches around it (of an enclosing if_) return it too, at any depth.
+void assignResult(TraceContext &ctx, ValueRef &tile, int32_t init, int32_t result) {
+  tile.id = init;
+  if (result < 0) return;
+  ctx.carry(tile, /*assigning=*/true);
+  tile.id = result;
+}
+
 } // namespace
 
-void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step,
-                  const std::function<void(ValueRef)> &body) {
+void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, LoopBody body) {
   TraceContext &ctx = lo.kind == Operand::Value || hi.kind == Operand::Value || step.kind == Operand::Value
                           ? contextOf(site, {&lo, &hi, &step})
                           : currentContext(site.name, site.loc);
   if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
-  if (step.kind == Operand::IntLiteral && step.i <= 0)
-    fail(site, "the step must be positive, not " + std::to_string(step.i) +
-                   " (a loop counts up from lo to hi, hi excluded)");
-  const int32_t ids[3] = {bound(ctx, site, lo, "start"), bound(ctx, site, hi, "end"), bound(ctx, site, step, "step")};
+  if (step.kind == Operand::IntLiteral && step.i == 0)
+    fail(site, "the step must not be 0 (the loop counts from lo towards hi, hi excluded)");
+  // Triton's rule: the induction variable is i64 when a bound needs it.
+  const bool wide = !body.takes32 || needsWideLoop(ctx, lo) || needsWideLoop(ctx, hi) || needsWideLoop(ctx, step);
+  if (wide && !body.takes64)
+    fail(site, "a bound needs 64 bits (an int64 tile, or a literal outside int32), so the induction variable is "
+               "an i64: write the body as [&](i64 k) { ... }");
+  const DType type = wide ? DType::I64 : DType::I32;
+  const int32_t ids[3] = {bound(ctx, site, lo, "start", type), bound(ctx, site, hi, "end", type),
+                          bound(ctx, site, step, "step", type)};
+
+  // A positive constant step counts up as scf.for does. Any other step (a
+  // negative constant, or one known only at run time, whose sign decides
+  // the direction) runs a count of iterations, computed in i64 (exact for
+  // int32 bounds), with k = lo + i * step.
+  const bool countsUp = step.kind == Operand::IntLiteral && step.i > 0;
+  int32_t loopIds[3] = {ids[0], ids[1], ids[2]};
+  int32_t lo64 = -1, step64 = -1;
+  if (!countsUp) {
+    auto op = [&](Elementwise e, int32_t a, int32_t b) { return emitBinary(e, site, Operand::of(ctx.ref(a)), Operand::of(ctx.ref(b)), DType::I64).id; };
+    auto lit = [&](int64_t v) { return materialize(ctx, site, Operand::literal(v), DType::I64); };
+    auto choose = [&](int32_t c, int32_t a, int32_t b) {
+      return emitWhere(site, Operand::of(ctx.ref(c)), Operand::of(ctx.ref(a)), Operand::of(ctx.ref(b)), DType::I64).id;
+    };
+    lo64 = wide ? ids[0] : emitCast(site, ctx.ref(ids[0]), DType::I64).id;
+    const int32_t hi64 = wide ? ids[1] : emitCast(site, ctx.ref(ids[1]), DType::I64).id;
+    step64 = wide ? ids[2] : emitCast(site, ctx.ref(ids[2]), DType::I64).id;
+    const int32_t zero = lit(0), one = lit(1);
+    const int32_t up = op(Elementwise::CmpGt, step64, zero);
+    const int32_t span = choose(up, op(Elementwise::Sub, hi64, lo64), op(Elementwise::Sub, lo64, hi64));
+    const int32_t magnitude = choose(up, step64, op(Elementwise::Sub, zero, step64));
+    // A zero step runs no iteration (1 keeps the division defined).
+    const int32_t divisor = choose(op(Elementwise::CmpEq, step64, zero), one, magnitude);
+    const int32_t trips = op(Elementwise::Div, op(Elementwise::Sub, op(Elementwise::Add, span, divisor), one), divisor);
+    const int32_t runs = op(Elementwise::And, op(Elementwise::CmpGt, span, zero), op(Elementwise::CmpNe, step64, zero));
+    loopIds[0] = zero;
+    loopIds[1] = choose(runs, trips, zero);
+    loopIds[2] = one;
+  }
 
   ctx.openRegion(TraceContext::RegionKind::Loop);
-  ValueRef iv = ctx.ref(ctx.addRegionArg({DType::I32, false, {}}, site.loc));
-  body(iv);
+  int32_t iv = ctx.addRegionArg({countsUp ? type : DType::I64, false, {}}, site.loc);
+  if (!countsUp) {
+    iv = emitBinary(Elementwise::Add, site, Operand::of(ctx.ref(lo64)),
+                    Operand::of(emitBinary(Elementwise::Mul, site, Operand::of(ctx.ref(iv)), Operand::of(ctx.ref(step64)),
+                                           DType::I64)),
+                    DType::I64)
+             .id;
+    if (!wide) iv = emitCast(site, ctx.ref(iv), DType::I32).id;
+  }
+  body.run(ctx.ref(iv), wide);
 
   // What each carried tile holds at the end of an iteration goes round again.
   std::vector<TraceContext::Carried> carried = ctx.carried();
@@ -93,7 +154,7 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step,
   emitOp(ctx, site, "scf.yield", yields, DType::I1, false, {}, {}, /*results=*/0);
   std::vector<TraceRegion> regions;
   regions.push_back(ctx.closeRegion());
-  std::vector<int32_t> operands{ids[0], ids[1], ids[2]};
+  std::vector<int32_t> operands{loopIds[0], loopIds[1], loopIds[2]};
   for (const TraceContext::Carried &c : carried) operands.push_back(c.init);
   std::vector<int32_t> results = addControlOp(ctx, site, "scf.for", std::move(operands), std::move(regions), types);
 
@@ -101,7 +162,7 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step,
   // body only read keeps its value (so that an enclosing branch, which
   // returns only what it assigns, still sees it unchanged).
   for (size_t k = 0; k < carried.size(); ++k)
-    if (carried[k].tile) carried[k].tile->id = yields[k] == carried[k].arg ? carried[k].init : results[k];
+    if (carried[k].tile) assignResult(ctx, *carried[k].tile, carried[k].init, yields[k] == carried[k].arg ? -1 : results[k]);
 }
 
 void emitWhile(const OpSite &site, const std::function<ValueRef()> &cond, const std::function<void()> &body) {
@@ -161,7 +222,7 @@ void emitWhile(const OpSite &site, const std::function<ValueRef()> &cond, const 
   for (size_t k = 0; k < carried.size(); ++k) {
     // A tile neither side changes keeps its value (see for_range).
     bool unchanged = yields[k] == carried[k].arg && (k >= seen.size() || forwards[k] == seen[k].arg);
-    if (carried[k].tile) carried[k].tile->id = unchanged ? carried[k].init : results[k];
+    if (carried[k].tile) assignResult(ctx, *carried[k].tile, carried[k].init, unchanged ? -1 : results[k]);
   }
 }
 
@@ -226,7 +287,7 @@ void emitIf(const OpSite &site, Operand cond, const std::function<void()> &thenB
   regions.push_back(std::move(sides[0].nodes));
   regions.push_back(std::move(sides[1].nodes));
   std::vector<int32_t> results = addControlOp(ctx, site, "scf.if", {condId}, std::move(regions), types);
-  for (size_t k = 0; k < inits.size(); ++k) inits[k].tile->id = results[k];
+  for (size_t k = 0; k < inits.size(); ++k) assignResult(ctx, *inits[k].tile, inits[k].init, results[k]);
 }
 
 } // namespace tessel::detail

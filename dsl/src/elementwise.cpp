@@ -188,7 +188,9 @@ ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType
   TraceContext &ctx = contextOf(site, {&cond, &a, &b});
   Shape shape;
   auto [ic, ia, ib] = broadcastOperands<3>(ctx, site, {&cond, &a, &b}, {DType::I1, elem, elem}, shape);
-  return ctx.ref(emit(ctx, site, "arith.select", {ic, ia, ib}, elem, shape));
+  // Pointer tiles choose pointers (Triton's tl.where(c, p, q)).
+  const bool isPtr = ctx.type(ia).isPtr;
+  return emitOp(ctx, site, "arith.select", {ic, ia, ib}, elem, isPtr, shape, {});
 }
 
 // int <-> float, widening and narrowing, to and from bool (x != 0).

@@ -271,7 +271,9 @@ void TraceContext::carry(ValueRef &tile, bool assigning) {
     if (scopes_[static_cast<size_t>(*it)].kind == RegionKind::Branch) {
       // A branch has no block arguments: the tile keeps its value until it
       // is assigned, and the branch returns what it then holds.
-      scopes_[static_cast<size_t>(*it)].carried.push_back({&tile, tile.id, -1, -1});
+      std::vector<Carried> &list = scopes_[static_cast<size_t>(*it)].carried;
+      if (std::none_of(list.begin(), list.end(), [&](const Carried &c) { return c.tile == &tile; }))
+        list.push_back({&tile, tile.id, -1, -1});
       continue;
     }
     TraceNode arg = makeNode(TraceOp::RegionArg, type(tile.id).dtype, type(tile.id).isPtr, type(tile.id).shape, {},
@@ -410,6 +412,12 @@ ValueRef emitAtomic(const OpSite &site, int kind, ValueRef ptr, std::vector<Oper
   if (kind >= 0) attrs.push_back({TraceAttr::I32, "kind", kind});
   return emitOp(ctx, site, kind >= 0 ? "tessel.atomic_rmw" : "tessel.atomic_cas", std::move(ids), pointee, false,
                 std::move(shape), std::move(attrs));
+}
+
+void emitBarrier(const OpSite &site) {
+  TraceContext &ctx = currentContext(site.name, site.loc);
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
+  emitOp(ctx, site, "tessel.barrier", {}, DType::I1, false, {}, {}, /*results=*/0);
 }
 
 ValueRef emitOp(TraceContext &ctx, const OpSite &site, const char *name, std::vector<int32_t> operands,

@@ -16,19 +16,24 @@ namespace detail {
 
 template <class X>
 concept LoopBound = std::same_as<std::remove_cvref_t<X>, Tile<int32_t>> ||
+                    std::same_as<std::remove_cvref_t<X>, Tile<int64_t>> ||
                     (std::is_integral_v<unwrap_const_t<X>> && !std::is_same_v<unwrap_const_t<X>, bool>);
 
 template <class F> consteval void checkLoopBody() {
-  static_assert(std::is_invocable_v<F &, Tile<int32_t>>,
-                "tessel: the body of for_range takes the induction variable, an i32: [&](i32 k) { ... }");
+  static_assert(std::is_invocable_v<F &, Tile<int32_t>> || std::is_invocable_v<F &, Tile<int64_t>>,
+                "tessel: the body of for_range takes the induction variable, an i32 (or an i64 for 64-bit "
+                "bounds): [&](i32 k) { ... }");
 }
 
 } // namespace detail
 
-// A loop on the device: body(k) for k = lo, lo + step, ... while k < hi.
-// lo, hi and step are int32_t values or i32 scalar tiles (kernel arguments,
-// program_id, ...); step must be positive. One scf.for is compiled, whatever
-// the trip count.
+// A loop on the device: body(k) for k = lo, lo + step, ... while k < hi
+// (k > hi for a negative step). lo, hi and step are integer values or i32 /
+// i64 scalar tiles (kernel arguments, program_id, ...); a step known only at
+// run time counts down when it is negative (Triton's rule), and a zero step
+// runs no iteration. The induction variable is an i32, or an i64 when a
+// bound is an int64 tile or a literal outside int32 (then the body takes an
+// i64: [&](i64 k) { ... }). One scf.for is compiled, whatever the trip count.
 //
 // Variables are carried as C++ says: a Tile made before the loop and read
 // or assigned in the body holds, in each iteration, what the previous one
@@ -50,9 +55,17 @@ template <class Lo, class Hi, class Step, class F>
 void for_range(const Lo &lo, const Hi &hi, const Step &step, F &&body,
                source_location loc = source_location::current()) {
   detail::checkLoopBody<F>();
-  if constexpr (std::is_invocable_v<F &, Tile<int32_t>>)
+  constexpr bool takes32 = std::is_invocable_v<F &, Tile<int32_t>>;
+  constexpr bool takes64 = std::is_invocable_v<F &, Tile<int64_t>>;
+  if constexpr (takes32 || takes64)
     detail::emitForRange({"for_range", detail::toSourceLoc(loc)}, detail::operandOf(lo), detail::operandOf(hi),
-                         detail::operandOf(step), [&](detail::ValueRef k) { std::invoke(body, Tile<int32_t>(k)); });
+                         detail::operandOf(step),
+                         {takes32, takes64, [&](detail::ValueRef k, bool wide) {
+                            if constexpr (takes64)
+                              if (wide) return (void)std::invoke(body, Tile<int64_t>(k));
+                            if constexpr (takes32)
+                              if (!wide) return (void)std::invoke(body, Tile<int32_t>(k));
+                          }});
 }
 
 // for_range(lo, hi, 1, body).

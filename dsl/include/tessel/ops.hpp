@@ -526,4 +526,13 @@ void scatter_add(const P &ptrs, const V &value, source_location loc = source_loc
   (void)atomic_add(ptrs, value, true, AtomicOrder{MemSem::relaxed, MemScope::agent}, loc);
 }
 
+// A barrier for the whole program instance (Triton's tl.debug_barrier):
+// every thread's memory accesses before it, global and LDS, happen before
+// any thread's after it. A lock's holder calls it before releasing the lock
+// (an atomic with a release order already orders the program's earlier
+// accesses before itself).
+inline void debug_barrier(source_location loc = source_location::current()) {
+  detail::emitBarrier({"debug_barrier", detail::toSourceLoc(loc)});
+}
+
 } // namespace tessel

@@ -248,6 +248,8 @@ ValueRef emitExpandDims(const OpSite &site, ValueRef a, int64_t axis);
 ValueRef emitReshape(const OpSite &site, ValueRef a, const Shape &shape);
 ValueRef emitPermute(const OpSite &site, ValueRef a, const std::vector<int64_t> &perm);
 ValueRef emitHistogram(const OpSite &site, ValueRef src, int64_t bins, const Operand *mask);
+// tessel.barrier: every thread of the workgroup, with a fence for all memory.
+void emitBarrier(const OpSite &site);
 ValueRef emitGather(const OpSite &site, ValueRef src, ValueRef indices, int64_t axis);
 ValueRef emitTrans(const OpSite &site, ValueRef a); // permute {1, 0} of a 2-D tile
 ValueRef emitJoin(const OpSite &site, ValueRef a, ValueRef b);
@@ -271,10 +273,18 @@ ValueRef emitBinaryRegionOp(Combining op, Elementwise combineOp, const OpSite &s
 // `axis`; floats order NaN above (argmax) or below (argmin) every number.
 ValueRef emitArgReduce(const OpSite &site, ValueRef a, int64_t axis, bool keepDims, bool isMax);
 
-// A device loop: scf.for from lo to hi (exclusive) by step, i32 scalars
-// (literals or tiles); `body` gets the induction variable. Tiles the body
-// touches from outside it are carried (TraceContext::carry).
-void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, const std::function<void(ValueRef)> &body);
+// A loop body and the induction variable types it takes: run(k, wide) with
+// an i64 k when `wide`, else an i32 one.
+struct LoopBody {
+  bool takes32, takes64;
+  std::function<void(ValueRef, bool)> run;
+};
+// A device loop: scf.for from lo to hi (exclusive) by step, i32 or i64
+// scalars (literals or tiles); a step that is not a positive constant
+// (negative, or known only at run time) counts down when it is negative.
+// `body` gets the induction variable. Tiles the body touches from outside
+// it are carried (TraceContext::carry).
+void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, LoopBody body);
 
 // A runtime loop: scf.while, `cond` traced into its before region (it
 // returns a scalar bool value), `body` into its after region; tiles either

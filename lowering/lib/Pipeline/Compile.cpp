@@ -69,26 +69,38 @@ std::string whereOf(mlir::Location loc) {
   return "";
 }
 
-// Collects MLIR diagnostics as the text of a tessel::Error.
+// Collects MLIR diagnostics as the text of a tessel::Error. Errors meant for
+// the kernel's author (emitUserError) are shown as they are; any other is a
+// compiler bug, reported as one at the user's line without MLIR's text
+// (TESSEL_LOG=internal prints that text).
 class DiagnosticCollector {
 public:
   explicit DiagnosticCollector(mlir::MLIRContext &ctx)
       : handler_(&ctx, [this](mlir::Diagnostic &d) {
           if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
             return mlir::success();
-          if (!message_.empty())
-            message_ += "\n";
-          message_ += whereOf(d.getLocation()) + d.str();
+          const bool user = mlir::tessel::isUserError(d);
+          std::string &text = user ? message_ : internal_;
+          if (!user && internal_.empty())
+            internalWhere_ = whereOf(d.getLocation());
+          if (!text.empty())
+            text += "\n";
+          text += whereOf(d.getLocation()) + d.str();
           for (mlir::Diagnostic &note : d.getNotes())
-            message_ += "\n  " + whereOf(note.getLocation()) + "note: " + note.str();
+            text += "\n  " + whereOf(note.getLocation()) + "note: " + note.str();
           return mlir::success();
         }) {}
   [[noreturn]] void fail(const std::string &stage) {
-    throw Error(message_.empty() ? "tessel: " + stage + " failed (tessel compiler bug)" : message_);
+    if (!message_.empty())
+      throw Error(message_);
+    if (!internal_.empty() && environmentLists("TESSEL_LOG", "internal"))
+      std::fprintf(stderr, "tessel: internal error in %s:\n%s\n", stage.c_str(), internal_.c_str());
+    throw Error(internalWhere_ + "tessel: internal compiler error in " + stage +
+                " (a bug in tessel, not in your kernel; TESSEL_LOG=internal prints the compiler's message)");
   }
 
 private:
-  std::string message_;
+  std::string message_, internal_, internalWhere_;
   mlir::ScopedDiagnosticHandler handler_;
 };
 

@@ -175,7 +175,7 @@ private:
     // everything else about the op.
     std::optional<RegisteredOperationName> name = RegisteredOperationName::lookup(n.name, &ctx_);
     if (!name || (n.results > 1 && n.resultTypes.size() != n.results)) {
-      emitError(loc) << "malformed trace: "
+      mlir::tessel::emitUserError(loc) << "malformed trace: "
                      << (name ? "the op's result types are missing" : "no operation named '" + n.name + "'");
       malformed_ = true;
       return n.results ? b_.create<UnrealizedConversionCastOp>(loc, type, ValueRange{}).getResult(0)

@@ -40,6 +40,7 @@ enum class Op : uint8_t {
   ArgSort,                                   // argsort(a, {stable, valid = c})
   TopK,                                      // topk(a, k) values or indices (see kind)
   Atomic,                                    // atomic_<kind>(region + (a & 63), b, c): a statement
+  Nest,                                      // nested if_ / for_range / while_ carrying three variables (see Stmt)
 };
 
 // What a Loop's body does with its carried tile `acc` (initially node a, or
@@ -53,6 +54,22 @@ enum LoopKind : int {
 
 // Atomic kinds (on i32 regions unless noted).
 enum AtomicKind : int { kAtomicAdd, kAtomicMax, kAtomicMin, kAtomicAnd, kAtomicOr, kAtomicXor, kAtomicUmax, kAtomicUmin };
+
+// A statement of a Nest node's body. The body carries three variables:
+// acc (the node's type and shape; node a, or full(lit)), s (a scalar i32,
+// 0 before) and done (a scalar bool, false before); the node's value is
+// acc + s + done after the outermost statements. Loops push their k.
+struct Stmt {
+  enum Kind : uint8_t { AddAcc, AddS, SetDone, If, For, While } kind = AddAcc;
+  int lit = 0;         // AddAcc/AddS: added; SetDone: done |= s > lit; If: compared; While: s < lit
+  int k = -1;          // AddAcc: also + k of the enclosing loop at this depth; If (cond 1): that loop's k
+  bool useB = false;   // AddAcc: also + node b
+  int cond = 0;        // If: 0 s > lit, 1 k % 2 == lit, 2 !done, 3 c > lit, 4 max(acc) > lit
+  bool hasElse = false;
+  int lo = 0, hi = 0, step = 1; // For: for_range(lo, hi (+ c if hiFromC), step, k)
+  bool hiFromC = false;
+  std::vector<Stmt> body, orelse; // If: then / else; For, While: the body (While adds s += 1 after it)
+};
 
 enum Feature : unsigned {
   kGrid = 1, kIntOps = 2, kHalf = 4, kMath = 8, kScalar = 16, kNarrow = 32,
@@ -88,6 +105,7 @@ struct Node {
   int input2 = -1;       // kLoopDot: B's input (A's is `input`)
   Dt inDt = Dt::F32;     // kLoopDot: the type A and B are loaded as
   bool transB = false;   // kLoopDot: B loaded transposed from an [R, C] input
+  std::vector<Stmt> stmts; // Nest: the body
 };
 
 // A masked input tile: shape [R, C] at row stride ldx, or [L] contiguous.
@@ -227,6 +245,20 @@ void applyAtomics(const Program &p, const std::vector<HostTile> &t, std::vector<
 int regionOf(const Program &p, int node);
 // The values of every node in program instance (p0, p1).
 std::vector<HostTile> evaluate(const Program &p, const HostData &d, int p0 = 0, int p1 = 0);
+
+// Nested control flow (random_programs_nest.cpp): a random body for a Nest
+// node whose init is `a`, addend `b` and scalar `c` (any may be -1); its
+// bound from its operands' (false past a promise); its host value; its text
+// (listing) and key (fingerprint).
+std::vector<Stmt> drawNest(std::mt19937 &rng, bool hasC);
+bool nestBounds(const Program &p, Node &n);
+void evaluateNest(const Node &n, const HostTile *a, const HostTile *b, double c, HostTile &r);
+std::string nestText(const std::vector<Stmt> &stmts);
+std::string nestKey(const std::vector<Stmt> &stmts);
+// The number of statements in a body, and the body without its statement
+// number `index` (pre-order): the shrinker's steps.
+int nestSize(const std::vector<Stmt> &stmts);
+std::vector<Stmt> nestWithout(const std::vector<Stmt> &stmts, int index);
 
 // The kernel (random_programs_kernel.cpp): interprets the program registered
 // under `id` at trace time.

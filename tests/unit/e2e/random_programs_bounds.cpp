@@ -44,6 +44,7 @@ bool controlBounds(const Program &p, Node &n) {
     if (n.kind == kLoopDot && n.bound > kBoundLimit) return false;
     return fitsIn(p, n);
   }
+  case Op::Nest: return nestBounds(p, n);
   case Op::If:
     if (!exact(n.b) || !exact(n.c)) return false;
     n.bound = std::max(B(n.b), B(n.c)) + std::fabs(n.lit);
@@ -129,7 +130,7 @@ bool consistent(Program &p) {
       break;
     }
     case Op::Loop: case Op::If: case Op::Dot: case Op::Sort: case Op::SortPayload: case Op::ArgSort: case Op::TopK:
-    case Op::Atomic:
+    case Op::Atomic: case Op::Nest:
       if (!controlBounds(p, n)) return false;
       break;
     case Op::Fma: {

@@ -192,7 +192,7 @@ struct Gen {
       weights.insert(weights.end(), {{Op::Exp, 3}, {Op::Log, 3}, {Op::Sqrt, 3}, {Op::Sin, 3}, {Op::Fma, 5}});
     if (has(kGrid)) weights.insert(weights.end(), {{Op::ProgramId, 3}, {Op::NumPrograms, 1}});
     if (has(kScalar)) weights.insert(weights.end(), {{Op::ScalarLoad, 5}});
-    if (has(kLoop)) weights.insert(weights.end(), {{Op::Loop, 7}, {Op::If, 3}});
+    if (has(kLoop)) weights.insert(weights.end(), {{Op::Loop, 7}, {Op::If, 3}, {Op::Nest, 5}});
     if (has(kDot)) weights.insert(weights.end(), {{Op::Dot, 5}, {Op::Loop, 3}});
     if (has(kSort))
       weights.insert(weights.end(), {{Op::Sort, 3}, {Op::SortPayload, 3}, {Op::ArgSort, 2}, {Op::TopK, 3}});
@@ -548,6 +548,7 @@ struct Gen {
       add(n);
       return true;
     }
+    case Op::Nest: return nest();
     case Op::Dot: return dot();
     case Op::Sort: case Op::SortPayload: case Op::ArgSort: case Op::TopK: return sort(op);
     case Op::Atomic: return atomic();
@@ -705,6 +706,24 @@ struct Gen {
     }
     }
     if (n.a < 0) n.lit = n.dt == Dt::Bool ? 0 : smallLit(n.dt);
+    if (!controlBounds(p, n)) return false;
+    add(n);
+    return true;
+  }
+
+  // Nested control flow carrying a tile (b's type and shape), a scalar and
+  // a flag (see Stmt); conditions and bounds may read the scalar c.
+  bool nest() {
+    int b = choose([](const Node &m) { return (m.dt == Dt::F32 || m.dt == Dt::I32) && m.err == 0; });
+    if (b < 0) return false;
+    const Node &Bn = p.nodes[b];
+    Node n{Op::Nest, Bn.dt, Bn.shape};
+    n.b = b;
+    n.a = chance(0.3) ? -1 : choose([&](const Node &m) { return m.dt == n.dt && m.shape == n.shape && m.err == 0; });
+    if (n.a < 0) n.lit = smallLit(n.dt);
+    if (chance(0.6))
+      n.c = choose([](const Node &m) { return m.dt == Dt::I32 && m.shape.empty() && m.err == 0 && m.bound <= 8; });
+    n.stmts = drawNest(rng, n.c >= 0);
     if (!controlBounds(p, n)) return false;
     add(n);
     return true;

@@ -338,6 +338,9 @@ std::vector<HostTile> evaluate(const Program &p, const HostData &d, int p0, int 
       forEach(n.shape, [&](int64_t i, int64_t j, int64_t f) { r.v[f] = t[n.a].v[j * n.shape[0] + i]; });
       break;
     case Op::Loop: evaluateLoop(p, d, t, n, r, p0, p1); break;
+    case Op::Nest:
+      evaluateNest(n, n.a >= 0 ? &t[n.a] : nullptr, &t[n.b], n.c >= 0 ? t[n.c].v[0] : 0, r);
+      break;
     case Op::If:
       for (size_t f = 0; f < r.v.size(); ++f)
         r.v[f] = t[n.a].v[0] != 0 ? arithIn(n.dt, t[n.b].v[f] + n.lit)

@@ -184,6 +184,65 @@ template <class E>
 constexpr bool kArith = std::is_same_v<E, float> || std::is_same_v<E, int32_t> || std::is_same_v<E, half> ||
                         std::is_same_v<E, bfloat16>;
 
+// A Nest node's body run at trace time: device if_ / for_range / while_
+// nested as the statements say, carrying acc, s and done (see Stmt).
+template <class E> struct NestRun {
+  const Node &n;
+  const std::vector<V> &v;
+  Tile<E> acc;
+  i32 s = full({}, 0);
+  i1 done = full({}, false);
+  std::vector<i32> ks;
+
+  i1 holds(const Stmt &st) {
+    switch (st.cond) {
+    case 0: return s > st.lit;
+    case 1: return ks[size_t(st.k)] % 2 == st.lit;
+    case 2: return !done;
+    case 3: return v[n.c].i > st.lit;
+    default: {
+      Tile<E> m = acc;
+      while (m.rank() > 0) m = max(m, 0);
+      return m > literal<E>(st.lit);
+    }
+    }
+  }
+
+  void run(const std::vector<Stmt> &stmts) {
+    for (const Stmt &st : stmts) {
+      switch (st.kind) {
+      case Stmt::AddAcc:
+        acc = acc + literal<E>(st.lit);
+        if (st.k >= 0) acc = acc + cast<E>(ks[size_t(st.k)]);
+        if (st.useB) acc = acc + get<E>(v[n.b]);
+        break;
+      case Stmt::AddS: s = s + st.lit; break;
+      case Stmt::SetDone: done = done | (s > st.lit); break;
+      case Stmt::If:
+        if (st.hasElse) if_(holds(st), [&] { run(st.body); }, [&] { run(st.orelse); });
+        else if_(holds(st), [&] { run(st.body); });
+        break;
+      case Stmt::For: {
+        auto body = [&](i32 k) {
+          ks.push_back(k);
+          run(st.body);
+          ks.pop_back();
+        };
+        if (st.hiFromC) for_range(st.lo, v[n.c].i + st.hi, st.step, body);
+        else for_range(st.lo, st.hi, st.step, body);
+        break;
+      }
+      case Stmt::While:
+        while_([&] { return (s < st.lit) & !done; }, [&] {
+          run(st.body);
+          s = s + 1;
+        });
+        break;
+      }
+    }
+  }
+};
+
 } // namespace
 
 void random_program(Ptr<f32> xf0, Ptr<f32> xf1, Ptr<f32> xf2, Ptr<i32> xi0, Ptr<i32> xi1, Ptr<i32> xi2,
@@ -425,6 +484,19 @@ void random_program(Ptr<f32> xf0, Ptr<f32> xf1, Ptr<f32> xf2, Ptr<i32> xi0, Ptr<
             for_range(n.lo, n.hi, n.step, body);
           }
           return acc;
+        }
+      }));
+      break;
+    case Op::Nest:
+      v.push_back(dispatch(n.dt, [&](auto tag) {
+        using E = typename decltype(tag)::type;
+        if constexpr (!std::is_same_v<E, float> && !std::is_same_v<E, int32_t>) {
+          generatorBug("a nest over a type other than f32 and i32");
+          return get<E>(v[0]);
+        } else {
+          NestRun<E> r{n, v, n.a >= 0 ? get<E>(v[n.a]) : full<E>(n.shape, literal<E>(n.lit))};
+          r.run(n.stmts);
+          return r.acc + cast<E>(r.s) + cast<E>(r.done);
         }
       }));
       break;

@@ -92,6 +92,7 @@ const char *opName(Op op) {
   case Op::ArgSort: return "argsort";
   case Op::TopK: return "topk";
   case Op::Atomic: return "atomic";
+  case Op::Nest: return "nest";
   }
   return "?";
 }
@@ -218,6 +219,11 @@ static std::string controlText(const Program &p, const Node &n) {
     o << " }; acc";
     break;
   }
+  case Op::Nest:
+    o << "acc = " << (n.a >= 0 ? ref(n.a) : "full(" + dimsText(n.shape) + ", " + litText(n.dt, n.lit) + ")")
+      << ", s = 0, done = false, b = " << ref(n.b) << (n.c >= 0 ? ", c = " + ref(n.c) : std::string()) << "; "
+      << nestText(n.stmts) << "acc + s + done";
+    break;
   case Op::If:
     o << "r = " << ref(n.c) << "; if_(" << ref(n.a) << ") { r = " << ref(n.b) << " + " << litText(n.dt, n.lit)
       << "; }";
@@ -326,7 +332,7 @@ std::string listing(const Program &p) {
       break;
     }
     case Op::Loop: case Op::If: case Op::Dot: case Op::Sort: case Op::SortPayload: case Op::ArgSort: case Op::TopK:
-    case Op::Atomic:
+    case Op::Atomic: case Op::Nest:
       o << controlText(p, n);
       break;
     default: { // binary operators
@@ -373,7 +379,7 @@ uint64_t fingerprint(const Program &p) {
     o << int(n.op) << ',' << int(n.dt) << dimsText(n.shape) << n.a << ',' << n.b << ',' << n.c << ',' << n.lit
       << ',' << n.litLeft << ',' << n.axis << ',' << n.flag << ',' << n.input << ',' << n.lo << ',' << n.hi << ','
       << n.step << ',' << n.kind << ',' << n.k << ',' << n.order << ',' << n.input2 << ',' << int(n.inDt) << ','
-      << n.transB << ';';
+      << n.transB << nestKey(n.stmts) << ';';
   for (const OutputSpec &out : p.outputs)
     o << out.node << ',' << out.maskKind << ',' << out.m << ',' << out.n << ',' << out.so << ';';
   uint64_t h = 1469598103934665603ull;

@@ -37,7 +37,10 @@
 //           to a literal or a scalar node (data-dependent trip counts, zero
 //           included), step 1..3, bodies acc + k * b, maximum(acc, b + k) or
 //           acc + a load shifted by k rows (masked to the input); if_ with
-//           and without an else on a scalar condition
+//           and without an else on a scalar condition; nests of if_ /
+//           for_range (negative steps too) / while_ up to three deep that
+//           carry a tile, a scalar and an early-exit flag, their conditions
+//           on carried values, loop counters, reductions and scalar nodes
 //   dot     dot(a, b[, acc]) of f32 / f16 / bf16 / i8 tiles (casts inserted)
 //           with b sometimes trans(...), and matmul loops: acc = dot(A_k,
 //           B_k, acc) with A and B loaded at k (B sometimes read transposed,
@@ -379,6 +382,14 @@ Program shrink(Program p) {
       q.stages = 1;
       candidates.push_back(q);
     }
+    // Drop one statement of a nest (and what it holds).
+    for (size_t k = 0; k < p.nodes.size(); ++k)
+      if (p.nodes[k].op == Op::Nest)
+        for (int at = 0; at < nestSize(p.nodes[k].stmts); ++at) {
+          Program q = p;
+          q.nodes[k].stmts = nestWithout(p.nodes[k].stmts, at);
+          candidates.push_back(q);
+        }
     if (p.warps > 1) {
       Program q = p;
       q.warps = 1;

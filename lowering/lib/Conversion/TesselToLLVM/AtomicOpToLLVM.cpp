@@ -1,6 +1,7 @@
 // Atomics on global memory: one LLVM atomicrmw / cmpxchg per element, run by
 // the element's owner where its mask holds, with the op's ordering and
-// AMDGPU sync scope; the AMDGPU backend picks the instruction
+// AMDGPU sync scope, and barriers that extend a release or an acquire to the
+// whole program; the AMDGPU backend picks the instruction
 // (global_atomic_add_f32, a cmpswap loop where the target has none). Old
 // values reach the element's other holders (a replicated layout, a scalar
 // every thread holds) through the op's LDS scratch.
@@ -71,6 +72,16 @@ void lowerAtomic(Op op, ValueRange masks, ConversionPatternRewriter &rewriter, c
   Location loc = op.getLoc();
   Type type = op.getType();
   Type elem = converter.scalarType(type);
+  // The order is the program's, not only the owner thread's: a release
+  // orders every thread's earlier accesses before the atomic (a barrier
+  // first), an acquire every thread's later accesses after it (a barrier
+  // after), as a lock taken and released by the whole program needs.
+  const MemSem sem = op.getSem();
+  const bool releases = sem == MemSem::release || sem == MemSem::acq_rel;
+  const bool acquires = sem == MemSem::acquire || sem == MemSem::acq_rel;
+  const bool manyThreads = target.numWarps() * target.waveSize() > 1;
+  if (releases && manyThreads)
+    target.barrier(rewriter, loc);
   Value owner = emitOwnerPredicate(rewriter, loc, target, type);
   Type access = vec == 1 ? elem : Type(VectorType::get({vec}, elem));
   Value zero = constantValue(rewriter, loc, access, rewriter.getZeroAttr(access));
@@ -102,10 +113,16 @@ void lowerAtomic(Op op, ValueRange masks, ConversionPatternRewriter &rewriter, c
       for (size_t r = 0; r < registers; ++r)
         target.ldsStore(rewriter, loc, op, slot(coords[r]), old[r]);
     });
-    target.ldsBarrier(rewriter, loc);
+    // An acquire's barrier is this one, fencing all memory, not only LDS.
+    if (acquires)
+      target.barrier(rewriter, loc);
+    else
+      target.ldsBarrier(rewriter, loc);
     for (size_t r = 0; r < registers; ++r)
       old[r] = target.ldsLoad(rewriter, loc, op, slot(coords[r]), elem);
     target.endLdsScratch(rewriter, loc, op);
+  } else if (acquires && manyThreads) {
+    target.barrier(rewriter, loc);
   }
   rewriter.replaceOpWithMultiple(op, {old});
 }

@@ -137,6 +137,24 @@ LogicalResult DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> em
   return success();
 }
 
+// The mark a user-facing error carries (diagnostic metadata, never printed).
+static constexpr StringLiteral kUserErrorMark = "tessel.user-error";
+
+InFlightDiagnostic mlir::tessel::emitUserError(Location loc) {
+  InFlightDiagnostic diag = mlir::emitError(loc);
+  if (Diagnostic *d = diag.getUnderlyingDiagnostic())
+    d->getMetadata().push_back(DiagnosticArgument(StringRef(kUserErrorMark)));
+  return diag;
+}
+
+InFlightDiagnostic mlir::tessel::emitUserError(Operation *op) { return emitUserError(op->getLoc()); }
+
+bool mlir::tessel::isUserError(Diagnostic &diagnostic) {
+  return llvm::any_of(diagnostic.getMetadata(), [](const DiagnosticArgument &a) {
+    return a.getKind() == DiagnosticArgument::DiagnosticArgumentKind::String && a.getAsString() == kUserErrorMark;
+  });
+}
+
 TesselDialect &mlir::tessel::tesselDialect(MLIRContext *ctx) {
   return *ctx->getOrLoadDialect<TesselDialect>();
 }

@@ -657,7 +657,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
           shape += (shape.empty() ? "" : ", ") + std::to_string(d);
         std::string elemName;
         llvm::raw_string_ostream(elemName) << elem;
-        op->emitError() << "this tile ([" << shape << "] " << elemName << ") needs " << registers
+        emitUserError(op) << "this tile ([" << shape << "] " << elemName << ") needs " << registers
                         << " registers per thread: " << numWarps_
                         << (numWarps_ == 1 ? " wave of " : " waves of ") << waveSize_
                         << " threads share it, and a thread has at most " << kMaxRegistersPerTile

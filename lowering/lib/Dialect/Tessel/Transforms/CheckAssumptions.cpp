@@ -18,7 +18,7 @@ struct CheckAssumptionsPass
     markAllAnalysesPreserved(); // it only reads the IR
     getOperation().walk([&](AssumeOp assume) {
       if (matchPattern(assume.getCond(), m_Zero())) {
-        assume.emitError("this assumption is false for the arguments of this launch "
+        emitUserError(assume) << ("this assumption is false for the arguments of this launch "
                          "(a specialized argument, such as one equal to 1, breaks it)");
         signalPassFailure();
       }

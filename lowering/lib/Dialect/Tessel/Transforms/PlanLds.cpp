@@ -150,7 +150,7 @@ struct PlanLdsPass : mlir::tessel::impl::TesselPlanLdsBase<PlanLdsPass> {
     dialect.getLdsBytesAttrHelper().setAttr(module, b.getI64IntegerAttr(total));
     if (limit && total > limit.getInt()) {
       StringAttr target = dialect.getTargetAttrHelper().getAttr(module);
-      largest->emitError() << "needs " << largestBytes << " bytes of LDS (workgroup memory) for "
+      emitUserError(largest) << "needs " << largestBytes << " bytes of LDS (workgroup memory) for "
                            << cast<LdsScratchOpInterface>(largest).describeLdsUse() << "; the kernel's LDS plan totals " << total
                            << " bytes but " << (target ? target.getValue() : "the target")
                            << " has " << limit.getInt()

@@ -106,4 +106,12 @@ FailureOr<KernelConfig> getKernelConfig(ModuleOp module, StringRef pass);
 // The dialect's typed attribute helpers (TesselDialect::get...AttrHelper()).
 TesselDialect &tesselDialect(MLIRContext *ctx);
 
+// An error meant for the kernel's author (a resource limit, a false
+// assumption): a compile shows its text as it is, with the user's line.
+// Every other error diagnostic (a verifier, a failed conversion) is a
+// compiler bug, and a compile reports it as one without MLIR's text.
+InFlightDiagnostic emitUserError(Operation *op);
+InFlightDiagnostic emitUserError(Location loc);
+bool isUserError(Diagnostic &diagnostic);
+
 } // namespace mlir::tessel

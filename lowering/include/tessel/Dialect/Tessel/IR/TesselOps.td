@@ -378,7 +378,10 @@ def Tessel_LocalLoadOp : Tessel_Op<"local_load", [MemoryEffects<[MemRead]>]> {
 def Tessel_BarrierOp : Tessel_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "every thread of the workgroup arrives before any goes on";
   let description = [{
-    LDS writes before the barrier are visible to reads after it.
+    Every thread's memory accesses before the barrier, LDS and global,
+    happen before any thread's accesses after it (workgroup-scope fences
+    around the hardware barrier). Staging writes it between LDS slots;
+    `debug_barrier()` (Triton's `tl.debug_barrier`) writes it for a user.
   }];
   let assemblyFormat = "attr-dict";
 }
