@@ -293,7 +293,48 @@ TESSEL_MATH_FN(cos, Cos)
 // denormal) is 0. E.g. softmax, whose terms that small cannot move the sum.
 TESSEL_MATH_FN(fast_exp, FastExp)
 TESSEL_MATH_FN(fast_exp2, FastExp2)
+// Triton's tl.math functions AMDGPU has no instruction for: ROCm's device
+// library (ocml) computes them, within a few ulp; f16 and bf16 in f32.
+TESSEL_MATH_FN(erf, Erf)
+TESSEL_MATH_FN(tanh, Tanh)
+TESSEL_MATH_FN(log1p, Log1p)
+TESSEL_MATH_FN(expm1, Expm1)
+TESSEL_MATH_FN(sinh, Sinh)
+TESSEL_MATH_FN(cosh, Cosh)
+TESSEL_MATH_FN(asin, Asin)
+TESSEL_MATH_FN(acos, Acos)
+TESSEL_MATH_FN(atan, Atan)
+TESSEL_MATH_FN(cbrt, Cbrt)
+// To an integer value, exactly: round takes halves away from zero (C's
+// round), rint to even (C's rint), trunc toward zero; -0.4 gives -0.
+TESSEL_MATH_FN(round, Round)
+TESSEL_MATH_FN(rint, Rint)
+TESSEL_MATH_FN(trunc, Trunc)
+// 1 / (1 + e^-x) (Triton's tl.sigmoid), accurate to a few ulp everywhere,
+// including large negative x, whose tiny results are not flushed to 0.
+TESSEL_MATH_FN(sigmoid, Sigmoid)
 #undef TESSEL_MATH_FN
+
+#define TESSEL_FLOAT_BINARY_FN(fn, op)                                                         \
+  template <class A, class B>                                                                  \
+    requires(detail::is_tile_v<A> || detail::is_tile_v<B>)                                     \
+  auto fn(const A &a, const B &b, source_location loc = source_location::current()) {          \
+    detail::requireBinary<A, B>();                                                             \
+    using Elem = detail::binary_elem_t<A, B>;                                                  \
+    if constexpr (!std::is_void_v<Elem>) {                                                     \
+      static_assert(detail::is_float_elem<Elem>, "tessel: " #fn " needs floating-point tiles; " \
+                                                 "use cast<float>(...) first");               \
+      return Tile<Elem>(detail::emitBinary(detail::Elementwise::op, {#fn, detail::toSourceLoc(loc)}, \
+                                           detail::operandOf(a), detail::operandOf(b),         \
+                                           detail::elem_info<Elem>::dtype));                   \
+    }                                                                                          \
+  }
+// a^b as C's pow (pow(-8, 1.0 / 3) is NaN, pow(x, 0) is 1 even for a NaN x);
+// one operand may be a literal: pow(x, 2.0f), pow(2.0f, x).
+TESSEL_FLOAT_BINARY_FN(pow, Pow)
+// The angle of the point (x, y) in [-pi, pi], as C's atan2(y, x).
+TESSEL_FLOAT_BINARY_FN(atan2, Atan2)
+#undef TESSEL_FLOAT_BINARY_FN
 
 // |t| for floating and integer tiles.
 template <class E> Tile<E> abs(const Tile<E> &t, source_location loc = source_location::current()) {
