@@ -111,10 +111,9 @@ public:
   }
   template <class T>
   Buffer<T> upload(std::span<const T> host, std::source_location where = std::source_location::current());
+  // A std::vector<bool> too (packed bits on the host, one byte per bool on the device).
   template <class T>
-  Buffer<T> upload(const std::vector<T> &host, std::source_location where = std::source_location::current()) {
-    return upload<T>(std::span<const T>(host.data(), host.size()), where);
-  }
+  Buffer<T> upload(const std::vector<T> &host, std::source_location where = std::source_location::current());
 
   explicit Device(std::shared_ptr<DeviceImpl> impl) : impl_(std::move(impl)) {}
 
@@ -156,14 +155,29 @@ public:
                   " elements given for a buffer of " + std::to_string(count_));
     dev_->copyToDevice(ptr_, host.data(), bytes());
   }
+  // For Buffer<bool>, a std::vector<bool>: each element becomes one byte, 0 or 1.
   void copyFrom(const std::vector<T> &host, std::source_location where = std::source_location::current()) {
-    copyFrom(std::span<const T>(host), where);
+    if constexpr (std::is_same_v<T, bool>) {
+      static_assert(sizeof(bool) == 1, "tessel: a bool element is one byte on the device");
+      const std::vector<uint8_t> bytes(host.begin(), host.end());
+      copyFrom(std::span<const bool>(reinterpret_cast<const bool *>(bytes.data()), bytes.size()), where);
+    } else {
+      copyFrom(std::span<const T>(host), where);
+    }
   }
+  // For Buffer<bool>, a std::vector<bool>: a byte other than 0 is true (as
+  // kernels read a bool).
   std::vector<T> download(std::source_location where = std::source_location::current()) const {
     requireMemory("Buffer::download", where);
-    std::vector<T> out(count_);
-    dev_->copyToHost(out.data(), ptr_, bytes());
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {
+      std::vector<uint8_t> bytes(count_);
+      dev_->copyToHost(bytes.data(), ptr_, count_);
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> out(count_);
+      dev_->copyToHost(out.data(), ptr_, bytes());
+      return out;
+    }
   }
   // Whether the buffer holds memory (not default-constructed or moved from).
   explicit operator bool() const { return ptr_ != nullptr; }
@@ -199,6 +213,11 @@ template <class T> Buffer<T> Device::alloc(size_t count, std::source_location wh
   return Buffer<T>(impl_, count, where);
 }
 template <class T> Buffer<T> Device::upload(std::span<const T> host, std::source_location where) {
+  Buffer<T> b(impl_, host.size(), where);
+  b.copyFrom(host, where);
+  return b;
+}
+template <class T> Buffer<T> Device::upload(const std::vector<T> &host, std::source_location where) {
   Buffer<T> b(impl_, host.size(), where);
   b.copyFrom(host, where);
   return b;

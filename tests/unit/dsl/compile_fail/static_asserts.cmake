@@ -23,7 +23,7 @@ set(_dsl_cf_cases
   "19|assume needs a scalar bool tile"
   "20|multiple_of and max_contiguous take integer tiles"
   "21|sum needs a numeric tile"
-  "22|xor_sum needs an integer tile"
+  "22|xor_sum needs an integer or bool tile"
   "23|argmax and argmin need numeric tiles"
   "24|max and min need numeric tiles"
   "25|is not contextually convertible to 'bool'"
