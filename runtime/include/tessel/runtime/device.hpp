@@ -13,12 +13,65 @@
 #include <source_location>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tessel {
 
+namespace detail {
+// A C++ integer that can count workgroups (not bool, not a character type).
+template <class T>
+concept GridInteger = std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char> &&
+                      !std::same_as<T, wchar_t> && !std::same_as<T, char8_t> && !std::same_as<T, char16_t> &&
+                      !std::same_as<T, char32_t>;
+} // namespace detail
+
+// A grid, counted in program instances (workgroups) along x, y and z. It
+// takes any integers, so `{m}` and `{m, n}` with `int` values build one, as
+// `{cdiv(n, BLOCK)}` does. A launch refuses a grid with a dimension below 1
+// or above UINT32_MAX with an Error naming the grid as it was given.
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
+
+  constexpr Dim3() = default;
+  template <detail::GridInteger X, detail::GridInteger Y = uint32_t, detail::GridInteger Z = uint32_t>
+  constexpr Dim3(X gx, Y gy = 1, Z gz = 1)
+      : x(dimension(gx)), y(dimension(gy)), z(dimension(gz)), given_{given(gx), given(gy), given(gz)},
+        outOfRange_(!std::in_range<uint32_t>(gx) || !std::in_range<uint32_t>(gy) || !std::in_range<uint32_t>(gz)) {}
+
+  // Whether a value given was negative or above UINT32_MAX (its dimension
+  // here is 0, which no device launches).
+  constexpr bool outOfRange() const { return outOfRange_; }
+  // What is wrong with such a grid, in words; empty when nothing is.
+  std::string rangeProblem() const {
+    if (!outOfRange_)
+      return {};
+    std::string text = "the grid {";
+    bool negative = false;
+    for (int i = 0; i < 3; ++i) {
+      text += (i ? ", " : "") + std::string(given_[i].negative ? "-" : "") + std::to_string(given_[i].magnitude);
+      negative |= given_[i].negative;
+    }
+    return text + (negative ? "} has a negative dimension; each of x, y, z must be at least 1"
+                            : "} has a dimension above 4294967295 (grid dimensions are uint32_t)");
+  }
+
+private:
+  struct Given {
+    uint64_t magnitude = 1;
+    bool negative = false;
+  };
+  template <class V> static constexpr uint32_t dimension(V v) {
+    return std::in_range<uint32_t>(v) ? static_cast<uint32_t>(v) : 0;
+  }
+  template <class V> static constexpr Given given(V v) {
+    if (std::cmp_less(v, 0))
+      return {uint64_t(0) - static_cast<uint64_t>(v), true};
+    return {static_cast<uint64_t>(v), false};
+  }
+  Given given_[3];
+  bool outOfRange_ = false;
 };
 
 struct LaunchOptions {
