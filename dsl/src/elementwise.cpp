@@ -38,6 +38,8 @@ Names namesOf(Elementwise op) {
   case Elementwise::MinNum: return {"arith.minsi", "arith.minnumf"};
   case Elementwise::MaxNum: return {"arith.maxsi", "arith.maxnumf"};
   case Elementwise::UMulHi: return {"arith.mului_extended", nullptr};
+  case Elementwise::Pow: return {nullptr, "math.powf"};
+  case Elementwise::Atan2: return {nullptr, "math.atan2"};
   case Elementwise::And: return {"arith.andi", nullptr};
   case Elementwise::Or: return {"arith.ori", nullptr};
   case Elementwise::Xor: return {"arith.xori", nullptr};
@@ -64,6 +66,20 @@ Names namesOf(Elementwise op) {
   case Elementwise::Cos: return {nullptr, "math.cos"};
   case Elementwise::FastExp: return {nullptr, "math.exp"};
   case Elementwise::FastExp2: return {nullptr, "math.exp2"};
+  case Elementwise::Erf: return {nullptr, "math.erf"};
+  case Elementwise::Tanh: return {nullptr, "math.tanh"};
+  case Elementwise::Log1p: return {nullptr, "math.log1p"};
+  case Elementwise::Expm1: return {nullptr, "math.expm1"};
+  case Elementwise::Sinh: return {nullptr, "math.sinh"};
+  case Elementwise::Cosh: return {nullptr, "math.cosh"};
+  case Elementwise::Asin: return {nullptr, "math.asin"};
+  case Elementwise::Acos: return {nullptr, "math.acos"};
+  case Elementwise::Atan: return {nullptr, "math.atan"};
+  case Elementwise::Cbrt: return {nullptr, "math.cbrt"};
+  case Elementwise::Round: return {nullptr, "math.round"};
+  case Elementwise::Rint: return {nullptr, "math.roundeven"};
+  case Elementwise::Trunc: return {nullptr, "math.trunc"};
+  case Elementwise::Sigmoid: return {nullptr, nullptr}; // composed in emitSigmoid
   }
   return {nullptr, nullptr};
 }
@@ -126,6 +142,22 @@ std::pair<int32_t, int32_t> unsignedMulExtended(TraceContext &ctx, const OpSite 
   return {halves[0], halves[1]};
 }
 
+// 1 / (1 + e^-x) in `dtype` (f32 or f64) without its two losses: for
+// x < 0, e^-x overflows to inf long before the result leaves the float
+// range (sigmoid(-100) is 3.7e-44, a denormal, not 0), and 1 + e^-x
+// rounds e^-x away. With e = e^-|x| <= 1, sigmoid(x) is 1 / (1 + e) for
+// x >= 0 and e / (1 + e) below: one exp, one add, one correctly rounded
+// division (a few ulp in all). A NaN stays NaN (e is NaN).
+int32_t sigmoid(TraceContext &ctx, const OpSite &site, int32_t x, DType dtype, const Shape &shape) {
+  int32_t zero = fill(ctx, site, dtype, shape, 0), one = fill(ctx, site, dtype, shape, 1);
+  int32_t negAbs = emit(ctx, site, "arith.negf", {emit(ctx, site, "math.absf", {x}, dtype, shape)}, dtype, shape);
+  int32_t e = emit(ctx, site, "math.exp", {negAbs}, dtype, shape);
+  int32_t nonNegative = emit(ctx, site, "arith.cmpf", {x, zero}, DType::I1, shape, {{TraceAttr::I64, "predicate", kCmpFOge}});
+  int32_t numerator = emit(ctx, site, "arith.select", {nonNegative, one, e}, dtype, shape);
+  int32_t denominator = emit(ctx, site, "arith.addf", {one, e}, dtype, shape);
+  return emit(ctx, site, "arith.divf", {numerator, denominator}, dtype, shape);
+}
+
 } // namespace
 
 std::pair<ValueRef, ValueRef> emitMulExtended(const OpSite &site, Operand a, Operand b, DType elem) {
@@ -147,7 +179,8 @@ ValueRef emitBinary(Elementwise op, const OpSite &site, Operand a, Operand b, DT
     return ctx.ref(emit(ctx, site, name, {ia, ib}, DType::I1, shape,
                         {{TraceAttr::I64, "predicate", isFloat(elem) ? names.floatPredicate : names.intPredicate}}));
   if (op == Elementwise::UMulHi) return ctx.ref(unsignedMulExtended(ctx, site, ia, ib, elem, shape).second);
-  if (op == Elementwise::Rem && isFloat(elem)) return ctx.ref(floatOp(ctx, site, name, {ia, ib}, elem, shape));
+  if ((op == Elementwise::Rem || op == Elementwise::Pow || op == Elementwise::Atan2) && isFloat(elem))
+    return ctx.ref(floatOp(ctx, site, name, {ia, ib}, elem, shape));
   if (op == Elementwise::FDiv)
     return ctx.ref(emit(ctx, site, name, {ia, ib}, elem, shape, {{TraceAttr::I64, "fastmath", kFastDivision}}));
   if (op == Elementwise::DivRn)
@@ -167,6 +200,12 @@ ValueRef emitUnary(Elementwise op, const OpSite &site, ValueRef a) {
   if (op == Elementwise::Neg && !isFloat(src.dtype)) // 0 - x
     return ctx.ref(emit(ctx, site, "arith.subi", {fill(ctx, site, src.dtype, src.shape, 0), a.id}, src.dtype,
                         src.shape));
+  if (op == Elementwise::Sigmoid && isFloat(src.dtype)) {
+    if (!isHalf(src.dtype)) return ctx.ref(sigmoid(ctx, site, a.id, src.dtype, src.shape));
+    int32_t wide = emit(ctx, site, "arith.extf", {a.id}, DType::F32, src.shape);
+    return ctx.ref(emit(ctx, site, "arith.truncf", {sigmoid(ctx, site, wide, DType::F32, src.shape)}, src.dtype,
+                        src.shape));
+  }
   Names names = namesOf(op);
   const char *name = isFloat(src.dtype) ? names.floatOp : names.intOp;
   if (!name) fail(site, std::string("is not defined for ") + dtypeName(src.dtype) + " operands");

@@ -187,18 +187,48 @@ Tile<detail::elem_of_t<To>> cast(const Tile<E> &t, source_location loc = source_
   return Tile<Elem>(detail::emitCast({"cast", detail::toSourceLoc(loc)}, t.ref(), detail::elem_info<Elem>::dtype));
 }
 
+namespace detail {
+// The element type of where(mask, a, b) with two literals, as Triton types
+// tl.where(mask, 0, -1.0e6): a floating literal makes it f32 (float or
+// double alike), integers i32 (i64 when one is a 64-bit C++ type), two
+// bools bool; void when they do not mix (a bool and a number).
+template <class A, class B> auto literalPairElem() {
+  using U = unwrap_const_t<A>;
+  using V = unwrap_const_t<B>;
+  if constexpr (!std::is_arithmetic_v<U> || !std::is_arithmetic_v<V>)
+    return std::type_identity<void>{};
+  else if constexpr (std::is_same_v<U, bool> || std::is_same_v<V, bool>)
+    return std::type_identity<std::conditional_t<std::is_same_v<U, V>, bool, void>>{};
+  else if constexpr (std::is_floating_point_v<U> || std::is_floating_point_v<V>)
+    return std::type_identity<float>{};
+  else
+    return std::type_identity<std::conditional_t<(sizeof(U) <= 4 && sizeof(V) <= 4), int32_t, int64_t>>{};
+}
+template <class A, class B> using literal_pair_elem_t = typename decltype(literalPairElem<A, B>())::type;
+} // namespace detail
+
 // c ? a : b elementwise; a and b are tiles or literals of one element type.
+// With two literals the result takes the mask's shape and the literals'
+// type (detail::literalPairElem): where(mask, 0.0f, -1.0e6f) is f32.
 template <class C, class A, class B>
 auto where(const C &cond, const A &a, const B &b, source_location loc = source_location::current()) {
   static_assert(std::is_same_v<std::remove_cvref_t<C>, Tile<bool>> || std::is_same_v<std::remove_cvref_t<C>, bool>,
                 "tessel: where: the condition must be a bool tile (a comparison or a mask)");
-  detail::requireBinary<A, B>();
-  using Elem = detail::binary_elem_t<A, B>;
-  if constexpr (std::is_void_v<Elem>) {
-    return;
+  if constexpr (!detail::is_tile_v<A> && !detail::is_tile_v<B>) {
+    static_assert(detail::is_tile_v<C>, "tessel: where: with a bool condition, a or b must be a tile (the result "
+                                        "takes the tiles' shape); use full(shape, value) for a constant tile");
+    using Elem = detail::literal_pair_elem_t<A, B>;
+    static_assert(!std::is_void_v<Elem>, "tessel: where: two literals of kinds that do not mix (a bool and a "
+                                         "number); make one of them a tile");
+    if constexpr (detail::is_tile_v<C> && !std::is_void_v<Elem>)
+      return Tile<Elem>(detail::emitWhere({"where", detail::toSourceLoc(loc)}, detail::operandOf(cond),
+                                          detail::operandOf(a), detail::operandOf(b), detail::elem_info<Elem>::dtype));
   } else {
-    return Tile<Elem>(detail::emitWhere({"where", detail::toSourceLoc(loc)}, detail::operandOf(cond), detail::operandOf(a),
-                                        detail::operandOf(b), detail::elem_info<Elem>::dtype));
+    detail::requireBinary<A, B>();
+    using Elem = detail::binary_elem_t<A, B>;
+    if constexpr (!std::is_void_v<Elem>)
+      return Tile<Elem>(detail::emitWhere({"where", detail::toSourceLoc(loc)}, detail::operandOf(cond),
+                                          detail::operandOf(a), detail::operandOf(b), detail::elem_info<Elem>::dtype));
   }
 }
 
@@ -293,7 +323,48 @@ TESSEL_MATH_FN(cos, Cos)
 // denormal) is 0. E.g. softmax, whose terms that small cannot move the sum.
 TESSEL_MATH_FN(fast_exp, FastExp)
 TESSEL_MATH_FN(fast_exp2, FastExp2)
+// Triton's tl.math functions AMDGPU has no instruction for: ROCm's device
+// library (ocml) computes them, within a few ulp; f16 and bf16 in f32.
+TESSEL_MATH_FN(erf, Erf)
+TESSEL_MATH_FN(tanh, Tanh)
+TESSEL_MATH_FN(log1p, Log1p)
+TESSEL_MATH_FN(expm1, Expm1)
+TESSEL_MATH_FN(sinh, Sinh)
+TESSEL_MATH_FN(cosh, Cosh)
+TESSEL_MATH_FN(asin, Asin)
+TESSEL_MATH_FN(acos, Acos)
+TESSEL_MATH_FN(atan, Atan)
+TESSEL_MATH_FN(cbrt, Cbrt)
+// To an integer value, exactly: round takes halves away from zero (C's
+// round), rint to even (C's rint), trunc toward zero; -0.4 gives -0.
+TESSEL_MATH_FN(round, Round)
+TESSEL_MATH_FN(rint, Rint)
+TESSEL_MATH_FN(trunc, Trunc)
+// 1 / (1 + e^-x) (Triton's tl.sigmoid), accurate to a few ulp everywhere,
+// including large negative x, whose tiny results are not flushed to 0.
+TESSEL_MATH_FN(sigmoid, Sigmoid)
 #undef TESSEL_MATH_FN
+
+#define TESSEL_FLOAT_BINARY_FN(fn, op)                                                         \
+  template <class A, class B>                                                                  \
+    requires(detail::is_tile_v<A> || detail::is_tile_v<B>)                                     \
+  auto fn(const A &a, const B &b, source_location loc = source_location::current()) {          \
+    detail::requireBinary<A, B>();                                                             \
+    using Elem = detail::binary_elem_t<A, B>;                                                  \
+    if constexpr (!std::is_void_v<Elem>) {                                                     \
+      static_assert(detail::is_float_elem<Elem>, "tessel: " #fn " needs floating-point tiles; " \
+                                                 "use cast<float>(...) first");               \
+      return Tile<Elem>(detail::emitBinary(detail::Elementwise::op, {#fn, detail::toSourceLoc(loc)}, \
+                                           detail::operandOf(a), detail::operandOf(b),         \
+                                           detail::elem_info<Elem>::dtype));                   \
+    }                                                                                          \
+  }
+// a^b as C's pow (pow(-8, 1.0 / 3) is NaN, pow(x, 0) is 1 even for a NaN x);
+// one operand may be a literal: pow(x, 2.0f), pow(2.0f, x).
+TESSEL_FLOAT_BINARY_FN(pow, Pow)
+// The angle of the point (x, y) in [-pi, pi], as C's atan2(y, x).
+TESSEL_FLOAT_BINARY_FN(atan2, Atan2)
+#undef TESSEL_FLOAT_BINARY_FN
 
 // |t| for floating and integer tiles.
 template <class E> Tile<E> abs(const Tile<E> &t, source_location loc = source_location::current()) {

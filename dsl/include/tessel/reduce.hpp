@@ -189,11 +189,12 @@ Tile<E> nanmin(const Tile<E> &t, int axis, bool keep_dims = false, source_locati
                                             {"nanmin", detail::toSourceLoc(loc)}, t.ref(), axis, keep_dims));
 }
 
-// Bitwise xor of the elements along `axis`.
+// Bitwise xor of the elements along `axis`; of a bool tile, a bool tile
+// that is true where an odd number of elements are (as Triton's on int1).
 template <class E>
 Tile<E> xor_sum(const Tile<E> &t, int axis, bool keep_dims = false,
                 source_location loc = source_location::current()) {
-  static_assert(detail::is_int_elem<E>, "tessel: xor_sum needs an integer tile");
+  static_assert(detail::is_int_elem<E> || std::is_same_v<E, bool>, "tessel: xor_sum needs an integer or bool tile");
   return Tile<E>(detail::emitBinaryRegionOp(detail::Combining::Reduce, detail::Elementwise::Xor, {"xor_sum", detail::toSourceLoc(loc)},
                                             t.ref(), axis, keep_dims));
 }

@@ -196,12 +196,18 @@ enum class Elementwise : uint8_t {
   DivRn,       // floats: correctly rounded division, fast_math or not
   MinNum, MaxNum, // floats: a NaN operand loses to a number (C's fmin / fmax)
   UMulHi,      // ints: the high half of the unsigned product (arith.mului_extended's result 1)
+  Pow, Atan2,  // floats: C's pow(a, b) and atan2(y, x) (ocml), f16/bf16 through f32
   // comparisons: (a, b) -> i1 of the same shape
   CmpEq, CmpNe, CmpLt, CmpLe, CmpGt, CmpGe,
   // unary
   Neg, Not,    // Not: bitwise for ints, logical for i1
   Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Abs, Floor, Ceil, Sin, Cos,
   FastExp, FastExp2, // the hardware's v_exp_f32 (1 ulp; results below 2^-126 flush to 0)
+  Erf, Tanh, Log1p, Expm1, Sinh, Cosh, Asin, Acos, Atan, Cbrt, // ocml
+  Round,       // to the nearest integer, halves away from zero (C's round)
+  Rint,        // to the nearest integer, halves to even (C's rint)
+  Trunc,       // toward zero
+  Sigmoid,     // 1 / (1 + e^-x), as exp(x) / (1 + exp(x)) below 0
 };
 
 // Elementwise binary op (arithmetic, bitwise, comparison, min/max): `elem`

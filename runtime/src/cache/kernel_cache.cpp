@@ -78,14 +78,17 @@ private:
 };
 
 // The rule for grids on every device: each dimension at least 1 (HIP refuses
-// 0; launching nothing is not launching), at most 2^32 - 1 work-items along x
-// (the dispatch packet's grid size is 32 bits) and a workgroup count that
-// fits in 64 bits. Error naming the grid otherwise.
+// 0; launching nothing is not launching; a negative int is named as given),
+// at most 2^32 - 1 work-items along x (the dispatch packet's grid size is 32
+// bits) and a workgroup count that fits in 64 bits. Error naming the grid
+// otherwise.
 void checkGrid(const std::string &kernelName, Dim3 grid, uint32_t blockSize) {
   auto text = [&] {
     return "kernel '" + kernelName + "': the grid {" + std::to_string(grid.x) + ", " + std::to_string(grid.y) +
            ", " + std::to_string(grid.z) + "}";
   };
+  if (grid.outOfRange())
+    throw Error("kernel '" + kernelName + "': " + grid.rangeProblem());
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
     throw Error(text() + " has a zero dimension; each of x, y, z must be at least 1");
   if (uint64_t(grid.x) * blockSize > UINT32_MAX)

@@ -73,6 +73,42 @@ TEST_CASE("devices: emulator buffers round trip and are 256-byte aligned") {
                        doctest::Contains("2 elements given for a buffer of 3"), Error);
 }
 
+TEST_CASE("devices: Buffer<bool> uploads from and downloads to std::vector<bool>, one byte per element") {
+  Device dev = Device::emulator();
+  const std::vector<bool> host = {true, false, false, true, true, false, true};
+  auto b = dev.upload(host);
+  CHECK(b.size() == host.size());
+  CHECK(b.bytes() == host.size());
+  std::vector<uint8_t> bytes(host.size());
+  dev.impl().copyToHost(bytes.data(), b.devicePtr(), bytes.size());
+  CHECK(bytes == std::vector<uint8_t>{1, 0, 0, 1, 1, 0, 1});
+  CHECK(b.download() == host);
+  const std::vector<bool> flipped = {false, true, true, false, false, true, false};
+  b.copyFrom(flipped);
+  CHECK(b.download() == flipped);
+  // Any byte other than 0 reads as true, as a kernel reads it.
+  const uint8_t odd[] = {0, 2, 0xA5, 0, 1, 0x80, 0};
+  dev.impl().copyToDevice(b.devicePtr(), odd, sizeof odd);
+  CHECK(b.download() == std::vector<bool>{false, true, true, false, true, true, false});
+  auto line = [](int n) { return std::string(__FILE__) + ":" + std::to_string(n) + ": "; };
+  auto errorOf = [](auto &&f) -> std::string {
+    try {
+      f();
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "";
+  };
+  int at = __LINE__ + 1;
+  std::string msg = errorOf([&] { b.copyFrom(std::vector<bool>(3)); });
+  CHECK(msg == line(at) + "Buffer::copyFrom: 3 elements given for a buffer of 7");
+  Buffer<bool> none;
+  at = __LINE__ + 1;
+  msg = errorOf([&] { (void)none.download(); });
+  CHECK(msg == line(at) + "Buffer::download: the buffer holds no memory (default-constructed or moved from)");
+  CHECK(dev.upload(std::vector<bool>{}).size() == 0);
+}
+
 TEST_CASE("devices: a buffer whose byte size overflows is an Error naming the count") {
   Device dev = Device::emulator("gfx942");
   const size_t huge = SIZE_MAX / 4 + 65; // * sizeof(float) wraps to 260 bytes

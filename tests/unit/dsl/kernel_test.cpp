@@ -260,6 +260,26 @@ TEST_CASE("launch without a Device needs a Buffer argument") {
         "none; pass the Device first");
 }
 
+TEST_CASE("a grid from int values: {m}, {m, n}; out of range it says so at launch") {
+  int m = 5, n = 3;
+  Dim3 a{m};
+  CHECK((a.x == 5 && a.y == 1 && a.z == 1));
+  Dim3 b{m, n};
+  CHECK((b.x == 5 && b.y == 3 && b.z == 1));
+  Dim3 c{size_t{7}, int16_t{2}, 4u};
+  CHECK((c.x == 7 && c.y == 2 && c.z == 4 && !c.outOfRange()));
+  CHECK(c.rangeProblem().empty());
+  static_assert(Dim3{4, 2}.y == 2 && Dim3{}.z == 1);
+  Dim3 negative{-1, 2, 3};
+  CHECK(negative.outOfRange());
+  CHECK(negative.x == 0); // a dimension no device launches
+  CHECK(negative.rangeProblem() == "the grid {-1, 2, 3} has a negative dimension; each of x, y, z must be at least 1");
+  Dim3 large{uint64_t{1} << 40, m};
+  CHECK(large.rangeProblem() ==
+        "the grid {1099511627776, 5, 1} has a dimension above 4294967295 (grid dimensions are uint32_t)");
+  CHECK(Dim3{UINT64_MAX}.rangeProblem().starts_with("the grid {18446744073709551615, 1, 1} has a dimension above"));
+}
+
 TEST_CASE("host cdiv for grids") {
   static_assert(cdiv(1000, 256) == 4);
   static_assert(cdiv(1024, 256) == 4);

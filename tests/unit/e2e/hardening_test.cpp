@@ -246,3 +246,46 @@ TEST_CASE("a grid with a zero dimension or too many workgroups is an Error namin
   std::memcpy(&bits, &got[0], 4);
   CHECK(bits == 0xA5A5A5A5u);
 }
+
+TEST_CASE("a grid braced from int values launches; a zero or negative one is the grid's Error at the launch's line") {
+  auto add = jit<hard_add>();
+  const int n = 1000;
+  auto hx = randomFloats(n), hy = randomFloats(n);
+  auto x = emulator().upload(hx), y = emulator().upload(hy);
+  auto out = poisoned<float>(n);
+  int blocks = (n + 63) / 64, one = 1;
+  add.launch(emulator(), {blocks}, {}, x, y, out, n, 64);   // {m}, an int
+  add.launch(emulator(), {blocks, one}, {}, x, y, out, n, 64); // {m, n}
+  add.launch({blocks, one, one}, {}, x, y, out, n, 64);     // the Buffers' device
+  add.launch(emulator(), {size_t(blocks)}, {}, x, y, out, n, 64);
+  auto got = out.download();
+  size_t wrong = 0;
+  for (int i = 0; i < n; ++i)
+    wrong += got[i] != hx[i] + hy[i];
+  CHECK(wrong == 0);
+  const std::string here = std::string(__FILE__) + ":";
+  int zero = 0, negative = -3;
+  int at = __LINE__ + 1;
+  std::string msg = errorOf([&] { add.launch(emulator(), {zero}, {}, x, y, out, n, 64); });
+  CHECK(msg == here + std::to_string(at) + ": launching hard_add: kernel 'hard_add': the grid {0, 1, 1} has a zero "
+                                           "dimension; each of x, y, z must be at least 1");
+  at = __LINE__ + 1;
+  msg = errorOf([&] { add.launch(emulator(), {blocks, negative}, {}, x, y, out, n, 64); });
+  CHECK(msg == here + std::to_string(at) + ": launching hard_add: kernel 'hard_add': the grid {16, -3, 1} has a "
+                                           "negative dimension; each of x, y, z must be at least 1");
+  at = __LINE__ + 1;
+  msg = errorOf([&] { add.launch(emulator(), {int64_t{1} << 32}, {}, x, y, out, n, 64); });
+  CHECK(msg == here + std::to_string(at) + ": launching hard_add: kernel 'hard_add': the grid {4294967296, 1, 1} has "
+                                           "a dimension above 4294967295 (grid dimensions are uint32_t)");
+  at = __LINE__ + 1;
+  msg = errorOf([&] { add.launch(emulator(), {one, one, int64_t{INT64_MIN}}, {}, x, y, out, n, 64); });
+  CHECK(msg == here + std::to_string(at) + ": launching hard_add: kernel 'hard_add': the grid {1, 1, "
+                                           "-9223372036854775808} has a negative dimension; each of x, y, z must be "
+                                           "at least 1");
+  // Nothing ran.
+  auto poisonedOut = poisoned<float>(n);
+  msg = errorOf([&] { add.launch(emulator(), {negative}, {}, x, y, poisonedOut, n, 64); });
+  uint32_t bits;
+  std::memcpy(&bits, &poisonedOut.download()[0], 4);
+  CHECK(bits == 0xA5A5A5A5u);
+}

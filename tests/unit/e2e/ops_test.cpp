@@ -337,3 +337,52 @@ TEST_CASE("integer division is defined for a zero divisor and MIN / -1") {
   CHECK(q.download() == std::vector<int32_t>{-1, -1, -1, kMin, -1, 2, -3, -2});
   CHECK(r.download() == std::vector<int32_t>{7, -7, 0, 0, kMin, 1, 0, -1});
 }
+
+namespace {
+// Triton tutorial 06's tl.where(mask, 0, -1.0e6): two literals take the
+// mask's shape and the literals' type (a floating literal: f32; integers:
+// i32, or i64 from a 64-bit C++ type; two bools: bool).
+void where_literals(Ptr<f32> f, Ptr<i32> i, Ptr<i64> l, Ptr<i1> b, i32 n) {
+  auto offs = expand_dims(arange(0, 4), 1) * 8 + expand_dims(arange(0, 8), 0);
+  auto mask = offs < n;
+  auto tutorial = where(mask, 0, -1.0e6);
+  auto floats = where(mask, 0.0f, -1.0e6f);
+  auto ints = where(mask, 7, -3);
+  auto longs = where(mask, int64_t{1} << 40, 2);
+  auto bools = where(mask, false, true);
+  static_assert(std::is_same_v<decltype(tutorial), f32> && std::is_same_v<decltype(floats), f32>);
+  static_assert(std::is_same_v<decltype(ints), i32> && std::is_same_v<decltype(longs), i64>);
+  static_assert(std::is_same_v<decltype(bools), i1>);
+  for (const Shape &s : {tutorial.shape(), floats.shape(), ints.shape(), longs.shape(), bools.shape()})
+    CHECK(s == Shape{4, 8});
+  store(f + offs, tutorial + floats);
+  store(i + offs, ints);
+  store(l + offs, longs);
+  store(b + offs, bools);
+}
+} // namespace
+
+TEST_CASE("where with two literals takes the mask's shape and the literals' type") {
+  auto kernel = jit<where_literals>();
+  for (int n : {0, 13, 32}) {
+    auto f = poisoned<float>(32);
+    auto i = poisoned<int32_t>(32);
+    auto l = poisoned<int64_t>(32);
+    auto b = emulator().alloc<bool>(32);
+    kernel.launch(emulator(), {1}, {}, f, i, l, b, n);
+    auto gf = f.download();
+    auto gi = i.download();
+    auto gl = l.download();
+    auto gb = b.download();
+    size_t wrong = 0;
+    for (int k = 0; k < 32; ++k) {
+      const bool in = k < n;
+      wrong += gf[k] != (in ? 0.0f : -2.0e6f);
+      wrong += gi[k] != (in ? 7 : -3);
+      wrong += gl[k] != (in ? int64_t{1} << 40 : 2);
+      wrong += gb[k] != !in;
+    }
+    CAPTURE(n);
+    CHECK(wrong == 0);
+  }
+}

@@ -170,3 +170,57 @@ TEST_CASE("scans along each axis, forward and reverse") {
           checkReduce(dev, kind, axis, s);
   }
 }
+
+namespace {
+// xor_sum of a bool tile is a bool tile (Triton's tl.xor_sum on int1): true
+// where a line holds an odd number of trues. Masked-off elements read false.
+void parity_2d(Ptr<i1> x, Ptr<i1> byRow, Ptr<i1> byCol, Ptr<i1> total, i32 M, i32 N, Const<int> R,
+               Const<int> C) {
+  auto rows = arange(0, R), cols = arange(0, C);
+  auto offs = expand_dims(rows, 1) * C + expand_dims(cols, 0);
+  auto mask = expand_dims(rows < M, 1) & expand_dims(cols < N, 0);
+  auto v = load(x + offs, mask, false);
+  i1 rowParity = xor_sum(v, 1);
+  store(byRow + rows, rowParity);
+  store(byCol + expand_dims(cols, 0), xor_sum(v, 0, /*keep_dims=*/true)); // [1, C]
+  store(total, xor_sum(xor_sum(v, 0), 0));                                // a scalar
+}
+} // namespace
+
+TEST_CASE("xor_sum of bool tiles is their parity along each axis (Buffer<bool> from std::vector<bool>)") {
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    Device dev = Device::emulator(arch);
+    for (TileCase s : {TileCase{1, 64, 1, 37, 1}, TileCase{16, 16, 13, 11, 1}, TileCase{32, 64, 31, 50, 4},
+                       TileCase{8, 256, 5, 200, 4}}) {
+      INFO(std::string(arch) << ": tile " << s.R << "x" << s.C << ", valid " << s.M << "x" << s.N << ", warps " << s.warps);
+      std::vector<bool> hx(size_t(s.R) * s.C);
+      for (size_t k = 0; k < hx.size(); ++k)
+        hx[k] = randomInts<int>(1, 0, 2)[0] == 0;
+      auto x = dev.upload(hx);
+      // Poison: a byte the kernel leaves unwritten is neither 0 nor 1.
+      auto byRow = poisoned<uint8_t>(s.R), byCol = poisoned<uint8_t>(s.C), total = poisoned<uint8_t>(1);
+      auto asBool = [](Buffer<uint8_t> &b) { return reinterpret_cast<bool *>(b.devicePtr()); };
+      jit<parity_2d>().launch(dev, {1}, {.num_warps = unsigned(s.warps)}, x, asBool(byRow), asBool(byCol),
+                              asBool(total), s.M, s.N, s.R, s.C);
+      auto in = [&](int r, int c) { return r < s.M && c < s.N && hx[size_t(r) * s.C + c]; };
+      size_t wrong = 0;
+      bool all = false;
+      auto rowsGot = byRow.download(), colsGot = byCol.download();
+      for (int r = 0; r < s.R; ++r) {
+        bool p = false;
+        for (int c = 0; c < s.C; ++c)
+          p ^= in(r, c);
+        wrong += rowsGot[r] != uint8_t(p);
+        all ^= p;
+      }
+      for (int c = 0; c < s.C; ++c) {
+        bool p = false;
+        for (int r = 0; r < s.R; ++r)
+          p ^= in(r, c);
+        wrong += colsGot[c] != uint8_t(p);
+      }
+      CHECK(wrong == 0);
+      CHECK(total.download()[0] == uint8_t(all));
+    }
+  }
+}

@@ -21,15 +21,8 @@ bool isTile(Type t) { return isa<RankedTensorType>(t); }
 // Scalar arith/math ops the upstream patterns would lower differently from
 // tessel's semantics (division by zero, math through ocml).
 bool needsTesselScalarLowering(Operation *op) {
-  if (isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp>(op) || isHardwareExp(op) ||
-      isHardwareRsqrt(op))
-    return true;
-  Type t = op->getResult(0).getType();
-  if (!isa<FloatType>(t))
-    return false;
-  bool f64 = t.isF64();
-  return isa<math::SinOp, math::CosOp, arith::RemFOp>(op) ||
-         (f64 && isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op>(op));
+  return isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp>(op) || isHardwareExp(op) ||
+         isHardwareRsqrt(op) || !deviceLibraryFunction(op).empty();
 }
 
 // For each of the `n` registers of `resultType`, the first register holding

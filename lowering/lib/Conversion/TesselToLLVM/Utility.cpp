@@ -400,25 +400,50 @@ static Value emitDefinedDivision(OpBuilder &b, Operation *op, ValueRange operand
   return b.create<LLVM::SelectOp>(loc, zero, isDiv ? c(APInt::getAllOnes(w)) : x, q);
 }
 
-// Math functions AMDGPU has no accurate instruction for come from ocml.
-static Value emitDeviceLibraryCall(OpBuilder &b, Operation *op, ValueRange operands, Type type) {
-  auto floatType = dyn_cast<FloatType>(type);
-  if (!floatType)
+// Math functions AMDGPU has no accurate instruction for come from ocml: sin,
+// cos, fmod and Triton's tl.math functions always; exp and log (whose f32
+// forms LLVM expands around v_exp_f32 / v_log_f32) for f64 only.
+std::string mlir::tessel::deviceLibraryFunction(Operation *op) {
+  if (op->getNumResults() != 1)
+    return {};
+  auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(op->getResult(0).getType()));
+  if (!floatType || !(floatType.isF32() || floatType.isF64()))
     return {};
   StringRef base = llvm::TypeSwitch<Operation *, StringRef>(op)
                        .Case<math::SinOp>([](auto) { return "sin"; })
                        .Case<math::CosOp>([](auto) { return "cos"; })
-                       .Case<math::ExpOp>([](auto) { return "exp"; })
-                       .Case<math::Exp2Op>([](auto) { return "exp2"; })
-                       .Case<math::LogOp>([](auto) { return "log"; })
-                       .Case<math::Log2Op>([](auto) { return "log2"; })
                        .Case<arith::RemFOp>([](auto) { return "fmod"; })
-                       .Default([](auto) { return ""; });
-  bool needsLibrary = !base.empty() && (floatType.isF64() || base == "sin" || base == "cos" ||
-                                        base == "fmod");
-  if (!needsLibrary)
+                       .Case<math::ErfOp>([](auto) { return "erf"; })
+                       .Case<math::TanhOp>([](auto) { return "tanh"; })
+                       .Case<math::Log1pOp>([](auto) { return "log1p"; })
+                       .Case<math::ExpM1Op>([](auto) { return "expm1"; })
+                       .Case<math::SinhOp>([](auto) { return "sinh"; })
+                       .Case<math::CoshOp>([](auto) { return "cosh"; })
+                       .Case<math::AsinOp>([](auto) { return "asin"; })
+                       .Case<math::AcosOp>([](auto) { return "acos"; })
+                       .Case<math::AtanOp>([](auto) { return "atan"; })
+                       .Case<math::CbrtOp>([](auto) { return "cbrt"; })
+                       .Case<math::PowFOp>([](auto) { return "pow"; })
+                       .Case<math::Atan2Op>([](auto) { return "atan2"; })
+                       .Default([&](Operation *) -> StringRef {
+                         if (!floatType.isF64())
+                           return "";
+                         return llvm::TypeSwitch<Operation *, StringRef>(op)
+                             .Case<math::ExpOp>([](auto) { return "exp"; })
+                             .Case<math::Exp2Op>([](auto) { return "exp2"; })
+                             .Case<math::LogOp>([](auto) { return "log"; })
+                             .Case<math::Log2Op>([](auto) { return "log2"; })
+                             .Default([](auto) { return ""; });
+                       });
+  if (base.empty())
     return {};
-  std::string name = ("__ocml_" + base + "_f" + Twine(floatType.getWidth())).str();
+  return ("__ocml_" + base + "_f" + Twine(floatType.getWidth())).str();
+}
+
+static Value emitDeviceLibraryCall(OpBuilder &b, Operation *op, ValueRange operands, Type type) {
+  std::string name = deviceLibraryFunction(op);
+  if (name.empty() || !isa<FloatType>(type))
+    return {};
   auto module = op->getParentOfType<ModuleOp>();
   auto fnType = LLVM::LLVMFunctionType::get(type, SmallVector<Type>(operands.size(), type));
   if (!module.lookupSymbol<LLVM::LLVMFuncOp>(name)) {

@@ -114,5 +114,8 @@ std::pair<Value, Value> emitPackedOp(OpBuilder &b, Operation *op, ValueRange ope
 bool isHardwareExp(Operation *op);
 // An f32 math.rsqrt, which emitScalarOp lowers to v_rsq_f32.
 bool isHardwareRsqrt(Operation *op);
+// The ocml function (`__ocml_erf_f32`) that emitScalarOp calls for `op`, a
+// float math op AMDGPU has no accurate instruction for; empty otherwise.
+std::string deviceLibraryFunction(Operation *op);
 
 } // namespace mlir::tessel

@@ -13,12 +13,65 @@
 #include <source_location>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tessel {
 
+namespace detail {
+// A C++ integer that can count workgroups (not bool, not a character type).
+template <class T>
+concept GridInteger = std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char> &&
+                      !std::same_as<T, wchar_t> && !std::same_as<T, char8_t> && !std::same_as<T, char16_t> &&
+                      !std::same_as<T, char32_t>;
+} // namespace detail
+
+// A grid, counted in program instances (workgroups) along x, y and z. It
+// takes any integers, so `{m}` and `{m, n}` with `int` values build one, as
+// `{cdiv(n, BLOCK)}` does. A launch refuses a grid with a dimension below 1
+// or above UINT32_MAX with an Error naming the grid as it was given.
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
+
+  constexpr Dim3() = default;
+  template <detail::GridInteger X, detail::GridInteger Y = uint32_t, detail::GridInteger Z = uint32_t>
+  constexpr Dim3(X gx, Y gy = 1, Z gz = 1)
+      : x(dimension(gx)), y(dimension(gy)), z(dimension(gz)), given_{given(gx), given(gy), given(gz)},
+        outOfRange_(!std::in_range<uint32_t>(gx) || !std::in_range<uint32_t>(gy) || !std::in_range<uint32_t>(gz)) {}
+
+  // Whether a value given was negative or above UINT32_MAX (its dimension
+  // here is 0, which no device launches).
+  constexpr bool outOfRange() const { return outOfRange_; }
+  // What is wrong with such a grid, in words; empty when nothing is.
+  std::string rangeProblem() const {
+    if (!outOfRange_)
+      return {};
+    std::string text = "the grid {";
+    bool negative = false;
+    for (int i = 0; i < 3; ++i) {
+      text += (i ? ", " : "") + std::string(given_[i].negative ? "-" : "") + std::to_string(given_[i].magnitude);
+      negative |= given_[i].negative;
+    }
+    return text + (negative ? "} has a negative dimension; each of x, y, z must be at least 1"
+                            : "} has a dimension above 4294967295 (grid dimensions are uint32_t)");
+  }
+
+private:
+  struct Given {
+    uint64_t magnitude = 1;
+    bool negative = false;
+  };
+  template <class V> static constexpr uint32_t dimension(V v) {
+    return std::in_range<uint32_t>(v) ? static_cast<uint32_t>(v) : 0;
+  }
+  template <class V> static constexpr Given given(V v) {
+    if (std::cmp_less(v, 0))
+      return {uint64_t(0) - static_cast<uint64_t>(v), true};
+    return {static_cast<uint64_t>(v), false};
+  }
+  Given given_[3];
+  bool outOfRange_ = false;
 };
 
 struct LaunchOptions {
@@ -111,10 +164,9 @@ public:
   }
   template <class T>
   Buffer<T> upload(std::span<const T> host, std::source_location where = std::source_location::current());
+  // A std::vector<bool> too (packed bits on the host, one byte per bool on the device).
   template <class T>
-  Buffer<T> upload(const std::vector<T> &host, std::source_location where = std::source_location::current()) {
-    return upload<T>(std::span<const T>(host.data(), host.size()), where);
-  }
+  Buffer<T> upload(const std::vector<T> &host, std::source_location where = std::source_location::current());
 
   explicit Device(std::shared_ptr<DeviceImpl> impl) : impl_(std::move(impl)) {}
 
@@ -156,14 +208,29 @@ public:
                   " elements given for a buffer of " + std::to_string(count_));
     dev_->copyToDevice(ptr_, host.data(), bytes());
   }
+  // For Buffer<bool>, a std::vector<bool>: each element becomes one byte, 0 or 1.
   void copyFrom(const std::vector<T> &host, std::source_location where = std::source_location::current()) {
-    copyFrom(std::span<const T>(host), where);
+    if constexpr (std::is_same_v<T, bool>) {
+      static_assert(sizeof(bool) == 1, "tessel: a bool element is one byte on the device");
+      const std::vector<uint8_t> bytes(host.begin(), host.end());
+      copyFrom(std::span<const bool>(reinterpret_cast<const bool *>(bytes.data()), bytes.size()), where);
+    } else {
+      copyFrom(std::span<const T>(host), where);
+    }
   }
+  // For Buffer<bool>, a std::vector<bool>: a byte other than 0 is true (as
+  // kernels read a bool).
   std::vector<T> download(std::source_location where = std::source_location::current()) const {
     requireMemory("Buffer::download", where);
-    std::vector<T> out(count_);
-    dev_->copyToHost(out.data(), ptr_, bytes());
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {
+      std::vector<uint8_t> bytes(count_);
+      dev_->copyToHost(bytes.data(), ptr_, count_);
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> out(count_);
+      dev_->copyToHost(out.data(), ptr_, bytes());
+      return out;
+    }
   }
   // Whether the buffer holds memory (not default-constructed or moved from).
   explicit operator bool() const { return ptr_ != nullptr; }
@@ -199,6 +266,11 @@ template <class T> Buffer<T> Device::alloc(size_t count, std::source_location wh
   return Buffer<T>(impl_, count, where);
 }
 template <class T> Buffer<T> Device::upload(std::span<const T> host, std::source_location where) {
+  Buffer<T> b(impl_, host.size(), where);
+  b.copyFrom(host, where);
+  return b;
+}
+template <class T> Buffer<T> Device::upload(const std::vector<T> &host, std::source_location where) {
   Buffer<T> b(impl_, host.size(), where);
   b.copyFrom(host, where);
   return b;

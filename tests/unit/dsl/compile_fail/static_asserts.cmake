@@ -23,7 +23,7 @@ set(_dsl_cf_cases
   "19|assume needs a scalar bool tile"
   "20|multiple_of and max_contiguous take integer tiles"
   "21|sum needs a numeric tile"
-  "22|xor_sum needs an integer tile"
+  "22|xor_sum needs an integer or bool tile"
   "23|argmax and argmin need numeric tiles"
   "24|max and min need numeric tiles"
   "25|is not contextually convertible to 'bool'"
@@ -37,7 +37,12 @@ set(_dsl_cf_cases
   "33|a random seed is an int32_t or int64_t scalar"
   "34|a random seed is an int32_t or int64_t scalar"
   "35|umulhi needs int32_t or int64_t tiles"
-  "36|the operands' element types differ")
+  "36|the operands' element types differ"
+  "37|where: with a bool condition, a or b must be a tile"
+  "38|where: two literals of kinds that do not mix"
+  "39|pow needs floating-point tiles"
+  "40|sigmoid needs a floating-point tile"
+  "41|the operands' element types differ")
 foreach(_case IN LISTS _dsl_cf_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _n)

@@ -89,6 +89,16 @@ void kernel(Ptr<f32> x, i32 n) {
   auto r = umulhi(f, f); // floats
 #elif CASE == 36
   auto r = umulhi(i, cast<int64_t>(i)); // widths differ
+#elif CASE == 37
+  auto r = where(true, 1, 2); // no tile: no shape for the result
+#elif CASE == 38
+  auto r = where(i < 2, true, 1); // a bool and a number
+#elif CASE == 39
+  auto r = pow(i, 2); // integers
+#elif CASE == 40
+  auto r = sigmoid(i); // integers
+#elif CASE == 41
+  auto r = atan2(f, cast<double>(f)); // f32 and f64
 #else
   int r = 0; // CASE 0 compiles: the harness itself works
 #endif
