@@ -22,7 +22,7 @@ extern "C" [[noreturn]] void __cxa_throw(void *object, std::type_info *type, voi
         ++tessel_test::compilerTextAllowed;
       } else if (doctest::is_running_in_test) {
         const std::string what = "a tessel::Error carries compiler-internal text ('" + found + "'): " + message;
-        ADD_FAIL_CHECK(what);
+        ADD_FAIL_CHECK_AT(__FILE__, __LINE__, what);
       } else {
         std::fprintf(stderr, "a tessel::Error carries compiler-internal text ('%s'): %s\n", found.c_str(), message);
         std::abort();
