@@ -75,12 +75,17 @@ private:
 
 std::string lastError() { return std::strerror(errno); }
 
+// A descriptor or thread for a link could not be made (errno says why).
+[[noreturn]] void cannotLink(const char *what) {
+  throw Error(std::string("cannot link the AMDGPU code object: no ") + what + " for lld's files: " + lastError());
+}
+
 // Both ends non-blocking and closed on exec. lld opens the pipe afresh by
 // its path, blocking: the flags of these ends are not its.
 std::pair<Descriptor, Descriptor> makePipe() {
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0)
-    throw Error("cannot create a pipe for lld: " + lastError());
+    cannotLink("pipe");
   return {Descriptor(ends[0]), Descriptor(ends[1])};
 }
 
@@ -111,7 +116,7 @@ public:
   Pump(Descriptor input, std::string_view object, int output)
       : input_(std::move(input)), object_(object), output_(output), stop_(::eventfd(0, EFD_CLOEXEC)) {
     if (!stop_)
-      throw Error("cannot create an eventfd for lld's pipes: " + lastError());
+      cannotLink("eventfd");
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); // the new thread starts with this mask
@@ -119,7 +124,8 @@ public:
       thread_ = std::thread([this] { run(); });
     } catch (const std::system_error &error) {
       pthread_sigmask(SIG_SETMASK, &old, nullptr);
-      throw Error(std::string("cannot start a thread for lld's pipes: ") + error.what());
+      errno = error.code().value();
+      cannotLink("thread");
     }
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
