@@ -6,26 +6,34 @@
 // unwritable), and a file-size limit (RLIMIT_FSIZE) cannot stop it:
 //  - the object is in a memfd, a file in memory that lld reads like any
 //    other. memfds obey RLIMIT_FSIZE: when the limit refuses the object it
-//    goes through a pipe instead, which the pump thread fills as lld reads;
+//    goes through a pipe instead, written whole before lld starts;
 //  - the code object goes to a pipe. For a path that is not a regular file
 //    lld keeps the output in memory and writes it there whole at the end
 //    (no temporary file beside it, no rename), as for -o /dev/stdout. A
 //    memfd would not do: for a regular file lld first creates
-//    "<path>.tmpXXXXXXX" beside it, which /proc/self/fd refuses. A pipe
-//    holds 64 KiB, so the pump thread drains it while lld writes.
-// Each link has descriptors of its own: links on several threads (lld's
-// part runs one at a time) and in forked children never share anything.
+//    "<path>.tmpXXXXXXX" beside it, which /proc/self/fd refuses.
+// The pipes are made to hold all they will carry (largestOutput bounds the
+// code object), so the linking thread fills and empties them alone: a
+// second thread, woken on a busy machine, made a link up to ten times
+// slower. Where a pipe cannot be made that large (pipe-max-size, 1 MiB for
+// users without CAP_SYS_RESOURCE) a pump thread moves the bytes while lld
+// runs. Each link has descriptors of its own: links on several threads
+// (lld's part runs one at a time) and in forked children share nothing.
 #include "lld_link.hpp"
 
 #include "tessel/core/error.hpp"
 #include "tessel/core/file_size_signal.hpp"
 
 #include <lld/Common/Driver.h>
+#include <llvm/Object/ELF.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -89,6 +97,79 @@ std::pair<Descriptor, Descriptor> makePipe() {
   return {Descriptor(ends[0]), Descriptor(ends[1])};
 }
 
+// Whether the pipe of `end` holds `bytes` at once, enlarging it when it
+// does not; false when it cannot be made that large.
+bool pipeHolds(int end, size_t bytes) {
+  int capacity = ::fcntl(end, F_GETPIPE_SZ);
+  if (capacity >= 0 && size_t(capacity) >= bytes)
+    return true;
+  if (bytes > size_t(INT_MAX))
+    return false;
+  capacity = ::fcntl(end, F_SETPIPE_SZ, int(bytes));
+  return capacity >= 0 && size_t(capacity) >= bytes;
+}
+
+// The most lld can write for `object` (a bound, not an estimate): the
+// object's sections and what each one's alignment can add; dynamic symbol,
+// string and hash tables, GOT and dynamic relocations, each no larger than
+// the object's own symbols, strings and relocations; headers and small
+// sections (.dynamic, .comment: a few hundred bytes). Four times the object,
+// its alignments and 16 KiB hold all of it (the copy kernel: 3.9 KiB in,
+// 5 KiB out). No bound for what is no 64-bit ELF object: lld says why.
+size_t largestOutput(std::string_view object) {
+  auto file = llvm::object::ELF64LEFile::create(llvm::StringRef(object.data(), object.size()));
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return SIZE_MAX;
+  }
+  auto sections = file->sections();
+  if (!sections) {
+    llvm::consumeError(sections.takeError());
+    return SIZE_MAX;
+  }
+  uint64_t alignments = 0;
+  for (const auto &section : *sections) {
+    if (section.sh_addralign > (uint64_t(1) << 32))
+      return SIZE_MAX;
+    alignments += section.sh_addralign;
+  }
+  return 4 * object.size() + alignments + (16 << 10);
+}
+
+// Writes what the non-blocking `end` takes now; the bytes written (all of
+// them after an error: the reader gets a short object and says so).
+size_t writeAvailable(int end, std::string_view bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(end, bytes.data() + done, bytes.size() - done);
+    if (n > 0)
+      done += size_t(n);
+    else if (n < 0 && errno == EAGAIN)
+      break;
+    else if (n < 0 && errno != EINTR)
+      return bytes.size();
+  }
+  return done;
+}
+
+// Appends what the non-blocking `end` holds now to `out`; false, with
+// `error` set, when reading fails.
+bool readAvailable(int end, std::vector<uint8_t> &out, std::string &error) {
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(end, buffer, sizeof buffer);
+    if (n > 0)
+      out.insert(out.end(), buffer, buffer + n);
+    else if (n < 0 && errno == EINTR)
+      continue;
+    else if (n < 0 && errno != EAGAIN) {
+      error = "reading lld's output failed: " + lastError();
+      return false;
+    } else
+      return true; // empty for now (or no writer: the linking thread holds one)
+  }
+}
+
 // The object in a memfd; none when there are no memfds or the file-size
 // limit refuses the bytes (EFBIG, its SIGXFSZ consumed).
 Descriptor objectInMemfd(std::string_view object) {
@@ -107,14 +188,15 @@ Descriptor objectInMemfd(std::string_view object) {
   return file;
 }
 
-// Moves bytes while lld runs on the linking thread: the object into the
-// input pipe (when the input is one; the end is closed once all is in, so
-// lld reads to its end) and the code object out of the output pipe. Every
-// signal is blocked on it: the program's handlers run on threads of its own.
+// For pipes that cannot hold all they carry: moves bytes while lld runs on
+// the linking thread, the rest of the object into the input pipe (its end
+// closed once all is in, so lld reads to the end) and the code object out
+// of the output pipe. Every signal is blocked on it: the program's handlers
+// run on threads of its own.
 class Pump {
 public:
-  Pump(Descriptor input, std::string_view object, int output)
-      : input_(std::move(input)), object_(object), output_(output), stop_(::eventfd(0, EFD_CLOEXEC)) {
+  Pump(Descriptor input, std::string_view unsent, int output)
+      : input_(std::move(input)), unsent_(unsent), output_(output), stop_(::eventfd(0, EFD_CLOEXEC)) {
     if (!stop_)
       cannotLink("eventfd");
     sigset_t all, old;
@@ -137,7 +219,7 @@ public:
   std::vector<uint8_t> finish() {
     stop();
     if (!error_.empty())
-      throw Error("reading lld's output failed: " + error_);
+      throw Error(error_);
     return std::move(received_);
   }
 
@@ -152,52 +234,30 @@ private:
   }
 
   void run() {
-    size_t sent = 0;
     for (;;) {
       pollfd waits[3] = {{stop_.get(), POLLIN, 0}, {output_, POLLIN, 0}, {input_.get(), POLLOUT, 0}};
       if (::poll(waits, input_ ? 3 : 2, -1) < 0) {
         if (errno == EINTR || errno == EAGAIN)
           continue;
-        error_ = "poll: " + lastError();
+        error_ = "waiting for lld's pipes failed: " + lastError();
         return;
       }
-      if (waits[1].revents && !drain())
+      if (waits[1].revents && !readAvailable(output_, received_, error_))
         return;
       if (input_ && waits[2].revents) {
-        ssize_t n = ::write(input_.get(), object_.data() + sent, object_.size() - sent);
-        if (n > 0)
-          sent += size_t(n);
-        else if (n < 0 && errno != EAGAIN && errno != EINTR)
-          sent = object_.size(); // lld reads a short object and says so
-        if (sent == object_.size())
+        unsent_.remove_prefix(writeAvailable(input_.get(), unsent_));
+        if (unsent_.empty())
           input_.reset();
       }
       if (waits[0].revents) { // lld is done: take what is left
-        drain();
+        readAvailable(output_, received_, error_);
         return;
       }
-    }
-  }
-
-  // Reads what the output pipe holds; false on an error.
-  bool drain() {
-    char buffer[65536];
-    for (;;) {
-      ssize_t n = ::read(output_, buffer, sizeof buffer);
-      if (n > 0)
-        received_.insert(received_.end(), buffer, buffer + n);
-      else if (n < 0 && errno == EINTR)
-        continue;
-      else if (n < 0 && errno != EAGAIN) {
-        error_ = "read: " + lastError();
-        return false;
-      } else
-        return true; // empty for now (or no writer: the linking thread holds one)
     }
   }
 
   Descriptor input_;
-  std::string_view object_;
+  std::string_view unsent_;
   int output_;
   Descriptor stop_;
   std::vector<uint8_t> received_;
@@ -210,11 +270,20 @@ private:
 std::vector<uint8_t> linkHsaco(std::string_view object) {
   // Declared before the pump: open until it has stopped.
   Descriptor input = objectInMemfd(object), inputWriter;
-  if (!input)
+  std::string_view unsent;
+  if (!input) {
     std::tie(input, inputWriter) = makePipe();
-  auto [output, outputWriter] = makePipe(); // the writer held: lld's own may come and go
+    unsent = object;
+    if (pipeHolds(inputWriter.get(), object.size()))
+      unsent.remove_prefix(writeAvailable(inputWriter.get(), object));
+    if (unsent.empty())
+      inputWriter.reset(); // all in: lld reads to the end
+  }
+  auto [output, outputWriter] = makePipe(); // the writer held: no end of file before lld writes
+  std::optional<Pump> pump;
+  if (inputWriter || !pipeHolds(outputWriter.get(), largestOutput(object)))
+    pump.emplace(std::move(inputWriter), unsent, output.get());
   const std::string inputPath = input.path(), outputPath = outputWriter.path();
-  Pump pump(std::move(inputWriter), object, output.get());
   // One thread: a link this small gains nothing from lld's thread pool.
   const char *arguments[] = {"ld.lld", "-shared", "--threads=1", inputPath.c_str(), "-o", outputPath.c_str()};
   std::string messages;
@@ -231,7 +300,12 @@ std::vector<uint8_t> linkHsaco(std::string_view object) {
     result = lld::lldMain(arguments, out, out, {{lld::Gnu, &lld::elf::link}});
     lldUsable = result.canRunAgain;
   }
-  std::vector<uint8_t> hsaco = pump.finish();
+  std::vector<uint8_t> hsaco;
+  if (pump) {
+    hsaco = pump->finish();
+  } else if (std::string error; !readAvailable(output.get(), hsaco, error)) {
+    throw Error(error);
+  }
   if (result.retCode != 0) {
     std::string why;
     if (::access(outputPath.c_str(), F_OK) != 0) // lld's message names a path only

@@ -1,6 +1,7 @@
 // lld links in memory (lld_link.cpp): the object in a memfd, or a pipe when a
-// file-size limit refuses it; the code object through a pipe. No temporary
-// directory, no SIGXFSZ, and code objects larger than a pipe holds.
+// file-size limit refuses it; the code object through a pipe, made large
+// enough, or emptied by a pump thread while lld writes where it cannot be.
+// No temporary directory, no SIGXFSZ.
 #include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/target.hpp"
 #include "tessel/core/error.hpp"
@@ -79,8 +80,17 @@ int inChild(const std::function<int()> &body) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 }
 
-constexpr size_t kSmall = 16;         // a code object of a few KiB
-constexpr size_t kLarge = 48 * 1024; // 192 KiB of table: more than a pipe holds
+constexpr size_t kSmall = 16;          // a code object of a few KiB
+constexpr size_t kLarge = 48 * 1024;  // 192 KiB of table: more than a pipe holds at first
+constexpr size_t kHuge = 320 * 1024;  // 1.25 MiB: more than a user's pipe can be made to hold
+
+// Makes this (forked) process an unprivileged user's, whose pipes hold at
+// most /proc/sys/fs/pipe-max-size (1 MiB); false when it cannot.
+bool becomeUnprivileged() {
+  if (::geteuid() != 0)
+    return true;
+  return ::setgid(65534) == 0 && ::setuid(65534) == 0;
+}
 
 } // namespace
 
@@ -106,6 +116,23 @@ TEST_CASE("under a file-size limit smaller than the object a link succeeds, with
   });
   CHECK(status == 0); // -SIGXFSZ (-25) if the signal ended it
   CHECK(link(kSmall) == small); // and this process is unchanged
+}
+
+// Pipes no larger than 1 MiB, an object of 1.25 MiB that the file-size
+// limit keeps out of a memfd: the pump thread feeds lld the object and takes
+// the code object while lld runs.
+TEST_CASE("an unprivileged user's link through pipes smaller than the object and code object") {
+  const std::vector<uint8_t> huge = link(kHuge);
+  CHECK(huge.size() > 4 * kHuge);
+  int status = inChild([&] {
+    if (!becomeUnprivileged())
+      return 10;
+    struct rlimit limit = {1000, 1000};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
+      return 11;
+    return link(kHuge) == huge ? 0 : 12;
+  });
+  CHECK(status == 0);
 }
 
 // A child made by fork() links on descriptors of its own and the parent
