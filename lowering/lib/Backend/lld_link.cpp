@@ -276,8 +276,11 @@ std::vector<uint8_t> linkHsaco(std::string_view object) {
     unsent = object;
     if (pipeHolds(inputWriter.get(), object.size()))
       unsent.remove_prefix(writeAvailable(inputWriter.get(), object));
+    // All in: lld reads to the end. (A child another thread forks before
+    // this holds the end too, and lld waits for it to exec or exit: the
+    // memfd, which has no end to wait for, is why pipes are the fallback.)
     if (unsent.empty())
-      inputWriter.reset(); // all in: lld reads to the end
+      inputWriter.reset();
   }
   auto [output, outputWriter] = makePipe(); // the writer held: no end of file before lld writes
   std::optional<Pump> pump;
