@@ -4,7 +4,8 @@
 
 #include "tessel/core/error.hpp"
 
-#include <lld/Common/Driver.h>
+#include "lld_link.hpp"
+
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
@@ -34,16 +35,12 @@
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/FileSystem.h>
-#include <llvm/Support/Path.h>
-#include <llvm/Support/FileUtilities.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -51,10 +48,6 @@
 #include <memory>
 #include <mutex>
 #include <set>
-
-#include <unistd.h>
-
-LLD_HAS_DRIVER(elf)
 
 // Only the AMDGPU backend is needed; declared here so no other target is pulled in.
 extern "C" {
@@ -401,112 +394,6 @@ std::string assemble(const std::string &text, llvm::TargetMachine &machine) {
     throw Error("assembling the AMDGPU kernel failed (a tessel compiler bug): " + messages);
   streamer->finish();
   return std::string(buffer.str());
-}
-
-// Where lld's input and output files go: $TMPDIR when set, else /dev/shm
-// (memory: the files live for one link) when it is there, else /tmp.
-std::string temporaryDirectory() {
-  static const std::string directory = [] {
-    if (const char *tmp = std::getenv("TMPDIR"); tmp && *tmp)
-      return std::string(tmp);
-    if (llvm::sys::fs::is_directory("/dev/shm") &&
-        llvm::sys::fs::access("/dev/shm", llvm::sys::fs::AccessMode::Write) == std::error_code())
-      return std::string("/dev/shm");
-    llvm::SmallString<128> system;
-    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, system);
-    return std::string(system.str());
-  }();
-  return directory;
-}
-
-// A directory of this process's own for lld's files (owner-only), made on
-// the first link and removed at exit. Each thread links under names of its
-// own in it, so a link needs no fresh unique names (eight random draws and a
-// probe each). A child made by fork() that links gets a directory of its
-// own, and only the process that made a directory removes it.
-struct LinkDirectory {
-  std::mutex mutex;
-  pid_t owner = 0;
-  std::string path;
-};
-LinkDirectory &linkDirectoryState() {
-  static LinkDirectory *state = new LinkDirectory; // never destroyed: the exit handler reads it
-  return *state;
-}
-
-std::string linkDirectory() {
-  LinkDirectory &state = linkDirectoryState();
-  std::lock_guard lock(state.mutex);
-  if (state.owner == getpid())
-    return state.path;
-  llvm::SmallString<128> made;
-  if (std::error_code error = llvm::sys::fs::createUniqueDirectory(temporaryDirectory() + "/tessel-link", made))
-    throw Error("cannot create a directory for lld's files in " + temporaryDirectory() + ": " + error.message());
-  if (std::error_code error = llvm::sys::fs::setPermissions(made, llvm::sys::fs::owner_all)) {
-    llvm::sys::fs::remove(made);
-    throw Error("cannot restrict the directory for lld's files " + std::string(made.str()) + ": " + error.message());
-  }
-  static const bool registered = [] {
-    std::atexit([] {
-      LinkDirectory &state = linkDirectoryState();
-      if (state.owner == getpid())
-        llvm::sys::fs::remove_directories(state.path, /*IgnoreErrors=*/true);
-    });
-    return true;
-  }();
-  (void)registered;
-  state.owner = getpid();
-  state.path = std::string(made.str());
-  return state.path;
-}
-
-// This thread's name for lld's files in the link directory (add a suffix).
-std::string threadFileStem() {
-  static std::atomic<unsigned> threads{0};
-  thread_local const unsigned thread = threads++;
-  return linkDirectory() + "/" + std::to_string(thread);
-}
-
-// lld keeps global state: one link at a time in this process.
-std::vector<uint8_t> linkHsaco(const std::string &object) {
-  static std::mutex lldMutex;
-  const std::string stem = threadFileStem();
-  std::string objectPath = stem + ".o";
-  llvm::FileRemover removeObject(objectPath);
-  std::string hsacoPath = stem + ".hsaco";
-  llvm::FileRemover removeHsaco(hsacoPath);
-  {
-    std::error_code error;
-    llvm::raw_fd_ostream file(objectPath, error);
-    if (error)
-      throw Error("cannot write " + objectPath + ": " + error.message());
-    file << object;
-    file.close();
-    if (file.has_error())
-      throw Error("cannot write " + objectPath + ": " + file.error().message());
-  }
-  // One thread: a link this small gains nothing from lld's thread pool.
-  const char *arguments[] = {"ld.lld", "-shared", "--threads=1", objectPath.c_str(), "-o", hsacoPath.c_str()};
-  std::string messages;
-  llvm::raw_string_ostream out(messages);
-  lld::Result result;
-  {
-    std::lock_guard lock(lldMutex);
-    // After lld crashed its global state is unusable for the rest of the process.
-    static bool lldUsable = true;
-    if (!lldUsable)
-      throw Error("lld crashed earlier in this process and cannot link again; restart it");
-    result = lld::lldMain(arguments, out, out, {{lld::Gnu, &lld::elf::link}});
-    lldUsable = result.canRunAgain;
-  }
-  if (result.retCode != 0)
-    throw Error("lld failed to link the AMDGPU code object: " + messages);
-  auto hsaco = llvm::MemoryBuffer::getFile(hsacoPath, /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-  if (!hsaco)
-    throw Error("cannot read the linked code object: " + hsaco.getError().message());
-  llvm::StringRef bytes = (*hsaco)->getBuffer();
-  return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
 // The largest private_segment_fixed_size of the code object's kernel

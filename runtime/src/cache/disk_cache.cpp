@@ -1,6 +1,7 @@
 // The on-disk kernel cache (see disk_cache.hpp for the format's contract).
 #include "tessel/runtime/disk_cache.hpp"
 
+#include "tessel/core/file_size_signal.hpp"
 #include "tessel/lowering/amdgpu_codegen.hpp"
 
 #include <llvm/ADT/ArrayRef.h>
@@ -9,7 +10,6 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,8 +18,6 @@
 #include <optional>
 #include <sstream>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -102,29 +100,6 @@ bool writeFile(const fs::path &path, std::string_view bytes) {
   }
   return ::close(fd) == 0;
 }
-
-// While alive, a write past the process's file-size limit (RLIMIT_FSIZE)
-// fails with EFBIG instead of killing the process with SIGXFSZ: the signal
-// is blocked on this thread, and one it raised is consumed afterwards.
-class NoFileSizeSignal {
-public:
-  NoFileSizeSignal() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-  }
-  ~NoFileSizeSignal() {
-    if (!sigismember(&old_, SIGXFSZ)) { // it was ours to block: drop what we caused
-      struct timespec now = {0, 0};
-      while (sigtimedwait(&set_, nullptr, &now) == SIGXFSZ) {
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-
-private:
-  sigset_t set_, old_;
-};
 
 // The files of an entry, in the order meta lists them. kernel.s is there
 // when the kernel's assembly had been made when it was stored (a compile
@@ -282,7 +257,10 @@ std::string DiskCache::defaultDirectory() {
     return (fs::path(xdg) / "tessel").string();
   if (const char *home = std::getenv("HOME"); home && *home)
     return (fs::path(home) / ".cache" / "tessel").string();
-  return (fs::temp_directory_path() / "tessel-cache").string();
+  // $TMPDIR as it is (fs::temp_directory_path throws when it is no
+  // directory): a cache there that cannot be made falls back to memory.
+  const char *tmp = std::getenv("TMPDIR");
+  return (fs::path(tmp && *tmp ? tmp : "/tmp") / "tessel-cache").string();
 }
 
 DiskCache &DiskCache::process() {

@@ -2,6 +2,7 @@
 #include "tessel/runtime/autotune.hpp"
 
 #include "tessel/core/error.hpp"
+#include "tessel/core/file_size_signal.hpp"
 #include "tessel/runtime/disk_cache.hpp"
 
 #include <filesystem>
@@ -73,6 +74,7 @@ int Autotuner::readFromDisk(const std::string &key) const {
 void Autotuner::writeToDisk(const std::string &key, int index) const {
   std::error_code error;
   fs::create_directories(directory_, error);
+  NoFileSizeSignal noSignal; // past a file-size limit the line is lost, not the process
   std::ofstream out(path(), std::ios::app);
   if (out) // a read-only cache only loses the memory across processes
     out << index << " " << configs_[size_t(index)].describe() << " | " << key << "\n";

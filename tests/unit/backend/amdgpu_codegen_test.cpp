@@ -32,9 +32,6 @@
 #include <future>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 using namespace tessel;
 
 namespace {
@@ -605,34 +602,4 @@ TEST_CASE("every matrix instruction in the target table compiles for its target"
       CHECK(assembly.find(mnemonic) != std::string::npos);
     }
   }
-}
-
-// lld's files live in a directory of the process's own. A child made by
-// fork() that links (and leaves through exit(), running the exit handlers)
-// must neither share the parent's files nor remove the parent's directory.
-TEST_CASE("a forked child links in a directory of its own and leaves the parent's") {
-  auto link = [] {
-    const TargetFacts &target = requireTarget("gfx942");
-    llvm::LLVMContext context;
-    auto module = parse(kCopyKernel, context);
-    configureModuleForTarget(*module, target);
-    return generateAmdgpuCode(*module, target).hsaco;
-  };
-  const std::vector<uint8_t> before = link(); // the parent's directory exists now
-  pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    int status = 1;
-    try {
-      status = link() == before ? 0 : 2;
-    } catch (...) {
-      status = 3;
-    }
-    std::exit(status); // runs the exit handlers, as a child's normal end does
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  CHECK(link() == before); // still links: its directory was left alone
 }

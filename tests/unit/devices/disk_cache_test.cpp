@@ -81,11 +81,11 @@ TEST_CASE("cache: keys depend on every input") {
   CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 4, "id2"));
 }
 
-TEST_CASE("cache: default directory follows TESSEL_CACHE_DIR, XDG_CACHE_HOME, HOME") {
-  std::string saved[3];
-  const char *names[3] = {"TESSEL_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
-  bool had[3];
-  for (int i = 0; i < 3; ++i)
+TEST_CASE("cache: default directory follows TESSEL_CACHE_DIR, XDG_CACHE_HOME, HOME, TMPDIR") {
+  std::string saved[4];
+  const char *names[4] = {"TESSEL_CACHE_DIR", "XDG_CACHE_HOME", "HOME", "TMPDIR"};
+  bool had[4];
+  for (int i = 0; i < 4; ++i)
     if ((had[i] = std::getenv(names[i])))
       saved[i] = std::getenv(names[i]);
   setenv("TESSEL_CACHE_DIR", "/a/b", 1);
@@ -96,7 +96,17 @@ TEST_CASE("cache: default directory follows TESSEL_CACHE_DIR, XDG_CACHE_HOME, HO
   CHECK(DiskCache::defaultDirectory() == "/x/tessel");
   unsetenv("XDG_CACHE_HOME");
   CHECK(DiskCache::defaultDirectory() == "/h/.cache/tessel");
-  for (int i = 0; i < 3; ++i)
+  unsetenv("HOME");
+  // A TMPDIR that is no directory is taken as it is (std::filesystem's
+  // temp_directory_path threw): the cache cannot be made there and new
+  // kernels stay in memory.
+  const std::string underFile = std::string(TESSEL_BINARY_DIR) + "/CMakeCache.txt/tmp";
+  setenv("TMPDIR", underFile.c_str(), 1);
+  CHECK(DiskCache::defaultDirectory() == underFile + "/tessel-cache");
+  CHECK(DiskCache(DiskCache::defaultDirectory()).memoryOnly());
+  unsetenv("TMPDIR");
+  CHECK(DiskCache::defaultDirectory() == "/tmp/tessel-cache");
+  for (int i = 0; i < 4; ++i)
     had[i] ? (void)setenv(names[i], saved[i].c_str(), 1) : (void)unsetenv(names[i]);
 }
 

@@ -7,6 +7,9 @@
 
 #include <filesystem>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+
 using namespace tessel;
 using namespace e2e;
 
@@ -72,6 +75,28 @@ TEST_CASE("autotune on the emulator uses the cost model and says so") {
   CHECK(tuner.lastMethod() == Autotuner::Method::CostModel);
   CHECK(std::string(methodName(tuner.lastMethod())).find("static cost model") != std::string::npos);
   CHECK_THROWS_WITH_AS(c.get("BM"), doctest::Contains("autotune: the configuration has no parameter 'BM'"), Error);
+}
+
+// The record is lost, not the process: SIGXFSZ is held off while it is
+// written (a forked child under the limit; this process stays unlimited).
+TEST_CASE("autotune's record past the file-size limit is dropped, without SIGXFSZ") {
+  const std::string dir = freshDirectory("autotune-file-size");
+  auto timer = [](const TuneConfig &) { return 1.0; };
+  auto cost = [](const TuneConfig &t) { return double(t.num_warps); };
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    struct rlimit limit = {10, 10}; // a record line is ~40 bytes
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
+      ::_exit(10);
+    Autotuner tuner("toy", threeConfigs(), dir);
+    int status = tuner.pick(emulator(), "n=7", timer, cost).get("B") == 16 ? 0 : 11;
+    ::_exit(status); // no exit handlers: this process's threads are not the child's
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status)); // not ended by SIGXFSZ
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("the matmul cost model prefers big blocks for big problems and small ones for small") {

@@ -24,7 +24,8 @@ namespace tessel {
 
 class DiskCache {
 public:
-  // $TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel, else $HOME/.cache/tessel.
+  // $TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel, else $HOME/.cache/tessel,
+  // else $TMPDIR/tessel-cache, else /tmp/tessel-cache. Never throws.
   static std::string defaultDirectory();
   // The process-wide cache in defaultDirectory() (read once, at first use).
   static DiskCache &process();
