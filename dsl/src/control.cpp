@@ -125,7 +125,9 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, Loop
     // A zero step runs no iteration (1 keeps the division defined).
     const int32_t divisor = choose(op(Elementwise::CmpEq, step64, zero), one, magnitude);
     const int32_t trips = op(Elementwise::Div, op(Elementwise::Sub, op(Elementwise::Add, span, divisor), one), divisor);
-    const int32_t runs = op(Elementwise::And, op(Elementwise::CmpGt, span, zero), op(Elementwise::CmpNe, step64, zero));
+    const int32_t runs = emitBinary(Elementwise::And, site, Operand::of(ctx.ref(op(Elementwise::CmpGt, span, zero))),
+                                    Operand::of(ctx.ref(op(Elementwise::CmpNe, step64, zero))), DType::I1)
+                             .id;
     loopIds[0] = zero;
     loopIds[1] = choose(runs, trips, zero);
     loopIds[2] = one;
