@@ -20,9 +20,6 @@ ValueRef emitDot(const OpSite &site, ValueRef a, ValueRef b, const ValueRef *acc
   if (tb.shape[rank - 2] != K)
     fail(site, "the inner dimensions differ: a is " + formatShape(ta.shape) + " and b is " + formatShape(tb.shape) +
                    " (a [M, K] times b [K, N])");
-  if (M < 16 || N < 16 || K < 16)
-    fail(site, "M, N and K must be at least 16 (the matrix instructions' smallest tile), not M = " +
-                   std::to_string(M) + ", N = " + std::to_string(N) + ", K = " + std::to_string(K));
   const DType accType = ta.dtype == DType::I8 ? DType::I32 : DType::F32;
   Shape shape{M, N};
   if (rank == 3) shape.insert(shape.begin(), ta.shape[0]);

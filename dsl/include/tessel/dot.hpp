@@ -28,7 +28,8 @@ template <class E, class Acc> consteval void checkDot() {
 
 // a [M, K] times b [K, N] plus acc [M, N], accumulated in f32 (i32 for int8
 // inputs): Triton's `acc = tl.dot(a, b, acc)`. M, N and K are powers of two
-// of at least 16. On CDNA targets it runs on the matrix cores.
+// (1 and up, as every tile dimension). It runs on the matrix cores (MFMA on
+// CDNA, WMMA on RDNA3); blocks below an instruction's tile pad it.
 template <class E, class Acc>
 Tile<Acc> dot(const Tile<E> &a, const Tile<E> &b, const Tile<Acc> &acc,
               source_location loc = source_location::current()) {

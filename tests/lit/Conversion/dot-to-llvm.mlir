@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s --tessel-lower-to-llvm | FileCheck %s
+// RUN: tessel-opt %s -split-input-file --tessel-lower-to-llvm | FileCheck %s
 
 // A 64x64x32 f16 block over 4 waves (2 x 2 tiles of 32x32): each thread
 // issues K / 8 = 4 MFMA 32x32x8 instructions, chained through the
@@ -24,6 +24,41 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     %pc = tessel.splat %c : tensor<64x64x!tessel.ptr<f32>>
     %qc = tessel.addptr %pc, %ic : tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xi32>
     tessel.store %qc, %d : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A 2x2x16 block pads the 16x16x16 instruction: the tile keeps 2 of D's 4
+// registers (rows 0 and 1; the instruction's rows past 2 repeat them), so
+// D's registers 2 and 3 get copies of 0 and 1 and only 0 and 1 are read back.
+// CHECK-LABEL: llvm.func @padded(
+// CHECK: %[[R0:.*]] = llvm.insertelement %[[A0:.*]], %{{.*}}[%{{.*}} : i32] : vector<4xf32>
+// CHECK: %[[R1:.*]] = llvm.insertelement %[[A1:.*]], %[[R0]][%{{.*}} : i32] : vector<4xf32>
+// CHECK: %[[R2:.*]] = llvm.insertelement %[[A0]], %[[R1]][%{{.*}} : i32] : vector<4xf32>
+// CHECK: %[[R3:.*]] = llvm.insertelement %[[A1]], %[[R2]][%{{.*}} : i32] : vector<4xf32>
+// CHECK: %[[D:.*]] = llvm.call_intrinsic "llvm.amdgcn.mfma.f32.16x16x16f16"(%{{.*}}, %{{.*}}, %[[R3]], %{{.*}}, %{{.*}}, %{{.*}}) : (vector<4xf16>, vector<4xf16>, vector<4xf32>, i32, i32, i32) -> vector<4xf32>
+// CHECK-COUNT-2: llvm.extractelement %[[D]]
+// CHECK-NOT: llvm.extractelement %[[D]]
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @padded(%a: !tessel.ptr<f16>, %b: !tessel.ptr<f16>, %c: !tessel.ptr<f32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+    %ia = tessel.reshape %r : tensor<32xi32> -> tensor<2x16xi32>
+    %pa = tessel.splat %a : tensor<2x16x!tessel.ptr<f16>>
+    %qa = tessel.addptr %pa, %ia : tensor<2x16x!tessel.ptr<f16>>, tensor<2x16xi32>
+    %va = tessel.load %qa : (tensor<2x16x!tessel.ptr<f16>>) -> tensor<2x16xf16>
+    %ib = tessel.reshape %r : tensor<32xi32> -> tensor<16x2xi32>
+    %pb = tessel.splat %b : tensor<16x2x!tessel.ptr<f16>>
+    %qb = tessel.addptr %pb, %ib : tensor<16x2x!tessel.ptr<f16>>, tensor<16x2xi32>
+    %vb = tessel.load %qb : (tensor<16x2x!tessel.ptr<f16>>) -> tensor<16x2xf16>
+    %rc = tessel.make_range {start = 0 : i32, end = 4 : i32} : tensor<4xi32>
+    %ic = tessel.reshape %rc : tensor<4xi32> -> tensor<2x2xi32>
+    %pc = tessel.splat %c : tensor<2x2x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<2x2x!tessel.ptr<f32>>, tensor<2x2xi32>
+    %acc = tessel.load %qc : (tensor<2x2x!tessel.ptr<f32>>) -> tensor<2x2xf32>
+    %d = tessel.dot %va, %vb, %acc : tensor<2x16xf16> * tensor<16x2xf16> -> tensor<2x2xf32>
+    tessel.store %qc, %d : (tensor<2x2x!tessel.ptr<f32>>, tensor<2x2xf32>) -> ()
     return
   }
 }

@@ -128,3 +128,47 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 32 : i32, tess
     return
   }
 }
+
+// -----
+
+// Blocks below every instruction's tile take the instruction that pads them
+// least (gfx942, f16): 2x2x16 and 8x64x32 the 16x16x16 one (waves split N
+// while it has tiles, then repeat), which 32x32x8 would pad fourfold.
+// CHECK-DAG: #[[TINY:.*]] = #tessel.mfma<instrShape = [16, 16], wavesPerBlock = [4, 1]>
+// CHECK-DAG: #[[WIDE:.*]] = #tessel.mfma<instrShape = [16, 16], wavesPerBlock = [1, 4]>
+// CHECK-LABEL: func.func @padded(
+// CHECK: tessel.dot {{.*}} -> tensor<2x2xf32, #[[TINY]]>
+// CHECK: tessel.dot {{.*}} -> tensor<8x64xf32, #[[WIDE]]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @padded(%x: tensor<2x16xf16>, %y: tensor<16x2xf16>, %p: tensor<2x2x!tessel.ptr<f32>>,
+                    %u: tensor<8x32xf16>, %v: tensor<32x64xf16>, %q: tensor<8x64x!tessel.ptr<f32>>) {
+    %zero = arith.constant dense<0.0> : tensor<2x2xf32>
+    %d = tessel.dot %x, %y, %zero : tensor<2x16xf16> * tensor<16x2xf16> -> tensor<2x2xf32>
+    tessel.store %p, %d : (tensor<2x2x!tessel.ptr<f32>>, tensor<2x2xf32>) -> ()
+    %zero2 = arith.constant dense<0.0> : tensor<8x64xf32>
+    %e = tessel.dot %u, %v, %zero2 : tensor<8x32xf16> * tensor<32x64xf16> -> tensor<8x64xf32>
+    tessel.store %q, %e : (tensor<8x64x!tessel.ptr<f32>>, tensor<8x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// One row per batch on gfx1100 pads WMMA; K = 8, which no instruction of the
+// table divides, takes multiply-adds.
+// CHECK-DAG: #[[W:.*]] = #tessel.wmma<wavesPerBlock = [1, 1]>
+// CHECK-LABEL: func.func @row_and_shallow(
+// CHECK: tessel.dot {{.*}} -> tensor<4x1x16xf32, #[[W]]>
+// CHECK: tessel.dot {{.*}} -> tensor<16x16xf32, #blocked
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100"} {
+  func.func @row_and_shallow(%x: tensor<4x1x32xf16>, %y: tensor<4x32x16xf16>, %p: tensor<4x1x16x!tessel.ptr<f32>>,
+                             %u: tensor<16x8xf16>, %v: tensor<8x16xf16>, %q: tensor<16x16x!tessel.ptr<f32>>) {
+    %zero = arith.constant dense<0.0> : tensor<4x1x16xf32>
+    %d = tessel.dot %x, %y, %zero : tensor<4x1x32xf16> * tensor<4x32x16xf16> -> tensor<4x1x16xf32>
+    tessel.store %p, %d : (tensor<4x1x16x!tessel.ptr<f32>>, tensor<4x1x16xf32>) -> ()
+    %zero2 = arith.constant dense<0.0> : tensor<16x16xf32>
+    %e = tessel.dot %u, %v, %zero2 : tensor<16x8xf16> * tensor<8x16xf16> -> tensor<16x16xf32>
+    tessel.store %q, %e : (tensor<16x16x!tessel.ptr<f32>>, tensor<16x16xf32>) -> ()
+    return
+  }
+}

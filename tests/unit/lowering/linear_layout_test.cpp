@@ -277,3 +277,43 @@ TEST_CASE("WMMA accumulator and operand layouts match the RDNA3 ISA guide's tabl
     }
   CHECK(a.laneReplicaMask() == 16);
 }
+
+// A block smaller than the instruction: the ISA tables with rows and columns
+// taken modulo the block (the padding rows and lanes hold copies), except
+// that the accumulator keeps only the registers of rows below M, so no two
+// of a thread's registers hold one element; D register r of the instruction
+// is tile register r mod the kept count.
+TEST_CASE("MFMA and WMMA layouts of blocks below the instruction's tile wrap rows and columns and keep distinct registers") {
+  Context c;
+  for (int64_t M : {1, 2, 4, 8, 16}) {
+    CAPTURE(M);
+    const int64_t N = 2;
+    auto mfma = MfmaLayoutAttr::get(&c.ctx, {16, 16}, {1, 1});
+    LinearLayout d = mfma.toLinearLayout({M, N});
+    const int64_t kept = std::min<int64_t>(M, 4);
+    REQUIRE(d.numRegisters() == kept);
+    for (int64_t l = 0; l < 64; ++l)
+      for (int64_t r = 0; r < 4; ++r)
+        REQUIRE(elementAt(d, r % kept, l, 0) == Coord{(4 * (l / 16) + r) % M, (l % 16) % N});
+    LinearLayout a = DotOperandLayoutAttr::get(&c.ctx, 0, mfma, 4).toLinearLayout({M, 16});
+    REQUIRE(a.numRegisters() == 4);
+    for (int64_t l = 0; l < 64; ++l)
+      for (int64_t r = 0; r < 4; ++r) REQUIRE(elementAt(a, r, l, 0) == Coord{(l % 16) % M, 4 * (l / 16) + r});
+
+    auto wide = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {1, 1});
+    LinearLayout d32 = wide.toLinearLayout({M, N});
+    const int64_t kept32 = M >= 16 ? 8 : std::min<int64_t>(M, 4);
+    REQUIRE(d32.numRegisters() == kept32);
+    for (int64_t l = 0; l < 64; ++l)
+      for (int64_t r = 0; r < 16; ++r)
+        REQUIRE(elementAt(d32, r % kept32, l, 0) == Coord{(8 * (r / 4) + 4 * (l / 32) + r % 4) % M, (l % 32) % N});
+
+    auto wmma = WmmaLayoutAttr::get(&c.ctx, {1, 1});
+    LinearLayout w = wmma.toLinearLayout({M, N});
+    const int64_t keptW = std::max<int64_t>(1, std::min<int64_t>(M / 2, 8));
+    REQUIRE(w.numRegisters() == keptW);
+    for (int64_t l = 0; l < 32; ++l)
+      for (int64_t r = 0; r < 8; ++r)
+        REQUIRE(elementAt(w, r % keptW, l, 0) == Coord{(2 * r + l / 16) % M, (l % 16) % N});
+  }
+}

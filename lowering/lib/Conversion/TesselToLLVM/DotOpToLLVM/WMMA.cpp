@@ -52,7 +52,7 @@ struct DotOpWmmaConversion : TesselOpToLLVMPattern<DotOp> {
     SmallVector<Value> a = registersOf(adaptor.getA()), b = registersOf(adaptor.getB());
     SmallVector<Value> acc = registersOf(adaptor.getC());
     if (int64_t(a.size()) != batch * kWidth * repsK * repsM || int64_t(b.size()) != batch * kWidth * repsK * repsN ||
-        int64_t(acc.size()) != batch * instrRegs * repsM * repsN)
+        !fitsMatrixInstruction(int64_t(acc.size()), batch, repsM, repsN, instrRegs))
       return op.emitError("tessel.dot: operand registers do not match the layouts (compiler bug)");
 
     Location loc = op.getLoc();

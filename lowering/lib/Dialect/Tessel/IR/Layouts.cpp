@@ -75,6 +75,16 @@ static LinearLayout::Basis matrixBasis(ArrayRef<int64_t> shape, int64_t row, int
   return b;
 }
 
+// An instruction's register basis, kept only when it stays on the tile: a
+// block with fewer rows than the instruction (M < 16, M < 32) leaves the
+// registers holding the rows past M out of the tile's registers; the dot
+// lowering pads the instruction's D with them (copies) and drops them from
+// its result, so no register of a tile repeats another.
+static void addInstrRegister(SmallVector<LinearLayout::Basis> &regs, LinearLayout::Basis b) {
+  if (llvm::any_of(b, [](int64_t v) { return v != 0; }))
+    regs.push_back(std::move(b));
+}
+
 // A batch dim (rank 3) repeats the whole pattern in the highest registers.
 static void addBatchRegisters(ArrayRef<int64_t> shape, SmallVector<LinearLayout::Basis> &regs) {
   if (shape.size() != 3)
@@ -94,11 +104,11 @@ LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   SmallVector<LinearLayout::Basis> regs, lanes, waves;
   auto rowCol = [&](int64_t row, int64_t col) { return matrixBasis(shape, row, col); };
   // One instruction's registers and lanes.
-  regs.push_back(rowCol(1, 0));
-  regs.push_back(rowCol(2, 0));
+  addInstrRegister(regs, rowCol(1, 0));
+  addInstrRegister(regs, rowCol(2, 0));
   if (m == 32) {
-    regs.push_back(rowCol(8, 0));
-    regs.push_back(rowCol(16, 0));
+    addInstrRegister(regs, rowCol(8, 0));
+    addInstrRegister(regs, rowCol(16, 0));
   }
   for (int64_t b = 1; b < n; b <<= 1)
     lanes.push_back(rowCol(0, b));
@@ -129,7 +139,7 @@ LinearLayout WmmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   SmallVector<LinearLayout::Basis> regs, lanes, waves;
   auto rowCol = [&](int64_t row, int64_t col) { return matrixBasis(shape, row, col); };
   for (int64_t b = 2; b < 16; b <<= 1)
-    regs.push_back(rowCol(b, 0));
+    addInstrRegister(regs, rowCol(b, 0));
   for (int64_t b = 1; b < 16; b <<= 1)
     lanes.push_back(rowCol(0, b));
   lanes.push_back(rowCol(1, 0));

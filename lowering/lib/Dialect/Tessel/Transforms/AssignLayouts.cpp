@@ -637,31 +637,49 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
     return success();
   }
 
-  // A thread's vector registers hold its share of every tile; one tile that
-  // alone needs more than a thread has could only spill. Found here, with the
-  // op's location, instead of as a slow compile or a spilling kernel.
-  static constexpr int64_t kMaxRegistersPerTile = 256;
+  // A thread's vector registers hold its share of every tile, packed as the
+  // hardware holds them: two 16-bit or four 8-bit elements (or booleans) in
+  // a 32-bit register, a 64-bit element or pointer in two. A tile over the
+  // 256 a thread has compiles (as Triton's does): the code object spills to
+  // scratch memory, and the compile warns. The AMDGPU code generation of such
+  // straight-line code grows with the tile, though (a load, multiply and
+  // store through one wave, whose pointer tile is the largest: 1024
+  // registers ~1 s, 2048 ~6-15 s, 4096 ~15-25 s, 8192 ~35-40 s, 16384 ~65 s
+  // on gfx942 and gfx1100 here), and its scratch toward LLVM's per-thread
+  // stack limit, so a tile past kMaxRegistersPerTile is an error at its op's
+  // line. 8192 still lets every tile Triton allows (2^20 elements, pointers
+  // too) compile on 4 waves of 64 threads or 8 of 32.
+  static constexpr int64_t kRegistersPerThread = 256;
+  static constexpr int64_t kMaxRegistersPerTile = 8192;
+  static int64_t packedRegisters(RankedTensorType type) {
+    Type elem = type.getElementType();
+    int64_t bits = isa<PtrType>(elem) ? 64 : std::max(8u, elem.getIntOrFloatBitWidth());
+    return (registersPerThread(type) * bits + 31) / 32;
+  }
   LogicalResult checkRegisterBudget(func::FuncOp func) {
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       for (Value v : op->getResults()) {
         auto type = dyn_cast<RankedTensorType>(v.getType());
         if (!type)
           continue;
-        Type elem = type.getElementType();
-        int64_t bits = isa<PtrType>(elem) ? 64 : std::max(32u, elem.getIntOrFloatBitWidth());
-        int64_t registers = registersPerThread(type) * bits / 32;
+        int64_t registers = packedRegisters(type);
         if (registers <= kMaxRegistersPerTile)
           continue;
         std::string shape;
         for (int64_t d : type.getShape())
           shape += (shape.empty() ? "" : ", ") + std::to_string(d);
         std::string elemName;
-        llvm::raw_string_ostream(elemName) << elem;
+        llvm::raw_string_ostream os(elemName);
+        if (auto ptr = dyn_cast<PtrType>(type.getElementType()))
+          os << "pointers to " << ptr.getPointeeType();
+        else
+          os << type.getElementType();
         emitUserError(op) << "this tile ([" << shape << "] " << elemName << ") needs " << registers
                         << " registers per thread: " << numWarps_
                         << (numWarps_ == 1 ? " wave of " : " waves of ") << waveSize_
-                        << " threads share it, and a thread has at most " << kMaxRegistersPerTile
-                        << "; use a smaller block or more warps (num_warps)";
+                        << " threads share it; a thread has " << kRegistersPerThread
+                        << " (more spill to scratch memory), and tessel compiles at most "
+                        << kMaxRegistersPerTile << " per tile; use a smaller block or more warps (num_warps)";
         return WalkResult::interrupt();
       }
       return WalkResult::advance();

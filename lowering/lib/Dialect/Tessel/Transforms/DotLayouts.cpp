@@ -70,11 +70,26 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
   std::vector<MatrixInstr> candidates;
   if (target && in && acc)
     candidates = target->matrixInstrsFor(*in, *acc);
-  for (const MatrixInstr &i : candidates)
-    if (i.m <= M && i.n <= N && K % i.k == 0) {
+  // The largest instruction that fits the block; for a block with fewer rows
+  // or columns than every instruction (M or N below 16: Triton's 2x2x16 or
+  // [B, 1, K] blocks), the one that pads it least: the extra rows and columns
+  // are copies in registers the result drops (Layouts.cpp). K is never
+  // padded (zeros there would need a select per lane): a K that no
+  // instruction divides takes the multiply-adds below.
+  int64_t leastPadded = 0;
+  for (const MatrixInstr &i : candidates) {
+    if (K % i.k != 0)
+      continue;
+    if (i.m <= M && i.n <= N) {
       chosen = &i;
       break;
     }
+    const int64_t padded = std::max<int64_t>(M, i.m) * std::max<int64_t>(N, i.n);
+    if (!leastPadded || padded < leastPadded) {
+      chosen = &i;
+      leastPadded = padded;
+    }
+  }
   MLIRContext *ctx = dot.getContext();
   if (!chosen)
     return DotLayouts{fmaAccumulatorLayout(ctx, c.getShape(), K, numWarps, waveSize), unsigned(K)};

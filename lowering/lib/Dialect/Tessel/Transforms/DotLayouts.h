@@ -15,8 +15,9 @@ struct DotLayouts {
 };
 
 // The target table's largest instruction that fits `dot`'s block (M, N and
-// K divisible), the waves split over M and N; a blocked accumulator with
-// whole-K operands when no instruction takes it.
+// K divisible), or for M or N below every instruction's the one that pads
+// the block least (K divisible); the waves split over M and N; a blocked
+// accumulator with whole-K operands when no instruction takes it.
 FailureOr<DotLayouts> chooseDotLayouts(DotOp dot, const std::string &arch, unsigned numWarps, unsigned waveSize);
 
 } // namespace mlir::tessel
