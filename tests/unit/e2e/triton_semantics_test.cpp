@@ -14,14 +14,18 @@ namespace {
 constexpr const char *kArchs[] = {"gfx942", "gfx950", "gfx1100"};
 
 // test_atomic_cas's serialized add: one program at a time holds the lock,
-// reads the data, adds one and writes it back, then releases the lock.
-void serialized_add(Ptr<float> data, Ptr<int32_t> lock, Const<int> SEM) {
+// reads the data, adds one and writes it back, then releases the lock. With
+// BARRIER = false the release order alone must keep the program's stores
+// before the lock's release (tessel's promise; Triton's test adds
+// tl.debug_barrier()).
+void serialized_add(Ptr<float> data, Ptr<int32_t> lock, Const<int> SEM, Const<bool> BARRIER) {
   const AtomicOrder order{MemSem(int(SEM)), MemScope::agent};
+  const AtomicOrder release{bool(BARRIER) ? MemSem(int(SEM)) : MemSem::release, MemScope::agent};
   auto ptrs = data + arange(0, 128);
   while_([&] { return atomic_cas(lock, 0, 1, true, order) == 1; }, [] {});
   store(ptrs, load(ptrs) + 1.0f);
-  debug_barrier();
-  (void)atomic_xchg(lock, 0, true, order);
+  if (BARRIER) debug_barrier();
+  (void)atomic_xchg(lock, 0, true, release);
 }
 
 } // namespace
@@ -29,23 +33,25 @@ void serialized_add(Ptr<float> data, Ptr<int32_t> lock, Const<int> SEM) {
 TEST_CASE("a spin lock from atomic_cas and atomic_xchg serializes 2000 programs (test_atomic_cas)") {
   const int programs = 2000;
   for (const char *arch : kArchs)
-    for (MemSem sem : {MemSem::acquire, MemSem::release, MemSem::acq_rel}) {
-      CAPTURE(arch);
-      CAPTURE(int(sem));
-      Device dev = Device::emulator(arch);
-      auto kernel = jit<serialized_add>();
-      for (int run = 0; run < 3; ++run) {
-        auto data = dev.upload(std::vector<float>(128, 0.0f));
-        auto lock = dev.upload(std::vector<int32_t>{0});
-        kernel.launch(dev, {programs}, {.num_warps = 4}, data, lock, int(sem));
-        std::vector<float> got = data.download();
-        size_t wrong = 0;
-        for (float v : got) wrong += v != float(programs);
-        CAPTURE(got[0]);
-        REQUIRE(wrong == 0);
-        CHECK(lock.download()[0] == 0);
+    for (MemSem sem : {MemSem::acquire, MemSem::release, MemSem::acq_rel})
+      for (bool barrier : {true, false}) {
+        CAPTURE(arch);
+        CAPTURE(int(sem));
+        CAPTURE(barrier);
+        Device dev = Device::emulator(arch);
+        auto kernel = jit<serialized_add>();
+        for (int run = 0; run < 3; ++run) {
+          auto data = dev.upload(std::vector<float>(128, 0.0f));
+          auto lock = dev.upload(std::vector<int32_t>{0});
+          kernel.launch(dev, {programs}, {.num_warps = 4}, data, lock, int(sem), barrier);
+          std::vector<float> got = data.download();
+          size_t wrong = 0;
+          for (float v : got) wrong += v != float(programs);
+          CAPTURE(got[0]);
+          REQUIRE(wrong == 0);
+          CHECK(lock.download()[0] == 0);
+        }
       }
-    }
 }
 
 namespace {
