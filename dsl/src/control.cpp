@@ -63,7 +63,10 @@ std::vector<int32_t> addControlOp(TraceContext &ctx, const OpSite &site, const c
 // The value a carried tile holds at the end of a region, checked to be
 // visible there and of the type it had before: the region's yield.
 int32_t carriedValue(TraceContext &ctx, const OpSite &site, const TraceContext::Carried &c, const char *where) {
-  int32_t value = c.tile ? c.tile->id : c.last;
+  // A Tile destroyed in the body: nothing reads what the loop carries for it
+  // (its last value may even be gone with a branch inside the body).
+  if (!c.tile) return c.arg;
+  int32_t value = c.tile->id;
   ctx.checkVisible(site, value);
   const TraceType &before = ctx.type(c.init), &after = ctx.type(value);
   if (before != after)
@@ -252,9 +255,11 @@ void emitIf(const OpSite &site, Operand cond, const std::function<void()> &thenB
     side.scope = ctx.openRegion(TraceContext::RegionKind::Branch);
     if (body) body();
     for (const TraceContext::Carried &c : ctx.carried()) {
-      int32_t value = c.tile ? c.tile->id : c.last;
+      // A Tile destroyed in the branch: nobody can read the result (its last
+      // value may be gone with a branch nested in this one).
+      if (!c.tile) continue;
+      int32_t value = c.tile->id;
       ctx.checkVisible(site, value);
-      if (!c.tile) continue; // gone with the branch: nobody can read the result
       side.finals.push_back({c.tile, value});
       bool known = false;
       for (const TraceContext::Carried &i : inits) known |= i.tile == c.tile;

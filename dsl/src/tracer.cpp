@@ -273,7 +273,7 @@ void TraceContext::carry(ValueRef &tile, bool assigning) {
       // is assigned, and the branch returns what it then holds.
       std::vector<Carried> &list = scopes_[static_cast<size_t>(*it)].carried;
       if (std::none_of(list.begin(), list.end(), [&](const Carried &c) { return c.tile == &tile; }))
-        list.push_back({&tile, tile.id, -1, -1});
+        list.push_back({&tile, tile.id, -1});
       continue;
     }
     TraceNode arg = makeNode(TraceOp::RegionArg, type(tile.id).dtype, type(tile.id).isPtr, type(tile.id).shape, {},
@@ -281,7 +281,7 @@ void TraceContext::carry(ValueRef &tile, bool assigning) {
     Scope &loop = scopes_[static_cast<size_t>(*it)];
     arg.i0 = loop.numArgs++;
     int32_t id = addNodeTo(*it, std::move(arg));
-    scopes_[static_cast<size_t>(*it)].carried.push_back({&tile, tile.id, id, -1});
+    scopes_[static_cast<size_t>(*it)].carried.push_back({&tile, tile.id, id});
     tile.id = id;
   }
 }
@@ -289,10 +289,7 @@ void TraceContext::carry(ValueRef &tile, bool assigning) {
 void TraceContext::forget(const ValueRef *tile) {
   for (int32_t s = current_; s >= 0; s = scopes_[static_cast<size_t>(s)].parent)
     for (Carried &c : scopes_[static_cast<size_t>(s)].carried)
-      if (c.tile == tile) {
-        c.last = tile->id;
-        c.tile = nullptr;
-      }
+      if (c.tile == tile) c.tile = nullptr;
 }
 
 int32_t TraceContext::addRegionArg(TraceType type, SourceLoc loc) {

@@ -73,8 +73,8 @@ public:
   // nothing. Called from Tile on every read and assignment; an assignment
   // (`assigning`) also makes the tile a result of the branches it crosses.
   void carry(ValueRef &tile, bool assigning);
-  // A Tile object is gone (destroyed inside a loop body): its slots keep the
-  // value it last held and have nowhere to write the result.
+  // A Tile object is gone (destroyed inside a loop body or a branch): nothing
+  // reads what the open regions would carry out for it.
   void forget(const ValueRef *tile);
   // Adds a block argument of `type` to the innermost open region.
   int32_t addRegionArg(TraceType type, SourceLoc loc);
@@ -84,7 +84,7 @@ public:
   int32_t appendRegionArg(int32_t scope, TraceRegion &nodes, TraceType type);
   struct Carried {
     ValueRef *tile; // the Tile object's handle; null once the object is gone
-    int32_t init, arg, last; // arg: -1 in a branch (no block argument)
+    int32_t init, arg; // arg: -1 in a branch (no block argument)
   };
   // The tiles the innermost open region carries, in block-argument order
   // (after the induction variable).

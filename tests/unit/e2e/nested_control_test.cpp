@@ -90,10 +90,21 @@ void nested_forms(Ptr<int32_t> out, i32 n) {
     r = s;
   });
   store(out + 10, r);
+  // a temporary copied from a variable, reassigned (to another shape) and
+  // gone inside an inner branch: the outer branch carries nothing for it
+  auto w = cols;
+  if_(n > 0, [&] {
+    if_(n > 1, [&] { w = w + 1; }, [&] {
+      auto t = w;
+      t = max(t, 0);
+      if_(t > 100, [&] { w = w * 0; });
+    });
+  });
+  store(out + 80 + cols, w);
 }
 
 std::vector<int32_t> nestedFormsReference(int n) {
-  std::vector<int32_t> out(80, 0);
+  std::vector<int32_t> out(96, 0);
   int a = 0;
   if (n > 0) a = n > 5 ? 7 : 9;
   out[0] = a;
@@ -167,6 +178,7 @@ std::vector<int32_t> nestedFormsReference(int n) {
     r = s;
   }
   out[10] = r;
+  for (int col = 0; col < 16; ++col) out[80 + col] = n > 1 ? col + 1 : col;
   return out;
 }
 
@@ -176,7 +188,7 @@ TEST_CASE("tiles assigned in nested if_, for_range and while_ keep what the inne
   auto kernel = jit<nested_forms>();
   for (int n : {0, 1, 2, 3, 4, 5, 6, 9, 17}) {
     INFO("n = " << n);
-    auto out = poisoned<int32_t>(80);
+    auto out = poisoned<int32_t>(96);
     kernel.launch(emulator(), {1}, {.num_warps = 1}, out, n);
     std::vector<int32_t> got = out.download(), want = nestedFormsReference(n);
     for (size_t k = 0; k < want.size(); ++k) {

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <random>
 #include <sstream>
@@ -192,7 +193,10 @@ template <class E> struct NestRun {
   Tile<E> acc;
   i32 s = full({}, 0);
   i1 done = full({}, false);
-  std::vector<i32> ks;
+  // The enclosing loops' k. A deque: growing it never moves a Tile (moving
+  // one reads it, and a read in a loop body carries the old object, not the
+  // moved-to one, through that loop).
+  std::deque<i32> ks;
 
   i1 holds(const Stmt &st) {
     switch (st.cond) {
