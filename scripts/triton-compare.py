@@ -237,25 +237,80 @@ def mix_of(insts):
     return m
 
 
-def main_loop(insts):
-    """(first, last) indices of the innermost loop holding a matrix instruction, or None.
+def is_branch(inst):
+    return inst.mnemonic == "s_branch" or inst.mnemonic.startswith("s_cbranch_")
 
-    A loop is a backward branch (s_branch or s_cbranch_*) and the instructions
-    from its target to it; the innermost is the shortest such span that holds
-    a v_mfma/v_wmma."""
+
+def blocks_of(insts):
+    """The kernel's basic blocks as (first, last) instruction indices, and each block's successors."""
     at = {inst.addr: k for k, inst in enumerate(insts)}
-    best = None
+    leaders = {0}
     for k, inst in enumerate(insts):
-        if not (inst.mnemonic == "s_branch" or inst.mnemonic.startswith("s_cbranch_")):
-            continue
-        target = ct.branch_target(inst)
-        if target > inst.addr or target not in at:
-            continue
-        first = at[target]
-        if not any(MATRIX.match(i.mnemonic) for i in insts[first:k + 1]):
-            continue
-        if best is None or k - first < best[1] - best[0]:
-            best = (first, k)
+        if is_branch(inst) or inst.mnemonic in ("s_endpgm", "s_setpc_b64"):
+            leaders.add(k + 1)
+            if is_branch(inst) and ct.branch_target(inst) in at:
+                leaders.add(at[ct.branch_target(inst)])
+    starts = sorted(x for x in leaders if x < len(insts))
+    blocks = [(a, (starts[n + 1] if n + 1 < len(starts) else len(insts)) - 1) for n, a in enumerate(starts)]
+    index = {a: n for n, (a, _) in enumerate(blocks)}
+    succs = []
+    for n, (_, last) in enumerate(blocks):
+        inst, out = insts[last], []
+        if is_branch(inst) and ct.branch_target(inst) in at:
+            out.append(index[at[ct.branch_target(inst)]])
+        if inst.mnemonic not in ("s_branch", "s_endpgm", "s_setpc_b64") and n + 1 < len(blocks):
+            out.append(n + 1)
+        succs.append(out)
+    return blocks, succs
+
+
+def dominators(succs):
+    """dom[b]: the blocks that dominate b (block 0 the entry), by the iterative data-flow rule."""
+    preds = [[] for _ in succs]
+    for b, out in enumerate(succs):
+        for c in out:
+            preds[c].append(b)
+    every = set(range(len(succs)))
+    dom = [every for _ in succs]
+    dom[0] = {0}
+    changed = True
+    while changed:
+        changed = False
+        for b in range(1, len(succs)):
+            ps = [dom[p] for p in preds[b]]
+            new = ({b} | set.intersection(*ps)) if ps else {b}
+            if new != dom[b]:
+                dom[b], changed = new, True
+    return dom, preds
+
+
+def main_loop(insts):
+    """Instruction indices (in address order) of the innermost loop holding a matrix instruction, or None.
+
+    Loops are natural loops of the disassembly's control-flow graph: a back
+    edge is a branch (or fall-through) to a block that dominates its source;
+    its loop is the header and every block that reaches the back edge without
+    passing through the header (back edges to one header make one loop). The
+    main loop is the loop with the fewest instructions among those holding a
+    v_mfma/v_wmma: the innermost K loop, out-of-line blocks and both arms of
+    its branches included."""
+    blocks, succs = blocks_of(insts)
+    dom, preds = dominators(succs)
+    loops = {}
+    for b, out in enumerate(succs):
+        for h in out:
+            if h in dom[b]:
+                body, work = loops.setdefault(h, {h}), [b]
+                while work:
+                    x = work.pop()
+                    if x not in body:
+                        body.add(x)
+                        work += preds[x]
+    best = None
+    for body in loops.values():
+        idx = sorted(k for n in body for k in range(blocks[n][0], blocks[n][1] + 1))
+        if any(MATRIX.match(insts[k].mnemonic) for k in idx) and (best is None or len(idx) < len(best)):
+            best = idx
     return best
 
 
@@ -307,9 +362,9 @@ def measure(tools, arch, hsaco, asm, kernel, lds_bytes, matmul, work, tag):
     if matmul:
         loop = main_loop(insts)
         if loop is None:
-            note = f"{tag}: no backward branch around a matrix instruction; whole-kernel numbers"
+            note = f"{tag}: no loop around a matrix instruction; whole-kernel numbers"
         else:
-            span, scope = insts[loop[0]:loop[1] + 1], "loop"
+            span, scope = [insts[k] for k in loop], "loop"
     iterations = 100 if scope == "loop" else 1
     mca = mca_cycles(tools["mca"], arch, span, work / "mca" / f"{tag}.s", iterations)
     mca_nobar = mca_cycles(tools["mca"], arch, [i for i in span if i.mnemonic != "s_barrier"],
@@ -409,6 +464,7 @@ def title(case, variant):
                 f"{case['shape']} ({case['case']})")
         triton = "Triton: tutorial 03 (bench/triton/matmul.py), same blocks, waves and stages, GROUP_SIZE_M 8"
         if variant == "hip-tutorial":
+            head += ", against tutorial 03's HIP autotuning entry"
             triton = ("Triton: tutorial 03 with its HIP autotuning entry for 128x128x64: 8 waves, GROUP_SIZE_M 4, "
                       "matrix_instr_nonkdim 16, num_stages 2")
         return f"### {head}\n\n{FORMS[case['form']]}. {triton}."
@@ -452,10 +508,12 @@ tessel has more; "=" both 0, "∞" only tessel's is nonzero; for counts by width
   file (512 VGPR+AGPR per lane on CDNA, granule 8; 1536 VGPRs on gfx1100 wave32, granule 24), SGPRs (gfx9),
   then whole workgroups per CU (WGP) by barriers (16 CDNA, 32 RDNA3) and LDS (64 KiB gfx942, 160 KiB gfx950,
   128 KiB gfx1100); the limit named is the one that binds ("max": the wave slots).
-- Main loop (matmul): in the llvm-objdump disassembly of the code object, each backward branch (s_branch or
-  s_cbranch_* to a lower address) with the instructions from its target up to it is a loop; the main loop is
-  the shortest one that holds a v_mfma/v_wmma: the innermost K loop, found the same way for both. Counts are
-  static (each instruction of the span once). Row kernels (vector add, softmax, layer norm): the whole kernel,
+- Main loop (matmul): the natural loops of the control-flow graph of the llvm-objdump disassembly (basic
+  blocks split at s_branch/s_cbranch_* and their targets; a back edge goes to a block that dominates its
+  source; its loop is every block that reaches the back edge without passing through the header); the main
+  loop is the one with the fewest instructions among those holding a v_mfma/v_wmma: the innermost K loop,
+  found the same way for both. Counts are static: each instruction of the loop's blocks once, both arms of a
+  branch inside it and blocks placed after the back edge included. Row kernels (vector add, softmax, layer norm): the whole kernel,
   every instruction once (loops and both arms of branches included).
 - global/buffer loads: global_load*/buffer_load*/flat_load* into registers, by the bits one lane loads
   (b128 = dwordx4); "direct to LDS": those that write LDS (buffer_load ... lds, global_load_lds_*). LDS
@@ -463,7 +521,8 @@ tessel has more; "=" both 0, "∞" only tessel's is nonzero; for counts by width
   transposing ds_read_b64_tr_b16 = b64); ds_bpermute/ds_swizzle are not counted there. exec-mask branches:
   s_cbranch_execz/execnz. other VALU: v_* except matrix instructions; other SALU: s_* except s_barrier and
   s_waitcnt (branches included).
-- llvm-mca cycles: "Total Cycles" of llvm-mca -mcpu=<arch> over the span as straight-line code (branches as
+- llvm-mca cycles: "Total Cycles" of llvm-mca -mcpu=<arch> over those instructions in address order as
+  straight-line code (branches as
   plain instructions), for the main loop with -iterations=100 divided by 100 (a steady-state iteration), for
   row kernels -iterations=1 over the whole kernel once; "without s_barrier": the same with its barriers taken
   out (llvm-mca charges each s_barrier its full model latency). llvm-mca models one wave issuing alone, in
@@ -552,7 +611,8 @@ def main():
     print(f"# tessel ({commit}) vs Triton {version}: code objects ({', '.join(archs)})\n")
     def order(key):
         c = next(c for (n, _), c in cases.items() if n == key[0])
-        return (PROBLEMS.index(c["problem"]), list(FORMS).index(c["form"]), c["dtype"], c["num_warps"], key[1])
+        return (PROBLEMS.index(c["problem"]), list(FORMS).index(c["form"]), ["f32", "f16", "bf16"].index(c["dtype"]),
+                c["num_warps"], key[1])
 
     for (name, variant) in sorted(results, key=order):
         have = [a for a in archs if a in results[(name, variant)]]
