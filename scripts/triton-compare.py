@@ -154,20 +154,24 @@ def triton_launch(case, variant=""):
 
 MATRIX = re.compile(r"^v_(mfma|smfmac|wmma|swmmac)_")
 WIDTH_SUFFIX = [(re.compile(r"(dwordx4|_b128)$"), 128), (re.compile(r"(dwordx3|_b96)$"), 96),
-                (re.compile(r"(dwordx2|_b64|read2_b32|write2_b32|read2st64_b32|write2st64_b32)$"), 64),
-                (re.compile(r"(read2_b64|write2_b64|read2st64_b64|write2st64_b64)$"), 128),
-                (re.compile(r"(_dword|_b32)$"), 32),
-                (re.compile(r"(short|_u16|_i16|_b16|_d16|_d16_hi|_u16_d16|_u16_d16_hi)$"), 16),
-                (re.compile(r"(byte|_u8|_i8|_b8|_d8|_u8_d16|_u8_d16_hi|_i8_d16|_b8_d16_hi)$"), 8)]
+                (re.compile(r"(dwordx2|_b64)$"), 64), (re.compile(r"(_dword|_b32)$"), 32),
+                (re.compile(r"(short|_[ui]16|_b16|_d16(_hi)?)$"), 16), (re.compile(r"(byte|_[ui]8|_b8)$"), 8)]
 
 
 def width(mnemonic):
-    """Bits one lane moves with a load or store mnemonic (0 when unknown)."""
-    m = re.sub(r"_tr\w*$", "", mnemonic)      # gfx950 ds_read_b64_tr_b16: a 64-bit read
+    """(bits one lane moves, label) for a load or store mnemonic: (128, "b128"),
+    (128, "b64x2") for the two-address LDS forms (ds_read2_b64, ds_load_2addr_b64);
+    (0, "?") when unknown."""
+    m = re.sub(r"_tr_b\d+$", "", mnemonic)           # gfx950 ds_read_b64_tr_b16: a 64-bit read
+    if re.search(r"_d16(_hi)?(_b16)?$", m):           # into half a register: 16 bits, or a byte
+        return (8, "b8") if re.search(r"(byte|_[ui]8)_d16", m) else (16, "b16")
+    two = re.search(r"(read2|write2|_2addr)(st64)?_b(32|64)$", m)
+    if two:
+        return 2 * int(two.group(3)), f"b{two.group(3)}x2"
     for pattern, bits in WIDTH_SUFFIX:
         if pattern.search(m):
-            return bits
-    return 0
+            return bits, f"b{bits}"
+    return 0, "?"
 
 
 def global_load(inst):
@@ -206,8 +210,8 @@ class Mix:
 
 
 def count(bucket, inst):
-    b = width(inst.mnemonic)
-    bucket[b] = bucket.get(b, 0) + 1
+    w = width(inst.mnemonic)
+    bucket[w] = bucket.get(w, 0) + 1
 
 
 def mix_of(insts):
@@ -383,10 +387,10 @@ def measure(tools, arch, hsaco, asm, kernel, lds_bytes, matmul, work, tag):
 # ---------------------------------------------------------------------- report
 
 def widths(bucket):
-    """{128: 8, 32: 2} -> '8×b128 + 2×b32'; '0' when empty."""
+    """{(128, "b128"): 8, (32, "b32"): 2} -> '8×b128 + 2×b32'; '0' when empty."""
     if not bucket:
         return "0"
-    return " + ".join(f"{n}×b{b}" if b else f"{n}×?" for b, n in sorted(bucket.items(), reverse=True))
+    return " + ".join(f"{n}×{label}" for (_, label), n in sorted(bucket.items(), reverse=True))
 
 
 def total(bucket):
@@ -517,8 +521,8 @@ tessel has more; "=" both 0, "∞" only tessel's is nonzero; for counts by width
   every instruction once (loops and both arms of branches included).
 - global/buffer loads: global_load*/buffer_load*/flat_load* into registers, by the bits one lane loads
   (b128 = dwordx4); "direct to LDS": those that write LDS (buffer_load ... lds, global_load_lds_*). LDS
-  reads/writes: ds_read*/ds_load* and ds_write*/ds_store* by the bits per lane (read2_b32 = b64; gfx950's
-  transposing ds_read_b64_tr_b16 = b64); ds_bpermute/ds_swizzle are not counted there. exec-mask branches:
+  reads/writes: ds_read*/ds_load* and ds_write*/ds_store* by the bits per lane (b64x2: the two-address forms
+  ds_read2_b64/ds_load_2addr_b64, 128 bits; gfx950's transposing ds_read_b64_tr_b16 = b64; d16 forms b16); ds_bpermute/ds_swizzle are not counted there. exec-mask branches:
   s_cbranch_execz/execnz. other VALU: v_* except matrix instructions; other SALU: s_* except s_barrier and
   s_waitcnt (branches included).
 - llvm-mca cycles: "Total Cycles" of llvm-mca -mcpu=<arch> over those instructions in address order as
@@ -527,7 +531,16 @@ tessel has more; "=" both 0, "∞" only tessel's is nonzero; for counts by width
   row kernels -iterations=1 over the whole kernel once; "without s_barrier": the same with its barriers taken
   out (llvm-mca charges each s_barrier its full model latency). llvm-mca models one wave issuing alone, in
   order, with LLVM's scheduling-model latencies and no other waves hiding them: compare tessel with Triton on
-  one target, not targets with each other, and not as run time."""
+  one target, not targets with each other, and not as run time.
+- Differences of contract. The line-by-line kernels take the same arguments, masks and options as Triton's
+  (tutorial 03's ACTIVATION, "" at the tutorial's launch, compiles to nothing and is left out; Triton's
+  implicit f16 -> f32 promotions and store conversions are explicit casts). tessel's tutorial 03 masks rows
+  and K and computes its offsets from k each iteration (no `% M`, no pointers carried) and writes C in f32;
+  kernels::matmul also takes a batch, a bias and an activation (off) and masks rows, columns and K. Triton's C
+  is the inputs' type (the tutorial writes float16). num_stages 2: Triton's AMD stream pipeliner loads the next
+  K block while this one computes, through LDS (on gfx950 with buffer loads straight to LDS); tessel's loads
+  the next block's operands into registers and stages them through one LDS slot. Floating-point contraction
+  is on for both (Triton's enable_fp_fusion default; tessel's fp_fusion, set by bench-triton-compare)."""
 
 
 def main():
