@@ -197,8 +197,8 @@ class Mix:
     """Counts over a span of instructions."""
     total: int = 0
     matrix: int = 0
-    loads: dict = field(default_factory=dict)       # bits -> count (global/buffer loads into registers)
-    loads_lds: dict = field(default_factory=dict)   # bits -> count (direct to LDS)
+    loads: dict = field(default_factory=dict)       # (bits, label) -> count: global/buffer loads into registers
+    loads_lds: dict = field(default_factory=dict)   # ... that write LDS directly
     stores: dict = field(default_factory=dict)      # global/buffer stores
     lds_reads: dict = field(default_factory=dict)
     lds_writes: dict = field(default_factory=dict)
@@ -440,7 +440,7 @@ ROWS = [
     ("exec-mask branches", lambda m: m.mix.exec_branches, None),
     ("s_waitcnt", lambda m: m.mix.waitcnt, None),
     ("other VALU", lambda m: m.mix.valu, None),
-    ("other SALU (incl. branches)", lambda m: m.mix.salu, None),
+    ("other SALU (branches, s_nop incl.)", lambda m: m.mix.salu, None),
     ("llvm-mca cycles / {unit}", lambda m: m.mca, None),
     ("… without s_barrier", lambda m: m.mca_nobar, None),
 ]
@@ -524,7 +524,7 @@ tessel has more; "=" both 0, "∞" only tessel's is nonzero; for counts by width
   reads/writes: ds_read*/ds_load* and ds_write*/ds_store* by the bits per lane (b64x2: the two-address forms
   ds_read2_b64/ds_load_2addr_b64, 128 bits; gfx950's transposing ds_read_b64_tr_b16 = b64; d16 forms b16); ds_bpermute/ds_swizzle are not counted there. exec-mask branches:
   s_cbranch_execz/execnz. other VALU: v_* except matrix instructions; other SALU: s_* except s_barrier and
-  s_waitcnt (branches included).
+  s_waitcnt (branches and s_nop included).
 - llvm-mca cycles: "Total Cycles" of llvm-mca -mcpu=<arch> over those instructions in address order as
   straight-line code (branches as
   plain instructions), for the main loop with -iterations=100 divided by 100 (a steady-state iteration), for
