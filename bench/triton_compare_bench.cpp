@@ -1,0 +1,344 @@
+// tessel's side of scripts/triton-compare.py: writes tessel's code objects for
+// the kernels of Triton's tutorials, written in tessel the way the tutorials
+// write them in Triton (bench/triton/*.py), for gfx942, gfx950 and gfx1100.
+// Compiles; runs nothing. Triton itself is never used here.
+//
+//   build/bench/bench-triton-compare DIR [ARCH...] [--case TEXT]...
+//
+// For each case and target, in DIR:
+//   <case>-<arch>.hsaco  the linked code object
+//   <case>-<arch>.s      its AMDGPU assembly (CompiledKernel::assembly)
+//   <case>-<arch>.json   what was compiled: kernel symbol, problem, form,
+//                        element type, shape, blocks, waves, stages, LDS bytes
+// `--case TEXT` keeps only the cases whose name contains TEXT (repeatable).
+//
+// The cases (the driver checks it compiles Triton's with the same values):
+//   vector_add                 tutorial 01: n = 98432, BLOCK_SIZE 1024, 4 waves
+//   softmax                    tutorial 02: 1823 x 781 f32, persistent rows,
+//                              BLOCK_SIZE 1024, 8 waves
+//   layer_norm                 tutorial 05 forward: 1151 x 8192 f16, three
+//                              loops over BLOCK_SIZE 8192, 8 waves
+//   matmul-triton03-<t>-w<n>   tutorial 03's kernel line by line (pointers
+//                              advanced each iteration, strides at run time,
+//                              masks on K, `% M` row offsets, assumes)
+//   matmul-tutorial03-<t>-w<n> tessel's tutorials/03 (offsets from k, masks
+//                              on rows and K, C in f32 as the tutorial writes)
+//   matmul-library-<t>-w<n>    tessel::kernels::matmul (MatmulConfig)
+// for t in f16, bf16 and n in 4, 8: M = N = K = 4096, 128 x 128 x 64
+// blocks, GROUP_SIZE_M 8, num_stages 2. tessel's own launches set
+// fp_fusion (Triton's enable_fp_fusion default); the library sets its own.
+//
+// Launches are dry (detail::setDryLaunches): the runtime specializes on the
+// real arguments (ints equal to 1 or divisible by 16, 16-byte aligned
+// buffers under 2 GiB) and compiles exactly what a launch would.
+#include <tessel/kernels/matmul.hpp>
+
+#include "vector_add_kernel.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace tessel;
+
+namespace {
+
+// ---- tutorial 02: softmax, as bench/triton/softmax.py ----
+void softmax_kernel(Ptr<f32> output_ptr, Ptr<f32> input_ptr, i32 input_row_stride, i32 output_row_stride,
+                    i32 n_rows, i32 n_cols, Const<int> BLOCK_SIZE) {
+  auto row_start = program_id(0);
+  auto row_step = num_programs(0);
+  for_range(row_start, n_rows, row_step, [&](i32 row_idx) {
+    auto row_start_ptr = input_ptr + row_idx * input_row_stride;
+    auto col_offsets = arange(0, BLOCK_SIZE);
+    auto input_ptrs = row_start_ptr + col_offsets;
+    auto mask = col_offsets < n_cols;
+    auto row = load(input_ptrs, mask, -std::numeric_limits<float>::infinity());
+    auto row_minus_max = row - max(row, 0);
+    auto numerator = exp(row_minus_max);
+    auto denominator = sum(numerator, 0);
+    auto softmax_output = numerator / denominator;
+    auto output_row_start_ptr = output_ptr + row_idx * output_row_stride;
+    auto output_ptrs = output_row_start_ptr + col_offsets;
+    store(output_ptrs, softmax_output, mask);
+  });
+}
+
+// ---- tutorial 05: layer norm forward, as bench/triton/layer_norm.py ----
+// Triton promotes f16 operands of f32 arithmetic and converts on store
+// implicitly; here the casts are written out.
+void layer_norm_fwd_fused(Ptr<half> X, Ptr<half> Y, Ptr<half> W, Ptr<half> B, Ptr<f32> Mean, Ptr<f32> Rstd,
+                          i32 stride, i32 N, f32 eps, Const<int> BLOCK_SIZE) {
+  auto row = program_id(0);
+  Y += row * stride;
+  X += row * stride;
+  auto _mean = zeros<float>({BLOCK_SIZE});
+  for_range(0, N, BLOCK_SIZE, [&](i32 off) {
+    auto cols = off + arange(0, BLOCK_SIZE);
+    auto a = cast<float>(load(X + cols, cols < N, 0));
+    _mean = _mean + a;
+  });
+  auto mean = sum(_mean, 0) / cast<float>(N);
+  auto _var = zeros<float>({BLOCK_SIZE});
+  for_range(0, N, BLOCK_SIZE, [&](i32 off) {
+    auto cols = off + arange(0, BLOCK_SIZE);
+    auto x = cast<float>(load(X + cols, cols < N, 0));
+    x = where(cols < N, x - mean, 0.0f);
+    _var = _var + x * x;
+  });
+  auto var = sum(_var, 0) / cast<float>(N);
+  auto rstd = 1.0f / sqrt(var + eps);
+  store(Mean + row, mean);
+  store(Rstd + row, rstd);
+  for_range(0, N, BLOCK_SIZE, [&](i32 off) {
+    auto cols = off + arange(0, BLOCK_SIZE);
+    auto mask = cols < N;
+    auto w = load(W + cols, mask);
+    auto b = load(B + cols, mask);
+    auto x = cast<float>(load(X + cols, mask, 0));
+    auto x_hat = (x - mean) * rstd;
+    auto y = x_hat * cast<float>(w) + cast<float>(b);
+    store(Y + cols, cast<half>(y), mask);
+  });
+}
+
+// ---- tutorial 03: Triton's matmul kernel, line by line (bench/triton/matmul.py) ----
+// Its ACTIVATION ("" in the tutorial's launch) is left out: it compiles to nothing.
+template <class T>
+void matmul_kernel(Ptr<T> a_ptr, Ptr<T> b_ptr, Ptr<T> c_ptr, i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak,
+                   i32 stride_bk, i32 stride_bn, i32 stride_cm, i32 stride_cn, Const<int> BLOCK_SIZE_M,
+                   Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K, Const<int> GROUP_SIZE_M) {
+  auto pid = program_id(0);
+  auto num_pid_m = cdiv(M, BLOCK_SIZE_M);
+  auto num_pid_n = cdiv(N, BLOCK_SIZE_N);
+  auto num_pid_in_group = GROUP_SIZE_M * num_pid_n;
+  auto group_id = pid / num_pid_in_group;
+  auto first_pid_m = group_id * GROUP_SIZE_M;
+  auto group_size_m = minimum(num_pid_m - first_pid_m, GROUP_SIZE_M);
+  auto pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m);
+  auto pid_n = (pid % num_pid_in_group) / group_size_m;
+
+  assume(pid_m >= 0);
+  assume(pid_n >= 0);
+  assume(stride_am > 0);
+  assume(stride_ak > 0);
+  assume(stride_bn > 0);
+  assume(stride_bk > 0);
+  assume(stride_cm > 0);
+  assume(stride_cn > 0);
+
+  auto offs_am = (pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M)) % M;
+  auto offs_bn = (pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N)) % N;
+  auto offs_k = arange(0, BLOCK_SIZE_K);
+  auto a_ptrs = a_ptr + (expand_dims(offs_am, 1) * stride_am + expand_dims(offs_k, 0) * stride_ak);
+  auto b_ptrs = b_ptr + (expand_dims(offs_k, 1) * stride_bk + expand_dims(offs_bn, 0) * stride_bn);
+
+  auto accumulator = zeros<float>({BLOCK_SIZE_M, BLOCK_SIZE_N});
+  for_range(0, cdiv(K, BLOCK_SIZE_K), [&](i32 k) {
+    auto a = load(a_ptrs, expand_dims(offs_k, 0) < K - k * BLOCK_SIZE_K, 0);
+    auto b = load(b_ptrs, expand_dims(offs_k, 1) < K - k * BLOCK_SIZE_K, 0);
+    accumulator = dot(a, b, accumulator);
+    a_ptrs += BLOCK_SIZE_K * stride_ak;
+    b_ptrs += BLOCK_SIZE_K * stride_bk;
+  });
+  auto c = cast<T>(accumulator);
+
+  auto offs_cm = pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M);
+  auto offs_cn = pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N);
+  auto c_ptrs = c_ptr + stride_cm * expand_dims(offs_cm, 1) + stride_cn * expand_dims(offs_cn, 0);
+  auto c_mask = (expand_dims(offs_cm, 1) < M) & (expand_dims(offs_cn, 0) < N);
+  store(c_ptrs, c, c_mask);
+}
+
+// ---- tessel's tutorials/03-matrix-multiplication.cpp, on T (the tutorial's is f16) ----
+template <class T>
+void matmul_block(Ptr<T> a, Ptr<T> b, Ptr<float> c, i32 M, i32 N, i32 K, Const<int> BM, Const<int> BN,
+                  Const<int> BK, Const<int> GROUP_M) {
+  auto pid = program_id(0);
+  auto blocksM = cdiv(M, BM), blocksN = cdiv(N, BN);
+  auto perGroup = GROUP_M * blocksN;
+  auto firstM = (pid / perGroup) * GROUP_M;
+  auto groupM = minimum(blocksM - firstM, GROUP_M);
+  auto pidM = firstM + (pid % perGroup) % groupM;
+  auto pidN = (pid % perGroup) / groupM;
+
+  auto rows = pidM * BM + arange(0, BM);
+  auto cols = pidN * BN + arange(0, BN);
+  auto ks = arange(0, BK);
+  auto acc = zeros<float>({BM, BN});
+  for_range(0, K, BK, [&](i32 k) {
+    auto kk = k + ks;
+    auto ta = load(a + expand_dims(rows, 1) * K + expand_dims(kk, 0),
+                   expand_dims(rows < M, 1) & expand_dims(kk < K, 0), 0);
+    auto tb = load(b + expand_dims(kk, 1) * N + expand_dims(cols, 0),
+                   expand_dims(kk < K, 1) & expand_dims(cols < N, 0), 0);
+    acc = dot(ta, tb, acc);
+  });
+  store(c + expand_dims(rows, 1) * N + expand_dims(cols, 0), acc,
+        expand_dims(rows < M, 1) & expand_dims(cols < N, 0));
+}
+
+// One compiled case: what the driver needs to pair it with Triton's.
+struct Case {
+  std::string name, problem, form, dtype;
+  std::string shape; // "n=98432", "M=1823 N=781", ...
+  std::vector<int> block;
+  unsigned warps = 4, stages = 1;
+  std::function<const CompiledKernel *(Device &)> compile;
+};
+
+constexpr int kM = 4096, kN = 4096, kK = 4096, kBM = 128, kBN = 128, kBK = 64, kGroupM = 8, kStages = 2;
+
+template <class T> Case matmulTriton03(const char *dtype, unsigned warps) {
+  return {std::string("matmul-triton03-") + dtype + "-w" + std::to_string(warps), "matmul", "triton03", dtype,
+          "M=N=K=4096", {kBM, kBN, kBK}, warps, kStages, [warps](Device &dev) {
+            static auto kernel = jit(&matmul_kernel<T>, "matmul_kernel");
+            auto a = dev.alloc<T>(size_t(kM) * kK), b = dev.alloc<T>(size_t(kK) * kN);
+            auto c = dev.alloc<T>(size_t(kM) * kN);
+            kernel.launch(dev, {cdiv(kM, kBM) * cdiv(kN, kBN)},
+                          {.num_warps = warps, .num_stages = kStages, .fp_fusion = true}, a, b, c, kM, kN, kK, kK, 1,
+                          kN, 1, kN, 1, kBM, kBN, kBK, kGroupM);
+            return kernel.lastCompiled();
+          }};
+}
+
+template <class T> Case matmulTutorial03(const char *dtype, unsigned warps) {
+  return {std::string("matmul-tutorial03-") + dtype + "-w" + std::to_string(warps), "matmul", "tutorial03", dtype,
+          "M=N=K=4096", {kBM, kBN, kBK}, warps, kStages, [warps](Device &dev) {
+            static auto kernel = jit(&matmul_block<T>, "matmul_block");
+            auto a = dev.alloc<T>(size_t(kM) * kK), b = dev.alloc<T>(size_t(kK) * kN);
+            auto c = dev.alloc<float>(size_t(kM) * kN);
+            kernel.launch(dev, {cdiv(kM, kBM) * cdiv(kN, kBN)},
+                          {.num_warps = warps, .num_stages = kStages, .fp_fusion = true}, a, b, c, kM, kN, kK, kBM,
+                          kBN, kBK, kGroupM);
+            return kernel.lastCompiled();
+          }};
+}
+
+template <class T> Case matmulLibrary(const char *dtype, unsigned warps) {
+  return {std::string("matmul-library-") + dtype + "-w" + std::to_string(warps), "matmul", "library", dtype,
+          "M=N=K=4096", {kBM, kBN, kBK}, warps, kStages, [warps](Device &dev) {
+            auto a = dev.alloc<T>(size_t(kM) * kK), b = dev.alloc<T>(size_t(kK) * kN);
+            auto c = dev.alloc<T>(size_t(kM) * kN);
+            kernels::matmul(dev, a, b, c, {.M = kM, .N = kN, .K = kK}, nullptr,
+                            kernels::MatmulConfig{kBM, kBN, kBK, kGroupM, warps, kStages});
+            return kernels::matmulKernel<T>().lastCompiled();
+          }};
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  all.push_back({"vector_add", "vector_add", "tutorial01", "f32", "n=98432", {bench::kVectorBlock},
+                 bench::kVectorWarps, 1, [](Device &dev) {
+                   static auto kernel = jit<bench::vector_add>();
+                   const int n = bench::kVectorN;
+                   auto x = dev.alloc<float>(n), y = dev.alloc<float>(n), out = dev.alloc<float>(n);
+                   kernel.launch(dev, {cdiv(n, bench::kVectorBlock)}, {.num_warps = bench::kVectorWarps}, x, y, out,
+                                 n, bench::kVectorBlock);
+                   return kernel.lastCompiled();
+                 }});
+  all.push_back({"softmax", "softmax", "tutorial02", "f32", "M=1823 N=781", {1024}, 8, 2, [](Device &dev) {
+                   static auto kernel = jit<softmax_kernel>();
+                   const int M = 1823, N = 781;
+                   auto x = dev.alloc<float>(size_t(M) * N), y = dev.alloc<float>(size_t(M) * N);
+                   kernel.launch(dev, {uint32_t(M)}, {.num_warps = 8, .num_stages = 2, .fp_fusion = true}, y, x, N,
+                                 N, M, N, 1024);
+                   return kernel.lastCompiled();
+                 }});
+  all.push_back({"layer_norm", "layer_norm", "tutorial05", "f16", "M=1151 N=8192", {8192}, 8, 1, [](Device &dev) {
+                   static auto kernel = jit<layer_norm_fwd_fused>();
+                   const int M = 1151, N = 8192;
+                   auto x = dev.alloc<half>(size_t(M) * N), y = dev.alloc<half>(size_t(M) * N);
+                   auto w = dev.alloc<half>(N), b = dev.alloc<half>(N);
+                   auto mean = dev.alloc<float>(M), rstd = dev.alloc<float>(M);
+                   kernel.launch(dev, {uint32_t(M)}, {.num_warps = 8, .fp_fusion = true}, x, y, w, b, mean, rstd,
+                                 N, N, 1e-5f, 8192);
+                   return kernel.lastCompiled();
+                 }});
+  for (unsigned warps : {4u, 8u}) {
+    all.push_back(matmulTriton03<half>("f16", warps));
+    all.push_back(matmulTriton03<bfloat16>("bf16", warps));
+    all.push_back(matmulTutorial03<half>("f16", warps));
+    all.push_back(matmulTutorial03<bfloat16>("bf16", warps));
+    all.push_back(matmulLibrary<half>("f16", warps));
+    all.push_back(matmulLibrary<bfloat16>("bf16", warps));
+  }
+  return all;
+}
+
+void write(const std::filesystem::path &dir, const std::string &arch, const Case &c, const CompiledKernel &k) {
+  const std::string stem = (dir / (c.name + "-" + arch)).string();
+  std::ofstream(stem + ".hsaco", std::ios::binary)
+      .write(reinterpret_cast<const char *>(k.hsaco.data()), std::streamsize(k.hsaco.size()));
+  std::ofstream(stem + ".s") << k.assembly();
+  std::string block;
+  for (int b : c.block)
+    block += (block.empty() ? "" : ", ") + std::to_string(b);
+  std::ofstream(stem + ".json") << "{\"case\": \"" << c.name << "\", \"arch\": \"" << arch << "\", \"kernel\": \""
+                                << k.name << "\", \"problem\": \"" << c.problem << "\", \"form\": \"" << c.form
+                                << "\", \"dtype\": \"" << c.dtype << "\", \"shape\": \"" << c.shape
+                                << "\", \"block\": [" << block << "], \"num_warps\": " << c.warps
+                                << ", \"num_stages\": " << c.stages << ", \"workgroup_size\": " << k.blockSize
+                                << ", \"wave_size\": " << k.waveSize << ", \"lds_bytes\": " << k.ldsBytes << "}\n";
+  std::printf("%-28s %-8s %-24s %4u lanes, %6u LDS bytes, %zu-byte code object\n", c.name.c_str(), arch.c_str(),
+              k.name.c_str(), k.blockSize, unsigned(k.ldsBytes), k.hsaco.size());
+  std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, "usage: %s DIR [ARCH...] [--case TEXT]...   (ARCH: gfx942 gfx950 gfx1100; default all)\n",
+                 argv[0]);
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  std::vector<std::string> archs, only;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--case" && i + 1 < argc)
+      only.push_back(argv[++i]);
+    else
+      archs.push_back(arg);
+  }
+  if (archs.empty())
+    archs = {"gfx942", "gfx950", "gfx1100"};
+  // A private cache unless the caller chose one: every kernel is compiled here.
+  const bool ownCache = !std::getenv("TESSEL_CACHE_DIR");
+  std::string cacheDir =
+      std::filesystem::temp_directory_path() / ("tessel-triton-compare-" + std::to_string(getpid()));
+  if (ownCache)
+    setenv("TESSEL_CACHE_DIR", cacheDir.c_str(), 1);
+  int status = 0;
+  try {
+    std::filesystem::create_directories(dir);
+    detail::setDryLaunches(true); // everything a launch does except running the kernel
+    for (const std::string &arch : archs) {
+      Device dev = Device::emulator(arch);
+      for (const Case &c : cases()) {
+        bool keep = only.empty();
+        for (const std::string &text : only)
+          keep = keep || c.name.find(text) != std::string::npos;
+        if (!keep)
+          continue;
+        const CompiledKernel *k = c.compile(dev);
+        if (!k)
+          throw Error(c.name + ": the launch compiled no kernel");
+        write(dir, arch, c, *k);
+      }
+    }
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "bench-triton-compare: %s\n", e.what());
+    status = 1;
+  }
+  if (ownCache)
+    std::filesystem::remove_all(cacheDir);
+  return status;
+}
