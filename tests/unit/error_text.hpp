@@ -15,7 +15,7 @@ inline std::string compilerTextIn(const std::string &message) {
       R"('[a-z_]+\.[a-z_.]+' op )"
       R"(|failed to verify|failed to legalize|see current operation|custom op ')"
       // MLIR types and attributes, LLVM IR and its fatal errors
-      R"(|tensor<|vector<|memref<|!llvm\.|!tessel\.|#tessel\.|LLVM ERROR|llvm\.[a-z]+\.|%[0-9]+ = )"
+      R"(|tensor<|vector<|memref<|!llvm\.|!tessel\.|#tessel\.|LLVM ERROR|%[0-9]+ = )"
       // a compile that failed on a bug (Compile.cpp's DiagnosticCollector)
       R"(|internal compiler error)");
   std::smatch m;

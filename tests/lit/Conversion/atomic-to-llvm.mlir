@@ -4,11 +4,19 @@
 // RUN: tessel-opt %s -split-input-file --tessel-convert-to-llvm | FileCheck %s
 
 // 256 f32 elements over 4 waves, one per thread: no replicas, no LDS. Each
-// add runs in a branch on its mask.
+// add runs in a branch on its mask. acq_rel is the program's order: a
+// barrier (fencing all memory at workgroup scope) before the adds, so every
+// thread's earlier accesses precede them, and one after.
 // CHECK-LABEL: llvm.func @masked_add(
+// CHECK: llvm.fence syncscope("workgroup") release
+// CHECK-NEXT: rocdl.s.barrier
+// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
 // CHECK: llvm.cond_br
 // CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("agent") acq_rel {alignment = 4 : i64} : !llvm.ptr<1>, f32
 // CHECK-NOT: llvm.atomicrmw
+// CHECK: llvm.fence syncscope("workgroup") release
+// CHECK-NEXT: rocdl.s.barrier
+// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
 // CHECK-NOT: rocdl.s.barrier
 // CHECK: llvm.return
 #b = #tessel.blocked<sizePerThread = [1], threadsPerWave = [64], wavesPerBlock = [4], order = [0]>
@@ -31,6 +39,7 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 // (relaxed: monotonic both ways; system scope: no syncscope), writes the old
 // value to LDS, a barrier, every thread reads it, a barrier.
 // CHECK-LABEL: llvm.func @scalar_cas(
+// CHECK-NOT: llvm.fence
 // CHECK: llvm.cond_br
 // CHECK: llvm.cmpxchg %{{.*}}, %{{.*}}, %{{.*}} monotonic monotonic {alignment = 4 : i64} : !llvm.ptr<1>, i32
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>

@@ -151,8 +151,8 @@ TEST_CASE("loop errors name the line") {
       for_range(0, 4, 0, [&](i32) {});
     });
   });
-  CHECK(msg == at(__FILE__, line) + "for_range: the step must be positive, not 0 (a loop counts up from lo to hi, "
-                                    "hi excluded)");
+  CHECK(msg == at(__FILE__, line) + "for_range: the step must not be 0 (the loop counts from lo towards hi, hi "
+                                    "excluded)");
 
   msg = errorOf([&] {
     traceBody([&] {

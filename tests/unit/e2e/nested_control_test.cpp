@@ -186,10 +186,14 @@ std::vector<int32_t> nestedFormsReference(int n) {
 
 TEST_CASE("tiles assigned in nested if_, for_range and while_ keep what the inner constructs left") {
   auto kernel = jit<nested_forms>();
+  for (const char *arch : {"gfx942", "gfx950", "gfx1100"})
   for (int n : {0, 1, 2, 3, 4, 5, 6, 9, 17}) {
-    INFO("n = " << n);
-    auto out = poisoned<int32_t>(96);
-    kernel.launch(emulator(), {1}, {.num_warps = 1}, out, n);
+    INFO("arch = " << arch << ", n = " << n);
+    Device dev = Device::emulator(arch);
+    std::vector<int32_t> junk(96);
+    std::memset(static_cast<void *>(junk.data()), 0xA5, junk.size() * sizeof(int32_t));
+    auto out = dev.upload(junk);
+    kernel.launch(dev, {1}, {.num_warps = 2}, out, n);
     std::vector<int32_t> got = out.download(), want = nestedFormsReference(n);
     for (size_t k = 0; k < want.size(); ++k) {
       if (k == 9 && n <= 1) continue; // not stored

@@ -168,6 +168,8 @@ TEST_CASE("for_range with negative, run-time and int64 bounds and steps (Python'
 }
 
 namespace {
+constexpr int kWideLoopLine = __LINE__ + 4;
+constexpr int kZeroStepLine = __LINE__ + 7;
 void wide_loop_narrow_body(Ptr<int32_t> out) {
   auto acc = full({}, 0);
   for_range(0, int64_t(1) << 33, int64_t(1) << 32, [&](i32 k) { acc = acc + k; });
@@ -176,15 +178,17 @@ void wide_loop_narrow_body(Ptr<int32_t> out) {
 void zero_step(Ptr<int32_t> out) {
   for_range(0, 10, 0, [&](i32 k) { store(out, k); });
 }
+std::string at(int line) { return "triton_semantics_test.cpp:" + std::to_string(line) + ": "; }
 } // namespace
 
 TEST_CASE("for_range: a 64-bit bound with an i32 body, and a zero constant step, are errors with the line") {
   auto out = emulator().alloc<int32_t>(1);
+  const std::string wide = at(kWideLoopLine) +
+                           "for_range: a bound needs 64 bits (an int64 tile, or a literal outside int32), so the "
+                           "induction variable is an i64: write the body as [&](i64 k) { ... }";
+  const std::string zero =
+      at(kZeroStepLine) + "for_range: the step must not be 0 (the loop counts from lo towards hi, hi excluded)";
   CHECK_THROWS_WITH(jit<wide_loop_narrow_body>().launch(emulator(), {1}, {.num_warps = 1}, out),
-                    doctest::Contains("triton_semantics_test.cpp:167: for_range: a bound needs 64 bits (an int64 tile, or "
-                                      "a literal outside int32), so the induction variable is an i64: write the body as "
-                                      "[&](i64 k) { ... }"));
-  CHECK_THROWS_WITH(jit<zero_step>().launch(emulator(), {1}, {.num_warps = 1}, out),
-                    doctest::Contains("triton_semantics_test.cpp:171: for_range: the step must not be 0 (the loop counts "
-                                      "from lo towards hi, hi excluded)"));
+                    doctest::Contains(wide.c_str()));
+  CHECK_THROWS_WITH(jit<zero_step>().launch(emulator(), {1}, {.num_warps = 1}, out), doctest::Contains(zero.c_str()));
 }
