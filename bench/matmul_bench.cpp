@@ -13,7 +13,8 @@
 //
 // Then the main loop of matmul in the two forms users write
 // (matmul_forms.hpp: Triton's tutorial 03 line by line, with strides and
-// carried pointer tiles, and tessel's tutorial 03), 128x128x64 f16, 4 waves,
+// carried pointer tiles, and tessel's tutorial 03) and of kernels::matmul
+// (strides, unit ones specialized to 1), 128x128x64 f16, 4 waves,
 // num_stages 2, on gfx942 and gfx950: instructions in one pass over the
 // loop, matrix instructions, global loads by width, LDS accesses, barriers,
 // v_mov copies, exec-mask branches, registers and the waves per SIMD they
@@ -21,6 +22,7 @@
 // loop's text to DIR/<form>.<arch>.s when given (for llvm-mca).
 #include "matmul_forms.hpp"
 
+#include <tessel/kernels/matmul.hpp>
 #include <tessel/tessel.hpp>
 
 #include "tessel/core/compiled_kernel.hpp"
@@ -133,10 +135,13 @@ void printMainLoops(Device &dev, const char *loopDir) {
               "blocks):\n",
               BM, BN, BK, M);
   for (const char *arch : {"gfx942", "gfx950"}) {
-    for (bool tritonForm : {true, false}) {
+    for (const char *form : {"triton", "tutorial", "library"}) {
+      const std::string which = form;
       detail::TraceRequest request =
-          tritonForm ? triton.trace(a, b, c16, M, N, K, K, 1, N, 1, N, 1, BM, BN, BK, GROUP_M)
-                     : tutorial.trace(a, b, c32, M, N, K, BM, BN, BK, GROUP_M);
+          which == "triton"     ? triton.trace(a, b, c16, M, N, K, K, 1, N, 1, N, 1, BM, BN, BK, GROUP_M)
+          : which == "tutorial" ? tutorial.trace(a, b, c32, M, N, K, BM, BN, BK, GROUP_M)
+                                : kernels::matmulKernel<half>().trace(a, b, c16, c16, M, N, K, K, 1, N, 1, N, 1, 0, 0,
+                                                                      0, BM, BN, BK, GROUP_M, 0, 0);
       CompiledKernel k = compileTrace(request.trace, request.spec, {arch, 4, 5, 2});
       const std::string &s = k.assembly();
       const std::string loop = bench::mainLoop(s);
@@ -146,7 +151,6 @@ void printMainLoops(Device &dev, const char *loopDir) {
       // together, allocated in 8s; at most 8 waves.
       const long regs = ((vgprs + 7) / 8 + (agprs + 7) / 8) * 8;
       const long waves = std::min(8L, regs > 0 ? 512 / regs : 8);
-      const char *form = tritonForm ? "triton" : "tutorial";
       std::printf("  %s %-8s instructions %zu, MFMA %zu, global loads 128/64/32/16-bit %zu/%zu/%zu/%zu, LDS reads %zu "
                   "writes %zu, s_barrier %zu, v_mov %zu, exec branches %zu; VGPRs %ld + AGPRs %ld (%ld waves/SIMD), "
                   "spills %ld\n",
