@@ -10,6 +10,19 @@
 // LDS bytes against the plan; and for each LDS access in the K loop, the
 // cycles a wave spends on it in the bank model (Layouts.h: 32 banks of 4
 // bytes) against the conflict-free count.
+//
+// Then the main loop of matmul in the two forms users write
+// (matmul_forms.hpp: Triton's tutorial 03 line by line, with strides and
+// carried pointer tiles, and tessel's tutorial 03) and of kernels::matmul
+// (strides, unit ones specialized to 1), 128x128x64 f16, 4 waves,
+// num_stages 2, on gfx942 and gfx950: instructions in one pass over the
+// loop, matrix instructions, global loads by width, LDS accesses, barriers,
+// v_mov copies, exec-mask branches, registers and the waves per SIMD they
+// allow. `bench-matmul --forms [DIR]` prints only these, and writes each
+// loop's text to DIR/<form>.<arch>.s when given (for llvm-mca).
+#include "matmul_forms.hpp"
+
+#include <tessel/kernels/matmul.hpp>
 #include <tessel/tessel.hpp>
 
 #include "tessel/core/compiled_kernel.hpp"
@@ -27,6 +40,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -109,16 +123,59 @@ std::string ldsBanks(const std::string &tileIR) {
   return out;
 }
 
+// The main loop of each matmul form, per target (see the top).
+void printMainLoops(Device &dev, const char *loopDir) {
+  const int M = 4096, N = 4096, K = 4096, BM = 128, BN = 128, BK = 64, GROUP_M = 8;
+  auto a = dev.alloc<half>(16), b = dev.alloc<half>(16);
+  auto c16 = dev.alloc<half>(16);
+  auto c32 = dev.alloc<float>(16);
+  auto triton = jit<bench::triton_matmul>();
+  auto tutorial = jit<bench::tutorial_matmul>();
+  std::printf("\nmain loop, %dx%dx%d f16 blocks, 4 waves, num_stages 2, M = N = K = %d (one pass over the loop's "
+              "blocks):\n",
+              BM, BN, BK, M);
+  for (const char *arch : {"gfx942", "gfx950"}) {
+    for (const char *form : {"triton", "tutorial", "library"}) {
+      const std::string which = form;
+      detail::TraceRequest request =
+          which == "triton"     ? triton.trace(a, b, c16, M, N, K, K, 1, N, 1, N, 1, BM, BN, BK, GROUP_M)
+          : which == "tutorial" ? tutorial.trace(a, b, c32, M, N, K, BM, BN, BK, GROUP_M)
+                                : kernels::matmulKernel<half>().trace(a, b, c16, c16, M, N, K, K, 1, N, 1, N, 1, 0, 0,
+                                                                      0, BM, BN, BK, GROUP_M, 0, 0);
+      CompiledKernel k = compileTrace(request.trace, request.spec, {arch, 4, 5, 2});
+      const std::string &s = k.assembly();
+      const std::string loop = bench::mainLoop(s);
+      const bench::LoopMakeUp m = bench::loopMakeUp(loop);
+      const long vgprs = field(s, "vgpr_count", true), agprs = std::max(0L, field(s, "agpr_count", true));
+      // gfx90a-gfx950: 512 registers per lane and SIMD, VGPRs and AGPRs
+      // together, allocated in 8s; at most 8 waves.
+      const long regs = ((vgprs + 7) / 8 + (agprs + 7) / 8) * 8;
+      const long waves = std::min(8L, regs > 0 ? 512 / regs : 8);
+      std::printf("  %s %-8s instructions %zu, MFMA %zu, global loads 128/64/32/16-bit %zu/%zu/%zu/%zu, LDS reads %zu "
+                  "writes %zu, s_barrier %zu, v_mov %zu, exec branches %zu; VGPRs %ld + AGPRs %ld (%ld waves/SIMD), "
+                  "spills %ld\n",
+                  arch, form, m.instructions, m.matrix, m.globalLoads128, m.globalLoads64, m.globalLoads32,
+                  m.globalLoads16, m.ldsReads, m.ldsWrites, m.barriers, m.vmovs, m.execBranches, vgprs, agprs, waves,
+                  field(s, "amdhsa_private_segment_fixed_size"));
+      if (loopDir)
+        std::ofstream(std::string(loopDir) + "/" + form + "." + arch + ".s") << loop << "\n";
+    }
+  }
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  const bool formsOnly = argc >= 2 && std::string(argv[1]) == "--forms";
+  const char *loopDir = formsOnly && argc == 3 ? argv[2] : nullptr;
   const int BM = 128, BN = 128, BK = 64;
   const unsigned warps = 4;
   Device dev = Device::emulator("gfx942"); // only for buffers to trace with
   auto a = dev.alloc<half>(16), b = dev.alloc<half>(16);
   auto c = dev.alloc<float>(16);
   auto kernel = jit<matmul>();
-  std::printf("matmul blocks of f16 -> f32, %u waves, K = 4096 (512x512 C)\n", warps);
+  if (!formsOnly)
+    std::printf("matmul blocks of f16 -> f32, %u waves, K = 4096 (512x512 C)\n", warps);
   struct Run {
     const char *arch;
     unsigned stages;
@@ -128,10 +185,12 @@ int main() {
   // and 256 operand registers per lane, so it gets 64x64. num_stages 3 keeps
   // two slots of each operand in LDS: 128x128x64 would need 73728 bytes of
   // gfx942's 65536, so it runs with BK = 32.
-  for (auto [arch, stages, bm, bn, bk] :
-       {Run{"gfx90a", 1, BM, BN, BK}, Run{"gfx942", 1, BM, BN, BK}, Run{"gfx942", 2, BM, BN, BK},
-        Run{"gfx942", 3, BM, BN, 32}, Run{"gfx950", 1, BM, BN, BK}, Run{"gfx950", 2, BM, BN, BK},
-        Run{"gfx1100", 1, 64, 64, BK}, Run{"gfx1100", 2, 64, 64, BK}}) {
+  std::vector<Run> runs{Run{"gfx90a", 1, BM, BN, BK},  Run{"gfx942", 1, BM, BN, BK},  Run{"gfx942", 2, BM, BN, BK},
+                        Run{"gfx942", 3, BM, BN, 32},  Run{"gfx950", 1, BM, BN, BK},  Run{"gfx950", 2, BM, BN, BK},
+                        Run{"gfx1100", 1, 64, 64, BK}, Run{"gfx1100", 2, 64, 64, BK}};
+  if (formsOnly)
+    runs.clear();
+  for (auto [arch, stages, bm, bn, bk] : runs) {
     detail::TraceRequest request = kernel.trace(a, b, c, 512, 512, 4096, bm, bn, bk);
     std::vector<double> times;
     CompiledKernel k;
@@ -168,5 +227,6 @@ int main() {
                 field(s, "amdhsa_private_segment_fixed_size"),
                 field(s, "amdhsa_group_segment_fixed_size"), unsigned(k.ldsBytes), ldsBanks(k.tileIR).c_str());
   }
+  printMainLoops(dev, loopDir);
   return 0;
 }

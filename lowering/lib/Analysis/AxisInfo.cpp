@@ -13,6 +13,7 @@
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <numeric>
@@ -86,6 +87,29 @@ namespace {
 
 using AxisInfoLattice = dataflow::Lattice<AxisInfo>;
 
+// Whether an assume() says v >= 0: assume(v >= C) with C >= 0, assume(v > C)
+// with C >= -1, or either written the other way round.
+bool assumedNonNegative(Value v) {
+  for (Operation *user : v.getUsers()) {
+    auto cmp = dyn_cast<arith::CmpIOp>(user);
+    if (!cmp || !llvm::any_of(cmp->getUsers(), [](Operation *u) { return isa<AssumeOp>(u); }))
+      continue;
+    const bool left = cmp.getLhs() == v;
+    APInt c;
+    if (!matchPattern(left ? cmp.getRhs() : cmp.getLhs(), m_ConstantInt(&c)))
+      continue;
+    using P = arith::CmpIPredicate;
+    const P pred = cmp.getPredicate();
+    if ((left && pred == P::sge) || (!left && pred == P::sle))
+      if (!c.isNegative())
+        return true;
+    if ((left && pred == P::sgt) || (!left && pred == P::slt))
+      if (c.sge(-1))
+        return true;
+  }
+  return false;
+}
+
 unsigned rankOf(Value v) {
   if (auto t = dyn_cast<RankedTensorType>(v.getType()))
     return std::max<unsigned>(1, t.getRank());
@@ -108,7 +132,9 @@ public:
         return success(); // visited again once every operand is known
       in.push_back(&operand->getValue());
     }
-    propagateIfChanged(results[0], results[0]->join(transferAxisInfo(op, in)));
+    AxisInfo info = transferAxisInfo(op, in);
+    info.nonNegative = info.nonNegative || assumedNonNegative(op->getResult(0));
+    propagateIfChanged(results[0], results[0]->join(info));
     return success();
   }
 
@@ -150,6 +176,7 @@ public:
                 arg.getArgNumber(),
                 tesselDialect(func.getContext()).getDivisibilityAttrHelper().getName()))
           info = AxisInfo::uniform({}, div.getInt());
+    info.nonNegative = assumedNonNegative(v);
     propagateIfChanged(lattice, lattice->join(info));
   }
 };

@@ -165,6 +165,13 @@ AxisInfo visitSub(const OpFacts &f) {
 // muli, and shli (whose shift amount's value is not tracked).
 AxisInfo visitMul(const OpFacts &f, bool shift) {
   const AxisInfo &a = f.in(0), &b = f.in(1);
+  // x * 1 and x << 0 are x (a literal, or an argument specialized to 1,
+  // before the canonicalizer folds them).
+  const int64_t identity = shift ? 0 : 1;
+  if (constantIntOf(f.op->getOperand(1)) == identity)
+    return a;
+  if (!shift && constantIntOf(f.op->getOperand(0)) == identity)
+    return b;
   AxisInfo out = f.unknown();
   for (unsigned d = 0; d < f.rank; ++d) {
     // Only constant factors are tracked: a contiguous run times a
@@ -180,21 +187,27 @@ AxisInfo visitMul(const OpFacts &f, bool shift) {
   return out;
 }
 
-// x / C and x % C for a constant C > 0, signed (x known >= 0) or unsigned.
+// x / C and x % C for a constant C > 0, or a C the same for every element
+// (a splatted scalar: a stride, a size), signed (x known >= 0) or unsigned.
 // Split x's contiguous runs into pieces of L = gcd(contiguity, divisibility,
-// C) elements: each piece starts at a multiple of L, and multiples of C are
+// D) elements, D = C or, for a C known only at run time, the power of two
+// dividing it: each piece starts at a multiple of L, and multiples of C are
 // multiples of L, so no piece crosses one. Over a piece x / C is constant and
 // x % C is contiguous, starting at a multiple of L. (Signed division of
 // negative x truncates toward zero: pieces would cross its steps.)
 AxisInfo visitDivRem(const OpFacts &f, bool isSigned, bool remainder) {
-  const AxisInfo &a = f.in(0);
+  const AxisInfo &a = f.in(0), &b = f.in(1);
   std::optional<int64_t> divisor = constantIntOf(f.op->getOperand(1));
   AxisInfo out = f.unknown();
-  if (!divisor || *divisor <= 0 || (isSigned && !a.nonNegative))
+  bool uniform = b.rank() == f.rank;
+  for (unsigned d = 0; uniform && d < f.rank; ++d)
+    uniform = b.constancy[d] >= f.extent(d);
+  if ((divisor && *divisor <= 0) || (!divisor && !uniform) || (isSigned && !a.nonNegative))
     return out;
-  const int64_t c = *divisor;
-  out.nonNegative = isSigned;
+  // x >= 0: the remainder has x's sign; the quotient C's as well.
+  out.nonNegative = isSigned && (remainder || divisor || b.nonNegative);
   for (unsigned d = 0; d < f.rank; ++d) {
+    const int64_t c = divisor ? *divisor : b.divisibility[d];
     const int64_t piece = gcd(gcd(a.contiguity[d], a.divisibility[d]), c);
     if (remainder) {
       out.contiguity[d] = piece;
@@ -203,7 +216,7 @@ AxisInfo visitDivRem(const OpFacts &f, bool isSigned, bool remainder) {
     } else {
       out.constancy[d] = std::max(a.constancy[d], piece);
       // A constant run divided by a power of two it is divisible by.
-      if (a.contiguity[d] == 1 && (c & (c - 1)) == 0 && a.divisibility[d] % c == 0)
+      if (divisor && a.contiguity[d] == 1 && (c & (c - 1)) == 0 && a.divisibility[d] % c == 0)
         out.divisibility[d] = std::max<int64_t>(1, a.divisibility[d] / c);
     }
   }

@@ -151,3 +151,52 @@ func.func @choices(%n: i32 {tessel.divisibility = 16 : i32}, %c: i1) {
   %sel = arith.select %cs, %r, %r2 : tensor<64xi1>, tensor<64xi32>
   return
 }
+
+// x % N and x / N for an N known only at run time but the same for every
+// element (a splatted argument): the power of two dividing N plays the
+// constant's part, so Triton's `(pid_n * 128 + arange(0, 128)) % N` keeps
+// runs of 16 when N % 16 == 0. Signed ones still need x >= 0, which an
+// assume() can state of any scalar (Triton's tutorial: assume(pid_n >= 0)).
+func.func @div_rem_by_runtime_value(%n: i32 {tessel.divisibility = 16 : i32}, %m: i32, %g: i32) {
+  %c0 = arith.constant 0 : i32
+  %c128 = arith.constant 128 : i32
+  %pid = tessel.program_id 0 : i32
+  %q = arith.divsi %pid, %g : i32
+  %ok = arith.cmpi sge, %q, %c0 : i32
+  tessel.assume %ok
+  %base = arith.muli %q, %c128 : i32
+  // expected-remark@below {{contiguity = [1], divisibility = [128], constancy = [128], non-negative}}
+  %bs = tessel.splat %base : tensor<128xi32>
+  // expected-remark@below {{contiguity = [128], divisibility = [1073741824], constancy = [1], non-negative}}
+  %r = tessel.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+  // expected-remark@below {{contiguity = [128], divisibility = [128], constancy = [1], non-negative}}
+  %x = arith.addi %bs, %r : tensor<128xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [16], constancy = [128]}}
+  %ns = tessel.splat %n : tensor<128xi32>
+  // expected-remark@below {{contiguity = [16], divisibility = [16], constancy = [1], non-negative}}
+  %rem = arith.remsi %x, %ns : tensor<128xi32>
+  // The quotient's sign is N's, unknown here.
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [16]}}
+  %quo = arith.divsi %x, %ns : tensor<128xi32>
+  // An N with no known power of two: runs of one.
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [128]}}
+  %ms = tessel.splat %m : tensor<128xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [1], non-negative}}
+  %rem_m = arith.remsi %x, %ms : tensor<128xi32>
+  // A divisor that differs between elements: nothing.
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %rem_r = arith.remsi %x, %r : tensor<128xi32>
+  // Without the assumption x may be negative: a signed % learns nothing, an
+  // unsigned one needs no sign.
+  %q2 = arith.divsi %pid, %g : i32
+  %base2 = arith.muli %q2, %c128 : i32
+  // expected-remark@below {{contiguity = [1], divisibility = [128], constancy = [128]}}
+  %bs2 = tessel.splat %base2 : tensor<128xi32>
+  // expected-remark@below {{contiguity = [128], divisibility = [128], constancy = [1]}}
+  %x2 = arith.addi %bs2, %r : tensor<128xi32>
+  // expected-remark@below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %rem2 = arith.remsi %x2, %ns : tensor<128xi32>
+  // expected-remark@below {{contiguity = [16], divisibility = [16], constancy = [1]}}
+  %rem2u = arith.remui %x2, %ns : tensor<128xi32>
+  return
+}

@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s --tessel-specialize | FileCheck %s
+// RUN: tessel-opt %s --tessel-specialize --canonicalize | FileCheck %s --check-prefix=FOLD
 
 // An argument known to be 1 is replaced by the constant; the signature keeps
 // it so the kernarg layout does not depend on the specialization.
@@ -34,4 +35,30 @@ func.func @assumed_multiple(%n: i32, %m: i32 {tessel.divisibility = 32 : i32}, %
   %g = arith.cmpi sge, %k, %c48 : i32
   tessel.assume %g
   return
+}
+
+// A tile times a specialized 1 folds away: the splat of the constant is a
+// constant tile, which arith's folds see (Triton's `offs_k[None, :] *
+// stride_ak` with stride_ak == 1 is the range itself). So do broadcasts and
+// expand_dims of it.
+// FOLD-LABEL: func.func @tile_stride_one
+// FOLD-NOT: arith.muli
+// FOLD-NOT: tessel.splat
+// FOLD: %[[R:.*]] = tessel.make_range
+// FOLD: %[[E:.*]] = tessel.expand_dims %[[R]]
+// FOLD: %[[B:.*]] = tessel.broadcast %[[E]]
+// FOLD: arith.addi %[[B]], %{{.*}} : tensor<16x64xi32>
+// FOLD: return
+func.func @tile_stride_one(%s: i32 {tessel.equal_to_one}, %t: tensor<16x64xi32>) -> tensor<16x64xi32> {
+  %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %e = tessel.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %ss = tessel.splat %s : tensor<1x64xi32>
+  %m = arith.muli %e, %ss : tensor<1x64xi32>
+  %b = tessel.broadcast %m : tensor<1x64xi32> -> tensor<16x64xi32>
+  %one = tessel.splat %s : tensor<1xi32>
+  %one2 = tessel.expand_dims %one {axis = 0 : i32} : tensor<1xi32> -> tensor<1x1xi32>
+  %one3 = tessel.broadcast %one2 : tensor<1x1xi32> -> tensor<16x64xi32>
+  %t1 = arith.muli %t, %one3 : tensor<16x64xi32>
+  %sum = arith.addi %b, %t1 : tensor<16x64xi32>
+  return %sum : tensor<16x64xi32>
 }

@@ -5,8 +5,9 @@
 // whether every element is >= 0 (what a signed division by a constant needs
 // to keep runs). It is what lets loads and stores move up to 16 bytes per
 // thread. Non-negativity is derived from program ids, aranges and constants
-// through +, * and division, assuming index arithmetic does not wrap i32 (a
-// wrapped offset would address the wrong memory in any case).
+// through +, * and division, and from assume(v >= C >= 0) on any value,
+// assuming index arithmetic does not wrap i32 (a wrapped offset would
+// address the wrong memory in any case).
 //
 // It is a sparse forward dataflow analysis (mlir/Analysis/DataFlow): values
 // that meet at block arguments and region results (scf.for iter_args,

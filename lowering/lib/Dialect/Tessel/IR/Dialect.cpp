@@ -69,6 +69,13 @@ void TesselDialect::initialize() {
       >();
 }
 
+Operation *TesselDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type, Location loc) {
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed || typed.getType() != type || !arith::ConstantOp::isBuildableWith(value, type))
+    return nullptr;
+  return builder.create<arith::ConstantOp>(loc, typed);
+}
+
 Type mlir::tessel::elementTypeOf(Type t) {
   if (auto tensor = dyn_cast<RankedTensorType>(t))
     return tensor.getElementType();

@@ -1,5 +1,8 @@
-// Verifiers of the tessel ops (what ODS constraints cannot say).
+// Verifiers of the tessel ops (what ODS constraints cannot say), and the
+// folds of splats of constants.
 #include "tessel/Dialect/Tessel/IR/Dialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -40,6 +43,22 @@ LogicalResult ExpandDimsOp::verify() {
     return emitOpError("result shape must be the operand's with a 1 inserted at axis ") << axis;
   return success();
 }
+
+// A tile every element of which is the constant `value` (an integer or
+// float attribute, or a splat of one), as an attribute of `type`; null for
+// anything else (pointers have no constants).
+static Attribute constantTile(Attribute value, Type type) {
+  auto tile = cast<RankedTensorType>(type);
+  if (auto dense = dyn_cast_or_null<SplatElementsAttr>(value))
+    return DenseElementsAttr::get(tile, dense.getSplatValue<Attribute>());
+  if (isa_and_nonnull<IntegerAttr, FloatAttr>(value) && cast<TypedAttr>(value).getType() == tile.getElementType())
+    return DenseElementsAttr::get(tile, value);
+  return {};
+}
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) { return constantTile(adaptor.getSrc(), getType()); }
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) { return constantTile(adaptor.getSrc(), getType()); }
+OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) { return constantTile(adaptor.getSrc(), getType()); }
 
 static LogicalResult verifySameShape(Operation *op, Type a, Type b, StringRef what) {
   auto ta = dyn_cast<RankedTensorType>(a);

@@ -658,6 +658,10 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
   }
   LogicalResult checkRegisterBudget(func::FuncOp func) {
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+      // A splat constant is one value (an immediate where it is used), not a
+      // tile of registers; its users' tiles are counted.
+      if (auto constant = dyn_cast<arith::ConstantOp>(op); constant && isa<SplatElementsAttr>(constant.getValue()))
+        return WalkResult::advance();
       for (Value v : op->getResults()) {
         auto type = dyn_cast<RankedTensorType>(v.getType());
         if (!type)

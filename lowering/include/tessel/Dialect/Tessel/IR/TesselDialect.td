@@ -32,6 +32,8 @@ def Tessel_Dialect : Dialect {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // Folded splats become arith.constant tiles.
+  let hasConstantMaterializer = 1;
   // The facts one pass hands the next, as typed attributes (one definition,
   // read through TesselDialect::get...AttrHelper()).
   let discardableAttrs = (ins

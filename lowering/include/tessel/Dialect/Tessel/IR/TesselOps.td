@@ -49,6 +49,9 @@ def Tessel_SplatOp : Tessel_Op<"splat", [Tessel_InferRanges, Pure,
   let arguments = (ins AnyType:$src);
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = "$src attr-dict `:` type($result)";
+  // A constant scalar's splat is a constant tile, so arith's folds see it
+  // (x * splat(1) -> x, also where the 1 is a specialized argument).
+  let hasFolder = 1;
 }
 
 def Tessel_BroadcastOp : Tessel_Op<"broadcast", [Tessel_InferRanges, Pure, SameOperandsAndResultElementType]> {
@@ -57,6 +60,7 @@ def Tessel_BroadcastOp : Tessel_Op<"broadcast", [Tessel_InferRanges, Pure, SameO
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1; // of a constant splat: a constant splat
 }
 
 def Tessel_ExpandDimsOp : Tessel_Op<"expand_dims", [Tessel_InferRanges, Pure, SameOperandsAndResultElementType]> {
@@ -65,6 +69,7 @@ def Tessel_ExpandDimsOp : Tessel_Op<"expand_dims", [Tessel_InferRanges, Pure, Sa
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1; // of a constant splat: a constant splat
 }
 
 def Tessel_AddPtrOp : Tessel_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {

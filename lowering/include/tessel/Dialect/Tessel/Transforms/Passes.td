@@ -10,7 +10,8 @@ def TesselSpecialize : Pass<"tessel-specialize", "::mlir::ModuleOp"> {
     A kernel is compiled for what its call's arguments let the compiler
     assume. Integer arguments marked `tessel.equal_to_one` are replaced by the
     constant 1 (the argument stays in the signature so the kernarg layout does
-    not depend on the specialization). `tessel.divisibility` on integer and
+    not depend on the specialization); the canonicalizer after it folds splats
+    of it into constant tiles and `x * 1` away, so every analysis sees the 1. `tessel.divisibility` on integer and
     pointer arguments stays as an argument attribute that the axis analysis
     reads; `tessel.assume(arg % C == 0)` adds one (the power of two in C).
   }];

@@ -1,0 +1,198 @@
+// Matmul block programs in the two forms users write, and what their compiled
+// main loop is made of. bench-matmul prints the loops' make-up; the e2e test
+// (tests/unit/e2e/triton_matmul_test.cpp) runs the Triton form against
+// float64 and checks its loop's loads. One definition, so both see the same
+// kernel.
+#pragma once
+
+#include <tessel/tessel.hpp>
+
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace tessel::bench {
+
+// Triton's tutorial 03 (python/tutorials/03-matrix-multiplication.py), line
+// by line: strides as runtime arguments, pointer tiles made once and moved
+// BLOCK_SIZE_K * stride along K each iteration (carried through the loop),
+// the K tail masked by what remains of K, rows and columns wrapped with % M
+// and % N, and the tutorial's assumptions.
+inline void triton_matmul(Ptr<half> a_ptr, Ptr<half> b_ptr, Ptr<half> c_ptr, i32 M, i32 N, i32 K, i32 stride_am,
+                          i32 stride_ak, i32 stride_bk, i32 stride_bn, i32 stride_cm, i32 stride_cn,
+                          Const<int> BLOCK_SIZE_M, Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K,
+                          Const<int> GROUP_SIZE_M) {
+  auto pid = program_id(0);
+  auto num_pid_m = cdiv(M, BLOCK_SIZE_M);
+  auto num_pid_n = cdiv(N, BLOCK_SIZE_N);
+  auto num_pid_in_group = GROUP_SIZE_M * num_pid_n;
+  auto group_id = pid / num_pid_in_group;
+  auto first_pid_m = group_id * GROUP_SIZE_M;
+  auto group_size_m = minimum(num_pid_m - first_pid_m, GROUP_SIZE_M);
+  auto pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m);
+  auto pid_n = (pid % num_pid_in_group) / group_size_m;
+
+  assume(pid_m >= 0);
+  assume(pid_n >= 0);
+  assume(stride_am > 0);
+  assume(stride_ak > 0);
+  assume(stride_bn > 0);
+  assume(stride_bk > 0);
+  assume(stride_cm > 0);
+  assume(stride_cn > 0);
+
+  auto offs_am = (pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M)) % M;
+  auto offs_bn = (pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N)) % N;
+  auto offs_k = arange(0, BLOCK_SIZE_K);
+  auto a_ptrs = a_ptr + (expand_dims(offs_am, 1) * stride_am + expand_dims(offs_k, 0) * stride_ak);
+  auto b_ptrs = b_ptr + (expand_dims(offs_k, 1) * stride_bk + expand_dims(offs_bn, 0) * stride_bn);
+
+  auto accumulator = zeros<float>({BLOCK_SIZE_M, BLOCK_SIZE_N});
+  for_range(0, cdiv(K, BLOCK_SIZE_K), [&](i32 k) {
+    auto a = load(a_ptrs, expand_dims(offs_k, 0) < K - k * BLOCK_SIZE_K, 0);
+    auto b = load(b_ptrs, expand_dims(offs_k, 1) < K - k * BLOCK_SIZE_K, 0);
+    accumulator = dot(a, b, accumulator);
+    a_ptrs += BLOCK_SIZE_K * stride_ak;
+    b_ptrs += BLOCK_SIZE_K * stride_bk;
+  });
+  auto c = cast<half>(accumulator);
+
+  auto offs_cm = pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M);
+  auto offs_cn = pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N);
+  auto c_ptrs = c_ptr + stride_cm * expand_dims(offs_cm, 1) + stride_cn * expand_dims(offs_cn, 0);
+  auto c_mask = (expand_dims(offs_cm, 1) < M) & (expand_dims(offs_cn, 0) < N);
+  store(c_ptrs, c, c_mask);
+}
+
+// tessel's tutorial 03 (tutorials/03-matrix-multiplication.cpp): offsets
+// made from the loop's k each iteration, row-major operands, nothing carried
+// but the accumulator.
+inline void tutorial_matmul(Ptr<half> a, Ptr<half> b, Ptr<float> c, i32 M, i32 N, i32 K, Const<int> BM,
+                            Const<int> BN, Const<int> BK, Const<int> GROUP_M) {
+  auto pid = program_id(0);
+  auto blocksM = cdiv(M, BM), blocksN = cdiv(N, BN);
+  auto perGroup = GROUP_M * blocksN;
+  auto firstM = (pid / perGroup) * GROUP_M;
+  auto groupM = minimum(blocksM - firstM, GROUP_M);
+  auto pidM = firstM + (pid % perGroup) % groupM;
+  auto pidN = (pid % perGroup) / groupM;
+  auto rows = pidM * BM + arange(0, BM);
+  auto cols = pidN * BN + arange(0, BN);
+  auto ks = arange(0, BK);
+  auto acc = zeros<float>({BM, BN});
+  for_range(0, K, BK, [&](i32 k) {
+    auto kk = k + ks;
+    auto ta = load(a + expand_dims(rows, 1) * K + expand_dims(kk, 0),
+                   expand_dims(rows < M, 1) & expand_dims(kk < K, 0), 0);
+    auto tb = load(b + expand_dims(kk, 1) * N + expand_dims(cols, 0),
+                   expand_dims(kk < K, 1) & expand_dims(cols < N, 0), 0);
+    acc = dot(ta, tb, acc);
+  });
+  store(c + expand_dims(rows, 1) * N + expand_dims(cols, 0), acc,
+        expand_dims(rows < M, 1) & expand_dims(cols < N, 0));
+}
+
+// The assembly of the loop that holds the matrix instructions: the blocks of
+// the control-flow graph's strongly connected part (blocks start at labels
+// and after branches; a block falls through unless it ends in s_branch or
+// s_endpgm) that holds the first v_mfma/v_wmma, in program order. LLVM places
+// a loop's blocks in any order around its header (a conditional prefetch
+// block before it, exec-masked loads after). Empty if none.
+inline std::string mainLoop(const std::string &assembly) {
+  struct Block {
+    std::string text, label;
+    std::vector<std::string> targets;
+    bool fallsThrough = true;
+  };
+  std::vector<Block> blocks(1);
+  const std::regex labelLine(R"(^(\.LBB\d+_\d+):)"), branch(R"(^\s+(s_c?branch\w*|s_endpgm)\s*(\.LBB\d+_\d+)?)");
+  size_t at = 0;
+  while (at < assembly.size()) {
+    size_t end = assembly.find('\n', at);
+    end = end == std::string::npos ? assembly.size() : end + 1;
+    const std::string line = assembly.substr(at, end - at);
+    at = end;
+    std::smatch m;
+    if (std::regex_search(line, m, labelLine)) {
+      blocks.push_back({});
+      blocks.back().label = m[1].str();
+    }
+    blocks.back().text += line;
+    if (std::regex_search(line, m, branch)) {
+      if (m[2].matched)
+        blocks.back().targets.push_back(m[2].str());
+      blocks.back().fallsThrough = m[1].str().rfind("s_cbranch", 0) == 0;
+      blocks.push_back({});
+    }
+  }
+  std::map<std::string, size_t> byLabel;
+  for (size_t i = 0; i < blocks.size(); ++i)
+    if (!blocks[i].label.empty())
+      byLabel[blocks[i].label] = i;
+  auto successors = [&](size_t i) {
+    std::vector<size_t> out;
+    for (const std::string &t : blocks[i].targets)
+      if (byLabel.count(t))
+        out.push_back(byLabel[t]);
+    if (blocks[i].fallsThrough && i + 1 < blocks.size())
+      out.push_back(i + 1);
+    return out;
+  };
+  // Blocks reachable from `from` (itself only through a cycle).
+  auto reachable = [&](size_t from) {
+    std::vector<bool> seen(blocks.size());
+    std::vector<size_t> work = successors(from);
+    while (!work.empty()) {
+      size_t b = work.back();
+      work.pop_back();
+      if (seen[b])
+        continue;
+      seen[b] = true;
+      for (size_t s : successors(b))
+        work.push_back(s);
+    }
+    return seen;
+  };
+  const std::regex matrix(R"(\bv_(mfma|wmma)_)");
+  size_t core = blocks.size();
+  for (size_t i = 0; i < blocks.size() && core == blocks.size(); ++i)
+    if (std::regex_search(blocks[i].text, matrix))
+      core = i;
+  if (core == blocks.size() || !reachable(core)[core])
+    return "";
+  const std::vector<bool> fromCore = reachable(core);
+  std::string loop;
+  for (size_t i = 0; i < blocks.size(); ++i)
+    if (fromCore[i] && reachable(i)[core])
+      loop += blocks[i].text;
+  return loop;
+}
+
+inline size_t countMatches(const std::string &text, const std::string &pattern) {
+  std::regex re(pattern);
+  return size_t(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+// What one pass over a loop's text holds (every block once, exec-masked
+// ones included).
+struct LoopMakeUp {
+  size_t instructions, matrix, globalLoads128, globalLoads64, globalLoads32, globalLoads16, ldsReads, ldsWrites,
+      barriers, vmovs, execBranches;
+};
+
+inline LoopMakeUp loopMakeUp(const std::string &loop) {
+  return {countMatches(loop, R"((^|\n)\t[a-z][a-z0-9_]*)"),
+          countMatches(loop, R"(\bv_(mfma|wmma)_)"),
+          countMatches(loop, R"(\b(global|buffer)_load_(dwordx4|b128)\b)"),
+          countMatches(loop, R"(\b(global|buffer)_load_(dwordx2|b64)\b)"),
+          countMatches(loop, R"(\b(global|buffer)_load_(dword|b32)\b)"),
+          countMatches(loop, R"(\b(global|buffer)_load_(ushort|short_d16(_hi)?|u16|d16(_hi)?_b16)\b)"),
+          countMatches(loop, R"(\bds_(read|load)\w*)"),
+          countMatches(loop, R"(\bds_(write|store)\w*)"),
+          countMatches(loop, R"(\bs_barrier\b)"),
+          countMatches(loop, R"(\bv_(mov_b32|mov_b64|pk_mov_b32)(_e32|_e64)?\b)"),
+          countMatches(loop, R"(\bs_cbranch_exec(z|nz)\b)")};
+}
+
+} // namespace tessel::bench
