@@ -129,8 +129,8 @@ void printMainLoops(Device &dev, const char *loopDir) {
   auto a = dev.alloc<half>(16), b = dev.alloc<half>(16);
   auto c16 = dev.alloc<half>(16);
   auto c32 = dev.alloc<float>(16);
-  auto triton = jit<bench::triton_matmul>();
-  auto tutorial = jit<bench::tutorial_matmul>();
+  auto triton = jit<bench::triton_matmul<>>();
+  auto tutorial = jit<bench::tutorial_matmul<>>();
   std::printf("\nmain loop, %dx%dx%d f16 blocks, 4 waves, num_stages 2, M = N = K = %d (one pass over the loop's "
               "blocks):\n",
               BM, BN, BK, M);

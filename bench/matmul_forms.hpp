@@ -1,8 +1,8 @@
 // Matmul block programs in the two forms users write, and what their compiled
 // main loop is made of. bench-matmul prints the loops' make-up; the e2e test
 // (tests/unit/e2e/triton_matmul_test.cpp) runs the Triton form against
-// float64 and checks its loop's loads. One definition, so both see the same
-// kernel.
+// float64 and checks its loop's loads; bench-triton-compare sets both next to
+// Triton's code. One definition, so all see the same kernel.
 #pragma once
 
 #include <tessel/tessel.hpp>
@@ -19,10 +19,10 @@ namespace tessel::bench {
 // BLOCK_SIZE_K * stride along K each iteration (carried through the loop),
 // the K tail masked by what remains of K, rows and columns wrapped with % M
 // and % N, and the tutorial's assumptions.
-inline void triton_matmul(Ptr<half> a_ptr, Ptr<half> b_ptr, Ptr<half> c_ptr, i32 M, i32 N, i32 K, i32 stride_am,
-                          i32 stride_ak, i32 stride_bk, i32 stride_bn, i32 stride_cm, i32 stride_cn,
-                          Const<int> BLOCK_SIZE_M, Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K,
-                          Const<int> GROUP_SIZE_M) {
+template <class T = half>
+void triton_matmul(Ptr<T> a_ptr, Ptr<T> b_ptr, Ptr<T> c_ptr, i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak,
+                   i32 stride_bk, i32 stride_bn, i32 stride_cm, i32 stride_cn, Const<int> BLOCK_SIZE_M,
+                   Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K, Const<int> GROUP_SIZE_M) {
   auto pid = program_id(0);
   auto num_pid_m = cdiv(M, BLOCK_SIZE_M);
   auto num_pid_n = cdiv(N, BLOCK_SIZE_N);
@@ -56,7 +56,7 @@ inline void triton_matmul(Ptr<half> a_ptr, Ptr<half> b_ptr, Ptr<half> c_ptr, i32
     a_ptrs += BLOCK_SIZE_K * stride_ak;
     b_ptrs += BLOCK_SIZE_K * stride_bk;
   });
-  auto c = cast<half>(accumulator);
+  auto c = cast<T>(accumulator);
 
   auto offs_cm = pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M);
   auto offs_cn = pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N);
@@ -68,8 +68,9 @@ inline void triton_matmul(Ptr<half> a_ptr, Ptr<half> b_ptr, Ptr<half> c_ptr, i32
 // tessel's tutorial 03 (tutorials/03-matrix-multiplication.cpp): offsets
 // made from the loop's k each iteration, row-major operands, nothing carried
 // but the accumulator.
-inline void tutorial_matmul(Ptr<half> a, Ptr<half> b, Ptr<float> c, i32 M, i32 N, i32 K, Const<int> BM,
-                            Const<int> BN, Const<int> BK, Const<int> GROUP_M) {
+template <class T = half>
+void tutorial_matmul(Ptr<T> a, Ptr<T> b, Ptr<float> c, i32 M, i32 N, i32 K, Const<int> BM, Const<int> BN,
+                     Const<int> BK, Const<int> GROUP_M) {
   auto pid = program_id(0);
   auto blocksM = cdiv(M, BM), blocksN = cdiv(N, BN);
   auto perGroup = GROUP_M * blocksN;

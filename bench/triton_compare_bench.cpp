@@ -33,6 +33,7 @@
 // buffers under 2 GiB) and compiles exactly what a launch would.
 #include <tessel/kernels/matmul.hpp>
 
+#include "matmul_forms.hpp"
 #include "vector_add_kernel.hpp"
 
 #include <cstdio>
@@ -108,81 +109,10 @@ void layer_norm_fwd_fused(Ptr<half> X, Ptr<half> Y, Ptr<half> W, Ptr<half> B, Pt
   });
 }
 
-// ---- tutorial 03: Triton's matmul kernel, line by line (bench/triton/matmul.py) ----
-// Its ACTIVATION ("" in the tutorial's launch) is left out: it compiles to nothing.
-template <class T>
-void matmul_kernel(Ptr<T> a_ptr, Ptr<T> b_ptr, Ptr<T> c_ptr, i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak,
-                   i32 stride_bk, i32 stride_bn, i32 stride_cm, i32 stride_cn, Const<int> BLOCK_SIZE_M,
-                   Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K, Const<int> GROUP_SIZE_M) {
-  auto pid = program_id(0);
-  auto num_pid_m = cdiv(M, BLOCK_SIZE_M);
-  auto num_pid_n = cdiv(N, BLOCK_SIZE_N);
-  auto num_pid_in_group = GROUP_SIZE_M * num_pid_n;
-  auto group_id = pid / num_pid_in_group;
-  auto first_pid_m = group_id * GROUP_SIZE_M;
-  auto group_size_m = minimum(num_pid_m - first_pid_m, GROUP_SIZE_M);
-  auto pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m);
-  auto pid_n = (pid % num_pid_in_group) / group_size_m;
-
-  assume(pid_m >= 0);
-  assume(pid_n >= 0);
-  assume(stride_am > 0);
-  assume(stride_ak > 0);
-  assume(stride_bn > 0);
-  assume(stride_bk > 0);
-  assume(stride_cm > 0);
-  assume(stride_cn > 0);
-
-  auto offs_am = (pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M)) % M;
-  auto offs_bn = (pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N)) % N;
-  auto offs_k = arange(0, BLOCK_SIZE_K);
-  auto a_ptrs = a_ptr + (expand_dims(offs_am, 1) * stride_am + expand_dims(offs_k, 0) * stride_ak);
-  auto b_ptrs = b_ptr + (expand_dims(offs_k, 1) * stride_bk + expand_dims(offs_bn, 0) * stride_bn);
-
-  auto accumulator = zeros<float>({BLOCK_SIZE_M, BLOCK_SIZE_N});
-  for_range(0, cdiv(K, BLOCK_SIZE_K), [&](i32 k) {
-    auto a = load(a_ptrs, expand_dims(offs_k, 0) < K - k * BLOCK_SIZE_K, 0);
-    auto b = load(b_ptrs, expand_dims(offs_k, 1) < K - k * BLOCK_SIZE_K, 0);
-    accumulator = dot(a, b, accumulator);
-    a_ptrs += BLOCK_SIZE_K * stride_ak;
-    b_ptrs += BLOCK_SIZE_K * stride_bk;
-  });
-  auto c = cast<T>(accumulator);
-
-  auto offs_cm = pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M);
-  auto offs_cn = pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N);
-  auto c_ptrs = c_ptr + stride_cm * expand_dims(offs_cm, 1) + stride_cn * expand_dims(offs_cn, 0);
-  auto c_mask = (expand_dims(offs_cm, 1) < M) & (expand_dims(offs_cn, 0) < N);
-  store(c_ptrs, c, c_mask);
-}
-
-// ---- tessel's tutorials/03-matrix-multiplication.cpp, on T (the tutorial's is f16) ----
-template <class T>
-void matmul_block(Ptr<T> a, Ptr<T> b, Ptr<float> c, i32 M, i32 N, i32 K, Const<int> BM, Const<int> BN,
-                  Const<int> BK, Const<int> GROUP_M) {
-  auto pid = program_id(0);
-  auto blocksM = cdiv(M, BM), blocksN = cdiv(N, BN);
-  auto perGroup = GROUP_M * blocksN;
-  auto firstM = (pid / perGroup) * GROUP_M;
-  auto groupM = minimum(blocksM - firstM, GROUP_M);
-  auto pidM = firstM + (pid % perGroup) % groupM;
-  auto pidN = (pid % perGroup) / groupM;
-
-  auto rows = pidM * BM + arange(0, BM);
-  auto cols = pidN * BN + arange(0, BN);
-  auto ks = arange(0, BK);
-  auto acc = zeros<float>({BM, BN});
-  for_range(0, K, BK, [&](i32 k) {
-    auto kk = k + ks;
-    auto ta = load(a + expand_dims(rows, 1) * K + expand_dims(kk, 0),
-                   expand_dims(rows < M, 1) & expand_dims(kk < K, 0), 0);
-    auto tb = load(b + expand_dims(kk, 1) * N + expand_dims(cols, 0),
-                   expand_dims(kk < K, 1) & expand_dims(cols < N, 0), 0);
-    acc = dot(ta, tb, acc);
-  });
-  store(c + expand_dims(rows, 1) * N + expand_dims(cols, 0), acc,
-        expand_dims(rows < M, 1) & expand_dims(cols < N, 0));
-}
+// Tutorial 03 (bench/triton/matmul.py) line by line and tessel's
+// tutorials/03 on T: bench::triton_matmul and bench::tutorial_matmul
+// (matmul_forms.hpp). Triton's ACTIVATION ("" in the tutorial's launch) is
+// left out: it compiles to nothing.
 
 // One compiled case: what the driver needs to pair it with Triton's.
 struct Case {
@@ -198,7 +128,7 @@ constexpr int kM = 4096, kN = 4096, kK = 4096, kBM = 128, kBN = 128, kBK = 64, k
 template <class T> Case matmulTriton03(const char *dtype, unsigned warps) {
   return {std::string("matmul-triton03-") + dtype + "-w" + std::to_string(warps), "matmul", "triton03", dtype,
           "M=N=K=4096", {kBM, kBN, kBK}, warps, kStages, [warps](Device &dev) {
-            static auto kernel = jit(&matmul_kernel<T>, "matmul_kernel");
+            static auto kernel = jit(&bench::triton_matmul<T>, "matmul_kernel");
             auto a = dev.alloc<T>(size_t(kM) * kK), b = dev.alloc<T>(size_t(kK) * kN);
             auto c = dev.alloc<T>(size_t(kM) * kN);
             kernel.launch(dev, {cdiv(kM, kBM) * cdiv(kN, kBN)},
@@ -211,7 +141,7 @@ template <class T> Case matmulTriton03(const char *dtype, unsigned warps) {
 template <class T> Case matmulTutorial03(const char *dtype, unsigned warps) {
   return {std::string("matmul-tutorial03-") + dtype + "-w" + std::to_string(warps), "matmul", "tutorial03", dtype,
           "M=N=K=4096", {kBM, kBN, kBK}, warps, kStages, [warps](Device &dev) {
-            static auto kernel = jit(&matmul_block<T>, "matmul_block");
+            static auto kernel = jit(&bench::tutorial_matmul<T>, "matmul_block");
             auto a = dev.alloc<T>(size_t(kM) * kK), b = dev.alloc<T>(size_t(kK) * kN);
             auto c = dev.alloc<float>(size_t(kM) * kN);
             kernel.launch(dev, {cdiv(kM, kBM) * cdiv(kN, kBN)},

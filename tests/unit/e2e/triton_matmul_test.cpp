@@ -38,7 +38,7 @@ double tritonFormError(int M, int N, int K, bool transA) {
   std::copy(fb.begin(), fb.end(), hb.begin());
   auto a = emulator().upload(ha), b = emulator().upload(hb);
   auto c = poisoned<half>(size_t(M) * N);
-  static auto kernel = jit<triton_matmul>();
+  static auto kernel = jit<triton_matmul<>>();
   const uint32_t grid = cdiv(M, BM) * cdiv(N, BN);
   const int sam = transA ? 1 : K, sak = transA ? M : 1;
   kernel.launch(emulator(), {grid}, {.num_warps = 4, .num_stages = 2}, a, b, c, M, N, K, sam, sak, N, 1, N, 1, BM,
@@ -81,7 +81,7 @@ CompiledKernel compileTritonForm(const std::string &arch, int M, int N, int K, b
   auto c = emulator().alloc<half>(size_t(M) * N);
   const int sam = transA ? 1 : K, sak = transA ? M : 1;
   detail::TraceRequest request =
-      jit<triton_matmul>().trace(a, b, c, M, N, K, sam, sak, N, 1, N, 1, BM, BN, BK, GROUP_M);
+      jit<triton_matmul<>>().trace(a, b, c, M, N, K, sam, sak, N, 1, N, 1, BM, BN, BK, GROUP_M);
   CompileOptions options{arch, 4};
   options.numStages = 2;
   return compileTrace(request.trace, request.spec, options);
