@@ -273,9 +273,16 @@ void onMemoryFault(int sig, siginfo_t *info, void *) {
     writeNumber(t.workgroup[2], 10);
     writeText("), thread ");
     writeNumber(t.workitem[0], 10);
-    writeText(": invalid memory access at address 0x");
-    writeNumber(reinterpret_cast<uintptr_t>(info->si_addr), 16);
-    writeText(" (on a GPU, a memory fault); check the kernel's offsets and masks\n");
+    const auto address = reinterpret_cast<uintptr_t>(info->si_addr);
+    if (t.fibers && t.fibers->inGuardPage(address)) {
+      writeText(": its stack overflowed (the emulator gives each thread ");
+      writeNumber(kFiberStackBytes / 1024, 10);
+      writeText(" KiB; the kernel's tiles need more per thread than that)\n");
+    } else {
+      writeText(": invalid memory access at address 0x");
+      writeNumber(address, 16);
+      writeText(" (on a GPU, a memory fault); check the kernel's offsets and masks\n");
+    }
   }
   // The access runs again and ends the process as it would have without us.
   sigaction(sig, sig == SIGSEGV ? &gPreviousSegv : &gPreviousBus, nullptr);
@@ -286,7 +293,7 @@ void installMemoryFaultReport() {
   std::call_once(installed, [] {
     struct sigaction action = {};
     action.sa_sigaction = &onMemoryFault;
-    action.sa_flags = SA_SIGINFO;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK; // a fiber's overflowed stack cannot run it
     sigemptyset(&action.sa_mask);
     sigaction(SIGSEGV, &action, &gPreviousSegv);
     sigaction(SIGBUS, &action, &gPreviousBus);

@@ -429,11 +429,16 @@ bool isAmdgpuCallingConv(unsigned cc) {
   }
 }
 
-// AMDGPU calling conventions -> C; AMDGPU-only attributes dropped.
+// AMDGPU calling conventions -> C; AMDGPU-only attributes dropped. Frames
+// larger than a page are probed page by page ("probe-stack"), so a thread
+// whose stack overflows meets the guard page below its fiber stack rather
+// than stepping over it into its neighbour's.
 void useHostCallingConventionsAndAttributes(Module &module) {
   for (Function &f : module) {
     if (isAmdgpuCallingConv(f.getCallingConv()))
       f.setCallingConv(llvm::CallingConv::C);
+    if (!f.isDeclaration())
+      f.addFnAttr("probe-stack", "inline-asm");
     std::vector<std::string> drop;
     for (const llvm::Attribute &attr : f.getAttributes().getFnAttrs())
       if (attr.isStringAttribute()) {

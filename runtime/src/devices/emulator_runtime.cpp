@@ -8,7 +8,9 @@
 #include <limits>
 #include <cstdio>
 #include <cstring>
+#include <signal.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <utility>
 
 namespace tessel::emu {
@@ -23,16 +25,31 @@ ThreadState &currentThread() { return tThread; }
 
 FiberWorkgroup::FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes)
     : fibers_(blockSize), exchange_(blockSize, 0), waveSyncs_((blockSize + waveSize - 1) / waveSize, 0),
-      stackBytes_(stackBytes), waveSize_(waveSize) {
-  // Reserved lazily: only the pages a fiber touches cost memory.
-  void *mem = mmap(nullptr, stackBytes_ * blockSize, PROT_READ | PROT_WRITE,
+      stackBytes_(stackBytes), guardBytes_(size_t(sysconf(_SC_PAGESIZE))), slotBytes_(stackBytes + guardBytes_),
+      waveSize_(waveSize) {
+  // Reserved lazily: only the pages a fiber touches cost memory. Below each
+  // stack a page no access may touch: a stack that overflows faults (and the
+  // fault report says so) instead of silently writing the next fiber's.
+  void *mem = mmap(nullptr, slotBytes_ * blockSize, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   stacks_ = mem == MAP_FAILED ? nullptr : static_cast<char *>(mem);
+  for (uint32_t i = 0; stacks_ && i < blockSize; ++i)
+    if (mprotect(stacks_ + size_t(i) * slotBytes_, guardBytes_, PROT_NONE) != 0) {
+      munmap(stacks_, slotBytes_ * blockSize);
+      stacks_ = nullptr;
+    }
 }
 
 FiberWorkgroup::~FiberWorkgroup() {
   if (stacks_)
-    munmap(stacks_, stackBytes_ * fibers_.size());
+    munmap(stacks_, slotBytes_ * fibers_.size());
+}
+
+bool FiberWorkgroup::inGuardPage(uintptr_t address) const {
+  const auto base = reinterpret_cast<uintptr_t>(stacks_);
+  if (!stacks_ || address < base || address >= base + slotBytes_ * fibers_.size())
+    return false;
+  return (address - base) % slotBytes_ < guardBytes_;
 }
 
 #if defined(__x86_64__)
@@ -121,6 +138,19 @@ void FiberWorkgroup::fail(std::string why) {
 std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
   if (!stacks_)
     return "could not reserve fiber stacks for " + std::to_string(fibers_.size()) + " threads";
+  // A fault on a guard page is reported from a stack of the host thread's
+  // own (the fault report's handler runs on it: SA_ONSTACK).
+  thread_local bool altStack = [] {
+    const size_t bytes = 64 * 1024;
+    void *mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+      return false;
+    stack_t ss = {};
+    ss.ss_sp = mem;
+    ss.ss_size = bytes;
+    return sigaltstack(&ss, nullptr) == 0;
+  }();
+  (void)altStack;
   const uint32_t n = blockSize();
   entry_ = entry;
   kernarg_ = kernarg;
@@ -130,7 +160,7 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
   std::fill(waveSyncs_.begin(), waveSyncs_.end(), 0);
   for (uint32_t i = 0; i < n; ++i) {
     Fiber &f = fibers_[i];
-    start(f, stacks_ + size_t(i) * stackBytes_);
+    start(f, stacks_ + size_t(i) * slotBytes_ + guardBytes_);
     f.state = State::Ready;
   }
   ThreadState &ts = tThread;

@@ -75,6 +75,9 @@ public:
   uint32_t blockSize() const { return static_cast<uint32_t>(fibers_.size()); }
   std::vector<uint64_t> &exchange() { return exchange_; }
   [[noreturn]] void fail(std::string why);
+  // Whether `address` is in the guard page below a fiber's stack (a stack
+  // that overflowed faults there instead of writing its neighbour's).
+  bool inGuardPage(uintptr_t address) const;
 
 private:
   enum class State : uint8_t { Ready, AtBarrier, AtWaveSync, Done };
@@ -100,8 +103,8 @@ private:
   std::vector<uint64_t> exchange_; // one slot per lane for cross-lane ops
   uint32_t barriers_ = 0;
   std::vector<uint32_t> waveSyncs_; // per wave
-  char *stacks_ = nullptr;
-  size_t stackBytes_;
+  char *stacks_ = nullptr; // per fiber: a guard page, then its stack
+  size_t stackBytes_, guardBytes_, slotBytes_;
   uint32_t waveSize_;
   uint32_t current_ = 0;
   Context scheduler_;
