@@ -1,0 +1,185 @@
+// tessel::kernels::attention against a float64 reference on the host: odd
+// sequence lengths (not multiples of the blocks), causal and not, head dims
+// 64 and 128, f16 and bf16, grouped-query heads, strided Q; on gfx942, gfx950
+// and gfx1100. And every error the launcher raises.
+#include "e2e_common.hpp"
+
+#include <tessel/kernels/attention.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+struct Case {
+  int B, Hq, Hkv, Sq, Sk, D;
+  bool causal;
+};
+
+struct Errors {
+  double out = 0, lse = 0;
+};
+
+// Runs attention on the emulator for `arch` with random inputs in [-2, 2]
+// (Q with a padded row stride: a row of D + 8 elements), outputs poisoned;
+// returns the largest error of out (absolute: out is a convex combination
+// of V's rows, so |out| <= 2 and its elements near 0 carry no relative
+// meaning) and of lse (absolute, in natural-log units).
+template <class T> Errors runAttention(const char *arch, Case c) {
+  Device dev = Device::emulator(arch);
+  const int qRow = c.D + 8;
+  auto make = [](size_t n) {
+    std::vector<float> raw = randomFloats(n, -2.f, 2.f);
+    return std::vector<T>(raw.begin(), raw.end());
+  };
+  std::vector<T> hq = make(size_t(c.B) * c.Hq * c.Sq * qRow);
+  std::vector<T> hk = make(size_t(c.B) * c.Hkv * c.Sk * c.D), hv = make(size_t(c.B) * c.Hkv * c.Sk * c.D);
+  auto q = dev.upload(hq), k = dev.upload(hk), v = dev.upload(hv);
+  std::vector<T> junkOut(size_t(c.B) * c.Hq * c.Sq * c.D);
+  std::memset(static_cast<void *>(junkOut.data()), 0xA5, junkOut.size() * sizeof(T));
+  std::vector<float> junkLse(size_t(c.B) * c.Hq * c.Sq, std::nanf(""));
+  auto out = dev.upload(junkOut);
+  auto lse = dev.upload(junkLse);
+  kernels::AttentionShape shape{.batch = c.B, .heads_q = c.Hq, .heads_kv = c.Hkv, .seq_q = c.Sq, .seq_k = c.Sk,
+                                .head_dim = c.D, .causal = c.causal};
+  shape.q_strides[0] = int64_t(c.Hq) * c.Sq * qRow;
+  shape.q_strides[1] = int64_t(c.Sq) * qRow;
+  shape.q_strides[2] = qRow;
+  kernels::attention(dev, q, k, v, out, lse, shape);
+  std::vector<T> got = out.download();
+  std::vector<float> gotLse = lse.download();
+
+  // The reference: softmax(Q K^T / sqrt(D)) V in double, from the same
+  // (rounded) inputs.
+  Errors e;
+  const double scale = 1.0 / std::sqrt(double(c.D));
+  std::vector<double> s(c.Sk);
+  for (int b = 0; b < c.B; ++b)
+    for (int h = 0; h < c.Hq; ++h) {
+      const int hk_ = h / (c.Hq / c.Hkv);
+      for (int i = 0; i < c.Sq; ++i) {
+        const T *qi = &hq[((size_t(b) * c.Hq + h) * c.Sq + i) * qRow];
+        const int last = c.causal ? i : c.Sk - 1;
+        double m = -INFINITY;
+        for (int j = 0; j <= last; ++j) {
+          const T *kj = &hk[((size_t(b) * c.Hkv + hk_) * c.Sk + j) * c.D];
+          double dotp = 0;
+          for (int d = 0; d < c.D; ++d) dotp += double(float(qi[d])) * double(float(kj[d]));
+          s[j] = dotp * scale;
+          m = std::max(m, s[j]);
+        }
+        double total = 0;
+        for (int j = 0; j <= last; ++j) total += s[j] = std::exp(s[j] - m);
+        const size_t row = (size_t(b) * c.Hq + h) * c.Sq + i;
+        e.lse = std::max(e.lse, std::fabs(double(gotLse[row]) - (m + std::log(total))));
+        if (std::isnan(gotLse[row])) e.lse = INFINITY;
+        for (int d = 0; d < c.D; ++d) {
+          double want = 0;
+          for (int j = 0; j <= last; ++j)
+            want += s[j] * double(float(hv[((size_t(b) * c.Hkv + hk_) * c.Sk + j) * c.D + d]));
+          want /= total;
+          double err = std::fabs(double(float(got[row * c.D + d])) - want);
+          e.out = std::isnan(err) ? INFINITY : std::max(e.out, err);
+        }
+      }
+    }
+  return e;
+}
+
+// Tolerances. out: P is rounded to T before the second dot (as Triton's
+// tutorial does), a relative error of 2^-11 (f16) or 2^-8 (bf16) per weight,
+// and out is rounded to T at the end (|out| <= 2: 2^-10 f16, 2^-7 bf16);
+// both bounded by a few units of T's precision times max |V| = 2. lse: f32
+// arithmetic on scores of size <= 8 * sqrt(D), about 1e-5.
+template <class T> double outTolerance() { return std::is_same_v<T, half> ? 4e-3 : 3e-2; }
+constexpr double kLseTolerance = 1e-4;
+
+template <class T> void checkAll(const char *arch, std::initializer_list<Case> cases) {
+  for (Case c : cases) {
+    CAPTURE(arch);
+    CAPTURE(c.B);
+    CAPTURE(c.Hq);
+    CAPTURE(c.Hkv);
+    CAPTURE(c.Sq);
+    CAPTURE(c.Sk);
+    CAPTURE(c.D);
+    CAPTURE(c.causal);
+    Errors e = runAttention<T>(arch, c);
+    CHECK(e.out <= outTolerance<T>());
+    CHECK(e.lse <= kLseTolerance);
+  }
+}
+
+} // namespace
+
+TEST_CASE("attention f16 matches float64: odd lengths, causal and not, GQA, d64 and d128, gfx942") {
+  checkAll<half>("gfx942", {{1, 4, 2, 77, 130, 64, false},
+                            {1, 4, 2, 130, 130, 64, true},
+                            {1, 2, 1, 130, 77, 128, false},
+                            {1, 2, 2, 77, 77, 128, true}});
+}
+
+TEST_CASE("attention bf16 matches float64: odd lengths, causal and not, GQA, d64 and d128, gfx942") {
+  checkAll<bfloat16>("gfx942", {{1, 4, 2, 77, 130, 64, false}, {1, 2, 1, 77, 77, 128, true}});
+}
+
+TEST_CASE("attention matches float64 on gfx950") {
+  checkAll<half>("gfx950", {{2, 4, 2, 77, 77, 64, true}, {1, 2, 1, 130, 77, 128, false}});
+  checkAll<bfloat16>("gfx950", {{1, 4, 2, 130, 77, 64, false}});
+}
+
+TEST_CASE("attention matches float64 on gfx1100 (wave32, WMMA)") {
+  checkAll<half>("gfx1100", {{1, 4, 2, 77, 130, 64, false}, {1, 2, 1, 77, 77, 128, true}});
+  checkAll<bfloat16>("gfx1100", {{1, 4, 2, 130, 130, 64, true}});
+}
+
+TEST_CASE("attention: the launcher's errors") {
+  Device dev = Device::emulator("gfx942");
+  auto q = dev.alloc<half>(4 * 77 * 64), k = dev.alloc<half>(2 * 77 * 64), v = dev.alloc<half>(2 * 77 * 64);
+  auto out = dev.alloc<half>(4 * 77 * 64);
+  auto lse = dev.alloc<float>(4 * 77);
+  auto shape = [] {
+    return kernels::AttentionShape{.heads_q = 4, .heads_kv = 2, .seq_q = 77, .seq_k = 77, .head_dim = 64};
+  };
+  auto s = shape();
+  s.head_dim = 96;
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: head_dim 96 is not supported (64 or 128)", Error);
+  s = shape();
+  s.heads_q = 3;
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: heads_q = 3 is not a multiple of heads_kv = 2 (grouped-query heads)", Error);
+  s = shape();
+  s.seq_k = 0;
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: batch, heads_q, heads_kv, seq_q and seq_k must be at least 1 (batch = 1, "
+                       "heads_q = 4, heads_kv = 2, seq_q = 77, seq_k = 0)",
+                       Error);
+  s = shape();
+  s.causal = true;
+  s.seq_k = 70;
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: causal attention needs seq_q == seq_k (seq_q = 77, seq_k = 70)", Error);
+  s = shape();
+  s.seq_k = 78; // K and V one key short
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: K: the buffer holds 9856 elements and needs 9984", Error);
+  s = shape();
+  s.heads_q = 8; // Q, out and lse sized for 4 heads
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: Q: the buffer holds 19712 elements and needs 39424", Error);
+  s = shape();
+  s.out_strides[2] = 65; // out's rows padded: the buffer is too small
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: out: the buffer holds 19712 elements and needs 19788", Error);
+  auto shortLse = dev.alloc<float>(4 * 77 - 1);
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, shortLse, shape()),
+                       "attention: lse: the buffer holds 307 elements and needs 308", Error);
+  s = shape();
+  s.k_strides[2] = -64;
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s), "attention: K: strides must not be negative",
+                       Error);
+}
