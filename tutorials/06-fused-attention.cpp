@@ -159,6 +159,11 @@ int main() {
                 causal ? "causal" : "non-causal", S, D, good ? "matches the float64 reference" : "MISMATCH", c.out,
                 c.lse);
   }
+  // Two specializations (CAUSAL is a constant): two kernels compiled, or
+  // none when the disk cache has them from an earlier run.
+  const LaunchStats stats = kernel.stats();
+  std::printf("kernels compiled: %llu, loaded from the disk cache: %llu\n", (unsigned long long)stats.compiles,
+              (unsigned long long)stats.diskHits);
   // The kernel's assembly (TESSEL_DUMP=1) shows two groups of matrix
   // instructions in the key loop, v_exp_f32 for exp2, and the row max and
   // sum as cross-lane reductions over the first dot's result.
