@@ -6,6 +6,9 @@
 
 #include <tessel/kernels/attention.hpp>
 
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/compile.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -149,6 +152,27 @@ TEST_CASE("attention matches float64 on gfx950") {
 TEST_CASE("attention matches float64 on gfx1100 (wave32, WMMA)") {
   checkAll<half>("gfx1100", {{1, 4, 2, 77, 130, 64, false}, {1, 2, 1, 77, 77, 128, true}});
   checkAll<bfloat16>("gfx1100", {{1, 4, 2, 130, 130, 64, true}});
+}
+
+TEST_CASE("attention's default configs compile to matrix instructions on every target (the AMDGPU backend)") {
+  // The emulator runs the same module retargeted to the host; this compiles
+  // it for the GPU: the configs attentionConfig picks fit each target.
+  auto h = emulator().alloc<half>(64);
+  auto f = emulator().alloc<float>(64);
+  for (const char *arch : {"gfx942", "gfx950", "gfx1100"})
+    for (int d : {64, 128})
+      for (bool causal : {false, true}) {
+        CAPTURE(arch);
+        CAPTURE(d);
+        CAPTURE(causal);
+        const unsigned wave = std::string(arch) == "gfx1100" ? 32 : 64;
+        kernels::AttentionConfig cfg = kernels::attentionConfig(d, wave);
+        detail::TraceRequest request = kernels::attentionKernel<half>().trace(
+            h, h, h, h, f, 4, 2, 77, 77, 0.1f, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, d, cfg.BLOCK_M,
+            cfg.BLOCK_N, causal);
+        CompiledKernel k = compileTrace(request.trace, request.spec, {arch, cfg.num_warps});
+        CHECK(contains(k.assembly(), wave == 32 ? "v_wmma_f32_16x16x16_f16" : "v_mfma_f32_"));
+      }
 }
 
 TEST_CASE("attention: the launcher's errors") {
