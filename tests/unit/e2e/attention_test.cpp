@@ -154,7 +154,7 @@ TEST_CASE("attention matches float64 on gfx1100 (wave32, WMMA)") {
   checkAll<bfloat16>("gfx1100", {{1, 4, 2, 130, 130, 64, true}});
 }
 
-TEST_CASE("attention's default configs compile to matrix instructions on every target (the AMDGPU backend)") {
+TEST_CASE("attention's default configs compile to matrix instructions without spills on every target (the AMDGPU backend)") {
   // The emulator runs the same module retargeted to the host; this compiles
   // it for the GPU: the configs attentionConfig picks fit each target.
   auto h = emulator().alloc<half>(64);
@@ -170,8 +170,12 @@ TEST_CASE("attention's default configs compile to matrix instructions on every t
         detail::TraceRequest request = kernels::attentionKernel<half>().trace(
             h, h, h, h, f, 4, 2, 77, 77, 0.1f, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, d, cfg.BLOCK_M,
             cfg.BLOCK_N, causal);
-        CompiledKernel k = compileTrace(request.trace, request.spec, {arch, cfg.num_warps});
-        CHECK(contains(k.assembly(), wave == 32 ? "v_wmma_f32_16x16x16_f16" : "v_mfma_f32_"));
+        std::string assembly;
+        std::string log = stderrOf("/tmp/tessel-attention-compile.txt", [&] {
+          assembly = compileTrace(request.trace, request.spec, {arch, cfg.num_warps}).assembly();
+        });
+        CHECK(contains(assembly, wave == 32 ? "v_wmma_f32_16x16x16_f16" : "v_mfma_f32_"));
+        CHECK_MESSAGE(!contains(log, "spills"), log); // no scratch at the default blocks
       }
 }
 
@@ -222,3 +226,4 @@ TEST_CASE("attention: the launcher's errors") {
   CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s), "attention: K: strides must not be negative",
                        Error);
 }
+

@@ -43,13 +43,13 @@ struct AttentionConfig {
 };
 
 // The default per head dim and wave size: 128 x 64 blocks over 4 waves at
-// head dim 64 (Triton's choice for the forward pass); at head dim 128 the
-// accumulator and the Q tile double, so the key block halves on wave64 and
-// the query block too on wave32 (gfx1100's 32-lane waves hold twice the
-// registers per lane for the same tile).
+// head dim 64 (Triton's choice for the forward pass), 128 x 32 at head dim
+// 128 (the accumulator and Q's tile double). On wave32 (gfx1100) those spill
+// registers to scratch with today's layouts (896 and 716 bytes per thread);
+// 64 x 32 and 32 x 32 blocks over 8 waves are the largest tried that do not.
 inline AttentionConfig attentionConfig(int64_t headDim, unsigned waveSize = 64) {
-  if (headDim <= 64) return {128, 64, 4};
-  return waveSize == 32 ? AttentionConfig{64, 32, 4} : AttentionConfig{128, 32, 4};
+  if (waveSize == 32) return headDim <= 64 ? AttentionConfig{64, 32, 8} : AttentionConfig{32, 32, 8};
+  return headDim <= 64 ? AttentionConfig{128, 64, 4} : AttentionConfig{128, 32, 4};
 }
 
 // ln(2): the kernel works in base 2 (exp2 is the hardware's exponential) and
