@@ -28,14 +28,14 @@ struct Errors {
 };
 
 // Runs attention on the emulator for `arch` with random inputs in [-2, 2]
-// (Q with a padded row stride: a row of D + 8 elements; K and V [B, H, S, D]
-// or [B, S, H, D]), outputs poisoned;
+// (Q and out with padded row strides, D + 8 and D + 4 elements; K and V
+// [B, H, S, D] or [B, S, H, D]), outputs poisoned (out's padding must stay so);
 // returns the largest error of out (absolute: out is a convex combination
 // of V's rows, so |out| <= 2 and its elements near 0 carry no relative
 // meaning) and of lse (absolute, in natural-log units).
 template <class T> Errors runAttention(const char *arch, Case c) {
   Device dev = Device::emulator(arch);
-  const int qRow = c.D + 8;
+  const int qRow = c.D + 8, outRow = c.D + 4; // padded rows: Q read past D, out written past D
   auto make = [](size_t n) {
     std::vector<float> raw = randomFloats(n, -2.f, 2.f);
     return std::vector<T>(raw.begin(), raw.end());
@@ -43,7 +43,7 @@ template <class T> Errors runAttention(const char *arch, Case c) {
   std::vector<T> hq = make(size_t(c.B) * c.Hq * c.Sq * qRow);
   std::vector<T> hk = make(size_t(c.B) * c.Hkv * c.Sk * c.D), hv = make(size_t(c.B) * c.Hkv * c.Sk * c.D);
   auto q = dev.upload(hq), k = dev.upload(hk), v = dev.upload(hv);
-  std::vector<T> junkOut(size_t(c.B) * c.Hq * c.Sq * c.D);
+  std::vector<T> junkOut(size_t(c.B) * c.Hq * c.Sq * outRow);
   std::memset(static_cast<void *>(junkOut.data()), 0xA5, junkOut.size() * sizeof(T));
   std::vector<float> junkLse(size_t(c.B) * c.Hq * c.Sq, std::nanf(""));
   auto out = dev.upload(junkOut);
@@ -53,6 +53,9 @@ template <class T> Errors runAttention(const char *arch, Case c) {
   shape.q_strides[0] = int64_t(c.Hq) * c.Sq * qRow;
   shape.q_strides[1] = int64_t(c.Sq) * qRow;
   shape.q_strides[2] = qRow;
+  shape.out_strides[0] = int64_t(c.Hq) * c.Sq * outRow;
+  shape.out_strides[1] = int64_t(c.Sq) * outRow;
+  shape.out_strides[2] = outRow;
   if (c.kvSeqMajor) {
     const int64_t st[4] = {int64_t(c.Sk) * c.Hkv * c.D, c.D, int64_t(c.Hkv) * c.D, 1};
     std::copy(st, st + 4, shape.k_strides);
@@ -94,11 +97,16 @@ template <class T> Errors runAttention(const char *arch, Case c) {
           for (int j = 0; j <= last; ++j)
             want += s[j] * double(float(hv[kvAt(b, hk_, j) + d]));
           want /= total;
-          double err = std::fabs(double(float(got[row * c.D + d])) - want);
+          double err = std::fabs(double(float(got[row * outRow + d])) - want);
           e.out = std::isnan(err) ? INFINITY : std::max(e.out, err);
         }
       }
     }
+  size_t touched = 0; // out's row padding must keep its poison
+  for (size_t row = 0; row < size_t(c.B) * c.Hq * c.Sq; ++row)
+    for (int d = c.D; d < outRow; ++d)
+      touched += std::memcmp(&got[row * outRow + d], &junkOut[row * outRow + d], sizeof(T)) != 0;
+  CHECK_MESSAGE(touched == 0, touched << " padding elements of out were written");
   return e;
 }
 
