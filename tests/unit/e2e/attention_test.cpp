@@ -226,6 +226,10 @@ TEST_CASE("attention: the launcher's errors") {
   s.out_strides[2] = 65; // out's rows padded: the buffer is too small
   CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
                        "attention: out: the buffer holds 19712 elements and needs 19788", Error);
+  s = shape();
+  s.batch = 16384;
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: batch * heads_q = 65536 is more than 65535 (one program column per head)", Error);
   auto shortLse = dev.alloc<float>(4 * 77 - 1);
   CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, shortLse, shape()),
                        "attention: lse: the buffer holds 307 elements and needs 308", Error);

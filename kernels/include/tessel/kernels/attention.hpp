@@ -149,6 +149,8 @@ void attention(Device &dev, const Buffer<T> &q, const Buffer<T> &k, const Buffer
          " (grouped-query heads)");
   if (s.causal && s.seq_q != s.seq_k)
     fail("causal attention needs seq_q == seq_k (seq_q = " + str(s.seq_q) + ", seq_k = " + str(s.seq_k) + ")");
+  if (s.batch * s.heads_q > 65535) // the grid's second dimension
+    fail("batch * heads_q = " + str(s.batch * s.heads_q) + " is more than 65535 (one program column per head)");
   auto dense = [](int64_t (&st)[4], int64_t heads, int64_t seq, int64_t d) {
     const int64_t def[4] = {heads * seq * d, seq * d, d, 1};
     for (int i = 0; i < 4; ++i)
@@ -174,7 +176,6 @@ void attention(Device &dev, const Buffer<T> &q, const Buffer<T> &k, const Buffer
   const int64_t lseNeed = s.batch * s.heads_q * s.seq_q;
   if (int64_t(lse.size()) < lseNeed)
     fail("lse: the buffer holds " + str(int64_t(lse.size())) + " elements and needs " + str(lseNeed));
-  if (s.batch * s.heads_q > 65535) fail("batch * heads_q = " + str(s.batch * s.heads_q) + " passes 65535 programs");
   const AttentionConfig cfg = config ? *config : attentionConfig(s.head_dim, dev.waveSize());
   const float scale = s.scale != 0 ? s.scale : float(1.0 / std::sqrt(double(s.head_dim)));
   const float qkScale = scale * 1.44269504088896340736f; // log2(e): the kernel's exp is exp2
