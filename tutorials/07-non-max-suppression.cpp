@@ -1,4 +1,4 @@
-// Tutorial 06: non-maximum suppression.
+// Tutorial 07: non-maximum suppression.
 //
 // An object detector proposes boxes with scores; many overlap the same
 // object. Greedy NMS keeps the best-scoring box, drops every box that
@@ -9,7 +9,7 @@
 // the IoU matrix of all pairs as one tile, and suppresses greedily, with no
 // memory but its inputs and outputs.
 //
-// Build and run: scripts/tutorial.sh 06-non-max-suppression
+// Build and run: scripts/tutorial.sh 07-non-max-suppression
 
 #include <tessel/tessel.hpp>
 
