@@ -7,6 +7,8 @@
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/runtime/device.hpp"
 
+// The emulator tests' module header; this program is no test suite.
+#define DOCTEST_CONFIG_DISABLE
 #include "../unit/devices/emulator_ir.hpp"
 
 #include <cstring>
