@@ -20,6 +20,23 @@ inline double medianOf(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+struct ColdCompileResult {
+  double totalMs; // trace + compile
+  CompileTimes times;
+};
+
+// One cold compile: `traceOnce()` returns a detail::TraceRequest.
+template <class TraceFn>
+ColdCompileResult coldCompileOnce(const std::string &arch, unsigned numWarps, TraceFn traceOnce) {
+  using Clock = std::chrono::steady_clock;
+  auto t0 = Clock::now();
+  detail::TraceRequest request = traceOnce();
+  double traceMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  CompiledKernel k = compileTrace(request.trace, request.spec, {arch, numWarps});
+  k.times.trace = traceMs;
+  return {std::chrono::duration<double, std::milli>(Clock::now() - t0).count(), k.times};
+}
+
 // `traceOnce()` returns a detail::TraceRequest. TESSEL_BENCH_ONLY=text skips
 // the kernels whose description does not contain `text` (to profile one).
 template <class TraceFn>

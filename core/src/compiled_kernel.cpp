@@ -21,6 +21,16 @@ std::string describeStages(const CompileTimes &t) {
   return out + " ms";
 }
 
+std::string describeSlowestPasses(const CompileTimes &t) {
+  std::string out;
+  for (const CompileTimes::PassTime &p : t.slowestPasses) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, " %.2f", p.ms);
+    out += (out.empty() ? "" : ", ") + p.pass + buffer;
+  }
+  return out + " ms";
+}
+
 const std::string &CompiledKernel::made(const std::shared_ptr<LazyText> &lazy, const CompiledKernel &kernel,
                                         const char *what) {
   if (!lazy)

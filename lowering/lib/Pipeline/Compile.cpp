@@ -31,6 +31,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -139,19 +140,50 @@ public:
     failedPass_ = &failedPass;
   }
   void stop() { tileIR_ = failedPass_ = nullptr; }
+  void runBeforePass(mlir::Pass *, mlir::Operation *) override { passStarts_.push_back(Clock::now()); }
   void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    addPassTime(pass);
     if (tileIR_ && pass->getArgument() == kLastTileLevelPass)
       if (auto module = mlir::dyn_cast<mlir::ModuleOp>(op))
         *tileIR_ = printed(module);
   }
   void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *) override {
+    addPassTime(pass);
     if (failedPass_)
       *failedPass_ = pass->getArgument().str();
   }
   static constexpr const char *kLastTileLevelPass = "tessel-plan-lds";
 
+  // The run's per-pass times (a pass that runs twice summed), slowest
+  // first, the first CompileTimes::kSlowestPasses; forgets them.
+  std::vector<CompileTimes::PassTime> takeSlowestPasses() {
+    std::vector<CompileTimes::PassTime> all = std::move(passTimes_);
+    passTimes_.clear();
+    passStarts_.clear();
+    std::sort(all.begin(), all.end(), [](const auto &a, const auto &b) { return a.ms > b.ms; });
+    if (all.size() > CompileTimes::kSlowestPasses)
+      all.resize(CompileTimes::kSlowestPasses);
+    return all;
+  }
+
 private:
+  using Clock = std::chrono::steady_clock;
+  void addPassTime(mlir::Pass *pass) {
+    if (passStarts_.empty())
+      return;
+    double ms = std::chrono::duration<double, std::milli>(Clock::now() - passStarts_.back()).count();
+    passStarts_.pop_back();
+    llvm::StringRef name = pass->getArgument();
+    for (CompileTimes::PassTime &p : passTimes_)
+      if (p.pass == name) {
+        p.ms += ms;
+        return;
+      }
+    passTimes_.push_back({name.str(), ms});
+  }
   std::string *tileIR_ = nullptr, *failedPass_ = nullptr;
+  std::vector<Clock::time_point> passStarts_; // a stack: passes may nest
+  std::vector<CompileTimes::PassTime> passTimes_;
 };
 
 // buildTesselPipeline's passes over one context, with their observer.
@@ -175,6 +207,7 @@ struct Pipeline {
     auto stopWatching = llvm::make_scope_exit([&] { observer->stop(); });
     return passes.run(module);
   }
+  std::vector<CompileTimes::PassTime> takeSlowestPasses() { return observer->takeSlowestPasses(); }
   mlir::PassManager passes;
   PipelineObserver *observer; // owned by `passes`
   const bool verifyEach;
@@ -441,6 +474,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     std::string failedPass;
     if (mlir::failed(ctx.pipeline().run(*module, out.tileIR, failedPass)))
       diags.fail("the pass '" + failedPass + "'");
+    times.slowestPasses = ctx.pipeline().takeSlowestPasses();
   }
   if (dumps.wants(DumpItem::Tile))
     dumps.write(DumpItem::Tile, out.tileIR);

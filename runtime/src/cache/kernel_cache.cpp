@@ -200,6 +200,9 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
       std::fprintf(stderr, "tessel: compiled '%s' for %s (num_warps %u) in %.2f ms: %s\n",
                    kernelName.c_str(), arch.c_str(), options.num_warps,
                    entry->compiled.times.total(), describeStages(entry->compiled.times).c_str());
+    if (environmentLists("TESSEL_LOG", "compile") && !entry->compiled.times.slowestPasses.empty())
+      std::fprintf(stderr, "tessel: slowest passes of '%s': %s\n", kernelName.c_str(),
+                   describeSlowestPasses(entry->compiled.times).c_str());
     checkBlockSize(entry->compiled);
     cache.store(diskKey, entry->compiled);
   }

@@ -1,5 +1,6 @@
 // What a compile reports about itself: CompiledKernel::times, and
-// TESSEL_LOG=compile printing each stage's time per compiled kernel.
+// TESSEL_LOG=compile printing each stage's time per compiled kernel and its
+// slowest passes.
 #include "e2e_common.hpp"
 #include "../scoped_env.hpp"
 
@@ -10,7 +11,7 @@
 using namespace tessel;
 using namespace e2e;
 
-TEST_CASE("TESSEL_LOG=compile prints the time of every stage of a softmax compile") {
+TEST_CASE("TESSEL_LOG=compile prints the time of every stage and the slowest passes of a softmax compile") {
   Device dev = Device::emulator("gfx90a");
   const int M = 5, N = 1234;
   auto in = dev.upload(randomFloats(size_t(M) * N)), out = dev.alloc<float>(size_t(M) * N);
@@ -35,6 +36,17 @@ TEST_CASE("TESSEL_LOG=compile prints the time of every stage of a softmax compil
         doctest::Approx(k.times.trace + k.times.context + k.times.import + k.times.passes + k.times.translate +
                         k.times.optimize + k.times.codegen + k.times.link));
   CHECK(std::stod(match[1]) == doctest::Approx(k.times.total()).epsilon(0.01));
+  // The next line names the slowest passes (their arguments, as tessel-opt
+  // takes them), slowest first, at most kSlowestPasses of them.
+  std::regex passes(R"(tessel: slowest passes of 'tessel_softmax_f32': ((?:[a-z-]+ [0-9.]+, )*[a-z-]+ [0-9.]+) ms\n)");
+  std::smatch passMatch;
+  REQUIRE(std::regex_search(printed, passMatch, passes));
+  CHECK(contains(passMatch[1].str(), "tessel-convert-to-llvm "));
+  REQUIRE(!k.times.slowestPasses.empty());
+  CHECK(k.times.slowestPasses.size() <= CompileTimes::kSlowestPasses);
+  for (size_t i = 1; i < k.times.slowestPasses.size(); ++i)
+    CHECK(k.times.slowestPasses[i - 1].ms >= k.times.slowestPasses[i].ms);
+  CHECK(passMatch[1].str() + " ms" == describeSlowestPasses(k.times));
   // The compile made no assembly text (it is not on the launch path); asked
   // for, it is made then, and kept.
   CHECK_FALSE(k.hasAssembly());

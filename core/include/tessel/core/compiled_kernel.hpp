@@ -26,6 +26,14 @@ struct CompileTimes {
   double optimize = 0;  // LLVM O3 (with the device library linked when called)
   double codegen = 0;   // AMDGPU code generation to the object (no assembly text: see assembly())
   double link = 0;      // lld: object -> .hsaco, and its symbol check
+  // The passes stage's slowest passes, slowest first (a pass that runs twice,
+  // as canonicalize and cse do, is named once with its runs' sum).
+  struct PassTime {
+    std::string pass; // its argument: "tessel-convert-to-llvm"
+    double ms = 0;
+  };
+  std::vector<PassTime> slowestPasses;
+  static constexpr size_t kSlowestPasses = 5;
   double total() const { return trace + context + import + passes + translate + optimize + codegen + link; }
 };
 
@@ -45,6 +53,8 @@ private:
 
 // "trace 0.21, context 1.90, ..., link 0.62 ms": every stage, in order.
 std::string describeStages(const CompileTimes &times);
+// "tessel-convert-to-llvm 12.31, canonicalize 4.02, ... ms": the slowest passes.
+std::string describeSlowestPasses(const CompileTimes &times);
 
 struct CompiledKernel {
   std::string name;           // kernel symbol in the module and the code object

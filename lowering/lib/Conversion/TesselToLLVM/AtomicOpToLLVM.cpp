@@ -124,7 +124,7 @@ void lowerAtomic(Op op, ValueRange masks, ConversionPatternRewriter &rewriter, c
   } else if (acquires && manyThreads) {
     target.barrier(rewriter, loc);
   }
-  rewriter.replaceOpWithMultiple(op, {old});
+  replaceWithRegisters(rewriter, op, {old});
 }
 
 struct AtomicRMWOpConversion : TesselOpToLLVMPattern<AtomicRMWOp> {
@@ -232,7 +232,7 @@ struct HistogramOpConversion : TesselOpToLLVMPattern<HistogramOp> {
       counts.push_back(target.ldsLoad(rewriter, loc, op, rewriter.create<LLVM::MulOp>(loc, c[0], i32Value(rewriter, loc, 4)),
                                       rewriter.getI32Type()));
     target.endLdsScratch(rewriter, loc, op);
-    rewriter.replaceOpWithMultiple(op, {counts});
+    replaceWithRegisters(rewriter, op, {counts});
     return success();
   }
 };

@@ -66,6 +66,7 @@ Type transferType(OpBuilder &b, int64_t bytes) {
 // that constant into the instruction's immediate offset, and the groups of
 // one thread share x's register.
 Value byteOffset(OpBuilder &b, Location loc, Value elementOffset, int64_t elemBytes, Value pred) {
+  elementOffset = registerSource(elementOffset);
   if (!pred) {
     if (auto add = elementOffset.getDefiningOp<LLVM::AddOp>()) {
       for (auto [x, c] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
@@ -86,7 +87,7 @@ Value byteOffset(OpBuilder &b, Location loc, Value elementOffset, int64_t elemBy
 // Whether `v` is a constant whose bits are all zero (+0.0, 0, null): what an
 // out-of-range buffer read returns anyway.
 bool isZeroBits(Value v) {
-  Operation *def = v.getDefiningOp();
+  Operation *def = registerSource(v).getDefiningOp();
   if (isa_and_nonnull<LLVM::ZeroOp>(def))
     return true;
   auto constant = dyn_cast_or_null<LLVM::ConstantOp>(def);
@@ -114,6 +115,7 @@ struct Sum {
 };
 
 void collectSum(Value v, Sum &sum) {
+  v = registerSource(v);
   APInt constant;
   if (matchPattern(v, m_ConstantInt(&constant))) {
     sum.constant += constant.getSExtValue();
@@ -214,7 +216,7 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
       for (size_t g = 0; g < offsets.size(); g += vec)
         emitGlobalLoad(rewriter, loc, address(offsets[g]), mem, elem, vec, masks.empty() ? Value() : masks[g],
                        others.empty() ? ArrayRef<Value>() : ArrayRef<Value>(others).slice(g, vec), out);
-      rewriter.replaceOpWithMultiple(op, {out});
+      replaceWithRegisters(rewriter, op, {out});
       return success();
     }
     Value rsrc = makeResource(rewriter, loc, base, target.arch(), bound, elemBytes);
@@ -236,7 +238,7 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
       }
       appendElements(rewriter, loc, value, vec, elem, out);
     }
-    rewriter.replaceOpWithMultiple(op, {out});
+    replaceWithRegisters(rewriter, op, {out});
     return success();
   }
 };

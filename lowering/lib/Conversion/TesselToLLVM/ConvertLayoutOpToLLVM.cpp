@@ -48,7 +48,7 @@ public:
     for (size_t r = 0; r < coords.size(); ++r)
       out.push_back(read(coords[r], r));
     target_.endLdsScratch(b_, loc_, op_);
-    b_.replaceOpWithMultiple(op_, {out});
+    replaceWithRegisters(b_, op_, {out});
   }
   Value load(Value index) { return target_.ldsLoad(b_, loc_, op_, slotBytes(index), elem_); }
   Value linear(ArrayRef<Value> coords, ArrayRef<int64_t> shape) {
@@ -62,7 +62,7 @@ public:
     target_.ldsBarrier(b_, loc_);
     SmallVector<Value> out = emitLdsTileRead(b_, loc_, target_, cast<RankedTensorType>(dstType_), elem_, base, plan);
     target_.endLdsScratch(b_, loc_, op_);
-    b_.replaceOpWithMultiple(op_, {out});
+    replaceWithRegisters(b_, op_, {out});
   }
   // Index of half `half` of an element whose last dim (of 2) was split off.
   Value pair(Value index, int64_t half) {
@@ -92,7 +92,7 @@ struct ConvertLayoutOpConversion : TesselOpToLLVMPattern<ConvertLayoutOp> {
   LogicalResult matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (isRegisterRenaming(op)) {
-      rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
+      replaceWithRegisters(rewriter, op, {adaptor.getSrc()});
       return success();
     }
     ThroughLds lds(op, rewriter, target, converter);

@@ -108,6 +108,8 @@ struct ConvertTesselToLLVMPass
     config.allowPatternRollback = false;
     if (failed(applyPartialConversion(module, legality, std::move(patterns), config)))
       return signalPassFailure();
+    // The identity casts replaceWithRegisters handed the driver.
+    foldIdentityCasts(module);
 
     // Structured control flow (predication, loops) to LLVM branches.
     LLVMConversionTarget branches(*ctx);

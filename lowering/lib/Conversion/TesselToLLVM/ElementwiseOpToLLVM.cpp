@@ -105,7 +105,7 @@ struct ElementwiseOpConversion : ConversionPattern {
       for (auto [regs, value] : llvm::zip(out, emitScalarResults(rewriter, op, scalarOperands, scalar)))
         regs.push_back(value);
     }
-    rewriter.replaceOpWithMultiple(op, std::move(out));
+    replaceWithRegisters(rewriter, op, std::move(out));
     return success();
   }
 
@@ -127,7 +127,7 @@ struct ConstantTileConversion : TesselOpToLLVMPattern<arith::ConstantOp> {
       return op.emitError("only constant tiles with one value are supported");
     Value v = constantValue(rewriter, op.getLoc(), tile.getElementType(),
                             dense.getSplatValue<TypedAttr>());
-    rewriter.replaceOpWithMultiple(op, {SmallVector<Value>(registersPerThread(tile), v)});
+    replaceWithRegisters(rewriter, op, {SmallVector<Value>(registersPerThread(tile), v)});
     return success();
   }
 };
@@ -141,7 +141,7 @@ struct AddPtrOpConversion : TesselOpToLLVMPattern<AddPtrOp> {
     SmallVector<Value> out;
     for (auto [ptr, offset] : llvm::zip(adaptor.getPtr(), adaptor.getOffset()))
       out.push_back(rewriter.create<LLVM::GEPOp>(op.getLoc(), ptrType, elem, ptr, ValueRange{offset}));
-    rewriter.replaceOpWithMultiple(op, {out});
+    replaceWithRegisters(rewriter, op, {out});
     return success();
   }
 };

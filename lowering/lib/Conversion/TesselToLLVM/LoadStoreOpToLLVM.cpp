@@ -25,7 +25,7 @@ struct LoadOpConversion : TesselOpToLLVMPattern<LoadOp> {
     for (size_t g = 0; g < ptrs.size(); g += vec)
       emitGlobalLoad(rewriter, loc, ptrs[g], mem, elem, vec, masks.empty() ? Value() : masks[g],
                      others.empty() ? ArrayRef<Value>() : ArrayRef<Value>(others).slice(g, vec), out);
-    rewriter.replaceOpWithMultiple(op, {out});
+    replaceWithRegisters(rewriter, op, {out});
     return success();
   }
 };

@@ -51,7 +51,7 @@ struct LocalLoadOpConversion : TesselOpToLLVMPattern<LocalLoadOp> {
                        adaptor.getSlot().front(), type);
     SmallVector<Value> regs =
         emitLdsTileRead(rewriter, op.getLoc(), target, type, converter.scalarType(type), slot.base, slot.plan);
-    rewriter.replaceOpWithMultiple(op, {regs});
+    replaceWithRegisters(rewriter, op, {regs});
     return success();
   }
 };

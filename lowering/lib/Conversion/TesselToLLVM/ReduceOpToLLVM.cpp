@@ -244,7 +244,7 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
     for (size_t i = 0; i < n; ++i)
       for (SmallVector<Value> &a : acc)
         results[i].push_back(a[i]);
-    rewriter.replaceOpWithMultiple(op, std::move(results));
+    replaceWithRegisters(rewriter, op, std::move(results));
     return success();
   }
 };

@@ -35,7 +35,7 @@ struct MakeRangeOpConversion : TesselOpToLLVMPattern<MakeRangeOp> {
     if (op.getStart() != 0)
       for (Value &c : coords)
         c = rewriter.create<LLVM::AddOp>(loc, c, i32Value(rewriter, loc, op.getStart()));
-    rewriter.replaceOpWithMultiple(op, {coords});
+    replaceWithRegisters(rewriter, op, {coords});
     return success();
   }
 };

@@ -154,7 +154,7 @@ struct ScanOpConversion : TesselOpToLLVMPattern<ScanOp> {
         put(reg, selectEach(rewriter, loc, prefixValid, apply(prefix[l], at(reg)), at(reg)));
     if (failedCombine)
       return failure();
-    rewriter.replaceOpWithMultiple(op, std::move(vals));
+    replaceWithRegisters(rewriter, op, std::move(vals));
     return success();
   }
 };

@@ -151,7 +151,7 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
     if (stable)
       vals.pop_back();
     SmallVector<SmallVector<Value>> results(vals.begin(), vals.end());
-    rewriter.replaceOpWithMultiple(op, results);
+    replaceWithRegisters(rewriter, op, results);
     return success();
   }
 };

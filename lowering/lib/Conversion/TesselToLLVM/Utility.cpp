@@ -260,7 +260,7 @@ namespace {
 // 0 and 1 in that order (a packed op's results); else null.
 Value pairSource(Value lo, Value hi) {
   auto element = [](Value v, int64_t position) -> Value {
-    auto extract = v.getDefiningOp<LLVM::ExtractElementOp>();
+    auto extract = registerSource(v).getDefiningOp<LLVM::ExtractElementOp>();
     APInt index;
     if (!extract || !matchPattern(extract.getPosition(), m_ConstantInt(&index)) || index != position)
       return {};
@@ -510,6 +510,8 @@ bool mlir::tessel::isPackableF32(Operation *op) {
 }
 
 Value mlir::tessel::packPair(OpBuilder &b, Location loc, Value lo, Value hi, PackedPairs *pairs) {
+  lo = registerSource(lo);
+  hi = registerSource(hi);
   if (Value v = pairSource(lo, hi))
     return v;
   // Elements i and i + 1 of one vector: that vector and i.
@@ -569,4 +571,38 @@ void mlir::tessel::appendElements(OpBuilder &b, Location loc, Value value, int64
     Value v = vec == 1 ? value : Value(b.create<LLVM::ExtractElementOp>(loc, value, i32Value(b, loc, i)));
     out.push_back(fromMemory(b, loc, v, elem));
   }
+}
+
+void mlir::tessel::replaceWithRegisters(ConversionPatternRewriter &rewriter, Operation *op,
+                                        SmallVector<SmallVector<Value>> registers) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  for (auto [result, regs] : llvm::zip_equal(op->getResults(), registers)) {
+    // The driver compares nothing for a result without uses, or whose
+    // registers have one position already.
+    if (regs.size() < 2 || result.use_empty())
+      continue;
+    Operation *owner = regs.front().getDefiningOp();
+    if (owner && llvm::all_of(regs, [&](Value r) { return r.getDefiningOp() == owner; }))
+      continue;
+    auto identity = rewriter.create<UnrealizedConversionCastOp>(op->getLoc(), ValueRange(regs).getTypes(), regs);
+    regs.assign(identity.getResults().begin(), identity.getResults().end());
+  }
+  rewriter.replaceOpWithMultiple(op, std::move(registers));
+}
+
+Value mlir::tessel::registerSource(Value v) {
+  auto identity = v.getDefiningOp<UnrealizedConversionCastOp>();
+  if (!identity || identity.getInputs().getTypes() != identity.getResultTypes())
+    return v;
+  return identity.getInputs()[cast<OpResult>(v).getResultNumber()];
+}
+
+void mlir::tessel::foldIdentityCasts(Operation *root) {
+  root->walk([](UnrealizedConversionCastOp cast) {
+    if (cast.getInputs().getTypes() != cast.getResultTypes())
+      return;
+    cast.replaceAllUsesWith(cast.getInputs());
+    cast.erase();
+  });
 }

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tessel {
 
@@ -117,5 +118,24 @@ bool isHardwareRsqrt(Operation *op);
 // The ocml function (`__ocml_erf_f32`) that emitScalarOp calls for `op`, a
 // float math op AMDGPU has no accurate instruction for; empty otherwise.
 std::string deviceLibraryFunction(Operation *op);
+
+// Every pattern replaces a tile op through this: each result by its
+// registers (rewriter.replaceOpWithMultiple's contract). The conversion driver
+// puts a cast of a used result's registers back to its tile after the last
+// register, found by comparing the registers' positions; a block that gained
+// ops since its last comparison numbers all its ops again first, so replacing
+// op after op was quadratic in the kernel's length (issue 34). Each result's
+// registers go to the driver as the results of one identity
+// unrealized_conversion_cast just before `op`: one position, nothing to
+// compare. foldIdentityCasts removes them after the conversion.
+void replaceWithRegisters(ConversionPatternRewriter &rewriter, Operation *op,
+                          SmallVector<SmallVector<Value>> registers);
+// A register as its pattern made it: `v` itself, or the input an identity
+// cast of replaceWithRegisters hands on as `v`. What looks at a register's
+// defining op (or orders registers) looks through those casts with this.
+Value registerSource(Value v);
+// Replaces every unrealized_conversion_cast under `root` whose results have
+// its inputs' types by its inputs (one walk).
+void foldIdentityCasts(Operation *root);
 
 } // namespace mlir::tessel

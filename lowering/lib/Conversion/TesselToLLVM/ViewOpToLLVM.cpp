@@ -14,7 +14,7 @@ struct SplatOpConversion : TesselOpToLLVMPattern<SplatOp> {
   LogicalResult matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     SmallVector<Value> regs(registersPerThread(op.getType()), adaptor.getSrc().front());
-    rewriter.replaceOpWithMultiple(op, {regs});
+    replaceWithRegisters(rewriter, op, {regs});
     return success();
   }
 };
@@ -34,7 +34,7 @@ LogicalResult pickRegisters(Operation *op, ValueRange srcRegs, RankedTensorType 
       return op->emitError("tessel compiler bug: operand and result layouts disagree");
     out.push_back(srcRegs[s]);
   }
-  rewriter.replaceOpWithMultiple(op, {out});
+  replaceWithRegisters(rewriter, op, {out});
   return success();
 }
 
@@ -68,7 +68,7 @@ template <class HintOp> struct HintOpConversion : TesselOpToLLVMPattern<HintOp> 
   using OneToNOpAdaptor = typename TesselOpToLLVMPattern<HintOp>::OneToNOpAdaptor;
   LogicalResult matchAndRewrite(HintOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
+    replaceWithRegisters(rewriter, op, {adaptor.getSrc()});
     return success();
   }
 };

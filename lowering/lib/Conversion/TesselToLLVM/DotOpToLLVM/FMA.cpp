@@ -5,6 +5,7 @@
 // touches; each accumulator register finds its row's and column's registers
 // by their coordinates.
 #include "../PatternTesselOpToLLVM.h"
+#include "../Utility.h"
 
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 
@@ -56,7 +57,7 @@ struct DotOpFmaConversion : TesselOpToLLVMPattern<DotOp> {
       }
       out[r] = sum;
     }
-    rewriter.replaceOpWithMultiple(op, {out});
+    replaceWithRegisters(rewriter, op, {out});
     return success();
   }
 };

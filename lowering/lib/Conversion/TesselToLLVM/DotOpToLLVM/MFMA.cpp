@@ -5,6 +5,7 @@
 // bitcast to the intrinsic's operand type; the accumulator tile's registers
 // go in and come out as one vector.
 #include "../PatternTesselOpToLLVM.h"
+#include "../Utility.h"
 #include "MatrixTiles.h"
 
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
@@ -93,7 +94,7 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
                                                   packRegisters(rewriter, loc, bv, operand), d, zero, zero, zero})
                                    .getResult(0);
                              });
-    rewriter.replaceOpWithMultiple(op, {accRegs});
+    replaceWithRegisters(rewriter, op, {accRegs});
     return success();
   }
 };

@@ -3,6 +3,7 @@
 // all 16 K elements of its row of A (column of B), which the operand layout
 // keeps in 16 consecutive registers; the accumulator tile is 8 registers.
 #include "../PatternTesselOpToLLVM.h"
+#include "../Utility.h"
 #include "MatrixTiles.h"
 
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
@@ -70,7 +71,7 @@ struct DotOpWmmaConversion : TesselOpToLLVMPattern<DotOp> {
                                    .create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic), args)
                                    .getResult(0);
                              });
-    rewriter.replaceOpWithMultiple(op, {acc});
+    replaceWithRegisters(rewriter, op, {acc});
     return success();
   }
 };
