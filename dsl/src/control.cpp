@@ -113,7 +113,9 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, Loop
   int32_t loopIds[3] = {ids[0], ids[1], ids[2]};
   int32_t lo64 = -1, step64 = -1;
   if (!countsUp) {
-    auto op = [&](Elementwise e, int32_t a, int32_t b) { return emitBinary(e, site, Operand::of(ctx.ref(a)), Operand::of(ctx.ref(b)), DType::I64).id; };
+    auto op = [&](Elementwise e, int32_t a, int32_t b) {
+      return emitBinary(e, site, Operand::of(ctx.ref(a)), Operand::of(ctx.ref(b)), DType::I64).id;
+    };
     auto lit = [&](int64_t v) { return materialize(ctx, site, Operand::literal(v), DType::I64); };
     auto choose = [&](int32_t c, int32_t a, int32_t b) {
       return emitWhere(site, Operand::of(ctx.ref(c)), Operand::of(ctx.ref(a)), Operand::of(ctx.ref(b)), DType::I64).id;
@@ -139,11 +141,9 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, Loop
   ctx.openRegion(TraceContext::RegionKind::Loop);
   int32_t iv = ctx.addRegionArg({countsUp ? type : DType::I64, false, {}}, site.loc);
   if (!countsUp) {
-    iv = emitBinary(Elementwise::Add, site, Operand::of(ctx.ref(lo64)),
-                    Operand::of(emitBinary(Elementwise::Mul, site, Operand::of(ctx.ref(iv)), Operand::of(ctx.ref(step64)),
-                                           DType::I64)),
-                    DType::I64)
-             .id;
+    ValueRef scaled =
+        emitBinary(Elementwise::Mul, site, Operand::of(ctx.ref(iv)), Operand::of(ctx.ref(step64)), DType::I64);
+    iv = emitBinary(Elementwise::Add, site, Operand::of(ctx.ref(lo64)), Operand::of(scaled), DType::I64).id;
     if (!wide) iv = emitCast(site, ctx.ref(iv), DType::I32).id;
   }
   body.run(ctx.ref(iv), wide);
@@ -167,7 +167,8 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, Loop
   // body only read keeps its value (so that an enclosing branch, which
   // returns only what it assigns, still sees it unchanged).
   for (size_t k = 0; k < carried.size(); ++k)
-    if (carried[k].tile) assignResult(ctx, *carried[k].tile, carried[k].init, yields[k] == carried[k].arg ? -1 : results[k]);
+    if (carried[k].tile)
+      assignResult(ctx, *carried[k].tile, carried[k].init, yields[k] == carried[k].arg ? -1 : results[k]);
 }
 
 void emitWhile(const OpSite &site, const std::function<ValueRef()> &cond, const std::function<void()> &body) {

@@ -148,7 +148,8 @@ TEST_CASE("for_range with negative, run-time and int64 bounds and steps (Python'
   };
   for (const char *arch : kArchs)
     for (Case c : {Case{0, 10, 3}, Case{10, 0, -3}, Case{10, -5, -1}, Case{-5, 10, -1}, Case{3, 9, 0},
-                   Case{7, 7, 2}, Case{-2000000000, 2000000000, 1000000007}, Case{2147483647, -2147483647 - 1, -2147483647}}) {
+                   Case{7, 7, 2}, Case{-2000000000, 2000000000, 1000000007},
+                   Case{2147483647, -2147483647 - 1, -2147483647}}) {
       CAPTURE(arch);
       INFO("lo = " << c.lo << ", hi = " << c.hi << ", step = " << c.step);
       Device dev = Device::emulator(arch);
