@@ -129,7 +129,9 @@ void emitForRange(const OpSite &site, Operand lo, Operand hi, Operand step, Loop
     const int32_t magnitude = choose(up, step64, op(Elementwise::Sub, zero, step64));
     // A zero step runs no iteration (1 keeps the division defined).
     const int32_t divisor = choose(op(Elementwise::CmpEq, step64, zero), one, magnitude);
-    const int32_t trips = op(Elementwise::Div, op(Elementwise::Sub, op(Elementwise::Add, span, divisor), one), divisor);
+    // (span - 1) / divisor + 1: used only where span > 0, and no sum that
+    // could pass INT64_MAX (an int64 span itself must fit: |hi - lo| < 2^63).
+    const int32_t trips = op(Elementwise::Add, op(Elementwise::Div, op(Elementwise::Sub, span, one), divisor), one);
     const int32_t runs = emitBinary(Elementwise::And, site, Operand::of(ctx.ref(op(Elementwise::CmpGt, span, zero))),
                                     Operand::of(ctx.ref(op(Elementwise::CmpNe, step64, zero))), DType::I1)
                              .id;

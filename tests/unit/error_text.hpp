@@ -12,7 +12,7 @@ namespace tessel_test {
 inline std::string compilerTextIn(const std::string &message) {
   static const std::regex internal(
       // MLIR's diagnostics about an op ("'arith.select' op failed to verify ...")
-      R"('[a-z_]+\.[a-z_.]+' op )"
+      R"('[a-z_]+\.[a-z0-9_.]+' op )"
       R"(|failed to verify|failed to legalize|see current operation|custom op ')"
       // MLIR types and attributes, LLVM IR and its fatal errors
       R"(|tensor<|vector<|memref<|!llvm\.|!tessel\.|#tessel\.|LLVM ERROR|%[0-9]+ = )"
@@ -26,5 +26,11 @@ inline std::string compilerTextIn(const std::string &message) {
 // error thrown then is counted instead of failing the test.
 inline thread_local bool allowCompilerText = false;
 inline thread_local int compilerTextAllowed = 0;
+
+// allowCompilerText for one scope (a test that fails early leaves it off).
+struct AllowCompilerText {
+  AllowCompilerText() { allowCompilerText = true; }
+  ~AllowCompilerText() { allowCompilerText = false; }
+};
 
 } // namespace tessel_test

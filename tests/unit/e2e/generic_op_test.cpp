@@ -74,7 +74,7 @@ TEST_CASE("a generic op no dialect defines is an error naming it and the line") 
 // compiler error at the node's line, never the verifier's text (which
 // TESSEL_LOG=internal prints).
 TEST_CASE("a generic op its verifier rejects is an internal error at its line, without MLIR's text") {
-  tessel_test::allowCompilerText = true;
+  tessel_test::AllowCompilerText allow;
   TraceNode bad{.op = TraceOp::Op, .dtype = DType::I32};
   bad.name = "tessel.program_id";
   bad.attrs = {{TraceAttr::I32, "axis", 5, {}}}; // axes are 0, 1, 2
@@ -108,7 +108,6 @@ TEST_CASE("a generic op its verifier rejects is an internal error at its line, w
     CHECK(err.find("'arith.select' op failed to verify") != std::string::npos);
   }
   CHECK(tessel_test::compilerTextAllowed >= 3);
-  tessel_test::allowCompilerText = false;
 }
 
 // The importer throws from deep inside MLIR-built code: the exception must

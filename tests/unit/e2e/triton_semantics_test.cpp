@@ -97,7 +97,7 @@ namespace {
 // constant step, a step known only at run time (either sign, or zero), and
 // int64 bounds beyond int32. out[0] = iterations, out[1] = sum of k,
 // out[2] = the last k (or -7 when none ran); sums in i64.
-void loop_forms(Ptr<int64_t> out, i32 lo, i32 hi, i32 step, i64 base) {
+void loop_forms(Ptr<int64_t> out, i32 lo, i32 hi, i32 step, i64 base, i64 big) {
   auto count = full({}, int64_t(0)), total = full({}, int64_t(0)), last = full({}, int64_t(-7));
   auto record = [&](auto k) {
     count = count + 1;
@@ -122,6 +122,9 @@ void loop_forms(Ptr<int64_t> out, i32 lo, i32 hi, i32 step, i64 base) {
   flush(3);
   for_range(hi, lo, -2, [&](i32 k) { record(k); });
   flush(4);
+  // a trip count near INT64_MAX / step: (span + step - 1) would overflow
+  for_range(int64_t(0), INT64_MAX - 5, big, [&](i64 k) { record(k); });
+  flush(5);
 }
 
 struct LoopSums {
@@ -131,10 +134,11 @@ struct LoopSums {
 LoopSums pythonRange(int64_t lo, int64_t hi, int64_t step) {
   LoopSums s;
   if (step == 0) return s;
-  for (int64_t k = lo; step > 0 ? k < hi : k > hi; k += step) {
+  for (int64_t k = lo; step > 0 ? k < hi : k > hi;) {
     ++s.count;
-    s.total += k;
+    s.total = int64_t(uint64_t(s.total) + uint64_t(k)); // wraps as the GPU's i64 does
     s.last = k;
+    if (__builtin_add_overflow(k, step, &k)) break; // past the int64 range: past hi
   }
   return s;
 }
@@ -153,13 +157,15 @@ TEST_CASE("for_range with negative, run-time and int64 bounds and steps (Python'
       CAPTURE(arch);
       INFO("lo = " << c.lo << ", hi = " << c.hi << ", step = " << c.step);
       Device dev = Device::emulator(arch);
-      auto out = dev.upload(std::vector<int64_t>(15, 0x5A5A5A5A));
-      jit<loop_forms>().launch(dev, {1}, {.num_warps = 1}, out, c.lo, c.hi, c.step, base);
+      const int64_t big = int64_t(1) << 61;
+      auto out = dev.upload(std::vector<int64_t>(18, 0x5A5A5A5A));
+      jit<loop_forms>().launch(dev, {1}, {.num_warps = 1}, out, c.lo, c.hi, c.step, base, big);
       std::vector<int64_t> got = out.download();
-      const LoopSums want[5] = {pythonRange(15, -16, -1), pythonRange(c.lo, c.hi, c.step),
+      const LoopSums want[6] = {pythonRange(15, -16, -1), pythonRange(c.lo, c.hi, c.step),
                                 pythonRange(int64_t(1) << 35, (int64_t(1) << 35) + 20, 1),
-                                pythonRange(base + 3, base - 10, -3), pythonRange(c.hi, c.lo, -2)};
-      for (int slot = 0; slot < 5; ++slot) {
+                                pythonRange(base + 3, base - 10, -3), pythonRange(c.hi, c.lo, -2),
+                                pythonRange(0, INT64_MAX - 5, big)};
+      for (int slot = 0; slot < 6; ++slot) {
         CAPTURE(slot);
         CHECK(got[size_t(3 * slot)] == want[slot].count);
         CHECK(got[size_t(3 * slot + 1)] == want[slot].total);
