@@ -242,11 +242,13 @@ std::vector<Stmt> without(const std::vector<Stmt> &stmts, int &index) {
   return out;
 }
 
-// Whether every loop variable a statement names is that of an enclosing loop.
-bool wellFormed(const std::vector<Stmt> &stmts, int loops) {
+// Whether every loop variable a statement names is that of an enclosing
+// loop, and c is read only when the node has one.
+bool wellFormed(const std::vector<Stmt> &stmts, int loops, bool hasC) {
   for (const Stmt &s : stmts) {
     if ((s.kind == Stmt::AddAcc || (s.kind == Stmt::If && s.cond == 1)) && s.k >= loops) return false;
-    if (!wellFormed(s.body, loops + (s.kind == Stmt::For)) || !wellFormed(s.orelse, loops)) return false;
+    if (!hasC && ((s.kind == Stmt::If && s.cond == 3) || s.hiFromC)) return false;
+    if (!wellFormed(s.body, loops + (s.kind == Stmt::For), hasC) || !wellFormed(s.orelse, loops, hasC)) return false;
   }
   return true;
 }
@@ -260,21 +262,7 @@ std::vector<Stmt> drawNest(std::mt19937 &rng, bool hasC) {
 
 bool nestBounds(const Program &p, Node &n) {
   auto exact = [&](int o) { return o < 0 || p.nodes[o].err == 0; };
-  if (!exact(n.a) || !exact(n.b) || !exact(n.c) || !wellFormed(n.stmts, 0)) return false;
-  if (n.c < 0 && [&] {
-        std::vector<const std::vector<Stmt> *> todo{&n.stmts};
-        while (!todo.empty()) {
-          const std::vector<Stmt> *b = todo.back();
-          todo.pop_back();
-          for (const Stmt &s : *b) {
-            if ((s.kind == Stmt::If && s.cond == 3) || s.hiFromC) return true;
-            todo.push_back(&s.body);
-            todo.push_back(&s.orelse);
-          }
-        }
-        return false;
-      }())
-    return false; // reads a c it does not have
+  if (!exact(n.a) || !exact(n.b) || !exact(n.c) || !wellFormed(n.stmts, 0, n.c >= 0)) return false;
   std::vector<double> kmax;
   Reach r;
   double b = n.b >= 0 ? p.nodes[n.b].bound : 0, c = n.c >= 0 ? p.nodes[n.c].bound : 0;

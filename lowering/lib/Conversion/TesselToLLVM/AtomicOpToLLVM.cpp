@@ -79,8 +79,7 @@ void lowerAtomic(Op op, ValueRange masks, ConversionPatternRewriter &rewriter, c
   const MemSem sem = op.getSem();
   const bool releases = sem == MemSem::release || sem == MemSem::acq_rel;
   const bool acquires = sem == MemSem::acquire || sem == MemSem::acq_rel;
-  const bool manyThreads = target.numWarps() * target.waveSize() > 1;
-  if (releases && manyThreads)
+  if (releases)
     target.barrier(rewriter, loc);
   Value owner = emitOwnerPredicate(rewriter, loc, target, type);
   Type access = vec == 1 ? elem : Type(VectorType::get({vec}, elem));
@@ -121,7 +120,7 @@ void lowerAtomic(Op op, ValueRange masks, ConversionPatternRewriter &rewriter, c
     for (size_t r = 0; r < registers; ++r)
       old[r] = target.ldsLoad(rewriter, loc, op, slot(coords[r]), elem);
     target.endLdsScratch(rewriter, loc, op);
-  } else if (acquires && manyThreads) {
+  } else if (acquires) {
     target.barrier(rewriter, loc);
   }
   replaceWithRegisters(rewriter, op, {old});
