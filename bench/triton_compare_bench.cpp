@@ -27,15 +27,28 @@
 // for t in f16, bf16 and n in 4, 8: M = N = K = 4096, 128 x 128 x 64
 // blocks, GROUP_SIZE_M 8, num_stages 2. tessel's own launches set
 // fp_fusion (Triton's enable_fp_fusion default); the library sets its own.
+//   attention-d<d>-<nc|causal>-<t>  kernels::attention's block program
+//                              (attention_fwd<T>, the library's kernel
+//                              object) launched with the arguments
+//                              kernels::attention passes: batch 1, 16 heads,
+//                              seq 4096, head dim d in 64, 128, not causal or
+//                              causal, t in f16, bf16; blocks and waves from
+//                              kernels::attentionConfig for the target's wave
+//                              size (wave64: 128 x 64, 4 waves at d 64,
+//                              128 x 32, 4 waves at d 128; wave32: 64 x 32
+//                              and 32 x 32, 8 waves), num_stages 1,
+//                              fp_fusion on as for Triton.
 //
 // Launches are dry (detail::setDryLaunches): the runtime specializes on the
 // real arguments (ints equal to 1 or divisible by 16, 16-byte aligned
 // buffers under 2 GiB) and compiles exactly what a launch would.
+#include <tessel/kernels/attention.hpp>
 #include <tessel/kernels/matmul.hpp>
 
 #include "matmul_forms.hpp"
 #include "vector_add_kernel.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -121,6 +134,10 @@ struct Case {
   std::vector<int> block;
   unsigned warps = 4, stages = 1;
   std::function<const CompiledKernel *(Device &)> compile;
+  int head_dim = 0;    // attention
+  bool causal = false; // attention
+  // Blocks and waves that depend on the target (attention's wave32 config).
+  std::function<void(Case &, const Device &)> configure;
 };
 
 constexpr int kM = 4096, kN = 4096, kK = 4096, kBM = 128, kBN = 128, kBK = 64, kGroupM = 8, kStages = 2;
@@ -162,6 +179,37 @@ template <class T> Case matmulLibrary(const char *dtype, unsigned warps) {
           }};
 }
 
+constexpr int kHeads = 16, kSeq = 4096;
+
+// kernels::attention's launch, argument for argument (dense Q, K, V and out,
+// one K/V head per Q head, scale 1 / sqrt(d)), but with fp_fusion on.
+template <class T> Case attention(const char *dtype, int headDim, bool causal) {
+  Case c{std::string("attention-d") + std::to_string(headDim) + (causal ? "-causal-" : "-nc-") + dtype,
+         "attention", "kernels-attention", dtype, "Z=1 H=16 N_CTX=4096 D=" + std::to_string(headDim), {}, 4, 1,
+         [headDim, causal](Device &dev) {
+           const kernels::AttentionConfig cfg = kernels::attentionConfig(headDim, dev.waveSize());
+           const size_t n = size_t(kHeads) * kSeq * headDim;
+           auto q = dev.alloc<T>(n), k = dev.alloc<T>(n), v = dev.alloc<T>(n), out = dev.alloc<T>(n);
+           auto lse = dev.alloc<float>(size_t(kHeads) * kSeq);
+           const float qkScale = float(1.0 / std::sqrt(double(headDim))) * 1.44269504088896340736f;
+           const int32_t sb = kHeads * kSeq * headDim, sh = kSeq * headDim, ss = headDim, sd = 1;
+           auto &kernel = kernels::attentionKernel<T>();
+           kernel.launch(dev, {uint32_t(cdiv(kSeq, cfg.BLOCK_M)), uint32_t(kHeads)},
+                         {.num_warps = cfg.num_warps, .fp_fusion = true}, q, k, v, out, lse, int32_t(kHeads),
+                         int32_t(1), int32_t(kSeq), int32_t(kSeq), qkScale, sb, sh, ss, sd, sb, sh, ss, sd, sb, sh,
+                         ss, sd, sb, sh, ss, sd, headDim, cfg.BLOCK_M, cfg.BLOCK_N, causal);
+           return kernel.lastCompiled();
+         }};
+  c.head_dim = headDim;
+  c.causal = causal;
+  c.configure = [headDim](Case &self, const Device &dev) {
+    const kernels::AttentionConfig cfg = kernels::attentionConfig(headDim, dev.waveSize());
+    self.block = {cfg.BLOCK_M, cfg.BLOCK_N};
+    self.warps = cfg.num_warps;
+  };
+  return c;
+}
+
 std::vector<Case> cases() {
   std::vector<Case> all;
   all.push_back({"vector_add", "vector_add", "tutorial01", "f32", "n=98432", {bench::kVectorBlock},
@@ -199,6 +247,11 @@ std::vector<Case> cases() {
     all.push_back(matmulLibrary<half>("f16", warps));
     all.push_back(matmulLibrary<bfloat16>("bf16", warps));
   }
+  for (int headDim : {64, 128})
+    for (bool causal : {false, true}) {
+      all.push_back(attention<half>("f16", headDim, causal));
+      all.push_back(attention<bfloat16>("bf16", headDim, causal));
+    }
   return all;
 }
 
@@ -215,7 +268,9 @@ void write(const std::filesystem::path &dir, const std::string &arch, const Case
                                 << "\", \"dtype\": \"" << c.dtype << "\", \"shape\": \"" << c.shape
                                 << "\", \"block\": [" << block << "], \"num_warps\": " << c.warps
                                 << ", \"num_stages\": " << c.stages << ", \"workgroup_size\": " << k.blockSize
-                                << ", \"wave_size\": " << k.waveSize << ", \"lds_bytes\": " << k.ldsBytes << "}\n";
+                                << ", \"wave_size\": " << k.waveSize << ", \"lds_bytes\": " << k.ldsBytes
+                                << ", \"head_dim\": " << c.head_dim
+                                << ", \"causal\": " << (c.causal ? "true" : "false") << "}\n";
   std::printf("%-28s %-8s %-24s %4u lanes, %6u LDS bytes, %zu-byte code object\n", c.name.c_str(), arch.c_str(),
               k.name.c_str(), k.blockSize, unsigned(k.ldsBytes), k.hsaco.size());
   std::fflush(stdout);
@@ -252,12 +307,14 @@ int main(int argc, char **argv) {
     detail::setDryLaunches(true); // everything a launch does except running the kernel
     for (const std::string &arch : archs) {
       Device dev = Device::emulator(arch);
-      for (const Case &c : cases()) {
+      for (Case c : cases()) {
         bool keep = only.empty();
         for (const std::string &text : only)
           keep = keep || c.name.find(text) != std::string::npos;
         if (!keep)
           continue;
+        if (c.configure)
+          c.configure(c, dev);
         const CompiledKernel *k = c.compile(dev);
         if (!k)
           throw Error(c.name + ": the launch compiled no kernel");

@@ -2,9 +2,10 @@
 """Compare tessel's code with Triton's, compile only, per kernel and target.
 
 For the kernels of Triton's tutorials (vector add, softmax, layer norm,
-matmul) written in Triton (bench/triton/*.py, as the tutorials write them)
-and in tessel (bench/triton_compare_bench.cpp: the same kernels in C++, plus
-tessel's own tutorial 03 and kernels::matmul), prints one markdown table per
+matmul, fused attention) written in Triton (bench/triton/*.py, as the
+tutorials write them) and in tessel (bench/triton_compare_bench.cpp: the same
+kernels in C++, plus tessel's own tutorial 03, kernels::matmul and
+kernels::attention's block program), prints one markdown table per
 case: registers, spills, LDS, occupancy, the main loop's instruction mix and
 llvm-mca cycles per iteration, tessel next to Triton with their ratio, on
 gfx942, gfx950 and gfx1100. Definitions are printed under the tables.
@@ -86,6 +87,11 @@ def const(name, value):
 
 TORCH_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
 MATMUL_SHAPE, MATMUL_BLOCK, MATMUL_STAGES, MATMUL_GROUP = 4096, [128, 128, 64], 2, 8
+# Tutorial 06's forward launch: batch 1 here, 16 heads, N_CTX 4096 (the tutorial's benchmark runs
+# batch 4, 32 heads, N_CTX 1024..16384); its HIP autotuning space and options.
+ATTENTION_Z, ATTENTION_H, ATTENTION_N = 1, 16, 4096
+ATTENTION_SPACE = {"BLOCK_M": (64, 128), "BLOCK_N": (32, 64, 128), "num_warps": (4, 8)}
+ATTENTION_STAGES = 1
 
 
 def triton_launch(case, variant=""):
@@ -120,6 +126,24 @@ def triton_launch(case, variant=""):
                         tensor("B", "float16", n), tensor("Mean", "float32", m), tensor("Rstd", "float32", m),
                         scalar("stride", n), scalar("N", n), scalar("eps", 1e-5), const("BLOCK_SIZE", 8192)],
                "options": {"num_warps": 8}}
+    elif p == "attention":
+        # Triton compiles the blocks and waves tessel's kernels::attentionConfig chose for this target,
+        # also where they are outside the tutorial's HIP autotuning space (a note says so).
+        d, (bm, bn), warps = case["head_dim"], case["block"], case["num_warps"]
+        z, h, n = ATTENTION_Z, ATTENTION_H, ATTENTION_N
+        outside = [f"{key} {value}" for key, value in (("BLOCK_M", bm), ("BLOCK_N", bn), ("num_warps", warps))
+                   if value not in ATTENTION_SPACE[key]]
+        dt = TORCH_DTYPE[case["dtype"]]
+        expect = {"shape": f"Z={z} H={h} N_CTX={n} D={d}", "num_stages": ATTENTION_STAGES}
+        job = {"source": "attention.py", "kernel": "_attn_fwd",
+               "args": [scalar("sm_scale", 1.0 / d ** 0.5), tensor("M", "float32", z * h * n),
+                        scalar("Z", z), scalar("H", h), tensor("q_ptr", dt, z * h * n * d),
+                        tensor("k_ptr", dt, z * h * n * d), tensor("v_ptr", dt, z * h * n * d),
+                        tensor("o_ptr", dt, z * h * n * d), scalar("N_CTX", n), const("HEAD_DIM", d),
+                        const("BLOCK_M", bm), const("BLOCK_N", bn), const("STAGE", 3 if case["causal"] else 1)],
+               # The tutorial's HIP launch: waves_per_eu 3 at head dim <= 64 (2 above), denormals flushed.
+               "options": {"num_warps": warps, "num_stages": ATTENTION_STAGES, "waves_per_eu": 3 if d <= 64 else 2,
+                           "allow_flush_denorm": True}}
     elif p == "matmul":
         s, (bm, bn, bk) = MATMUL_SHAPE, MATMUL_BLOCK
         dt = TORCH_DTYPE[case["dtype"]]
@@ -144,7 +168,13 @@ def triton_launch(case, variant=""):
     opts = job["options"]
     parts = [p, case["dtype"], f"w{opts['num_warps']}", f"s{opts.get('num_stages', 'default')}", variant,
              case["arch"]]
+    if p == "attention":
+        parts[1:1] = [f"d{case['head_dim']}", "causal" if case["causal"] else "nc", "x".join(map(str, case["block"]))]
     job["id"] = "-".join(x for x in parts if x)
+    if p == "attention" and outside:
+        job["note"] = (f"{case['case']} on {case['arch']}: {', '.join(outside)} (kernels::attentionConfig's) is "
+                       f"outside tutorial 06's HIP autotuning space (BLOCK_M 64/128, BLOCK_N 32/64/128, 4/8 "
+                       f"waves); Triton compiles it all the same")
     job["arch"] = case["arch"]
     job["warp_size"] = case["wave_size"]
     return job
@@ -192,6 +222,18 @@ def lds_write(inst):
     return inst.mnemonic.startswith(("ds_write", "ds_store"))
 
 
+DPP = re.compile(r"\b(quad_perm|row_\w+|wave_\w+|dpp8)\b")
+
+
+def cross_lane(inst):
+    """An instruction that moves data between lanes of a wave: ds_bpermute/ds_permute/ds_swizzle,
+    v_permlane*, or a DPP-modified VALU instruction (quad_perm, row_*, row_bcast, wave_*, dpp8 in its
+    operands). v_readlane/v_readfirstlane (to an SGPR) are not counted."""
+    op = inst.mnemonic
+    return (op.startswith(("ds_bpermute", "ds_permute", "ds_swizzle", "v_permlane")) or
+            (op.startswith("v_") and (op.endswith(("_dpp", "_dpp8")) or DPP.search(inst.operands) is not None)))
+
+
 @dataclass
 class Mix:
     """Counts over a span of instructions."""
@@ -203,6 +245,7 @@ class Mix:
     lds_reads: dict = field(default_factory=dict)
     lds_writes: dict = field(default_factory=dict)
     barriers: int = 0
+    cross_lane: int = 0
     exec_branches: int = 0
     waitcnt: int = 0
     valu: int = 0
@@ -220,6 +263,8 @@ def mix_of(insts):
         op = i.mnemonic
         if MATRIX.match(op):
             m.matrix += 1
+        elif cross_lane(i):
+            m.cross_lane += 1
         elif global_load(i):
             count(m.loads_lds if to_lds(i) else m.loads, i)
         elif op.startswith(("global_store", "buffer_store", "flat_store")):
@@ -234,7 +279,7 @@ def mix_of(insts):
             m.exec_branches += 1
         elif op.startswith("s_waitcnt"):
             m.waitcnt += 1
-        if op.startswith("v_") and not MATRIX.match(op):
+        if op.startswith("v_") and not MATRIX.match(op) and not cross_lane(i):
             m.valu += 1
         elif op.startswith("s_") and op != "s_barrier" and not op.startswith("s_waitcnt"):
             m.salu += 1
@@ -288,8 +333,9 @@ def dominators(succs):
     return dom, preds
 
 
-def main_loop(insts):
-    """Instruction indices (in address order) of the innermost loop holding a matrix instruction, or None.
+def main_loop(insts, first=False):
+    """(instruction indices in address order, how many innermost loops hold a matrix instruction) of the
+    innermost loop holding a matrix instruction, or (None, 0).
 
     Loops are natural loops of the disassembly's control-flow graph: a back
     edge is a branch (or fall-through) to a block that dominates its source;
@@ -297,7 +343,10 @@ def main_loop(insts):
     passing through the header (back edges to one header make one loop). The
     main loop is the loop with the fewest instructions among those holding a
     v_mfma/v_wmma: the innermost K loop, out-of-line blocks and both arms of
-    its branches included."""
+    its branches included. With first: of the innermost loops holding one
+    (none of whose inner loops holds one), the first in address order
+    (attention: Triton's causal kernel has two key loops, the off-diagonal
+    blocks' and then the diagonal block's)."""
     blocks, succs = blocks_of(insts)
     dom, preds = dominators(succs)
     loops = {}
@@ -310,12 +359,16 @@ def main_loop(insts):
                     if x not in body:
                         body.add(x)
                         work += preds[x]
-    best = None
-    for body in loops.values():
-        idx = sorted(k for n in body for k in range(blocks[n][0], blocks[n][1] + 1))
-        if any(MATRIX.match(insts[k].mnemonic) for k in idx) and (best is None or len(idx) < len(best)):
-            best = idx
-    return best
+    holding = [(h, body) for h, body in loops.items()
+               if any(MATRIX.match(insts[k].mnemonic) for n in body for k in range(blocks[n][0], blocks[n][1] + 1))]
+    innermost = [(h, body) for h, body in holding if not any(o < body and o != body for _, o in holding)]
+    if not innermost:
+        return None, 0
+    if first:
+        body = min(innermost, key=lambda hb: blocks[hb[0]][0])[1]
+    else:
+        body = min((body for _, body in holding), key=lambda b: sum(blocks[n][1] - blocks[n][0] + 1 for n in b))
+    return sorted(k for n in body for k in range(blocks[n][0], blocks[n][1] + 1)), len(innermost)
 
 
 def mca_cycles(mca, arch, insts, path, iterations):
@@ -355,7 +408,7 @@ class Measure:
     note: str = ""
 
 
-def measure(tools, arch, hsaco, asm, kernel, lds_bytes, matmul, work, tag):
+def measure(tools, arch, hsaco, asm, kernel, lds_bytes, problem, work, tag):
     md = ct.kernel_metadata(tools["readelf"], hsaco).get(kernel)
     if md is None:
         sys.exit(f"triton-compare: no metadata for kernel {kernel} in {hsaco}")
@@ -363,12 +416,15 @@ def measure(tools, arch, hsaco, asm, kernel, lds_bytes, matmul, work, tag):
     vgprs = asm_vgprs(Path(asm).read_text(), kernel)
     note, scope = "", "kernel"
     span = insts
-    if matmul:
-        loop = main_loop(insts)
+    if problem in ("matmul", "attention"):
+        loop, loops = main_loop(insts, first=problem == "attention")
         if loop is None:
             note = f"{tag}: no loop around a matrix instruction; whole-kernel numbers"
         else:
             span, scope = [insts[k] for k in loop], "loop"
+            if loops > 1:
+                note = (f"{tag}: {loops} innermost loops hold matrix instructions; the first in address order "
+                        f"is measured ({len(loop)} instructions)")
     iterations = 100 if scope == "loop" else 1
     mca = mca_cycles(tools["mca"], arch, span, work / "mca" / f"{tag}.s", iterations)
     mca_nobar = mca_cycles(tools["mca"], arch, [i for i in span if i.mnemonic != "s_barrier"],
@@ -436,6 +492,7 @@ ROWS = [
     ("global/buffer stores", lambda m: widths(m.mix.stores), lambda m: total(m.mix.stores)),
     ("LDS reads", lambda m: widths(m.mix.lds_reads), lambda m: total(m.mix.lds_reads)),
     ("LDS writes", lambda m: widths(m.mix.lds_writes), lambda m: total(m.mix.lds_writes)),
+    ("cross-lane ops (DPP, permlane, ds_bpermute/swizzle)", lambda m: m.mix.cross_lane, None),
     ("s_barrier", lambda m: m.mix.barriers, None),
     ("exec-mask branches", lambda m: m.mix.exec_branches, None),
     ("s_waitcnt", lambda m: m.mix.waitcnt, None),
@@ -446,7 +503,7 @@ ROWS = [
 ]
 
 
-PROBLEMS = ["vector_add", "softmax", "layer_norm", "matmul"]
+PROBLEMS = ["vector_add", "softmax", "layer_norm", "matmul", "attention"]
 FORMS = {
     "tutorial01": "tessel: tutorial 01's kernel (bench/vector_add_kernel.hpp); Triton: tutorial 01 (bench/triton/vector_add.py)",
     "tutorial02": "tessel: Triton tutorial 02's kernel in C++, line by line; Triton: tutorial 02 (bench/triton/softmax.py)",
@@ -457,11 +514,23 @@ FORMS = {
     "tutorial03": "tessel: tessel's tutorials/03-matrix-multiplication.cpp (offsets from k, masks on rows and K, "
                   "C in f32)",
     "library": "tessel: tessel::kernels::matmul with MatmulConfig{128, 128, 64, GROUP_M 8}",
+    "kernels-attention": "tessel: kernels::attention's block program attention_fwd<T> with the library's arguments "
+                         "and kernels::attentionConfig's blocks and waves for the target (one key loop; causal: "
+                         "a mask in it); Triton: tutorial 06's forward kernel (bench/triton/attention.py) at the "
+                         "same blocks and waves",
 }
 
 
 def title(case, variant):
     p = case["problem"]
+    if p == "attention":
+        bm, bn = case["block"]
+        head = (f"attention forward {case['dtype']}, head dim {case['head_dim']}, "
+                f"{'causal' if case['causal'] else 'not causal'}, {case['shape']} ({case['case']})")
+        return (f"### {head}\n\n{FORMS[case['form']]}: BLOCK_M {bm}, BLOCK_N {bn}, {case['num_warps']} waves, "
+                f"num_stages {case['num_stages']} (the blocks of the first target; see the notes for others). "
+                f"Per key block (one iteration of the main loop)"
+                f"{'; Triton: its off-diagonal loop' if case['causal'] else ''}.")
     if p == "matmul":
         b = "x".join(map(str, case["block"]))
         head = (f"matmul {case['dtype']}, {case['num_warps']} waves, {b}, num_stages {case['num_stages']}, "
@@ -512,19 +581,23 @@ tessel has more; "=" both 0, "∞" only tessel's is nonzero; for counts by width
   file (512 VGPR+AGPR per lane on CDNA, granule 8; 1536 VGPRs on gfx1100 wave32, granule 24), SGPRs (gfx9),
   then whole workgroups per CU (WGP) by barriers (16 CDNA, 32 RDNA3) and LDS (64 KiB gfx942, 160 KiB gfx950,
   128 KiB gfx1100); the limit named is the one that binds ("max": the wave slots).
-- Main loop (matmul): the natural loops of the control-flow graph of the llvm-objdump disassembly (basic
+- Main loop (matmul, attention): the natural loops of the control-flow graph of the llvm-objdump disassembly (basic
   blocks split at s_branch/s_cbranch_* and their targets; a back edge goes to a block that dominates its
   source; its loop is every block that reaches the back edge without passing through the header); the main
   loop is the one with the fewest instructions among those holding a v_mfma/v_wmma: the innermost K loop,
-  found the same way for both. Counts are static: each instruction of the loop's blocks once, both arms of a
-  branch inside it and blocks placed after the back edge included. Row kernels (vector add, softmax, layer norm): the whole kernel,
-  every instruction once (loops and both arms of branches included).
+  found the same way for both (attention: see below). Counts are static: each instruction of the loop's blocks
+  once, both arms of a branch inside it and blocks placed after the back edge included. Row kernels (vector
+  add, softmax, layer norm): the whole kernel, every instruction once (loops and both arms of branches included).
 - global/buffer loads: global_load*/buffer_load*/flat_load* into registers, by the bits one lane loads
   (b128 = dwordx4); "direct to LDS": those that write LDS (buffer_load ... lds, global_load_lds_*). LDS
   reads/writes: ds_read*/ds_load* and ds_write*/ds_store* by the bits per lane (b64x2: the two-address forms
-  ds_read2_b64/ds_load_2addr_b64, 128 bits; gfx950's transposing ds_read_b64_tr_b16 = b64; d16 forms b16); ds_bpermute/ds_swizzle are not counted there. exec-mask branches:
-  s_cbranch_execz/execnz. other VALU: v_* except matrix instructions; other SALU: s_* except s_barrier and
-  s_waitcnt (branches and s_nop included).
+  ds_read2_b64/ds_load_2addr_b64, 128 bits; gfx950's transposing ds_read_b64_tr_b16 = b64; d16 forms b16);
+  ds_bpermute/ds_swizzle are not counted there. cross-lane ops: instructions that move data between the
+  lanes of a wave: ds_bpermute/ds_permute/ds_swizzle, v_permlane*, and VALU instructions with a DPP modifier
+  (quad_perm, row_shr/row_ror/row_mirror/row_share/..., row_bcast, wave_shr/wave_ror, dpp8 in the operands, or
+  a _dpp mnemonic); v_readlane/v_readfirstlane are not counted.
+  exec-mask branches: s_cbranch_execz/execnz. other VALU: v_* except matrix and cross-lane instructions; other
+  SALU: s_* except s_barrier and s_waitcnt (branches and s_nop included).
 - llvm-mca cycles: "Total Cycles" of llvm-mca -mcpu=<arch> over those instructions in address order as
   straight-line code (branches as
   plain instructions), for the main loop with -iterations=100 divided by 100 (a steady-state iteration), for
@@ -542,6 +615,38 @@ tessel has more; "=" both 0, "∞" only tessel's is nonzero; for counts by width
   the next block's operands into registers and stages them through one LDS slot. Floating-point contraction
   is on for both (Triton's enable_fp_fusion default; tessel's fp_fusion, set by bench-triton-compare)."""
 
+ATTENTION_NOTE = """\
+- Attention. *tessel*: kernels::attention's block program attention_fwd<T>
+  (kernels/include/tessel/kernels/attention.hpp), the library's kernel object, launched with the arguments
+  kernels::attention passes for dense Q, K, V and out of [1, 16, 4096, d], one K/V head per Q head and scale
+  1/sqrt(d), except fp_fusion on (the library launches with it off; on gfx942 at d 64 that changes the main
+  loop by one instruction); blocks and waves from kernels::attentionConfig(d, wave size): wave64 (gfx942, gfx950)
+  BLOCK_M 128, BLOCK_N 64, 4 waves at d 64 and 128 x 32, 4 waves at d 128; wave32 (gfx1100) 64 x 32, 8 waves at
+  d 64 and 32 x 32, 8 waves at d 128 (the largest that do not spill with today's layouts, attention.hpp says).
+  num_stages 1 (the kernel's loop is not pipelined). *Triton*: bench/triton/attention.py, the forward kernel of
+  tutorial 06 in the form Triton 3.9's tutorial launches on AMD (Q, K, V and O as raw pointers, tensor
+  descriptors made in the kernel, which the AMD backend rewrites to pointer loads bounds-checked against the
+  descriptor's shape; block pointers are gone from Triton 3.9), compiled at the same blocks and waves as tessel
+  on each target (all in the tutorial's HIP autotuning space: BLOCK_M 64/128, BLOCK_N 32/64/128, 4/8 waves)
+  with the tutorial's HIP options: num_stages 1 (its only HIP choice), waves_per_eu 3 at d 64 and 2 at d 128,
+  allow_flush_denorm; the dropped FP8_OUTPUT/warp_specialize/IS_HOPPER parameters are False on AMD.
+- Attention main loop: one iteration handles one key block (BLOCK_N keys for all BLOCK_M queries: two dots,
+  the online-softmax update). Not causal: both kernels have one key loop. Causal: tessel runs one loop up to the
+  diagonal block with the mask `key <= query` (and `key < S_k`) applied to every block; Triton's tutorial
+  splits the keys into two loops, first the blocks wholly below the diagonal with no mask, then the BLOCK_M
+  keys of the diagonal block with the mask added as -1e6; the table measures Triton's first (off-diagonal)
+  loop (start_m * BLOCK_M / BLOCK_N iterations, all but the diagonal's BLOCK_M / BLOCK_N; found as the first
+  innermost loop holding a matrix instruction in address order, which a note under the tables names) against
+  tessel's one masked loop.
+- Attention differences of contract. tessel's kernel takes strides per dimension, grouped-query heads and
+  S_q != S_k, masks query rows past S_q and keys past S_k (any sequence length), stores the log-sum-exp in
+  natural log, starts the row sum at 0, masks causally with -inf inside its one loop and reads K [BLOCK_N, d]
+  and transposes it in the dot. Triton's tutorial sees each of Q, K, V, O as one dense [Z * H * N_CTX, d]
+  matrix (its descriptor bounds checks are against that whole matrix, not the head: N_CTX must be a multiple
+  of the blocks), stores the log-sum-exp in base 2, starts the row sum at 1, and converts p to float16 for the
+  second dot (here p takes V's element type, so the bf16 case multiplies bf16 by bf16 as tessel does); the
+  output is written in the inputs' type by both."""
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -549,7 +654,8 @@ def main():
     ap.add_argument("--arch", action="append", help="a target (repeatable or comma-separated); default all three")
     ap.add_argument("--case", action="append",
                     help="only cases whose name contains this (repeatable): vector_add, softmax, layer_norm, "
-                         "matmul-{triton03,tutorial03,library}-{f16,bf16}-w{4,8}")
+                         "matmul-{triton03,tutorial03,library}-{f16,bf16}-w{4,8}, "
+                         "attention-d{64,128}-{nc,causal}-{f16,bf16}")
     ap.add_argument("--no-hip-tutorial", action="store_true",
                     help="skip the extra tables against tutorial 03's HIP autotuning entry (8 waves)")
     ap.add_argument("--venv", type=Path, default=DEFAULT_VENV, help=f"Triton's virtual environment ({DEFAULT_VENV})")
@@ -590,7 +696,7 @@ def main():
         sys.exit("triton-compare: no tessel case matched")
 
     # Triton: one job per distinct launch (tessel's three matmul forms share one).
-    pairs, jobs = [], {}
+    pairs, jobs, launch_notes = [], {}, []
     for (name, arch), c in cases.items():
         variants = [""]
         if c["problem"] == "matmul" and c["form"] == "triton03" and c["num_warps"] == 8 and not args.no_hip_tutorial:
@@ -598,24 +704,29 @@ def main():
         for v in variants:
             job = triton_launch(c, v)
             jobs[job["id"]] = job
+            if job.get("note"):
+                launch_notes.append(job["note"])
             pairs.append((name, v, arch, job["id"]))
     (work / "triton-jobs.json").write_text(json.dumps(list(jobs.values()), indent=1))
     tenv = dict(os.environ, TRITON_CACHE_DIR=str(Path(tmp.name) / "triton-cache"), TRITON_DEFAULT_FP_FUSION="1")
     print(run([py, TRITON_DIR / "compile.py", work / "triton-jobs.json", work / "triton"], env=tenv),
           file=sys.stderr, end="")
 
-    results, notes, version = {}, [], None
+    results, notes, version = {}, list(launch_notes), None
     for name, variant, arch, job_id in pairs:
         c = cases[(name, arch)]
-        matmul = c["problem"] == "matmul"
         stem = work / "tessel" / f"{name}-{arch}"
-        t = measure(tools, arch, Path(f"{stem}.hsaco"), f"{stem}.s", c["kernel"], c["lds_bytes"], matmul, work,
+        t = measure(tools, arch, Path(f"{stem}.hsaco"), f"{stem}.s", c["kernel"], c["lds_bytes"], c["problem"], work,
                     f"tessel-{name}-{arch}")
         tmeta = json.loads((work / "triton" / f"{job_id}.json").read_text())
         version = tmeta["triton"]
         tstem = work / "triton" / job_id
-        r = measure(tools, arch, Path(f"{tstem}.hsaco"), f"{tstem}.s", tmeta["kernel"], tmeta["shared"], matmul,
-                    work, f"triton-{job_id}")
+        r = measure(tools, arch, Path(f"{tstem}.hsaco"), f"{tstem}.s", tmeta["kernel"], tmeta["shared"],
+                    c["problem"], work, f"triton-{job_id}")
+        first = next(cases[(name, a)] for a in archs if (name, a) in cases)
+        if c["problem"] == "attention" and (c["block"], c["num_warps"]) != (first["block"], first["num_warps"]):
+            notes.append(f"{name} on {arch}: BLOCK_M x BLOCK_N {'x'.join(map(str, c['block']))}, "
+                         f"{c['num_warps']} waves on both sides (kernels::attentionConfig for wave{c['wave_size']})")
         results.setdefault((name, variant), {})[arch] = (t, r)
         notes += [m.note for m in (t, r) if m.note]
 
@@ -634,6 +745,8 @@ def main():
     for n in notes:
         print(f"- {n}")
     print(FOOTNOTE)
+    if any(c["problem"] == "attention" for c in cases.values()):
+        print(ATTENTION_NOTE)
     if args.keep:
         print(f"\n(code objects, assembly, TTGIR and llvm-mca inputs kept in {work})")
 
