@@ -645,7 +645,14 @@ ATTENTION_NOTE = """\
   matrix (its descriptor bounds checks are against that whole matrix, not the head: N_CTX must be a multiple
   of the blocks), stores the log-sum-exp in base 2, starts the row sum at 1, and converts p to float16 for the
   second dot (here p takes V's element type, so the bf16 case multiplies bf16 by bf16 as tessel does); the
-  output is written in the inputs' type by both."""
+  output is written in the inputs' type by both. Semantics that cost instructions: tessel's kernel takes its
+  row max with `max`/`maximum`, which propagate NaN (a v_cmp_o and a v_cndmask beside each v_max_f32), where
+  Triton's tl.max/tl.maximum return the number (v_max_f32/v_max3_f32 alone), and its `exp2` keeps denormal
+  results (a compare, a select and a v_ldexp around each v_exp_f32), where the tutorial launches with
+  allow_flush_denorm and gets v_exp_f32 alone (tessel's fast_exp2, fmax and nanmax are those forms). Layout,
+  not contract: tessel's score layout spreads a row over many lanes, so each lane computes the rescale exp2 of
+  many rows (16 per lane on gfx942 at d 64, where Triton's layout, holding most of a row in one lane, has 1)
+  and the row max and sum need cross-lane steps."""
 
 
 def main():
@@ -742,7 +749,7 @@ def main():
         have = [a for a in archs if a in results[(name, variant)]]
         print(table(cases[(name, have[0])], variant, have, results[(name, variant)]))
         print()
-    for n in notes:
+    for n in sorted(set(notes)):
         print(f"- {n}")
     print(FOOTNOTE)
     if any(c["problem"] == "attention" for c in cases.values()):
