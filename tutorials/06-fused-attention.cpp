@@ -48,7 +48,11 @@ using namespace tessel;
 //
 // Scores are kept in base 2: s = (q . k) * scale * log2(e), so exp becomes
 // exp2, the GPU's exponential instruction (exp(x) = exp2(x * log2(e))), and
-// the constant folds into the scale.
+// the constant folds into the scale. fast_exp2 is that instruction alone: a
+// term below 2^-126 is 0 (exp2 would keep it, ~4 instructions more per
+// element), which no row sum of at least 1 can tell. The maxima are nanmax
+// and fmax, which need no NaN check per element (a NaN score still makes its
+// row NaN: exp2(NaN - m) is NaN and goes into the sum).
 void attention(Ptr<half> q, Ptr<half> k, Ptr<half> v, Ptr<half> out, Ptr<float> lse, i32 S_q, i32 S_k,
                f32 qk_scale, Const<int> D, Const<int> BLOCK_M, Const<int> BLOCK_N, Const<bool> CAUSAL) {
   const float negInf = -std::numeric_limits<float>::infinity();
@@ -81,9 +85,9 @@ void attention(Ptr<half> q, Ptr<half> k, Ptr<half> v, Ptr<half> out, Ptr<float> 
     // and the other is never compiled.
     if (CAUSAL) qk = where(expand_dims(colOk, 0) & (expand_dims(cols, 0) <= expand_dims(rows, 1)), qk, negInf);
     else qk = where(expand_dims(colOk, 0), qk, negInf);
-    auto m_new = maximum(m_i, max(qk, 1));
-    auto p = exp2(qk - expand_dims(m_new, 1));
-    auto alpha = exp2(m_i - m_new);
+    auto m_new = fmax(m_i, nanmax(qk, 1));
+    auto p = fast_exp2(qk - expand_dims(m_new, 1));
+    auto alpha = fast_exp2(m_i - m_new);
     l_i = l_i * alpha + sum(p, 1);
     auto tv = load(v + expand_dims(cols, 1) * D + expand_dims(dims, 0), expand_dims(colOk, 1), 0);
     // The second dot: P (rounded to f16, as the matrix instructions take

@@ -404,6 +404,8 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Share the values layout assignment rematerialized per user (the buffer
   // pass matches a mask's index tile with the pointer's by identity).
   pm.addPass(createCSEPass());
+  // A conversion of a tile made before a loop happens once, before it.
+  pm.addPass(createTesselHoistConversions());
   // Global accesses with offsets that fit in 31 bits become a scalar base
   // plus 32-bit offsets: buffer instructions where the hardware's range
   // check can be the mask (no branches), saddr-form global ones otherwise.

@@ -4,7 +4,7 @@
 // 2 x 2 wave grid; the loaded operands are converted to the operand layouts
 // (kWidth 4 halves per lane); the accumulator, the result and the store
 // share the MFMA layout.
-// CHECK-DAG: #[[MFMA:.*]] = #tessel.mfma<instrShape = [32, 32], wavesPerBlock = [2, 2]>
+// CHECK-DAG: #[[MFMA:.*]] = #tessel.mfma<instrShape = [32, 32], wavesPerBlock = [2, 2], transposed = true>
 // CHECK-DAG: #[[A:.*]] = #tessel.dot_operand<opIdx = 0, parent = #[[MFMA]], kWidth = 4>
 // CHECK-DAG: #[[B:.*]] = #tessel.dot_operand<opIdx = 1, parent = #[[MFMA]], kWidth = 4>
 // B is loaded along N, but each thread also holds a run of kWidth = 4 along
@@ -40,8 +40,9 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 
 // -----
 
-// A 16-row block takes the 16x16x16 instruction; four waves split N.
-// CHECK: #tessel.mfma<instrShape = [16, 16], wavesPerBlock = [1, 4]>
+// A 16-row block takes the 16x16x16 instruction; four waves split N; a
+// block as large as the instruction takes it transposed.
+// CHECK: #tessel.mfma<instrShape = [16, 16], wavesPerBlock = [1, 4], transposed = true>
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
   func.func @thin(%x: tensor<16x32xf16>, %y: tensor<32x64xf16>, %p: tensor<16x64x!tessel.ptr<f32>>) {
     %zero = arith.constant dense<0.0> : tensor<16x64xf32>

@@ -9,13 +9,14 @@
 // CHECK: tessel.reduce {{.*}}, tessel.lds_no_reuse, tessel.lds_offset = 0 : i64}
 // CHECK: tessel.permute {{.*}}, tessel.lds_no_reuse, tessel.lds_offset = 16 : i64}
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_limit = 65536 : i64} {
-  func.func @sum_and_transpose(%x: tensor<1x1024xf32>, %y: tensor<64x64xf32>) {
+  func.func @sum_and_transpose(%x: tensor<1x1024xf32>, %y: tensor<64x64xf32>, %p: tensor<64x64x!tessel.ptr<f32>>) {
     %s = tessel.reduce %x {axis = 1 : i32} : (tensor<1x1024xf32>) -> tensor<1xf32> {
     ^bb0(%a: f32, %b: f32):
       %c = arith.addf %a, %b : f32
       tessel.yield %c : f32
     }
     %t = tessel.permute %y {order = array<i32: 1, 0>} : tensor<64x64xf32> -> tensor<64x64xf32>
+    tessel.store %p, %t : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
     return
   }
 }
@@ -56,15 +57,19 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 
 // Two transposes in a row: keeping the first's 16896 bytes apart would cost
 // more than 1 KiB, so both sit at offset 0 and the first keeps the barrier
-// after its reads; nothing writes LDS after the second.
+// after its reads; nothing writes LDS after the second. (Each result is
+// stored, so each takes a layout of its own for its store and moves
+// through LDS.)
 // CHECK: module attributes {{.*}}tessel.lds_bytes = 16896 : i64
 // CHECK-LABEL: func.func @two_transposes(
 // CHECK: tessel.permute {{.*}}{order = array<i32: 1, 0>, tessel.lds_offset = 0 : i64}
 // CHECK: tessel.permute {{.*}}{order = array<i32: 1, 0>, tessel.lds_no_reuse, tessel.lds_offset = 0 : i64}
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_limit = 65536 : i64} {
-  func.func @two_transposes(%y: tensor<64x64xf32>) {
+  func.func @two_transposes(%y: tensor<64x64xf32>, %p: tensor<64x64x!tessel.ptr<f32>>, %q: tensor<64x64x!tessel.ptr<f32>>) {
     %t = tessel.permute %y {order = array<i32: 1, 0>} : tensor<64x64xf32> -> tensor<64x64xf32>
+    tessel.store %p, %t : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
     %u = tessel.permute %t {order = array<i32: 1, 0>} : tensor<64x64xf32> -> tensor<64x64xf32>
+    tessel.store %q, %u : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
     return
   }
 }

@@ -41,7 +41,7 @@ TEST_CASE("dot compiles to MFMA on gfx942: 64x64x32 f16 blocks, 4 waves") {
   auto c = emulator().alloc<float>(64 * 64);
   detail::TraceRequest request = kernel.trace(a, b, c, 64, 64, 64, 64, 64, 32);
   CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx942", 4});
-  CHECK(contains(k.tileIR, "#tessel.mfma<instrShape = [32, 32], wavesPerBlock = [2, 2]>"));
+  CHECK(contains(k.tileIR, "#tessel.mfma<instrShape = [32, 32], wavesPerBlock = [2, 2], transposed = true>"));
   CHECK(contains(k.assembly(), "v_mfma_f32_32x32x8"));
   CHECK(contains(k.assembly(), "s_cbranch")); // the K loop
 }

@@ -70,7 +70,7 @@ TEST_CASE("LDS banks: 8- and 16-byte accesses are served 16 and 8 lanes at a tim
 TEST_CASE("planLdsStaging pads the A operand's rows so the MFMA reads are conflict-free (gfx942, f16)") {
   Context c;
   Type f16 = Float16Type::get(&c.ctx);
-  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2});
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2}, false);
   // A [128, 64] as loaded (rows of 8 halves, 8 x 8 lanes, 4 waves along M)
   // to the 32x32x8 operand (lane l: row l % 32, 4 halves of K at 4 (l / 32)).
   auto loaded = c.tile({128, 64}, f16, c.blocked({1, 8}, {8, 8}, {4, 1}, {1, 0}));

@@ -202,7 +202,7 @@ TEST_CASE("MFMA accumulator and operand layouts match the ISA guide's lane table
   Context c;
   for (unsigned m : {32u, 16u}) {
     CAPTURE(m);
-    auto mfma = MfmaLayoutAttr::get(&c.ctx, {m, m}, {1, 1});
+    auto mfma = MfmaLayoutAttr::get(&c.ctx, {m, m}, {1, 1}, false);
     LinearLayout d = mfma.toLinearLayout({m, m});
     const int64_t regs = m * m / 64;
     REQUIRE(d.numRegisters() == regs);
@@ -224,10 +224,45 @@ TEST_CASE("MFMA accumulator and operand layouts match the ISA guide's lane table
   }
 }
 
+// Transposed, the instruction runs with A and B swapped and computes D^T:
+// the guide's row of D is the tile's column and its column the tile's row.
+TEST_CASE("a transposed MFMA accumulator holds D^T of the ISA guide's table") {
+  Context c;
+  for (unsigned m : {32u, 16u}) {
+    CAPTURE(m);
+    LinearLayout d = MfmaLayoutAttr::get(&c.ctx, {m, m}, {1, 1}, true).toLinearLayout({m, m});
+    const int64_t regs = m * m / 64;
+    REQUIRE(d.numRegisters() == regs);
+    for (int64_t l = 0; l < 64; ++l)
+      for (int64_t r = 0; r < regs; ++r) {
+        Coord want = m == 32 ? Coord{l % 32, 8 * (r / 4) + 4 * (l / 32) + r % 4} : Coord{l % 16, 4 * (l / 16) + r};
+        REQUIRE(elementAt(d, r, l, 0) == want);
+      }
+  }
+}
+
+// Attention's P: the transposed 32x32 accumulator of [128, 64] over 4 waves
+// along M is, register for register, the A operand (kWidth 4) of a dot
+// whose K is those 64 columns: the conversion between them renames
+// registers. Not so for the untransposed accumulator, nor for kWidth 8.
+TEST_CASE("a transposed MFMA accumulator is the next dot's A operand with kWidth 4") {
+  Context c;
+  auto head = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {4, 1}, true);
+  auto tail = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {4, 1}, true);
+  for (int64_t n : {64, 32}) {
+    CAPTURE(n);
+    LinearLayout p = head.toLinearLayout({128, n});
+    CHECK(p == DotOperandLayoutAttr::get(&c.ctx, 0, tail, 4).toLinearLayout({128, n}));
+    CHECK_FALSE(p == DotOperandLayoutAttr::get(&c.ctx, 0, tail, 8).toLinearLayout({128, n}));
+    CHECK_FALSE(MfmaLayoutAttr::get(&c.ctx, {32, 32}, {4, 1}, false).toLinearLayout({128, n}) ==
+                DotOperandLayoutAttr::get(&c.ctx, 0, tail, 4).toLinearLayout({128, n}));
+  }
+}
+
 TEST_CASE("MFMA layouts over a block: waves tile M then N, repetitions fill the rest") {
   Context c;
   // [128, 128] over 2 x 2 waves of 32x32 instructions: each wave 2 x 2 instruction tiles.
-  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2});
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2}, false);
   LinearLayout d = mfma.toLinearLayout({128, 128});
   CHECK(d.numRegisters() == 16 * 4);
   std::set<Coord> all;
@@ -288,7 +323,7 @@ TEST_CASE("MFMA and WMMA layouts of blocks below the instruction's tile wrap row
   for (int64_t M : {1, 2, 4, 8, 16}) {
     CAPTURE(M);
     const int64_t N = 2;
-    auto mfma = MfmaLayoutAttr::get(&c.ctx, {16, 16}, {1, 1});
+    auto mfma = MfmaLayoutAttr::get(&c.ctx, {16, 16}, {1, 1}, false);
     LinearLayout d = mfma.toLinearLayout({M, N});
     const int64_t kept = std::min<int64_t>(M, 4);
     REQUIRE(d.numRegisters() == kept);
@@ -300,7 +335,7 @@ TEST_CASE("MFMA and WMMA layouts of blocks below the instruction's tile wrap row
     for (int64_t l = 0; l < 64; ++l)
       for (int64_t r = 0; r < 4; ++r) REQUIRE(elementAt(a, r, l, 0) == Coord{(l % 16) % M, 4 * (l / 16) + r});
 
-    auto wide = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {1, 1});
+    auto wide = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {1, 1}, false);
     LinearLayout d32 = wide.toLinearLayout({M, N});
     const int64_t kept32 = M >= 16 ? 8 : std::min<int64_t>(M, 4);
     REQUIRE(d32.numRegisters() == kept32);

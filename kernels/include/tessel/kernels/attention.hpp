@@ -68,7 +68,11 @@ inline constexpr float kLn2 = 0.69314718055994530942f;
 // CAUSAL, past the query's own position) score -inf before the max; query
 // rows past S_q compute on zeros and are not stored. The first key block
 // always holds a valid key for every row (key 0), so m_i is finite after it
-// and exp2(m_i - m_new) never sees -inf - -inf.
+// and exp2(m_i - m_new) never sees -inf - -inf. As Triton's tutorial: the
+// exponential is the GPU's alone (fast_exp2: a term below 2^-126 is 0, which
+// no row sum of at least 1 can tell) and the maxima skip NaNs (nanmax,
+// fmax: no NaN check per element; a NaN score still makes its row NaN
+// through exp2 and the sum).
 template <class T>
 void attention_fwd(Ptr<T> q, Ptr<T> k, Ptr<T> v, Ptr<T> out, Ptr<float> lse, i32 H_q, i32 GROUP, i32 S_q, i32 S_k,
                    f32 qk_scale, i32 sqb, i32 sqh, i32 sqs, i32 sqd, i32 skb, i32 skh, i32 sks, i32 skd, i32 svb,
@@ -101,9 +105,9 @@ void attention_fwd(Ptr<T> q, Ptr<T> k, Ptr<T> v, Ptr<T> out, Ptr<float> lse, i32
     auto qk = dot(tq, trans(tk)) * qk_scale;
     if (CAUSAL) qk = where(expand_dims(colOk, 0) & (expand_dims(cols, 0) <= expand_dims(rows, 1)), qk, kNegInf);
     else qk = where(expand_dims(colOk, 0), qk, kNegInf);
-    auto m_new = maximum(m_i, max(qk, 1));
-    auto p = exp2(qk - expand_dims(m_new, 1));
-    auto alpha = exp2(m_i - m_new);
+    auto m_new = fmax(m_i, nanmax(qk, 1));
+    auto p = fast_exp2(qk - expand_dims(m_new, 1));
+    auto alpha = fast_exp2(m_i - m_new);
     l_i = l_i * alpha + sum(p, 1);
     auto tv = load(vBase + expand_dims(cols, 1) * svs + expand_dims(dims, 0) * svd, expand_dims(colOk, 1), 0);
     acc = dot(cast<T>(p), tv, acc * expand_dims(alpha, 1));

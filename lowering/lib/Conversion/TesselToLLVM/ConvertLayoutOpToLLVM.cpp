@@ -17,6 +17,16 @@ ArrayRef<int64_t> shapeOf(Type t) {
   return {};
 }
 
+// The result's register r is the source's register picks[r].
+LogicalResult renameRegisters(ConversionPatternRewriter &rewriter, Operation *op, ValueRange srcRegs,
+                              ArrayRef<int64_t> picks) {
+  SmallVector<Value> out;
+  for (int64_t p : picks)
+    out.push_back(srcRegs[p]);
+  replaceWithRegisters(rewriter, op, {out});
+  return success();
+}
+
 class ThroughLds {
 public:
   ThroughLds(Operation *op, ConversionPatternRewriter &rewriter, const TargetInfo &target,
@@ -91,10 +101,8 @@ struct ConvertLayoutOpConversion : TesselOpToLLVMPattern<ConvertLayoutOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (isRegisterRenaming(op)) {
-      replaceWithRegisters(rewriter, op, {adaptor.getSrc()});
-      return success();
-    }
+    if (auto picks = renamedRegisters(op))
+      return renameRegisters(rewriter, op, adaptor.getSrc(), *picks);
     ThroughLds lds(op, rewriter, target, converter);
     lds.convert(op.getSrc(), adaptor.getSrc(),
                 planLdsStaging(cast<RankedTensorType>(op.getSrc().getType()), op.getType()));
@@ -115,11 +123,14 @@ struct ReshapeOpConversion : TesselOpToLLVMPattern<ReshapeOp> {
   }
 };
 
-// Each element is written where the permuted tile has it.
+// Each element is written where the permuted tile has it; nothing moves
+// when the result's layout is the source's, permuted.
 struct PermuteOpConversion : TesselOpToLLVMPattern<PermuteOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
   LogicalResult matchAndRewrite(PermuteOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (auto picks = renamedRegisters(op))
+      return renameRegisters(rewriter, op, adaptor.getSrc(), *picks);
     ThroughLds lds(op, rewriter, target, converter);
     lds.write(op.getSrc(), adaptor.getSrc(), [&](ArrayRef<Value> c) {
       SmallVector<Value> moved;

@@ -86,12 +86,15 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     Value zero = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(0));
     forEachMatrixInstruction(rewriter, loc, accRegs, a, b, batch, repsM, repsN, repsK, kWidth, instrRegs,
                              [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv) -> Value {
+                               // Transposed: D^T = B^T A^T, B's registers as the instruction's A.
+                               Value x = packRegisters(rewriter, loc, av, operand),
+                                     y = packRegisters(rewriter, loc, bv, operand);
+                               if (mfma.getTransposed())
+                                 std::swap(x, y);
                                // cbsz, abid, blgp = 0: no broadcast between blocks.
                                return rewriter
-                                   .create<LLVM::CallIntrinsicOp>(
-                                       loc, accVecType, rewriter.getStringAttr(intrinsic),
-                                       ValueRange{packRegisters(rewriter, loc, av, operand),
-                                                  packRegisters(rewriter, loc, bv, operand), d, zero, zero, zero})
+                                   .create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic),
+                                                                  ValueRange{x, y, d, zero, zero, zero})
                                    .getResult(0);
                              });
     replaceWithRegisters(rewriter, op, {accRegs});

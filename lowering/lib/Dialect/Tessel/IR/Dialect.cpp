@@ -121,7 +121,7 @@ LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitE
 }
 
 LogicalResult MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> instrShape,
-                                     ArrayRef<unsigned> wavesPerBlock) {
+                                     ArrayRef<unsigned> wavesPerBlock, bool transposed) {
   if (instrShape.size() != 2 || wavesPerBlock.size() != 2)
     return emitError() << "mfma layout parameters are [M, N] pairs";
   if (!((instrShape[0] == 32 && instrShape[1] == 32) || (instrShape[0] == 16 && instrShape[1] == 16)))

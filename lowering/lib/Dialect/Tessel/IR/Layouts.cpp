@@ -103,17 +103,19 @@ LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   const int64_t M = shape[rank - 2], N = shape[rank - 1];
   SmallVector<LinearLayout::Basis> regs, lanes, waves;
   auto rowCol = [&](int64_t row, int64_t col) { return matrixBasis(shape, row, col); };
-  // One instruction's registers and lanes.
-  addInstrRegister(regs, rowCol(1, 0));
-  addInstrRegister(regs, rowCol(2, 0));
+  // One instruction's registers and lanes, as the ISA gives D; transposed,
+  // D holds the tile's columns where it says rows (m == n).
+  auto inD = [&](int64_t row, int64_t col) { return getTransposed() ? rowCol(col, row) : rowCol(row, col); };
+  addInstrRegister(regs, inD(1, 0));
+  addInstrRegister(regs, inD(2, 0));
   if (m == 32) {
-    addInstrRegister(regs, rowCol(8, 0));
-    addInstrRegister(regs, rowCol(16, 0));
+    addInstrRegister(regs, inD(8, 0));
+    addInstrRegister(regs, inD(16, 0));
   }
   for (int64_t b = 1; b < n; b <<= 1)
-    lanes.push_back(rowCol(0, b));
+    lanes.push_back(inD(0, b));
   for (int64_t b = 4; lanes.size() < 6; b <<= 1)
-    lanes.push_back(rowCol(b, 0)); // 32x32: lane 32 -> row 4; 16x16: lanes 16, 32 -> rows 4, 8
+    lanes.push_back(inD(b, 0)); // 32x32: lane 32 -> row 4; 16x16: lanes 16, 32 -> rows 4, 8
   // Waves tile M first, then N.
   for (int64_t b = 1; b < wM; b <<= 1)
     waves.push_back(rowCol(m * b, 0));
@@ -231,6 +233,12 @@ int64_t mlir::tessel::registersPerThread(Type type) {
   return 1;
 }
 
+int64_t mlir::tessel::packedRegistersPerThread(RankedTensorType type) {
+  Type elem = type.getElementType();
+  int64_t bits = isa<PtrType>(elem) ? 64 : std::max(8u, elem.getIntOrFloatBitWidth());
+  return (registersPerThread(type) * bits + 31) / 32;
+}
+
 BlockedLayoutAttr mlir::tessel::makeBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                                   ArrayRef<unsigned> order, unsigned vec,
                                                   unsigned numWarps, unsigned waveSize,
@@ -261,11 +269,24 @@ int64_t mlir::tessel::contiguousPerThread(RankedTensorType type, unsigned dim) {
   return getLinearLayout(type).contiguousRegisters(dim);
 }
 
-bool mlir::tessel::isRegisterRenaming(ConvertLayoutOp convert) {
+std::optional<SmallVector<int64_t>> mlir::tessel::renamedRegisters(ConvertLayoutOp convert) {
   auto src = cast<RankedTensorType>(convert.getSrc().getType());
   auto dst = convert.getType();
-  return src.getEncoding() == dst.getEncoding() || src.getNumElements() == 1 ||
-         getLinearLayout(src) == getLinearLayout(dst);
+  LinearLayout to = getLinearLayout(dst);
+  if (src.getEncoding() == dst.getEncoding() || src.getNumElements() == 1) {
+    SmallVector<int64_t> same;
+    for (int64_t r = 0; r < to.numRegisters(); ++r)
+      same.push_back(src.getNumElements() == 1 ? 0 : r);
+    return same;
+  }
+  return getLinearLayout(src).registerPicks(to);
+}
+
+bool mlir::tessel::isRegisterRenaming(ConvertLayoutOp convert) { return renamedRegisters(convert).has_value(); }
+
+std::optional<SmallVector<int64_t>> mlir::tessel::renamedRegisters(PermuteOp permute) {
+  auto src = cast<RankedTensorType>(permute.getSrc().getType());
+  return getLinearLayout(src).permuted(permute.getOrder()).registerPicks(getLinearLayout(permute.getType()));
 }
 
 int64_t mlir::tessel::ldsElementBytes(Type type) {

@@ -142,3 +142,35 @@ LinearLayout LinearLayout::withoutDim(unsigned dim) const {
       regs.push_back(std::move(b));
   return LinearLayout(shape, std::move(regs), drop(lanes_), drop(waves_));
 }
+
+LinearLayout LinearLayout::permuted(llvm::ArrayRef<int32_t> order) const {
+  auto move = [&](llvm::ArrayRef<Basis> bases) {
+    llvm::SmallVector<Basis> out;
+    for (const Basis &b : bases) {
+      Basis c(rank(), 0);
+      for (unsigned i = 0; i < rank(); ++i)
+        c[i] = b[order[i]];
+      out.push_back(std::move(c));
+    }
+    return out;
+  };
+  llvm::SmallVector<int64_t, 4> shape;
+  for (unsigned i = 0; i < rank(); ++i)
+    shape.push_back(shape_[order[i]]);
+  return LinearLayout(shape, move(registers_), move(lanes_), move(waves_));
+}
+
+std::optional<llvm::SmallVector<int64_t>> LinearLayout::registerPicks(const LinearLayout &to) const {
+  if (shape_ != to.shape_ || lanes_ != to.lanes_ || waves_ != to.waves_ ||
+      numRegisters() != to.numRegisters())
+    return std::nullopt;
+  llvm::SmallVector<int64_t> picks;
+  for (int64_t r = 0; r < to.numRegisters(); ++r) {
+    Basis c = to.registerCoords(r);
+    int64_t s = registerAt(c);
+    if (s < 0 || registerCoords(s) != c)
+      return std::nullopt;
+    picks.push_back(s);
+  }
+  return picks;
+}

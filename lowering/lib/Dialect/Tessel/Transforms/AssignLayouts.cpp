@@ -139,6 +139,9 @@ struct LayoutGroup {
   // tessel.expand_dims, or it is the result of tessel.reduce.
   std::optional<std::pair<unsigned, Value>> sliceOf; // (axis, a value of the parent group)
   std::optional<unsigned> scanAxis; // a scan runs along this dim: one chunk per thread
+  // The group is a tessel.permute's result: with no access of its own to
+  // suit, it takes its source's layout, permuted (no data moves).
+  std::optional<std::pair<ArrayRef<int32_t>, Value>> permuteOf; // (order, the source)
   Attribute fixed; // a matrix-core layout a dot gives the group
   Operation *fixedBy = nullptr; // the dot whose accumulator gave it
   // The group goes (through LDS) into a dot operand, which reads runs of
@@ -247,6 +250,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
     };
     SmallVector<SliceConstraint> constraints;
     SmallVector<ScanOp> scans;
+    SmallVector<PermuteOp> permutes;
     SmallVector<DotOp> dots;
     // Tile arguments (tests of the pass) may have no users: give them a group too.
     for (BlockArgument arg : func.getArguments())
@@ -277,6 +281,8 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       }
       if (auto scan = dyn_cast<ScanOp>(op))
         scans.push_back(scan);
+      if (auto permute = dyn_cast<PermuteOp>(op))
+        permutes.push_back(permute);
       // A dot's accumulator and result share the matrix-core layout; its
       // operands, each a conversion of its own, take the operand layouts.
       if (auto dot = dyn_cast<DotOp>(op)) {
@@ -394,6 +400,11 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         return true;
       }
       g.sliceOf = {c.axis, c.parent};
+    }
+    for (PermuteOp permute : permutes) {
+      LayoutGroup &g = groupOf(permute.getResult());
+      if (!g.permuteOf && rootOf(permute.getSrc()) != rootOf(permute.getResult()))
+        g.permuteOf = {permute.getOrder(), permute.getSrc()};
     }
     for (DotOp dot : dots) {
       FailureOr<bool> restart = fixDotLayouts(dot);
@@ -532,6 +543,13 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         return g.layout = SliceLayoutAttr::get(ctx, g.sliceOf->first,
                                                cast<DistributedLayoutAttr>(parent));
       }
+      if (g.permuteOf && g.anchors.empty() && !g.scanAxis && !g.resolving) {
+        g.resolving = true;
+        auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(layoutOf(rootOf(g.permuteOf->second)));
+        g.resolving = false;
+        if (blocked)
+          return g.layout = permutedBlocked(blocked, g.permuteOf->first);
+      }
       unsigned rank = g.shape.size();
       SmallVector<unsigned> order;
       int64_t vec = std::numeric_limits<int64_t>::max();
@@ -651,11 +669,6 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
   // too) compile on 4 waves of 64 threads or 8 of 32.
   static constexpr int64_t kRegistersPerThread = 256;
   static constexpr int64_t kMaxRegistersPerTile = 8192;
-  static int64_t packedRegisters(RankedTensorType type) {
-    Type elem = type.getElementType();
-    int64_t bits = isa<PtrType>(elem) ? 64 : std::max(8u, elem.getIntOrFloatBitWidth());
-    return (registersPerThread(type) * bits + 31) / 32;
-  }
   LogicalResult checkRegisterBudget(func::FuncOp func) {
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       // A splat constant is one value (an immediate where it is used), not a
@@ -666,7 +679,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         auto type = dyn_cast<RankedTensorType>(v.getType());
         if (!type)
           continue;
-        int64_t registers = packedRegisters(type);
+        int64_t registers = packedRegistersPerThread(type);
         if (registers <= kMaxRegistersPerTile)
           continue;
         std::string shape;
@@ -689,6 +702,20 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
       return WalkResult::advance();
     });
     return failure(walk.wasInterrupted());
+  }
+
+  // The blocked layout of a tile whose dim i is dim order[i] of a tile of
+  // layout `l`: every thread holds the same elements.
+  static BlockedLayoutAttr permutedBlocked(BlockedLayoutAttr l, ArrayRef<int32_t> order) {
+    SmallVector<unsigned> spt, tpw, wpb, fastest;
+    for (int32_t d : order) {
+      spt.push_back(l.getSizePerThread()[d]);
+      tpw.push_back(l.getThreadsPerWave()[d]);
+      wpb.push_back(l.getWavesPerBlock()[d]);
+    }
+    for (unsigned d : l.getOrder())
+      fastest.push_back(unsigned(llvm::find(order, int32_t(d)) - order.begin()));
+    return BlockedLayoutAttr::get(l.getContext(), spt, tpw, wpb, fastest);
   }
 
   // A scan walks its axis in order: each thread holds one contiguous chunk

@@ -4,6 +4,10 @@
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/lowering/target.hpp"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/DenseSet.h"
+
 #include <optional>
 
 using namespace mlir;
@@ -59,6 +63,60 @@ static BlockedLayoutAttr fmaAccumulatorLayout(MLIRContext *ctx, ArrayRef<int64_t
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpb, order);
 }
 
+// Ops a dot's result can pass through on its way into another dot's
+// operand without another thread needing it: elementwise math, casts,
+// selects, layout conversions.
+static bool passesThrough(Operation *op) {
+  if (isa<ConvertLayoutOp>(op))
+    return true;
+  return op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+         isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+         isa<RankedTensorType>(op->getResult(0).getType());
+}
+
+// Attention's P = softmax(Q K^T) feeding P V: the result of `dot` reaches
+// operand A of another dot (a chain's head), or its A comes from another
+// dot's result (a chain's tail). Both take their waves along M only, so
+// P's rows stay with the threads that computed them and the head's
+// transposed accumulator is the tail's A operand as it is.
+static bool isChainHead(DotOp dot) {
+  SmallVector<Value> work{dot.getResult()};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      if (isa<DotOp>(use.getOwner())) {
+        if (use.getOperandNumber() == 0)
+          return true;
+      } else if (passesThrough(use.getOwner())) {
+        work.push_back(use.getOwner()->getResult(0));
+      }
+    }
+  }
+  return false;
+}
+static bool isChainTail(DotOp dot) {
+  SmallVector<Value> work{dot.getA()};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      continue;
+    if (isa<DotOp>(def))
+      return true;
+    if (passesThrough(def))
+      for (Value operand : def->getOperands())
+        if (isa<RankedTensorType>(operand.getType()))
+          work.push_back(operand);
+  }
+  return false;
+}
+
 FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::string &arch, unsigned numWarps,
                                                      unsigned waveSize) {
   auto a = cast<RankedTensorType>(dot.getA().getType()), c = cast<RankedTensorType>(dot.getC().getType());
@@ -94,9 +152,12 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
   if (!chosen)
     return DotLayouts{fmaAccumulatorLayout(ctx, c.getShape(), K, numWarps, waveSize), unsigned(K)};
   // Waves split M and N, the longer first, while there are instruction
-  // tiles to share; any left over replicate.
+  // tiles to share; any left over replicate. A chain of dots puts them all
+  // along M where M has a tile for each.
   unsigned wM = 1, wN = 1;
-  for (unsigned left = numWarps; left > 1; left /= 2) {
+  if (M % (int64_t(chosen->m) * numWarps) == 0 && (isChainHead(dot) || isChainTail(dot)))
+    wM = numWarps;
+  for (unsigned left = numWarps / wM; left > 1; left /= 2) {
     int64_t tilesM = M / (int64_t(chosen->m) * wM), tilesN = N / (int64_t(chosen->n) * wN);
     if (tilesM >= tilesN && tilesM > 1)
       wM *= 2;
@@ -111,7 +172,10 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
     mfma = WmmaLayoutAttr::get(ctx, {wM, wN});
     kWidth = chosen->k;
   } else {
-    mfma = MfmaLayoutAttr::get(ctx, {chosen->m, chosen->n}, {wM, wN});
+    // Transposed (as Triton's AMD backend does) unless the block is smaller
+    // than the instruction (its padding drops register rows, Layouts.cpp).
+    const bool transposed = M >= chosen->m && N >= chosen->n;
+    mfma = MfmaLayoutAttr::get(ctx, {chosen->m, chosen->n}, {wM, wN}, transposed);
     kWidth = chosen->k / (64 / chosen->m);
   }
   return DotLayouts{mfma, kWidth};

@@ -12,6 +12,9 @@ namespace mlir::tessel {
 LinearLayout getLinearLayout(RankedTensorType type);
 // Registers one thread holds of a tile of `type` (1 for a scalar).
 int64_t registersPerThread(Type type);
+// The same in 32-bit hardware registers: two 16-bit or four 8-bit elements
+// (or booleans) share one, a 64-bit element or pointer takes two.
+int64_t packedRegistersPerThread(RankedTensorType type);
 
 // Fails, with an error at the first one, when a tile in `root` has no layout.
 LogicalResult verifyEveryTileHasLayout(Operation *root);
@@ -33,8 +36,14 @@ BlockedLayoutAttr makeBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 int64_t contiguousPerThread(RankedTensorType type, unsigned dim);
 
 // A conversion between layouts that give every thread the same elements
-// in the same registers: the conversion renames registers.
+// (in any register order) only renames registers: for each result
+// register, the source register that holds its element. None when data
+// must move between threads.
+std::optional<SmallVector<int64_t>> renamedRegisters(ConvertLayoutOp convert);
 bool isRegisterRenaming(ConvertLayoutOp convert);
+// A tessel.permute whose result layout is its source's, permuted
+// (LinearLayout::permuted), moves no data: the same, for its registers.
+std::optional<SmallVector<int64_t>> renamedRegisters(PermuteOp permute);
 
 // Bytes an element of `type` takes in LDS (i1 takes a byte, a pointer 8).
 int64_t ldsElementBytes(Type type);

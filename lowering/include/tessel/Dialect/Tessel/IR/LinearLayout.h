@@ -8,6 +8,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace mlir::tessel {
 
@@ -64,6 +65,15 @@ public:
   llvm::SmallVector<unsigned> registerRunBits(unsigned dim) const;
   // The same layout without dimension `dim` (whose extent must be 1).
   LinearLayout withoutDim(unsigned dim) const;
+  // The layout of the tile whose dimension i is this tile's dimension
+  // order[i] (tessel.permute): every thread keeps its elements in its
+  // registers.
+  LinearLayout permuted(llvm::ArrayRef<int32_t> order) const;
+  // When every thread holds the same elements in `to` as here (the lanes
+  // and waves agree; the registers may come in another order): for each
+  // register of `to`, the register here that holds its element. A
+  // conversion between the two only renames registers.
+  std::optional<llvm::SmallVector<int64_t>> registerPicks(const LinearLayout &to) const;
 
   bool operator==(const LinearLayout &o) const {
     return shape_ == o.shape_ && registers_ == o.registers_ && lanes_ == o.lanes_ &&

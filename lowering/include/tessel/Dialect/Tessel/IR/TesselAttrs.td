@@ -79,12 +79,23 @@ def Tessel_MfmaLayoutAttr : AttrDef<Tessel_Dialect, "MfmaLayout",
     v_mfma_*_32x32x*: lane l, register r hold row 8 * (r / 4) + 4 * (l / 32)
     + r % 4 and column l % 32; of v_mfma_*_16x16x*: row 4 * (l / 16) + r,
     column l % 16.
+
+    `transposed`: the instruction runs with A and B swapped (it computes
+    D^T = B^T A^T), so rows and columns trade places: lane l holds row
+    l % m and its registers run along N (4 consecutive columns per lane
+    and group of 4 registers). A thread then holds runs of a row: C is
+    stored as vectors along N, a reduction along N is mostly in-thread, and
+    the result (cast to the inputs' type) is already the A operand of a
+    following dot with kWidth 4 (no data movement). The operand layouts do
+    not change.
   }];
   let parameters = (ins
     ArrayRefParameter<"unsigned">:$instrShape,
-    ArrayRefParameter<"unsigned">:$wavesPerBlock);
+    ArrayRefParameter<"unsigned">:$wavesPerBlock,
+    DefaultValuedParameter<"bool", "false">:$transposed);
   let assemblyFormat = [{
-    `<` `instrShape` `=` `[` $instrShape `]` `,` `wavesPerBlock` `=` `[` $wavesPerBlock `]` `>`
+    `<` `instrShape` `=` `[` $instrShape `]` `,` `wavesPerBlock` `=` `[` $wavesPerBlock `]`
+    (`,` `transposed` `=` $transposed^)? `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -105,6 +105,22 @@ def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
   }];
 }
 
+def TesselHoistConversions : Pass<"tessel-hoist-conversions", "::mlir::ModuleOp"> {
+  let summary = "Move loop-invariant layout conversions out of loops";
+  let description = [{
+    After layout assignment: a `tessel.convert_layout` in the body of an
+    `scf.for` or `scf.while` whose operand is defined outside the loop
+    converts the same tile on every iteration (attention's Q going to its
+    dot-operand layout). It moves before the loop, out of as many loops as
+    its operand is outside of; the loop then reads the converted tile from
+    registers. A conversion under an `scf.if` stays where it is (it might
+    not run), and so does one whose result takes more than 16 registers
+    per thread more than its source (a wave32 WMMA A operand holds each row
+    in two lanes, all of K: Q of a 32x128 block over 8 waves would keep 64
+    registers per thread over the loop instead of 8).
+  }];
+}
+
 def TesselStageOperands : Pass<"tessel-stage-operands", "::mlir::ModuleOp"> {
   let summary = "Keep a loop's dot operands in LDS across iterations (num_stages >= 2)";
   let description = [{

@@ -1,0 +1,49 @@
+// Loop-invariant layout conversions out of loops (see Passes.td).
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELHOISTCONVERSIONS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+// Hoisted, the converted tile stays in registers over the loop where the
+// source did (the conversion read it every iteration). A layout that holds
+// copies (a WMMA A operand gives two lanes each row, all of K) can be many
+// times the source: past kMaxExtraRegisters more per thread, converting
+// each iteration is cheaper than what the registers would spill.
+constexpr int64_t kMaxExtraRegisters = 16;
+bool worthKeeping(ConvertLayoutOp convert) {
+  return packedRegistersPerThread(convert.getType()) <=
+         packedRegistersPerThread(cast<RankedTensorType>(convert.getSrc().getType())) + kMaxExtraRegisters;
+}
+
+struct HoistConversionsPass : mlir::tessel::impl::TesselHoistConversionsBase<HoistConversionsPass> {
+  void runOnOperation() override {
+    SmallVector<ConvertLayoutOp> converts;
+    getOperation().walk([&](ConvertLayoutOp op) { converts.push_back(op); });
+    bool changed = false;
+    for (ConvertLayoutOp convert : converts) {
+      // Out of each enclosing loop its operand does not come from; the op
+      // must sit straight in the loop's body (not under an if).
+      while (auto loop = dyn_cast<LoopLikeOpInterface>(convert->getParentOp())) {
+        if (!loop.isDefinedOutsideOfLoop(convert.getSrc()) || !worthKeeping(convert))
+          break;
+        loop.moveOutOfLoop(convert);
+        changed = true;
+      }
+    }
+    if (!changed)
+      markAllAnalysesPreserved();
+  }
+};
+
+} // namespace
