@@ -82,7 +82,9 @@ void attention(Ptr<half> q, Ptr<half> k, Ptr<half> v, Ptr<half> out, Ptr<float> 
     // Key 0 is in the first block and valid for every row, so m_i is finite
     // from the first iteration on (no -inf - -inf).
     // CAUSAL is a constant, known while tracing: a C++ `if` picks one mask
-    // and the other is never compiled.
+    // and the other is never compiled. (kernels::attention goes further: the
+    // key blocks no mask touches run in a loop of their own without it,
+    // since the select costs an instruction per score.)
     if (CAUSAL) qk = where(expand_dims(colOk, 0) & (expand_dims(cols, 0) <= expand_dims(rows, 1)), qk, negInf);
     else qk = where(expand_dims(colOk, 0), qk, negInf);
     auto m_new = fmax(m_i, nanmax(qk, 1));

@@ -145,7 +145,8 @@ TEST_CASE("attention f16 matches float64: odd lengths, causal and not, GQA, d64 
                             {2, 4, 2, 130, 77, 64, false, true},
                             {1, 4, 2, 130, 130, 64, true},
                             {1, 2, 1, 130, 77, 128, false},
-                            {1, 2, 2, 77, 77, 128, true}});
+                            {1, 2, 2, 77, 77, 128, true},
+                            {1, 2, 1, 64, 128, 64, false}}); // whole key blocks only: no masked block
 }
 
 TEST_CASE("attention bf16 matches float64: odd lengths, causal and not, GQA, d64 and d128, gfx942") {
@@ -233,6 +234,14 @@ TEST_CASE("attention: the launcher's errors") {
   auto shortLse = dev.alloc<float>(4 * 77 - 1);
   CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, shortLse, shape()),
                        "attention: lse: the buffer holds 307 elements and needs 308", Error);
+  s = shape();
+  s.scale = -0.125f;
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: scale -0.125000 is not a positive finite number (0: 1 / sqrt(head_dim))", Error);
+  s = shape();
+  s.causal = true;
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s, kernels::AttentionConfig{64, 48, 4}),
+                       "attention: causal attention needs BLOCK_M (64) to be a multiple of BLOCK_N (48)", Error);
   s = shape();
   s.k_strides[2] = -64;
   CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s), "attention: K: strides must not be negative",

@@ -25,7 +25,8 @@ namespace tessel::kernels {
 // The problem: Q [batch, heads_q, seq_q, head_dim], K and V [batch, heads_kv,
 // seq_k, head_dim], out like Q, lse [batch, heads_q, seq_q] (f32, dense).
 // Strides are in elements, one per dimension (batch, head, seq, dim); zero
-// means dense row-major from the sizes. scale 0 means 1 / sqrt(head_dim).
+// means dense row-major from the sizes. scale 0 means 1 / sqrt(head_dim);
+// any other must be positive and finite.
 struct AttentionShape {
   int64_t batch = 1, heads_q = 1, heads_kv = 1, seq_q = 0, seq_k = 0, head_dim = 64;
   bool causal = false;
@@ -45,10 +46,12 @@ struct AttentionConfig {
 // The default per head dim and wave size: 128 x 64 blocks over 4 waves at
 // head dim 64 (Triton's choice for the forward pass), 128 x 32 at head dim
 // 128 (the accumulator and Q's tile double). On wave32 (gfx1100) those spill
-// registers to scratch with today's layouts (896 and 716 bytes per thread);
-// 64 x 32 and 32 x 32 blocks over 8 waves are the largest tried that do not.
+// registers to scratch (a WMMA operand holds all 16 K of its row in two
+// lanes); 64 x 32 over 8 waves at head dim 64, and 32 x 16 over 8 waves at
+// head dim 128 (32 x 32 spills 20-40 bytes; 32 x 16 over 4 waves also fits,
+// at 1.3x the cycles per key) are the largest tried that do not.
 inline AttentionConfig attentionConfig(int64_t headDim, unsigned waveSize = 64) {
-  if (waveSize == 32) return headDim <= 64 ? AttentionConfig{64, 32, 8} : AttentionConfig{32, 32, 8};
+  if (waveSize == 32) return headDim <= 64 ? AttentionConfig{64, 32, 8} : AttentionConfig{32, 16, 8};
   return headDim <= 64 ? AttentionConfig{128, 64, 4} : AttentionConfig{128, 32, 4};
 }
 
@@ -95,24 +98,40 @@ void attention_fwd(Ptr<T> q, Ptr<T> k, Ptr<T> v, Ptr<T> out, Ptr<float> lse, i32
   auto m_i = full<float>({BLOCK_M}, kNegInf);
   auto l_i = zeros<float>({BLOCK_M});
   auto acc = zeros<float>({BLOCK_M, HEAD_DIM});
-  // Causal: keys past the block's last query are masked for every row, so
-  // the loop stops at the diagonal block; the mask inside it does the rest.
-  auto hi = CAUSAL ? minimum((pidM + 1) * BLOCK_M, S_k) : S_k;
-  for_range(0, hi, BLOCK_N, [&](i32 start) {
+  // One key block. Scores stay unscaled until the exponent: the max of the
+  // scaled scores is the scaled max (scale > 0), and qk * scale - m is one
+  // fma. MASKED blocks hold keys past S_k or, CAUSAL, past some row's own
+  // position; only they pay for the mask.
+  auto block = [&](i32 start, bool masked) {
     auto cols = start + keys;
     auto colOk = cols < S_k;
-    auto tk = load(kBase + expand_dims(cols, 1) * sks + expand_dims(dims, 0) * skd, expand_dims(colOk, 1), 0);
-    auto qk = dot(tq, trans(tk)) * qk_scale;
-    if (CAUSAL) qk = where(expand_dims(colOk, 0) & (expand_dims(cols, 0) <= expand_dims(rows, 1)), qk, kNegInf);
-    else qk = where(expand_dims(colOk, 0), qk, kNegInf);
-    auto m_new = fmax(m_i, nanmax(qk, 1));
-    auto p = fast_exp2(qk - expand_dims(m_new, 1));
+    auto kPtrs = kBase + expand_dims(cols, 1) * sks + expand_dims(dims, 0) * skd;
+    auto vPtrs = vBase + expand_dims(cols, 1) * svs + expand_dims(dims, 0) * svd;
+    auto tk = masked ? load(kPtrs, expand_dims(colOk, 1), 0) : load(kPtrs);
+    auto qk = dot(tq, trans(tk));
+    if (masked) {
+      auto keep = CAUSAL ? expand_dims(colOk, 0) & (expand_dims(cols, 0) <= expand_dims(rows, 1))
+                         : expand_dims(colOk, 0);
+      qk = where(keep, qk, kNegInf);
+    }
+    auto m_new = fmax(m_i, nanmax(qk, 1) * qk_scale);
+    auto p = fast_exp2(fma(qk, qk_scale, -expand_dims(m_new, 1)));
     auto alpha = fast_exp2(m_i - m_new);
     l_i = l_i * alpha + sum(p, 1);
-    auto tv = load(vBase + expand_dims(cols, 1) * svs + expand_dims(dims, 0) * svd, expand_dims(colOk, 1), 0);
+    auto tv = masked ? load(vPtrs, expand_dims(colOk, 1), 0) : load(vPtrs);
     acc = dot(cast<T>(p), tv, acc * expand_dims(alpha, 1));
     m_i = m_new;
-  });
+  };
+  // Whole key blocks every row sees in full (below the block's first row
+  // when CAUSAL: BLOCK_M is a multiple of BLOCK_N) run without a mask; then
+  // the blocks that need one: the last, partial block, or the diagonal
+  // ones, where the loop stops (keys past the block's last row are masked
+  // for every row).
+  auto whole = (S_k / BLOCK_N) * BLOCK_N;
+  auto unmasked = CAUSAL ? minimum(pidM * BLOCK_M, whole) : whole;
+  auto hi = CAUSAL ? minimum((pidM + 1) * BLOCK_M, S_k) : S_k;
+  for_range(0, unmasked, BLOCK_N, [&](i32 start) { block(start, false); });
+  for_range(unmasked, hi, BLOCK_N, [&](i32 start) { block(start, true); });
   store(out + b * sob + h * soh + expand_dims(rows, 1) * sos + expand_dims(dims, 0) * sod,
         cast<T>(acc / expand_dims(l_i, 1)), expand_dims(rowOk, 1));
   store(lse + bh * S_q + rows, (m_i + log2(l_i)) * kLn2, rowOk);
@@ -180,7 +199,12 @@ void attention(Device &dev, const Buffer<T> &q, const Buffer<T> &k, const Buffer
   const int64_t lseNeed = s.batch * s.heads_q * s.seq_q;
   if (int64_t(lse.size()) < lseNeed)
     fail("lse: the buffer holds " + str(int64_t(lse.size())) + " elements and needs " + str(lseNeed));
+  if (!(s.scale >= 0) || std::isinf(s.scale)) // the kernel takes the max before scaling
+    fail("scale " + std::to_string(s.scale) + " is not a positive finite number (0: 1 / sqrt(head_dim))");
   const AttentionConfig cfg = config ? *config : attentionConfig(s.head_dim, dev.waveSize());
+  if (s.causal && cfg.BLOCK_M % cfg.BLOCK_N != 0)
+    fail("causal attention needs BLOCK_M (" + str(cfg.BLOCK_M) + ") to be a multiple of BLOCK_N (" +
+         str(cfg.BLOCK_N) + ")");
   const float scale = s.scale != 0 ? s.scale : float(1.0 / std::sqrt(double(s.head_dim)));
   const float qkScale = scale * 1.44269504088896340736f; // log2(e): the kernel's exp is exp2
   attentionKernel<T>().launch(
