@@ -256,6 +256,30 @@ TEST_CASE("a transposed MFMA accumulator is the next dot's A operand with kWidth
     CHECK_FALSE(p == DotOperandLayoutAttr::get(&c.ctx, 0, tail, 8).toLinearLayout({128, n}));
     CHECK_FALSE(MfmaLayoutAttr::get(&c.ctx, {32, 32}, {4, 1}, false).toLinearLayout({128, n}) ==
                 DotOperandLayoutAttr::get(&c.ctx, 0, tail, 4).toLinearLayout({128, n}));
+    // gfx950's 32x32x16 takes 8 K a lane: with the lane groups interleaved
+    // at 4 (kGroup), the same accumulator is its A operand too.
+    CHECK(p == DotOperandLayoutAttr::get(&c.ctx, 0, tail, 8, 4).toLinearLayout({128, n}));
+  }
+}
+
+// kGroup, written from its definition: lane group g = l / m holds K
+// g * kGroup + j * kGroup * (64 / m) + i in register i + kGroup * j of each
+// instruction's kWidth.
+TEST_CASE("dot operands with interleaved K runs (kGroup) hold what their definition says") {
+  Context c;
+  for (unsigned m : {32u, 16u}) {
+    CAPTURE(m);
+    auto mfma = MfmaLayoutAttr::get(&c.ctx, {m, m}, {1, 1}, true);
+    const int64_t groups = 64 / m, k = 8 * groups;
+    LinearLayout a = DotOperandLayoutAttr::get(&c.ctx, 0, mfma, 8, 4).toLinearLayout({m, k});
+    LinearLayout b = DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 8, 4).toLinearLayout({k, m});
+    REQUIRE(a.numRegisters() == 8);
+    for (int64_t l = 0; l < 64; ++l)
+      for (int64_t r = 0; r < 8; ++r) {
+        const int64_t g = l / m, kk = g * 4 + (r / 4) * 4 * groups + r % 4;
+        REQUIRE(elementAt(a, r, l, 0) == Coord{l % m, kk});
+        REQUIRE(elementAt(b, r, l, 0) == Coord{kk, l % m});
+      }
   }
 }
 

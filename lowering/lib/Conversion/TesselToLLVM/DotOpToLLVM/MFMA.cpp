@@ -47,7 +47,7 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     if (!mfma)
       return rewriter.notifyMatchFailure(op, "not an MFMA dot");
     if (!aLayout || !bLayout || aLayout.getParent() != mfma || bLayout.getParent() != mfma ||
-        aLayout.getKWidth() != bLayout.getKWidth())
+        aLayout.getKWidth() != bLayout.getKWidth() || aLayout.getKGroup() != bLayout.getKGroup())
       return op.emitError("tessel.dot needs an MFMA accumulator and matching operand layouts "
                           "(run tessel-assign-layouts)");
     const int64_t rank = cType.getRank(); // a batch dim, if any, comes first

@@ -132,7 +132,9 @@ LogicalResult MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitErro
 }
 
 LogicalResult DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
-                                           DistributedLayoutAttr parent, unsigned kWidth) {
+                                           DistributedLayoutAttr parent, unsigned kWidth, unsigned kGroup) {
+  if (kGroup != 0 && (!isa<MfmaLayoutAttr>(parent) || !isPowerOf2(kGroup) || kWidth % kGroup != 0))
+    return emitError() << "a dot operand's kGroup is a power of two dividing kWidth (MFMA only)";
   if (opIdx > 1)
     return emitError() << "dot operand index must be 0 (A) or 1 (B)";
   if (!isa<MfmaLayoutAttr, WmmaLayoutAttr, BlockedLayoutAttr>(parent))

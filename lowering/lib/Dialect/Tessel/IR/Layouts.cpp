@@ -200,12 +200,17 @@ LinearLayout DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const
     return b;
   };
   const LinearLayout::Basis none(rank, 0);
-  for (int64_t b = 1; b < kWidth; b <<= 1)
+  // kGroup consecutive K a lane, the lane groups next, then the rest of the
+  // lane's kWidth (kGroup == kWidth: a lane's kWidth K are consecutive).
+  const int64_t kGroup = getKGroup() ? getKGroup() : kWidth;
+  for (int64_t b = 1; b < kGroup; b <<= 1)
     regs.push_back(along(kDim, b));
   for (int64_t b = 1; b < mn; b <<= 1)
     lanes.push_back(along(nonK, b));
-  for (int64_t b = kWidth; b < kInstr; b <<= 1)
+  for (int64_t b = kGroup; b < kGroup * (kInstr / kWidth); b <<= 1)
     lanes.push_back(along(kDim, b));
+  for (int64_t b = kGroup * (kInstr / kWidth); b < kInstr; b <<= 1)
+    regs.push_back(along(kDim, b));
   if (wmma)
     lanes.push_back(none); // lanes 16..31 repeat lanes 0..15
   // Waves: the parent's grid, M bits first; the other operand's bits replicate.

@@ -437,7 +437,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
     FailureOr<DotLayouts> layouts = chooseDotLayouts(dot, arch_, numWarps_, waveSize_);
     if (failed(layouts))
       return failure();
-    return fixDotGroups(dot, layouts->accumulator, layouts->kWidth);
+    return fixDotGroups(dot, layouts->accumulator, layouts->kWidth, layouts->kGroup);
   }
 
   // Fixes the layouts of `dot`'s accumulator group and operand groups. Two
@@ -445,7 +445,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
   // are carried by one loop) in different layouts: one of them gets its
   // accumulator and result through conversions of their own, the one less
   // deep in loops, so a loop-carried accumulator keeps its layout.
-  FailureOr<bool> fixDotGroups(DotOp dot, DistributedLayoutAttr acc, unsigned kWidth) {
+  FailureOr<bool> fixDotGroups(DotOp dot, DistributedLayoutAttr acc, unsigned kWidth, unsigned kGroup) {
     MLIRContext *ctx = dot.getContext();
     LayoutGroup &accGroup = groupOf(dot.getResult());
     if (accGroup.fixed && accGroup.fixed != acc) {
@@ -466,10 +466,10 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
     const unsigned rank = cast<RankedTensorType>(dot.getType()).getRank();
     for (auto [operand, kDim] : {std::pair{dot.getA(), rank - 1}, std::pair{dot.getB(), rank - 2}})
       if (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
-        groupOf(convert.getSrc()).operandRun = {kDim, kWidth};
+        groupOf(convert.getSrc()).operandRun = {kDim, kGroup ? kGroup : kWidth};
     // Each operand is a conversion of its own (isolateDotOperands).
-    groupOf(dot.getA()).fixed = DotOperandLayoutAttr::get(ctx, 0, acc, kWidth);
-    groupOf(dot.getB()).fixed = DotOperandLayoutAttr::get(ctx, 1, acc, kWidth);
+    groupOf(dot.getA()).fixed = DotOperandLayoutAttr::get(ctx, 0, acc, kWidth, kGroup);
+    groupOf(dot.getB()).fixed = DotOperandLayoutAttr::get(ctx, 1, acc, kWidth, kGroup);
     return false;
   }
 

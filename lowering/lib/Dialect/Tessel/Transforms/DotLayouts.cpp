@@ -177,6 +177,11 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
     const bool transposed = M >= chosen->m && N >= chosen->n;
     mfma = MfmaLayoutAttr::get(ctx, {chosen->m, chosen->n}, {wM, wN}, transposed);
     kWidth = chosen->k / (64 / chosen->m);
+    // A chain's tail takes the head's transposed accumulator as A: runs of
+    // 4 along N (its K). An instruction that takes more K a lane reads them
+    // with the lane groups interleaved at 4 (kGroup), B alike.
+    if (kWidth > 4 && isChainTail(dot))
+      return DotLayouts{mfma, kWidth, 4};
   }
   return DotLayouts{mfma, kWidth};
 }

@@ -12,6 +12,7 @@ namespace mlir::tessel {
 struct DotLayouts {
   DistributedLayoutAttr accumulator; // MFMA, WMMA or (FMA) blocked
   unsigned kWidth;                   // the operand layouts' K elements per lane and instruction
+  unsigned kGroup = 0;               // their runs of consecutive K (0: kWidth; DotOperandLayoutAttr)
 };
 
 // The target table's largest instruction that fits `dot`'s block (M, N and

@@ -130,8 +130,23 @@ def Tessel_DotOperandLayoutAttr : AttrDef<Tessel_Dialect, "DotOperandLayout",
     (their copies are replicas). Registers run along K first (an
     instruction's kWidth elements, then the K repetitions), then along M (A)
     or N (B).
+
+    `kGroup` (MFMA; 0 means kWidth): a lane's kWidth elements are runs of
+    kGroup consecutive K with the lane groups interleaved between them:
+    lane group g (l / m) holds K g * kGroup + j * kGroup * (64 / m) + i for
+    i < kGroup and j < kWidth / kGroup, in that register order. A and B
+    order K alike, so the instruction sums the same products. It lets a
+    transposed accumulator (runs of 4 along N) be the A operand of an
+    instruction that takes 8 K elements a lane (gfx950's 32x32x16 and
+    16x16x32) as it is.
   }];
-  let parameters = (ins "unsigned":$opIdx, "DistributedLayoutAttr":$parent, "unsigned":$kWidth);
+  let parameters = (ins "unsigned":$opIdx, "DistributedLayoutAttr":$parent, "unsigned":$kWidth,
+                        DefaultValuedParameter<"unsigned", "0">:$kGroup);
+  let builders = [
+    AttrBuilder<(ins "unsigned":$opIdx, "DistributedLayoutAttr":$parent, "unsigned":$kWidth), [{
+      return $_get($_ctxt, opIdx, parent, kWidth, 0u);
+    }]>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
