@@ -80,13 +80,24 @@ def TesselPipelineLoads : Pass<"tessel-pipeline-loads", "::mlir::ModuleOp"> {
   let description = [{
     With `tessel.num_stages` = s >= 2 on the module, each `tessel.load` in
     an `scf.for` body that feeds a `tessel.dot` and whose address and mask
-    depend only on the induction variable and values from outside the loop
-    is software-pipelined at distance d = s - 1: the first d iterations'
-    tiles are loaded before the loop (each masked off when the loop does not
-    reach its iteration) and carried as d loop-carried sets; each iteration
-    starts by loading the tile d iterations ahead (masked off past the last)
-    and yields the sets shifted by one, so a global load's latency hides
-    behind d iterations of matrix instructions.
+    can be computed for a later iteration is software-pipelined at distance
+    d = s - 1: the first d iterations' tiles are loaded before the loop (each
+    in a uniform branch on whether the loop reaches its iteration) and
+    carried as d loop-carried sets; each iteration starts by loading the tile
+    d iterations ahead (in a branch on whether that iteration runs) and yields
+    the sets shifted by one, so a global load's latency hides behind d
+    iterations of matrix instructions.
+
+    An address may read the induction variable (at iteration i + k it is
+    iv + k * step) and loop-carried values (carried value j at iteration
+    i + k is yield operand j evaluated at iteration i + k - 1; before the
+    loop, the init values at the lower bound), through ops of the body's own
+    block that are free of memory effects and regions: Triton's pointer tiles
+    moved each iteration (`a_ptrs += BLOCK_K * stride_ak`) pipeline; a value
+    computed from a load does not. The ops are cloned per iteration ahead,
+    once per (value, distance); those the current iteration computes anyway
+    move up and are shared. Ops that may not be speculated (a division) are
+    computed inside the branch.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
