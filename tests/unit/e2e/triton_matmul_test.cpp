@@ -9,7 +9,8 @@
 // uniform amount stay contiguous and aligned through the loop), and the loads
 // through the carried pointers software-pipelined: the next K step's tiles
 // load while this one computes, staged through LDS with num_stages - 1 slots
-// (two barriers a step with one slot, one with two).
+// (two barriers a step with one slot, one with two), as buffer loads from a
+// carried offset (no exec-mask branches).
 #include "e2e_common.hpp"
 
 #include "../../../bench/matmul_forms.hpp" // the kernel, and what its main loop holds
@@ -141,6 +142,11 @@ TEST_CASE("Triton's tutorial 03 matmul, line by line: loads through the carried 
       // A 128xBK and a BKx128 f16 tile over 256 lanes, 8 halves a load.
       CHECK(made.globalLoads128 == size_t(2 * 128 * blockK(stages) / (256 * 8)));
       CHECK(made.ldsWrites > 0);
+      // The carried pointers became a carried offset from the argument
+      // (tessel-carry-offsets): buffer loads, masked by the hardware's range
+      // check, no exec-mask branch around each vector.
+      CHECK(made.execBranches == 0);
+      CHECK(matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b)")) == made.globalLoads128);
     }
   }
 }

@@ -75,6 +75,28 @@ def TesselFoldCompares : Pass<"tessel-fold-compares", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TesselCarryOffsets : Pass<"tessel-carry-offsets", "::mlir::ModuleOp"> {
+  let summary = "Carry a scalar offset instead of a pointer tile moved by uniform amounts";
+  let description = [{
+    A pointer tile carried by an `scf.for` whose init comes from a kernel
+    argument with `tessel.pointer_range` <= 31 (a Buffer under 2 GiB) and
+    which each iteration moves by amounts the same for every element
+    (`addptr` of a splat or splat constant: Triton's
+    `a_ptrs += BLOCK_K * stride_ak`) becomes the init plus a carried i32
+    scalar offset (0 at first, plus the amounts each iteration), so the
+    access is a kernel argument plus i32 offsets again and can be a buffer
+    access (the hardware's range check is the mask: no branch per vector).
+    A valid element's offset from the argument fits in i32, and i32 sums
+    wrap alike in any order, so the addresses are the same (as one i32
+    offset from the argument, which a buffer access is; a global access
+    adds the init's and the carried offset apart, the same unless the
+    init points over 2 GiB before the Buffer). The tile is
+    dropped from the loop (scf.for's canonicalization); its value after the
+    loop is rebuilt from the final offset.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TesselPipelineLoads : Pass<"tessel-pipeline-loads", "::mlir::ModuleOp"> {
   let summary = "Load a loop's dot operands num_stages - 1 iterations ahead";
   let description = [{
