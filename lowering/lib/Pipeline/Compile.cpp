@@ -395,6 +395,9 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Comparisons integer ranges decide (assume(n >= C), loop bounds, aranges)
   // become constants; masks that are always true disappear.
   pm.addPass(createTesselFoldCompares());
+  // Pointer tiles a loop moves by uniform amounts: a carried scalar offset
+  // from their init instead (an argument plus offsets: buffer accesses).
+  pm.addPass(createTesselCarryOffsets());
   // With num_stages = s >= 2, loads feeding a dot in a loop fetch the
   // operands s - 1 iterations ahead while this one computes.
   pm.addPass(createTesselPipelineLoads());

@@ -3,10 +3,14 @@
 // once and moved BLOCK_SIZE_K * stride along K each iteration (carried
 // through for_range), the K tail masked by what remains of K. Results on the
 // emulator against float64 at odd sizes and at sizes divisible by 16, A
-// row-major and transposed; and the gfx942 / gfx950 main loop: 128-bit
-// global loads only (a stride specialized to 1 folds away, % N by an N
-// divisible by 16 keeps runs of 16, and pointer tiles moved by a uniform
-// amount stay contiguous and aligned through the loop).
+// row-major and transposed, with num_stages 2 and 3; and the gfx942 / gfx950
+// main loop: 128-bit global loads only (a stride specialized to 1 folds away,
+// % N by an N divisible by 16 keeps runs of 16, and pointer tiles moved by a
+// uniform amount stay contiguous and aligned through the loop), and the loads
+// through the carried pointers software-pipelined: the next K step's tiles
+// load while this one computes, staged through LDS with num_stages - 1 slots
+// (two barriers a step with one slot, one with two), as buffer loads from a
+// carried offset (no exec-mask branches).
 #include "e2e_common.hpp"
 
 #include "../../../bench/matmul_forms.hpp" // the kernel, and what its main loop holds
@@ -24,6 +28,9 @@ using bench::triton_matmul;
 namespace {
 
 constexpr int BM = 128, BN = 128, BK = 64, GROUP_M = 8;
+// With num_stages 3 the K block is halved: two LDS slots of 128x64 and 64x128
+// f16 tiles (64 KiB) would not fit in gfx942's 64 KiB with anything else.
+constexpr int blockK(unsigned stages) { return stages > 2 ? BK / 2 : BK; }
 
 } // namespace
 
@@ -31,7 +38,7 @@ namespace {
 
 // Largest |C - A @ B| over the largest |A @ B|; A [M, K] stored row-major, or
 // transposed ([K, M], strides (1, M)).
-double tritonFormError(int M, int N, int K, bool transA) {
+double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2) {
   std::vector<half> ha(size_t(M) * K), hb(size_t(K) * N);
   auto fa = randomFloats(ha.size(), -1, 1), fb = randomFloats(hb.size(), -1, 1);
   std::copy(fa.begin(), fa.end(), ha.begin());
@@ -41,8 +48,8 @@ double tritonFormError(int M, int N, int K, bool transA) {
   static auto kernel = jit<triton_matmul<>>();
   const uint32_t grid = cdiv(M, BM) * cdiv(N, BN);
   const int sam = transA ? 1 : K, sak = transA ? M : 1;
-  kernel.launch(emulator(), {grid}, {.num_warps = 4, .num_stages = 2}, a, b, c, M, N, K, sam, sak, N, 1, N, 1, BM,
-                BN, BK, GROUP_M);
+  kernel.launch(emulator(), {grid}, {.num_warps = 4, .num_stages = stages}, a, b, c, M, N, K, sam, sak, N, 1, N, 1,
+                BM, BN, blockK(stages), GROUP_M);
   std::vector<half> got = c.download();
   std::vector<double> want(size_t(M) * N, 0.0);
   for (int i = 0; i < M; ++i)
@@ -74,16 +81,28 @@ TEST_CASE("Triton's tutorial 03 matmul, line by line: odd M, N, K against float6
   CHECK(tritonFormError(272, 144, 208, true) < 1e-2);
 }
 
+TEST_CASE("Triton's tutorial 03 matmul, line by line, pipelined two steps ahead: odd sizes against float64") {
+  // num_stages 3 (K blocks of 32): two tiles before the loop; K from one step
+  // (less than the pipeline's depth) to several with a tail.
+  for (auto [M, N, K] : {std::array{333, 201, 150}, std::array{130, 257, 20}, std::array{400, 208, 464}}) {
+    CAPTURE(M);
+    CAPTURE(N);
+    CAPTURE(K);
+    CHECK(tritonFormError(M, N, K, false, 3) < 1e-2);
+  }
+  CHECK(tritonFormError(131, 70, 99, true, 3) < 1e-2);
+}
+
 namespace {
 
-CompiledKernel compileTritonForm(const std::string &arch, int M, int N, int K, bool transA) {
+CompiledKernel compileTritonForm(const std::string &arch, int M, int N, int K, bool transA, unsigned stages = 2) {
   auto a = emulator().alloc<half>(size_t(M) * K), b = emulator().alloc<half>(size_t(K) * N);
   auto c = emulator().alloc<half>(size_t(M) * N);
   const int sam = transA ? 1 : K, sak = transA ? M : 1;
   detail::TraceRequest request =
-      jit<triton_matmul<>>().trace(a, b, c, M, N, K, sam, sak, N, 1, N, 1, BM, BN, BK, GROUP_M);
+      jit<triton_matmul<>>().trace(a, b, c, M, N, K, sam, sak, N, 1, N, 1, BM, BN, blockK(stages), GROUP_M);
   CompileOptions options{arch, 4};
-  options.numStages = 2;
+  options.numStages = stages;
   return compileTrace(request.trace, request.spec, options);
 }
 
@@ -103,6 +122,31 @@ TEST_CASE("Triton's tutorial 03 matmul, line by line: the main loop loads 128 bi
       // A 128x64 and a 64x128 f16 tile over 256 lanes: 4 + 4 loads of 8 halves each.
       CHECK(matchCount(loop, std::regex(R"((global|buffer)_load_dwordx4\b)")) == 8);
       CHECK(matchCount(loop, std::regex(R"((global|buffer)_load_(?!dwordx4\b)\w+)")) == 0);
+    }
+  }
+}
+
+TEST_CASE("Triton's tutorial 03 matmul, line by line: loads through the carried pointers are pipelined") {
+  for (std::string arch : {"gfx942", "gfx950"}) {
+    for (unsigned stages : {2u, 3u}) {
+      CAPTURE(arch);
+      CAPTURE(stages);
+      CompiledKernel k = compileTritonForm(arch, 400, 208, 464, false, stages);
+      const std::string loop = bench::mainLoop(k.assembly());
+      REQUIRE(!loop.empty());
+      CAPTURE(loop);
+      const bench::LoopMakeUp made = bench::loopMakeUp(loop);
+      // The operands go through LDS slots, not through a layout conversion
+      // per operand (two barriers each) as they do unpipelined.
+      CHECK(made.barriers == (stages == 2 ? 2u : 1u));
+      // A 128xBK and a BKx128 f16 tile over 256 lanes, 8 halves a load.
+      CHECK(made.globalLoads128 == size_t(2 * 128 * blockK(stages) / (256 * 8)));
+      CHECK(made.ldsWrites > 0);
+      // The carried pointers became a carried offset from the argument
+      // (tessel-carry-offsets): buffer loads, masked by the hardware's range
+      // check, no exec-mask branch around each vector.
+      CHECK(made.execBranches == 0);
+      CHECK(matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b)")) == made.globalLoads128);
     }
   }
 }

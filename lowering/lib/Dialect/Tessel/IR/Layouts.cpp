@@ -400,7 +400,7 @@ LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging 
   return total;
 }
 
-LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType dst) {
+LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType dst, LdsPriority priority) {
   LdsStaging plan;
   const unsigned rank = dst.getRank();
   LinearLayout from = getLinearLayout(src), to = getLinearLayout(dst);
@@ -426,17 +426,19 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
     return plan;
   // Candidates: pads up to twice the widest access (a pad that breaks an
   // access's alignment narrows it), and swizzles of chunks of the widest
-  // access. Cost: cycles, then accesses, then a swizzle (an XOR per access).
+  // access. Cost: cycles, (for a kept buffer: whether it pads,) then
+  // accesses, then a swizzle (an XOR per access).
   const int64_t row = dst.getDimSize(fastest), widest = std::max(writeVec, readVec);
-  std::tuple<int64_t, size_t, bool> bestCost{std::numeric_limits<int64_t>::max(), 0, false};
+  using Cost = std::tuple<int64_t, bool, size_t, bool>;
+  Cost bestCost{std::numeric_limits<int64_t>::max(), false, 0, false};
   auto consider = [&](LdsStaging candidate) {
     candidate.writeVec = alignedVec(writeVec, candidate, row);
     candidate.readVec = alignedVec(readVec, candidate, row);
-    std::tuple<int64_t, size_t, bool> cost{
-        ldsAccessCycles(src, candidate, candidate.writeVec).cycles +
-            ldsAccessCycles(dst, candidate, candidate.readVec).cycles,
-        ldsRuns(src, fastest, candidate.writeVec).size() + ldsRuns(dst, fastest, candidate.readVec).size(),
-        candidate.swizzled()};
+    Cost cost{ldsAccessCycles(src, candidate, candidate.writeVec).cycles +
+                  ldsAccessCycles(dst, candidate, candidate.readVec).cycles,
+              priority == LdsPriority::Bytes && candidate.pad > 0,
+              ldsRuns(src, fastest, candidate.writeVec).size() + ldsRuns(dst, fastest, candidate.readVec).size(),
+              candidate.swizzled()};
     if (cost < bestCost) {
       bestCost = cost;
       plan = candidate;
@@ -448,15 +450,19 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
     candidate.pad = pad;
     consider(candidate);
   }
-  for (int64_t perPhase = 1; perPhase <= 8; perPhase *= 2)
-    for (int64_t maxPhase = 2; widest * maxPhase <= row && maxPhase <= 32; maxPhase *= 2) {
-      LdsStaging candidate = base;
-      candidate.pad = 0;
-      candidate.unit = widest;
-      candidate.perPhase = perPhase;
-      candidate.maxPhase = maxPhase;
-      consider(candidate);
-    }
+  // A kept buffer also tries narrower chunks: more phases fit in a row, an
+  // access may narrow.
+  const int64_t narrowest = priority == LdsPriority::Bytes ? 1 : widest;
+  for (int64_t unit = widest; unit >= narrowest; unit /= 2)
+    for (int64_t perPhase = 1; perPhase <= 8; perPhase *= 2)
+      for (int64_t maxPhase = 2; unit * maxPhase <= row && maxPhase <= 32; maxPhase *= 2) {
+        LdsStaging candidate = base;
+        candidate.pad = 0;
+        candidate.unit = unit;
+        candidate.perPhase = perPhase;
+        candidate.maxPhase = maxPhase;
+        consider(candidate);
+      }
   return plan;
 }
 

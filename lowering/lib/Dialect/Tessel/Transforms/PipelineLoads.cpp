@@ -16,62 +16,190 @@ using namespace mlir::tessel;
 
 namespace {
 
-// The ops of `loop`'s body that `load`'s operands are computed from, in
-// program order; false when one of them cannot be computed for another
-// iteration (it reads a loop-carried value, has effects or regions).
-bool addressSlice(scf::ForOp loop, LoadOp load, SmallVectorImpl<Operation *> &slice) {
-  llvm::SetVector<Operation *> found;
+bool isCarried(scf::ForOp loop, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == loop.getBody() && v != loop.getInductionVar();
+}
+
+// The body's own op that defines `v`, or null (from outside the loop, an
+// argument of the body).
+Operation *bodyDef(scf::ForOp loop, Value v) {
+  Operation *def = v.getDefiningOp();
+  return def && loop.getBody()->findAncestorOpInBlock(*def) ? def : nullptr;
+}
+
+// Whether `load`'s operands can be computed for a later iteration: every op
+// they come from, through the yields of the carried values they read, is
+// the body's own, free of memory effects and regions (a loaded value, say,
+// is not known ahead). `slice` gets those ops.
+bool computableAhead(scf::ForOp loop, LoadOp load, llvm::SetVector<Operation *> &slice) {
+  Operation *yield = loop.getBody()->getTerminator();
+  DenseSet<Value> seen;
   SmallVector<Value> work(load->getOperands().begin(), load->getOperands().end());
   while (!work.empty()) {
     Value v = work.pop_back_val();
-    if (v == loop.getInductionVar())
+    if (!seen.insert(v).second)
       continue;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner()->getParentOp() == loop.getOperation())
-        return false; // a carried value: the next iteration's is not known yet
-      continue;       // from outside the loop
+    if (isCarried(loop, v)) {
+      work.push_back(yield->getOperand(cast<BlockArgument>(v).getArgNumber() - 1));
+      continue;
     }
-    Operation *def = v.getDefiningOp();
-    if (!loop.getBody()->findAncestorOpInBlock(*def))
-      continue; // defined outside the loop
+    Operation *def = bodyDef(loop, v);
+    if (!def)
+      continue;
     if (def->getBlock() != loop.getBody() || def->getNumRegions() || !isMemoryEffectFree(def))
       return false;
-    if (found.insert(def))
-      work.append(def->getOperands().begin(), def->getOperands().end());
+    slice.insert(def);
+    work.append(def->getOperands().begin(), def->getOperands().end());
   }
-  slice.assign(found.begin(), found.end());
-  llvm::sort(slice, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return true;
 }
 
-using Pipelined = SmallVector<std::pair<LoadOp, SmallVector<Operation *>>>;
+// The body's values at iteration `base + k * step`, built where the caller
+// says: in the body (base = the induction variable; the ops of iteration k =
+// 0 move up to the builder, they run anyway) or before the loop (base = the
+// lower bound, carried values start as their inits). A carried value at k >
+// 0 is its yield at k - 1; values that do not vary with the iteration are
+// built once. Ops that may not be speculated (a division) go inside the
+// uniform branch, with everything computed from them.
+class Ahead {
+public:
+  // Up to `last` iterations ahead; the steps to them are computed before
+  // the loop.
+  Ahead(scf::ForOp loop, bool inBody, Value base, int64_t last) : loop(loop), inBody(inBody), base(base) {
+    OpBuilder hoist(loop);
+    Location loc = loop.getLoc();
+    for (int64_t k = 1; k <= last; ++k)
+      spans.push_back(hoist.create<arith::MulIOp>(
+          loc, loop.getStep(), hoist.create<arith::ConstantIntOp>(loc, loop.getStep().getType(), k)));
+  }
 
-// Copies of `loads` for the iteration whose induction variable is `iv`, run
-// only when `valid` (one uniform branch around them all, not a mask on every
+  // Builders for the values about to be read: `outer` before the branch,
+  // `inner` inside it.
+  void enter(OpBuilder &o, OpBuilder &i) {
+    outer = &o;
+    inner = &i;
+  }
+  // Values built inside the branch are not visible after it.
+  void leave() {
+    SmallVector<std::pair<Value, int64_t>> gone;
+    for (auto &[key, value] : memo)
+      if (inside.contains(value))
+        gone.push_back(key);
+    for (auto &key : gone)
+      memo.erase(key);
+    inside.clear();
+  }
+
+  // Drops the steps nothing read.
+  void finish() {
+    for (Value span : spans)
+      if (span.use_empty()) {
+        Operation *times = span.getDefiningOp()->getOperand(1).getDefiningOp();
+        span.getDefiningOp()->erase();
+        times->erase();
+      }
+  }
+
+  Value iv(int64_t k) {
+    if (k == 0)
+      return base;
+    Value &v = memo[{loop.getInductionVar(), k}];
+    if (!v)
+      v = outer->create<arith::AddIOp>(loop.getLoc(), base, spans[k - 1]);
+    return v;
+  }
+
+  Value at(Value v, int64_t k) {
+    if (v == loop.getInductionVar())
+      return iv(k);
+    if (isCarried(loop, v)) {
+      unsigned j = cast<BlockArgument>(v).getArgNumber() - 1;
+      if (k > 0)
+        return at(loop.getBody()->getTerminator()->getOperand(j), k - 1);
+      return inBody ? v : loop.getInitArgs()[j];
+    }
+    Operation *def = bodyDef(loop, v);
+    if (!def)
+      return v;
+    if (!varies(def))
+      k = 0;
+    if (Value known = memo.lookup({v, k}))
+      return known;
+    IRMapping map;
+    bool fromInside = false;
+    for (Value operand : def->getOperands()) {
+      Value mapped = at(operand, k);
+      fromInside |= inside.contains(mapped);
+      map.map(operand, mapped);
+    }
+    Operation *made;
+    if (inBody && k == 0) {
+      def->moveBefore(outer->getInsertionBlock(), outer->getInsertionPoint());
+      made = def;
+    } else if (fromInside || !isPure(def)) {
+      made = inner->clone(*def, map);
+      for (Value r : made->getResults())
+        inside.insert(r);
+    } else {
+      made = outer->clone(*def, map);
+    }
+    for (auto [old, now] : llvm::zip(def->getResults(), made->getResults()))
+      memo[{old, k}] = now;
+    return memo.lookup({v, k});
+  }
+
+private:
+  // Whether `def`'s results change from one iteration to the next.
+  bool varies(Operation *def) {
+    auto [it, fresh] = variesMemo.try_emplace(def, false);
+    if (!fresh)
+      return it->second;
+    bool result = llvm::any_of(def->getOperands(), [&](Value o) {
+      if (o == loop.getInductionVar() || isCarried(loop, o))
+        return true;
+      Operation *d = bodyDef(loop, o);
+      return d && varies(d);
+    });
+    return variesMemo[def] = result;
+  }
+
+  scf::ForOp loop;
+  bool inBody;
+  Value base;
+  SmallVector<Value> spans;
+  OpBuilder *outer = nullptr, *inner = nullptr;
+  DenseMap<std::pair<Value, int64_t>, Value> memo;
+  DenseSet<Value> inside;
+  DenseMap<Operation *, bool> variesMemo;
+};
+
+// Copies of `loads` for iteration k of `ahead`, built at `b`, run only when
+// `valid` (one uniform branch around them all, not a mask on every
 // element); zeros otherwise: nobody reads the tiles of an iteration that
-// does not run.
-SmallVector<Value> loadsFor(OpBuilder &b, Location loc, Pipelined &loads, Value iv, Value inductionVar,
+// does not run. Their address computations go before the branch where they
+// can be speculated, so what the body computes anyway is shared.
+SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<LoadOp> loads, Ahead &ahead, int64_t k,
                             Value valid) {
   SmallVector<Type> types;
-  for (auto &entry : loads)
-    types.push_back(entry.first.getType());
+  for (LoadOp load : loads)
+    types.push_back(load.getType());
   auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/true);
-  OpBuilder then = branch.getThenBodyBuilder();
-  IRMapping map;
-  map.map(inductionVar, iv);
+  OpBuilder outer(branch);
+  OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
+  ahead.enter(outer, then);
   SmallVector<Value> tiles;
-  for (auto &[load, slice] : loads) {
-    for (Operation *op : slice)
-      if (!map.contains(op->getResult(0))) // slices may share ops
-        then.clone(*op, map);
-    Value mask = load.getMask() ? map.lookupOrDefault(load.getMask()) : Value();
-    Value other = load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
-    auto copy = then.create<LoadOp>(load.getLoc(), load.getType(), map.lookupOrDefault(load.getPtr()), mask, other);
+  for (LoadOp load : loads) {
+    Value ptr = ahead.at(load.getPtr(), k);
+    Value mask = load.getMask() ? ahead.at(load.getMask(), k) : Value();
+    Value other = load.getOther() ? ahead.at(load.getOther(), k) : Value();
+    auto copy = then.create<LoadOp>(load.getLoc(), load.getType(), ptr, mask, other);
     copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
     tiles.push_back(copy);
   }
+  ahead.leave();
   then.create<scf::YieldOp>(loc, tiles);
-  OpBuilder otherwise = branch.getElseBodyBuilder();
+  OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
   SmallVector<Value> zeros;
   for (Type t : types)
     zeros.push_back(otherwise.create<arith::ConstantOp>(loc, cast<TypedAttr>(otherwise.getZeroAttr(t))));
@@ -94,15 +222,18 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
 
   void pipeline(scf::ForOp loop) {
     // The loads to pipeline: straight in the body, feeding a dot.
-    Pipelined loads;
+    SmallVector<LoadOp> loads;
+    llvm::SetVector<Operation *> slices;
     for (Operation &op : *loop.getBody()) {
       auto load = dyn_cast<LoadOp>(op);
       if (!load || !isa<RankedTensorType>(load.getType()) ||
           !llvm::any_of(load->getUsers(), [](Operation *u) { return isa<DotOp>(u); }))
         continue;
-      SmallVector<Operation *> slice;
-      if (addressSlice(loop, load, slice))
-        loads.push_back({load, std::move(slice)});
+      llvm::SetVector<Operation *> slice;
+      if (computableAhead(loop, load, slice)) {
+        loads.push_back(load);
+        slices.insert(slice.begin(), slice.end());
+      }
     }
     if (loads.empty())
       return;
@@ -112,12 +243,14 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
     OpBuilder before(loop);
     Location loc = loop.getLoc();
     SmallVector<Value> firsts;
-    Value iv = loop.getLowerBound();
-    for (int64_t i = 0; i < distance; ++i) {
-      if (i > 0)
-        iv = before.create<arith::AddIOp>(loc, iv, loop.getStep());
-      Value reached = before.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
-      llvm::append_range(firsts, loadsFor(before, loc, loads, iv, loop.getInductionVar(), reached));
+    {
+      Ahead first(loop, /*inBody=*/false, loop.getLowerBound(), distance - 1);
+      for (int64_t k = 0; k < distance; ++k) {
+        first.enter(before, before);
+        Value reached = before.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, first.iv(k), loop.getUpperBound());
+        llvm::append_range(firsts, loadsFor(before, loc, loads, first, k, reached));
+      }
+      first.finish();
     }
 
     // Carried: `distance` sets of tiles, the current iteration's first. Each
@@ -125,36 +258,37 @@ struct PipelineLoadsPass : mlir::tessel::impl::TesselPipelineLoadsBase<PipelineL
     // their latency hides behind this iteration's math) and yields the sets
     // shifted by one.
     const size_t n = loads.size();
-    Value span = before.create<arith::MulIOp>(
-        loc, loop.getStep(), before.create<arith::ConstantIntOp>(loc, loop.getStep().getType(), distance));
     IRRewriter rewriter(loop.getContext());
+    Ahead next(loop, /*inBody=*/true, loop.getInductionVar(), distance);
     auto newYields = [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> newArgs) {
       OpBuilder::InsertionGuard guard(b);
       // (The callback runs while the body is still the old loop's.)
       b.setInsertionPointToStart(loop.getBody());
-      Value iv = loop.getInductionVar();
-      Value ahead = b.create<arith::AddIOp>(l, iv, span);
-      Value valid = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, ahead, loop.getUpperBound());
+      next.enter(b, b);
+      Value valid = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, next.iv(distance), loop.getUpperBound());
       SmallVector<Value> values(newArgs.begin() + n, newArgs.end());
-      llvm::append_range(values, loadsFor(b, l, loads, ahead, iv, valid));
+      llvm::append_range(values, loadsFor(b, l, loads, next, distance, valid));
       return values;
     };
     FailureOr<LoopLikeOpInterface> replaced =
         cast<LoopLikeOpInterface>(loop.getOperation())
             .replaceWithAdditionalYields(rewriter, firsts, /*replaceInitOperandUsesInLoop=*/false, newYields);
+    next.finish();
     if (failed(replaced))
       return;
     auto newLoop = cast<scf::ForOp>(replaced->getOperation());
     // The body's loads (moved, not copied, into the new loop) are now the
-    // first carried set; their address computations go with them.
+    // first carried set; what only their addresses needed goes with them.
     auto args = newLoop.getRegionIterArgs().take_back(firsts.size());
-    for (auto [i, entry] : llvm::enumerate(loads)) {
-      entry.first.getResult().replaceAllUsesWith(args[i]);
-      entry.first.erase();
-      for (Operation *op : llvm::reverse(entry.second))
-        if (op->use_empty())
-          op->erase();
+    for (auto [i, load] : llvm::enumerate(loads)) {
+      load.getResult().replaceAllUsesWith(args[i]);
+      load.erase();
     }
+    SmallVector<Operation *> dead(slices.begin(), slices.end());
+    llvm::sort(dead, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+    for (Operation *op : dead)
+      if (op->use_empty())
+        op->erase();
   }
   int64_t distance = 1;
 };

@@ -65,7 +65,9 @@ struct StageOperandsPass : mlir::tessel::impl::TesselStageOperandsBase<StageOper
     SmallVector<Value> buffers;
     for (Staged &t : tiles) {
       auto from = cast<RankedTensorType>(t.arg.getType());
-      LdsStaging plan = planLdsStaging(from, t.convert.getType());
+      // Kept over the loop: a swizzle rather than padding when it is as
+      // conflict-free, so the buffers take the tiles' bytes (occupancy).
+      LdsStaging plan = planLdsStaging(from, t.convert.getType(), LdsPriority::Bytes);
       SmallVector<int64_t> shape{slots};
       shape.append(from.getShape().begin(), from.getShape().end());
       Value buffer =

@@ -56,8 +56,14 @@ inline int64_t ldsPaddedSlots(int64_t elements) { return elements + elements / 3
 // the row padding or swizzle that costs the fewest LDS cycles
 // (ldsAccessCycles) for the write and the read together; then the fewest
 // accesses; then padding over a swizzle (no XOR per access), the smaller
-// pad first.
-LdsStaging planLdsStaging(RankedTensorType src, RankedTensorType dst);
+// pad first. A buffer kept across a loop's iterations (LdsPriority::Bytes)
+// takes no padding when a swizzle is as conflict-free, even with narrower
+// chunks than the widest access: its pad would cost occupancy for the
+// whole loop, the XOR instructions and an address register per chunk a
+// thread's accesses XOR differently (the 128x128x64 matmul: ~50 VGPRs).
+enum class LdsPriority { Accesses, Bytes };
+LdsStaging planLdsStaging(RankedTensorType src, RankedTensorType dst,
+                          LdsPriority priority = LdsPriority::Accesses);
 // An LdsType's swizzle parameters for `plan`: [unit, perPhase, maxPhase],
 // or none.
 SmallVector<int64_t> swizzleOf(const LdsStaging &plan);

@@ -75,18 +75,51 @@ def TesselFoldCompares : Pass<"tessel-fold-compares", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TesselCarryOffsets : Pass<"tessel-carry-offsets", "::mlir::ModuleOp"> {
+  let summary = "Carry a scalar offset instead of a pointer tile moved by uniform amounts";
+  let description = [{
+    A pointer tile carried by an `scf.for` whose init comes from a kernel
+    argument with `tessel.pointer_range` <= 31 (a Buffer under 2 GiB) and
+    which each iteration moves by amounts the same for every element
+    (`addptr` of a splat or splat constant: Triton's
+    `a_ptrs += BLOCK_K * stride_ak`) becomes the init plus a carried i32
+    scalar offset (0 at first, plus the amounts each iteration), so the
+    access is a kernel argument plus i32 offsets again and can be a buffer
+    access (the hardware's range check is the mask: no branch per vector).
+    A valid element's offset from the argument fits in i32, and i32 sums
+    wrap alike in any order, so the addresses are the same (as one i32
+    offset from the argument, which a buffer access is; a global access
+    adds the init's and the carried offset apart, the same unless the
+    init points over 2 GiB before the Buffer). The tile is
+    dropped from the loop (scf.for's canonicalization); its value after the
+    loop is rebuilt from the final offset.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TesselPipelineLoads : Pass<"tessel-pipeline-loads", "::mlir::ModuleOp"> {
   let summary = "Load a loop's dot operands num_stages - 1 iterations ahead";
   let description = [{
     With `tessel.num_stages` = s >= 2 on the module, each `tessel.load` in
     an `scf.for` body that feeds a `tessel.dot` and whose address and mask
-    depend only on the induction variable and values from outside the loop
-    is software-pipelined at distance d = s - 1: the first d iterations'
-    tiles are loaded before the loop (each masked off when the loop does not
-    reach its iteration) and carried as d loop-carried sets; each iteration
-    starts by loading the tile d iterations ahead (masked off past the last)
-    and yields the sets shifted by one, so a global load's latency hides
-    behind d iterations of matrix instructions.
+    can be computed for a later iteration is software-pipelined at distance
+    d = s - 1: the first d iterations' tiles are loaded before the loop (each
+    in a uniform branch on whether the loop reaches its iteration) and
+    carried as d loop-carried sets; each iteration starts by loading the tile
+    d iterations ahead (in a branch on whether that iteration runs) and yields
+    the sets shifted by one, so a global load's latency hides behind d
+    iterations of matrix instructions.
+
+    An address may read the induction variable (at iteration i + k it is
+    iv + k * step) and loop-carried values (carried value j at iteration
+    i + k is yield operand j evaluated at iteration i + k - 1; before the
+    loop, the init values at the lower bound), through ops of the body's own
+    block that are free of memory effects and regions: Triton's pointer tiles
+    moved each iteration (`a_ptrs += BLOCK_K * stride_ak`) pipeline; a value
+    computed from a load does not. The ops are cloned per iteration ahead,
+    once per (value, distance); those the current iteration computes anyway
+    move up and are shared. Ops that may not be speculated (a division) are
+    computed inside the branch.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
