@@ -15,6 +15,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
 namespace mlir::tessel {
@@ -81,7 +82,7 @@ struct ConvertTesselToLLVMPass
     LLVMConversionTarget legality(*ctx);
     legality.addLegalDialect<ROCDL::ROCDLDialect>();
     legality.addIllegalDialect<TesselDialect, func::FuncDialect, arith::ArithDialect,
-                               math::MathDialect>();
+                               math::MathDialect, ub::UBDialect>();
     RewritePatternSet patterns(ctx);
     populateControlFlowOpToLLVMPatterns(converter, target, patterns, legality);
     populateSPMDOpToLLVMPatterns(converter, target, patterns);

@@ -224,17 +224,73 @@ Value stagedOffset(OpBuilder &b, Location loc, Value base, ArrayRef<Value> coord
 }
 } // namespace
 
+namespace {
+// The LDS addresses of a thread's registers in a tile staged by `plan`.
+// Without padding, over extents that are powers of two, an element's offset
+// is linear over GF(2) in its coordinates' bits (fields of disjoint bits, a
+// swizzle an XOR of some of them), and a coordinate is its register's
+// static part XOR its lane's and wave's: offset(r) = offset(lane, wave) XOR
+// offset(static r). The lane's part is computed once; a register's constant
+// adds (as an instruction's offset) where its bits are ones the lane's part
+// never sets, and XORs into a register per distinct rest. Otherwise each
+// register's offset is emitted from its coordinates.
+class StagedAddresses {
+public:
+  StagedAddresses(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type, Value base,
+                  const LdsStaging &plan)
+      : b_(b), loc_(loc), type_(type), base_(base), plan_(plan), layout_(getLinearLayout(type)),
+        elemBytes_(ldsElementBytes(type)) {
+    coords_ = emitRegisterCoords(b, loc, target, type);
+    linear_ = plan.pad == 0 || plan.order.size() < 2;
+    for (int64_t e : type.getShape())
+      linear_ &= llvm::isPowerOf2_64(uint64_t(e));
+    if (!linear_)
+      return;
+    for (auto bases : {layout_.laneBases(), layout_.waveBases()})
+      for (const LinearLayout::Basis &basis : bases)
+        laneBits_ |= bytes(basis);
+    threadPart_ = stagedOffset(b, loc, i32Value(b, loc, 0), coords_[0], plan, type.getShape(), elemBytes_);
+  }
+
+  Value at(int64_t reg) {
+    if (!linear_)
+      return stagedOffset(b_, loc_, base_, coords_[reg], plan_, type_.getShape(), elemBytes_);
+    const int64_t c = bytes(layout_.registerCoords(reg));
+    const int64_t overlap = c & laneBits_, free = c & ~laneBits_;
+    Value &part = xored_[overlap];
+    if (!part)
+      part = overlap ? Value(b_.create<LLVM::XOrOp>(loc_, threadPart_, i32Value(b_, loc_, overlap))) : threadPart_;
+    Value address = b_.create<LLVM::AddOp>(loc_, base_, part);
+    return free ? Value(b_.create<LLVM::AddOp>(loc_, address, i32Value(b_, loc_, free))) : address;
+  }
+
+private:
+  int64_t bytes(ArrayRef<int64_t> coords) const { return plan_.offset(coords, type_.getShape()) * elemBytes_; }
+
+  OpBuilder &b_;
+  Location loc_;
+  RankedTensorType type_;
+  Value base_;
+  const LdsStaging &plan_;
+  LinearLayout layout_;
+  int64_t elemBytes_;
+  SmallVector<SmallVector<Value>> coords_;
+  bool linear_ = false;
+  int64_t laneBits_ = 0;
+  Value threadPart_;
+  llvm::DenseMap<int64_t, Value> xored_;
+};
+} // namespace
+
 void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type,
                                     ValueRange regs, Value base, const LdsStaging &plan) {
-  int64_t elemBytes = ldsElementBytes(type);
-  SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b, loc, target, type);
+  StagedAddresses addresses(b, loc, target, type, base, plan);
   onlyOwners(b, loc, target, type, [&] {
     for (ArrayRef<int64_t> run : ldsRuns(type, plan.order.front(), plan.writeVec)) {
       SmallVector<Value> elems;
       for (int64_t r : run)
         elems.push_back(regs[r]);
-      target.ldsStore(b, loc, stagedOffset(b, loc, base, coords[run.front()], plan, type.getShape(), elemBytes),
-                      vectorOf(b, loc, elems, elems[0].getType()));
+      target.ldsStore(b, loc, addresses.at(run.front()), vectorOf(b, loc, elems, elems[0].getType()));
     }
   });
 }
@@ -242,13 +298,11 @@ void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo
 SmallVector<Value> mlir::tessel::emitLdsTileRead(OpBuilder &b, Location loc, const TargetInfo &target,
                                                  RankedTensorType type, Type elem, Value base,
                                                  const LdsStaging &plan) {
-  SmallVector<int64_t> strides = plan.strides(type.getShape());
-  int64_t elemBytes = ldsElementBytes(type);
-  SmallVector<SmallVector<Value>> coords = emitRegisterCoords(b, loc, target, type);
-  SmallVector<Value> out(coords.size());
+  StagedAddresses addresses(b, loc, target, type, base, plan);
+  SmallVector<Value> out(registersPerThread(type));
   Type access = plan.readVec == 1 ? elem : Type(VectorType::get({plan.readVec}, elem));
   for (ArrayRef<int64_t> run : ldsRuns(type, plan.order.front(), plan.readVec)) {
-    Value v = target.ldsLoad(b, loc, stagedOffset(b, loc, base, coords[run.front()], plan, type.getShape(), elemBytes), access);
+    Value v = target.ldsLoad(b, loc, addresses.at(run.front()), access);
     for (size_t e = 0; e < run.size(); ++e)
       out[run[e]] = plan.readVec == 1 ? v : b.create<LLVM::ExtractElementOp>(loc, v, i32Value(b, loc, e)).getResult();
   }

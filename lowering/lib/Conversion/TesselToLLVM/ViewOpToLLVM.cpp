@@ -4,6 +4,8 @@
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
+#include "mlir/Dialect/UB/IR/UBOps.h"
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -62,6 +64,21 @@ struct ExpandDimsOpConversion : TesselOpToLLVMPattern<ExpandDimsOp> {
   }
 };
 
+// A tile nobody reads (a pipelined load's iteration that does not run):
+// each register is poison.
+struct PoisonOpConversion : TesselOpToLLVMPattern<ub::PoisonOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(ub::PoisonOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "not a tile");
+    Value poison = rewriter.create<LLVM::PoisonOp>(op.getLoc(), converter.scalarType(type));
+    replaceWithRegisters(rewriter, op, {SmallVector<Value>(registersPerThread(type), poison)});
+    return success();
+  }
+};
+
 // multiple_of, max_contiguous: facts for the analyses, the value unchanged.
 template <class HintOp> struct HintOpConversion : TesselOpToLLVMPattern<HintOp> {
   using TesselOpToLLVMPattern<HintOp>::TesselOpToLLVMPattern;
@@ -78,7 +95,7 @@ template <class HintOp> struct HintOpConversion : TesselOpToLLVMPattern<HintOp> 
 void mlir::tessel::populateViewOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                                 const TargetInfo &target,
                                                 RewritePatternSet &patterns) {
-  patterns.add<SplatOpConversion, BroadcastOpConversion, ExpandDimsOpConversion,
+  patterns.add<SplatOpConversion, BroadcastOpConversion, ExpandDimsOpConversion, PoisonOpConversion,
                HintOpConversion<MultipleOfOp>, HintOpConversion<MaxContiguousOp>>(converter,
                                                                                   target);
 }

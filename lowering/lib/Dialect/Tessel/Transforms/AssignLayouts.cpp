@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::tessel {
@@ -360,7 +361,7 @@ struct AssignLayoutsPass : mlir::tessel::impl::TesselAssignLayoutsBase<AssignLay
         uniteOrCut(gather.getIndices(), gather.getResult(), op);
         return;
       }
-      if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op) || movesThroughLds(op))
+      if (isa<SplatOp, MakeRangeOp, arith::ConstantOp, ub::PoisonOp>(op) || movesThroughLds(op))
         return;
       for (size_t i = 1; i < tiles.size(); ++i)
         uniteOrCut(tiles[0], tiles[i], op);

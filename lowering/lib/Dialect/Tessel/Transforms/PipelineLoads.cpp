@@ -2,6 +2,7 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -176,8 +177,9 @@ private:
 
 // Copies of `loads` for iteration k of `ahead`, built at `b`, run only when
 // `valid` (one uniform branch around them all, not a mask on every
-// element); zeros otherwise: nobody reads the tiles of an iteration that
-// does not run. Their address computations go before the branch where they
+// element); poison otherwise: nobody reads the tiles of an iteration that
+// does not run, and poison costs nothing (zeros were a v_mov per register
+// on the branch not taken, and copies where the branches meet). Their address computations go before the branch where they
 // can be speculated, so what the body computes anyway is shared.
 SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<LoadOp> loads, Ahead &ahead, int64_t k,
                             Value valid) {
@@ -200,10 +202,10 @@ SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<LoadOp> loads, 
   ahead.leave();
   then.create<scf::YieldOp>(loc, tiles);
   OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
-  SmallVector<Value> zeros;
+  SmallVector<Value> unused;
   for (Type t : types)
-    zeros.push_back(otherwise.create<arith::ConstantOp>(loc, cast<TypedAttr>(otherwise.getZeroAttr(t))));
-  otherwise.create<scf::YieldOp>(loc, zeros);
+    unused.push_back(otherwise.create<ub::PoisonOp>(loc, t));
+  otherwise.create<scf::YieldOp>(loc, unused);
   return SmallVector<Value>(branch.getResults());
 }
 

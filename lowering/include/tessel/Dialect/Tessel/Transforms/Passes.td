@@ -121,7 +121,7 @@ def TesselPipelineLoads : Pass<"tessel-pipeline-loads", "::mlir::ModuleOp"> {
     move up and are shared. Ops that may not be speculated (a division) are
     computed inside the branch.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
 }
 
 def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
