@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s --tessel-assign-layouts --cse --tessel-hoist-conversions --tessel-plan-lds | FileCheck %s
+// RUN: tessel-opt %s -split-input-file --tessel-assign-layouts --cse --tessel-hoist-conversions --tessel-plan-lds | FileCheck %s
 
 // The two dots of attention's loop on gfx942, 4 waves: S = Q K^T, then
 // P = exp2(S - rowmax(S)) (as f16) times V, accumulated. What moves data, and where:
@@ -56,6 +56,38 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
       %p = arith.truncf %e : tensor<128x64xf32> to tensor<128x64xf16>
       %v = tessel.load %vp : (tensor<64x64x!tessel.ptr<f16>>) -> tensor<64x64xf16>
       %next = tessel.dot %p, %v, %acc : tensor<128x64xf16> * tensor<64x64xf16> -> tensor<128x64xf32>
+      scf.yield %next : tensor<128x64xf32>
+    }
+    tessel.store %op, %out : (tensor<128x64x!tessel.ptr<f32>>, tensor<128x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A conversion under an scf.if stays in the loop (the branch might not run),
+// though its operand comes from before the loop.
+// CHECK-LABEL: func.func @guarded(
+// CHECK: %[[Q:.*]] = tessel.load
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: tessel.convert_layout %[[Q]] {tessel.lds_offset
+// CHECK: tessel.dot
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942", tessel.lds_limit = 65536 : i64} {
+  func.func @guarded(%qp: tensor<128x64x!tessel.ptr<f16>>, %kp: tensor<64x64x!tessel.ptr<f16>>,
+                     %op: tensor<128x64x!tessel.ptr<f32>>, %n: i32, %c: i1) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+    %q = tessel.load %qp : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+    %out = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf32>) : i32 {
+      %k = tessel.load %kp : (tensor<64x64x!tessel.ptr<f16>>) -> tensor<64x64xf16>
+      %next = scf.if %c -> (tensor<128x64xf32>) {
+        %d = tessel.dot %q, %k, %acc : tensor<128x64xf16> * tensor<64x64xf16> -> tensor<128x64xf32>
+        scf.yield %d : tensor<128x64xf32>
+      } else {
+        scf.yield %acc : tensor<128x64xf32>
+      }
       scf.yield %next : tensor<128x64xf32>
     }
     tessel.store %op, %out : (tensor<128x64x!tessel.ptr<f32>>, tensor<128x64xf32>) -> ()
