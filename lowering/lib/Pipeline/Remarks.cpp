@@ -88,19 +88,24 @@ void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vect
   const unsigned dim = longestRunDim(a.address);
   std::string why;
   auto reason = [&](const std::string &text) { why += (why.empty() ? "" : "; ") + text; };
-  if (a.address.contiguity[dim] < want)
-    reason("addresses are known contiguous only in runs of " + std::to_string(a.address.contiguity[dim]) +
-           " elements (index the fastest dimension with stride 1: a stride argument equal to 1, or "
-           "assume(stride == 1); max_contiguous if runs are longer)");
+  // The first limit that applies: with runs too short, alignment and the
+  // mask (made of the same strides) do not matter yet.
+  const int64_t runs = a.address.contiguity[dim];
   int64_t alignBytes = a.baseBytes ? std::min(a.baseBytes, a.address.divisibility[dim] * a.elementBytes)
                                    : a.address.divisibility[dim];
   alignBytes = std::min<int64_t>(alignBytes, AxisInfo::kMaxDivisibility);
-  if (alignBytes < 16 && alignBytes < want * a.elementBytes)
+  const int64_t maskRuns = a.mask ? axis.get(a.mask).constancy[dim] : want;
+  if (runs < want)
+    reason("addresses are known contiguous only in runs of " + std::to_string(runs) +
+           (runs == 1 ? " element" : " elements") +
+           " (index the fastest dimension with stride 1: a stride argument equal to 1, or "
+           "assume(stride == 1); max_contiguous if runs are longer)");
+  else if (alignBytes < want * a.elementBytes)
     reason("each run's start is known aligned to " + std::to_string(alignBytes) +
-           " bytes only (multiple_of(offsets, " + std::to_string(want) +
-           "), or assume(x % " + std::to_string(want) + " == 0) on the sizes and strides it comes from)");
-  if (a.mask && axis.get(a.mask).constancy[dim] < want)
-    reason("the mask is known constant over " + std::to_string(axis.get(a.mask).constancy[dim]) +
+           " bytes only (multiple_of(offsets, " + std::to_string(want) + "), or assume(x % " +
+           std::to_string(want) + " == 0) on the sizes and strides it comes from)");
+  else if (maskRuns < want)
+    reason("the mask is known constant over " + std::to_string(maskRuns) +
            " elements only (assume(n % " + std::to_string(want) + " == 0) on the bound it compares with)");
   if (why.empty()) {
     const int64_t perThread = contiguousPerThread(a.tile, dim);
@@ -188,7 +193,7 @@ void ldsInLoopRemark(Operation *op, unsigned stages, std::vector<Remark> &out) {
     out.push_back(remarkAt(op, RemarkKind::LdsInLoop,
                            "a dot operand (" + shapeText(type) +
                                ") moves through LDS every iteration, in step with the loop's math: "
-                               "num_stages = 2 or more loads it ahead"));
+                               "num_stages = 2 or more loads it ahead (an address made from the loop index)"));
     return;
   }
   out.push_back(remarkAt(op, RemarkKind::LdsInLoop,
