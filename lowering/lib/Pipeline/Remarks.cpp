@@ -76,6 +76,7 @@ struct Access {
   int64_t baseBytes = 0;     // a buffer op's base: bytes known to divide it (0: a load/store of pointers)
   Value mask;
   bool load;
+  Value bound = {}; // a buffer op's element count: the mask it replaced
 };
 
 void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vector<Remark> &out) {
@@ -94,7 +95,9 @@ void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vect
   int64_t alignBytes = a.baseBytes ? std::min(a.baseBytes, a.address.divisibility[dim] * a.elementBytes)
                                    : a.address.divisibility[dim];
   alignBytes = std::min<int64_t>(alignBytes, AxisInfo::kMaxDivisibility);
-  const int64_t maskRuns = a.mask ? axis.get(a.mask).constancy[dim] : want;
+  const int64_t maskRuns = a.mask    ? axis.get(a.mask).constancy[dim]
+                           : a.bound ? std::min(want, axis.get(a.bound).divisibility[0])
+                                     : want;
   if (runs < want)
     reason("addresses are known contiguous only in runs of " + std::to_string(runs) +
            (runs == 1 ? " element" : " elements") +
@@ -231,7 +234,7 @@ std::vector<Remark> collectTileRemarks(ModuleOp module) {
         auto tile = cast<RankedTensorType>(load.getOffsets().getType());
         narrowAccessRemark({op, tile, bytesOf(getElementTypeOrSelf(load.getType())), load.getVec(),
                             axis.get(load.getOffsets()), std::max<int64_t>(1, axis.get(load.getBase()).divisibility[0]),
-                            load.getMask(), true},
+                            load.getMask(), true, load.getBound()},
                            axis, out);
         if (stages >= 2)
           notPipelinedRemark(op, load.getOffsets(), stages, out);
@@ -239,7 +242,8 @@ std::vector<Remark> collectTileRemarks(ModuleOp module) {
         auto tile = cast<RankedTensorType>(store.getOffsets().getType());
         narrowAccessRemark({op, tile, bytesOf(getElementTypeOrSelf(store.getValue().getType())), store.getVec(),
                             axis.get(store.getOffsets()),
-                            std::max<int64_t>(1, axis.get(store.getBase()).divisibility[0]), store.getMask(), false},
+                            std::max<int64_t>(1, axis.get(store.getBase()).divisibility[0]), store.getMask(), false,
+                            store.getBound()},
                            axis, out);
       } else if (isa<ConvertLayoutOp, PermuteOp, ReshapeOp, JoinOp, SplitOp>(op)) {
         ldsInLoopRemark(op, stages, out);

@@ -14,7 +14,7 @@ using namespace e2e;
 namespace {
 
 // Lines of the kernels below, recorded while they are traced.
-int gStridedLoadLine = 0, gLoopConvertLine = 0, gCarriedLoadLine = 0;
+int gStridedLoadLine = 0, gLoopConvertLine = 0, gCarriedLoadLine = 0, gMaskedLoadLine = 0;
 
 std::vector<Remark> remarksOf(const CompiledKernel &k, RemarkKind kind) {
   std::vector<Remark> out;
@@ -66,6 +66,39 @@ TEST_CASE("remarks: a strided load cannot vectorize, a contiguous f16 load moves
   // Every kernel gets its occupancy, once.
   CHECK(remarksOf(c, RemarkKind::Occupancy).size() == 1);
   CHECK(remarksOf(s, RemarkKind::Occupancy).size() == 1);
+}
+
+namespace {
+
+// A bound not known to be a multiple of 4: the mask changes within a vector.
+void masked_copy(Ptr<float> x, Ptr<float> out, i32 n) {
+  auto offs = program_id(0) * 1024 + arange(0, 1024);
+  gMaskedLoadLine = __LINE__ + 1;
+  auto v = load(x + offs, offs < n, 0.0f);
+  store(out + offs, v, offs < n);
+}
+
+} // namespace
+
+TEST_CASE("remarks: a mask whose bound is not known a multiple of the vector; one divisible by 16 is") {
+  auto kernel = jit<masked_copy>();
+  auto x = emulator().upload(randomFloats(2048));
+  auto out = emulator().alloc<float>(2048);
+  kernel.launch(emulator(), {2}, {.num_warps = 4}, x, out, 1001);
+  const CompiledKernel &odd = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(odd));
+  std::vector<Remark> narrow = remarksOf(odd, RemarkKind::NarrowAccess);
+  REQUIRE(narrow.size() == 2); // the load and the store
+  CHECK(narrow[0].line == unsigned(gMaskedLoadLine));
+  CHECK(narrow[1].line == unsigned(gMaskedLoadLine + 1));
+  CHECK(contains(narrow[0].message, "load of 1024 moves 32 bits"));
+  CHECK(contains(narrow[0].message, "assume(n % 4 == 0)"));
+  CHECK(contains(narrow[1].message, "store of 1024"));
+
+  kernel.launch(emulator(), {2}, {.num_warps = 4}, x, out, 1024);
+  const CompiledKernel &even = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(even));
+  CHECK(remarksOf(even, RemarkKind::NarrowAccess).empty());
 }
 
 namespace {
