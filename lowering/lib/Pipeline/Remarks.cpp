@@ -112,10 +112,13 @@ void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vect
            " elements only (assume(n % " + std::to_string(want) + " == 0) on the bound it compares with)");
   if (why.empty()) {
     const int64_t perThread = contiguousPerThread(a.tile, dim);
-    if (perThread < want)
-      reason("the layout gives a thread " + std::to_string(perThread) +
-             " contiguous elements (a larger block along dimension " + std::to_string(dim) +
-             " or fewer warps)");
+    const std::string elements = std::to_string(perThread) + (perThread == 1 ? " contiguous element" : " contiguous elements");
+    if (perThread < want && isa<BlockedLayoutAttr>(a.tile.getEncoding()))
+      reason("the layout gives a thread " + elements + " along dimension " + std::to_string(dim) +
+             " (a larger block along it, or fewer warps)");
+    else if (perThread < want)
+      reason("a dot's layout gives a thread " + elements + " along dimension " + std::to_string(dim) +
+             " (the matrix instruction's; this access follows it)");
     else
       reason("the access is split by other accesses of the same tile");
   }
