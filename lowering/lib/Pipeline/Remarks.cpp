@@ -98,7 +98,11 @@ void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vect
   const int64_t maskRuns = a.mask    ? axis.get(a.mask).constancy[dim]
                            : a.bound ? std::min(want, axis.get(a.bound).divisibility[0])
                                      : want;
-  if (runs < want)
+  const int64_t extent = a.tile.getShape()[dim];
+  if (extent < want)
+    reason("the tile is " + std::to_string(extent) + " elements along its contiguous dimension " +
+           std::to_string(dim) + ", less than a vector (a larger block along it)");
+  else if (runs < want)
     reason("addresses are known contiguous only in runs of " + std::to_string(runs) +
            (runs == 1 ? " element" : " elements") +
            " (index the fastest dimension with stride 1: a stride argument equal to 1, or "
