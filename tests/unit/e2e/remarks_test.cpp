@@ -217,6 +217,44 @@ TEST_CASE("remarks: loads through carried pointers are not pipelined; occupancy 
   CHECK(contains(operands[0].message, "num_stages = 2 or more"));
 }
 
+namespace {
+
+// 512 floats per thread, all live until their sum is known: they spill.
+void spilling_scale(Ptr<float> x, Ptr<float> out) {
+  auto offs = arange(0, 32768);
+  auto v = load(x + offs);
+  store(out + offs, v * sum(v, 0));
+}
+
+} // namespace
+
+TEST_CASE("remarks: spills, with the code object's counts; none for a small kernel") {
+  auto kernel = jit<spilling_scale>();
+  auto x = emulator().upload(std::vector<float>(32768, 1.0f));
+  auto out = emulator().alloc<float>(32768);
+  std::string warned = stderrOf(std::string(TESSEL_BINARY_DIR) + "/remarks-spill.txt", [&] {
+    kernel.launch(emulator(), {1}, {.num_warps = 1}, x, out);
+  });
+  const CompiledKernel &k = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(k));
+  std::vector<Remark> spills = remarksOf(k, RemarkKind::Spill);
+  REQUIRE(spills.size() == 1);
+  std::smatch m;
+  REQUIRE(std::regex_search(spills[0].message, m, std::regex(R"((\d+) VGPRs and (\d+) SGPRs spill \((\d+) bytes)")));
+  CHECK(std::stoul(m[1]) > 0);
+  CHECK(std::stoul(m[3]) >= 4 * std::stoul(m[1])); // a spilled VGPR takes 4 bytes of scratch per thread
+  CHECK(contains(k.assembly(), ".vgpr_spill_count: " + m[1].str()));
+  CHECK(contains(spills[0].message, "smaller block or more warps"));
+  CHECK(spills[0].file.ends_with("remarks_test.cpp"));
+  CHECK(contains(k.assembly(), ".private_segment_fixed_size: " + m[3].str()));
+
+  auto small = jit<contiguous_load>();
+  auto hx = emulator().upload(std::vector<half>(2048));
+  auto hout = emulator().alloc<half>(2048);
+  small.launch(emulator(), {1}, {.num_warps = 4}, hx, hout);
+  CHECK(remarksOf(*small.runtime()->lastKernel(), RemarkKind::Spill).empty());
+}
+
 TEST_CASE("TESSEL_REMARKS=1 prints each kernel's remarks once, with their lines; unset, nothing") {
   auto kernel = jit<strided_load>();
   auto x = emulator().upload(std::vector<half>(2048 * 5));
