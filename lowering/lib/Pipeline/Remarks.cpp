@@ -271,7 +271,7 @@ void addCodeObjectRemarks(std::vector<Remark> &remarks, const TargetFacts &targe
   const Occupancy o = occupancyOf(target, r, blockSize, ldsBytes);
   char waves[32];
   std::snprintf(waves, sizeof waves, "%g", o.wavesPerSimd);
-  std::string message = std::string(waves) + " waves per SIMD (of " + std::to_string(target.waveSlots) +
+  std::string message = std::string(waves) + (o.wavesPerSimd == 1 ? " wave" : " waves") + " per SIMD (of " + std::to_string(target.waveSlots) +
                         "), limited by " + o.limiter + ": " + std::to_string(r.vgprs) + " VGPRs";
   if (r.agprs)
     message += " (" + std::to_string(r.agprs) + " of them AGPRs)";

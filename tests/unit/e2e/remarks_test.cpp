@@ -200,7 +200,7 @@ TEST_CASE("remarks: loads through carried pointers are not pipelined; occupancy 
   unsigned vgprs = 0;
   const double waves = cdna3Waves(k, vgprs);
   char expected[64];
-  std::snprintf(expected, sizeof expected, "%g waves per SIMD (of 8)", waves);
+  std::snprintf(expected, sizeof expected, "%g %s per SIMD (of 8)", waves, waves == 1 ? "wave" : "waves");
   CHECK(occupancy[0].message.starts_with(expected));
   CHECK(contains(occupancy[0].message, std::to_string(vgprs) + " VGPRs"));
   CHECK(contains(occupancy[0].message, std::to_string(k.ldsBytes) + " bytes of LDS"));
