@@ -31,6 +31,28 @@ std::string describeSlowestPasses(const CompileTimes &t) {
   return out + " ms";
 }
 
+const char *remarkKindName(RemarkKind kind) {
+  switch (kind) {
+  case RemarkKind::NarrowAccess: return "narrow-access";
+  case RemarkKind::LdsInLoop: return "lds-in-loop";
+  case RemarkKind::NotPipelined: return "not-pipelined";
+  case RemarkKind::Spill: return "spill";
+  case RemarkKind::Occupancy: return "occupancy";
+  }
+  return "remark";
+}
+
+std::string describeRemarks(const CompiledKernel &kernel) {
+  std::string out = "tessel: remarks for kernel '" + kernel.name + "' on " + kernel.arch + ":\n";
+  for (const Remark &r : kernel.remarks) {
+    out += "  ";
+    if (!r.file.empty())
+      out += r.file + ":" + std::to_string(r.line) + ": ";
+    out += std::string("remark: [") + remarkKindName(r.kind) + "] " + r.message + "\n";
+  }
+  return out;
+}
+
 const std::string &CompiledKernel::made(const std::shared_ptr<LazyText> &lazy, const CompiledKernel &kernel,
                                         const char *what) {
   if (!lazy)

@@ -33,6 +33,8 @@
 #include <llvm/MC/MCTargetOptions.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/SourceMgr.h>
+#include <llvm/BinaryFormat/ELF.h>
+#include <llvm/BinaryFormat/MsgPackDocument.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -554,6 +556,8 @@ AmdgpuCode generateAmdgpuCode(std::unique_ptr<llvm::Module> module, const Target
   code.hsaco = linkHsaco(object);
   code.privateSegmentBytes = checkCodeObject(code.hsaco, target);
   code.times.link = clock.lap();
+  code.resources = kernelResources(code.hsaco, ""); // one kernel per code object
+  code.resources.privateSegmentBytes = code.privateSegmentBytes;
   return code;
 }
 
@@ -606,6 +610,75 @@ void makeTextsOnDemand(CompiledKernel &kernel) {
     kernel.setAssemblySource([](const CompiledKernel &k) {
       return generateAmdgpuAssembly(k.llvmModule, requireTarget(k.arch));
     });
+}
+
+namespace {
+// The kernel's map in the msgpack of an NT_AMDGPU_METADATA note
+// (amdhsa.kernels[i] with .name == name).
+void readKernelMetadata(llvm::StringRef desc, const std::string &name, KernelResources &out) {
+  llvm::msgpack::Document doc;
+  if (!doc.readFromBlob(desc, /*Multi=*/false) || !doc.getRoot().isMap())
+    return;
+  llvm::msgpack::MapDocNode &root = doc.getRoot().getMap();
+  auto kernels = root.find(doc.getNode("amdhsa.kernels"));
+  if (kernels == root.end() || !kernels->second.isArray())
+    return;
+  for (llvm::msgpack::DocNode &k : kernels->second.getArray()) {
+    if (!k.isMap())
+      continue;
+    llvm::msgpack::MapDocNode &map = k.getMap();
+    auto field = [&](const char *key) -> unsigned {
+      auto it = map.find(doc.getNode(key));
+      if (it == map.end())
+        return 0;
+      if (it->second.getKind() == llvm::msgpack::Type::UInt)
+        return unsigned(it->second.getUInt());
+      if (it->second.getKind() == llvm::msgpack::Type::Int)
+        return unsigned(std::max<int64_t>(0, it->second.getInt()));
+      return 0;
+    };
+    auto kernelName = map.find(doc.getNode(".name"));
+    if (kernelName == map.end() || !kernelName->second.isString() ||
+        (!name.empty() && kernelName->second.getString() != name))
+      continue;
+    out.vgprs = field(".vgpr_count");
+    out.agprs = field(".agpr_count");
+    out.sgprs = field(".sgpr_count");
+    out.vgprSpills = field(".vgpr_spill_count");
+    out.sgprSpills = field(".sgpr_spill_count");
+    return;
+  }
+}
+} // namespace
+
+KernelResources kernelResources(const std::vector<uint8_t> &hsaco, const std::string &name) {
+  KernelResources out;
+  llvm::StringRef bytes(reinterpret_cast<const char *>(hsaco.data()), hsaco.size());
+  auto object = llvm::object::ObjectFile::createELFObjectFile(llvm::MemoryBufferRef(bytes, "kernel.hsaco"));
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return out;
+  }
+  out.privateSegmentBytes = largestPrivateSegment(**object);
+  auto *elf = llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(object->get());
+  if (!elf)
+    return out;
+  const auto &file = elf->getELFFile();
+  auto sections = file.sections();
+  if (!sections) {
+    llvm::consumeError(sections.takeError());
+    return out;
+  }
+  for (const auto &section : *sections) {
+    if (section.sh_type != llvm::ELF::SHT_NOTE)
+      continue;
+    llvm::Error error = llvm::Error::success();
+    for (const auto &note : file.notes(section, error))
+      if (note.getType() == llvm::ELF::NT_AMDGPU_METADATA && note.getName() == "AMDGPU")
+        readKernelMetadata(note.getDescAsStringRef(4), name, out);
+    llvm::consumeError(std::move(error));
+  }
+  return out;
 }
 
 std::vector<uint8_t> hsacoFromAssembly(const std::string &assembly, const TargetFacts &target) {

@@ -3,6 +3,7 @@
 
 #include "tessel/core/error.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace tessel {
@@ -66,10 +67,14 @@ constexpr uint32_t kGfx11BufferFlags = 0x31027000;
 // isaVersion follows the oclc_isa_version_<gfx>.bc convention: major*1000 +
 // minor*100 + stepping, with the hex stepping of gfx90a ('a' = 10) spelled 10.
 constexpr std::array<TargetFacts, 4> kTargets = {{
-    {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", kGfx90aMatrix, kGfx9BufferFlags, false, true, true},
-    {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix, kGfx9BufferFlags, false, true, true},
-    {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix, kGfx9BufferFlags, false, true, true},
-    {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix, kGfx11BufferFlags, true, false, false},
+    {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", kGfx90aMatrix, kGfx9BufferFlags, false, true, true,
+     512, 8, 8, 4, 16, kLds64KiB, true},
+    {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix, kGfx9BufferFlags, false, true, true,
+     512, 8, 8, 4, 16, kLds64KiB, true},
+    {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix, kGfx9BufferFlags, false, true, true,
+     512, 8, 8, 4, 16, 160 * 1024, true},
+    {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix, kGfx11BufferFlags, true, false, false,
+     1536, 24, 16, 4, 32, 128 * 1024, false},
 }};
 
 } // namespace
@@ -80,6 +85,53 @@ std::vector<MatrixInstr> TargetFacts::matrixInstrsFor(DType operand, DType accum
     if (i.operand == operand && i.accumulator == accumulator)
       out.push_back(i);
   return out;
+}
+
+namespace {
+// gfx8+ (LLVM's getOccupancyWithNumSGPRs): waves per SIMD that many SGPRs allow.
+unsigned sgprWaves(unsigned sgprs) { return sgprs <= 80 ? 10 : sgprs <= 88 ? 9 : sgprs <= 100 ? 8 : 7; }
+unsigned roundUp(unsigned v, unsigned granule) { return (v + granule - 1) / granule * granule; }
+} // namespace
+
+Occupancy occupancyOf(const TargetFacts &target, const KernelResources &resources, unsigned blockSize,
+                      unsigned ldsBytes) {
+  Occupancy out;
+  const unsigned regs = roundUp(std::max(1u, resources.vgprs), target.registerGranule);
+  out.registerWaves = target.waveSlots;
+  const char *registerLimiter = "wave slots";
+  if (unsigned w = target.registersPerLane / regs; w < out.registerWaves) {
+    out.registerWaves = w;
+    registerLimiter = "VGPRs";
+  }
+  if (target.sgprLimited)
+    if (unsigned w = sgprWaves(resources.sgprs); w < out.registerWaves) {
+      out.registerWaves = w;
+      registerLimiter = "SGPRs";
+    }
+  // Whole workgroups: their waves spread over the CU's SIMDs.
+  const unsigned wavesPerWorkgroup = std::max(1u, (blockSize + target.waveSize - 1) / target.waveSize);
+  unsigned workgroups = out.registerWaves * target.simdsPerCu / wavesPerWorkgroup;
+  out.limiter = registerLimiter;
+  if (wavesPerWorkgroup > 1 && target.workgroupsPerCu < workgroups) {
+    workgroups = target.workgroupsPerCu;
+    out.limiter = "barriers";
+  }
+  if (ldsBytes) {
+    out.ldsWorkgroups = target.ldsPerCu / ldsBytes;
+    if (out.ldsWorkgroups < workgroups) {
+      workgroups = out.ldsWorkgroups;
+      out.limiter = "LDS";
+    }
+  }
+  out.wavesPerSimd = std::min<double>(double(workgroups) * wavesPerWorkgroup / target.simdsPerCu,
+                                      target.waveSlots);
+  return out;
+}
+
+unsigned registersForWaves(const TargetFacts &target, unsigned waves) {
+  if (waves == 0)
+    return target.registersPerLane;
+  return target.registersPerLane / waves / target.registerGranule * target.registerGranule;
 }
 
 const TargetFacts *lookupTarget(std::string_view arch) {

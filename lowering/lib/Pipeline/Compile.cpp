@@ -4,6 +4,7 @@
 // TESSEL_DUMP=1 prints the IR between the stages; TESSEL_PRINT_AFTER_ALL=1
 // prints the module after every pass (MLIR's IR printing).
 #include "Dump.h"
+#include "Remarks.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/core/environment.hpp"
 #include "tessel/lowering/amdgpu_codegen.hpp"
@@ -135,17 +136,23 @@ bool verifyEachRequested() { return environmentFlag("TESSEL_VERIFY_EACH"); }
 // its results go (watch) and forgets them after (stop).
 class PipelineObserver : public mlir::PassInstrumentation {
 public:
-  void watch(std::string &tileIR, std::string &failedPass) {
+  void watch(std::string &tileIR, std::vector<Remark> &remarks, std::string &failedPass) {
     tileIR_ = &tileIR;
+    remarks_ = &remarks;
     failedPass_ = &failedPass;
   }
-  void stop() { tileIR_ = failedPass_ = nullptr; }
+  void stop() {
+    tileIR_ = failedPass_ = nullptr;
+    remarks_ = nullptr;
+  }
   void runBeforePass(mlir::Pass *, mlir::Operation *) override { passStarts_.push_back(Clock::now()); }
   void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
     addPassTime(pass);
     if (tileIR_ && pass->getArgument() == kLastTileLevelPass)
-      if (auto module = mlir::dyn_cast<mlir::ModuleOp>(op))
+      if (auto module = mlir::dyn_cast<mlir::ModuleOp>(op)) {
         *tileIR_ = printed(module);
+        *remarks_ = collectTileRemarks(module); // layouts, vec and LDS offsets are final here
+      }
   }
   void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *) override {
     addPassTime(pass);
@@ -182,6 +189,7 @@ private:
     passTimes_.push_back({name.str(), ms});
   }
   std::string *tileIR_ = nullptr, *failedPass_ = nullptr;
+  std::vector<Remark> *remarks_ = nullptr;
   std::vector<Clock::time_point> passStarts_; // a stack: passes may nest
   std::vector<CompileTimes::PassTime> passTimes_;
 };
@@ -200,10 +208,11 @@ struct Pipeline {
                               [](mlir::Pass *, mlir::Operation *) { return true; },
                               /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
-  // Runs the passes over `module`; the tile IR goes to `tileIR`, the name of
-  // a pass that fails to `failedPass`.
-  mlir::LogicalResult run(mlir::ModuleOp module, std::string &tileIR, std::string &failedPass) {
-    observer->watch(tileIR, failedPass);
+  // Runs the passes over `module`; the tile IR goes to `tileIR`, its
+  // remarks to `remarks`, the name of a pass that fails to `failedPass`.
+  mlir::LogicalResult run(mlir::ModuleOp module, std::string &tileIR, std::vector<Remark> &remarks,
+                          std::string &failedPass) {
+    observer->watch(tileIR, remarks, failedPass);
     auto stopWatching = llvm::make_scope_exit([&] { observer->stop(); });
     return passes.run(module);
   }
@@ -293,34 +302,24 @@ private:
 // tessel never allocates private memory, so a private segment in the code
 // object is registers spilled to scratch: slow, so say so, with the kernel's
 // line and what to change.
+// The kernel's first line in the user's C++ (its first traced op).
+const TraceNode *firstLineOf(const Trace &trace) {
+  for (const TraceNode &n : trace.nodes)
+    if (n.op != TraceOp::Arg && n.loc.file && *n.loc.file)
+      return &n;
+  return nullptr;
+}
+
 void warnAboutSpills(const Trace &trace, const TargetFacts &target, uint32_t bytes) {
   if (bytes == 0)
     return;
   std::string where;
-  for (const TraceNode &n : trace.nodes)
-    if (n.op != TraceOp::Arg && n.loc.file && *n.loc.file) {
-      where = std::string(n.loc.file) + ":" + std::to_string(n.loc.line) + ": ";
-      break;
-    }
+  if (const TraceNode *n = firstLineOf(trace))
+    where = std::string(n->loc.file) + ":" + std::to_string(n->loc.line) + ": ";
   std::fprintf(stderr,
                "%stessel: warning: kernel '%s' spills %u bytes of registers per thread to "
                "scratch memory on %s; use a smaller block or more warps (num_warps)\n",
                where.c_str(), trace.kernelName.c_str(), bytes, target.arch);
-}
-
-// The first file:line a location names (through names, fusions, call sites).
-mlir::FileLineColLoc fileLineOf(mlir::Location loc) {
-  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
-    return file;
-  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
-    for (mlir::Location inner : fused.getLocations())
-      if (auto file = fileLineOf(inner))
-        return file;
-  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc))
-    return fileLineOf(name.getChildLoc());
-  if (auto call = mlir::dyn_cast<mlir::CallSiteLoc>(loc))
-    return fileLineOf(call.getCallee());
-  return {};
 }
 
 // Line tables: every op of a kernel keeps the user's C++ file and line in the
@@ -477,7 +476,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   out.name = trace.kernelName;
   {
     std::string failedPass;
-    if (mlir::failed(ctx.pipeline().run(*module, out.tileIR, failedPass)))
+    if (mlir::failed(ctx.pipeline().run(*module, out.tileIR, out.remarks, failedPass)))
       diags.fail("the pass '" + failedPass + "'");
     times.slowestPasses = ctx.pipeline().takeSlowestPasses();
   }
@@ -524,6 +523,12 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   times.codegen = code.times.codegen;
   times.link = code.times.link;
   warnAboutSpills(trace, target, code.privateSegmentBytes);
+  sortRemarks(out.remarks); // then the kernel's own, at its first line
+  {
+    const TraceNode *first = firstLineOf(trace);
+    addCodeObjectRemarks(out.remarks, target, code.resources, options.numWarps * target.waveSize, ldsBytes,
+                         first ? first->loc.file : "", first ? first->loc.line : 0);
+  }
   out.arch = target.arch;
   out.hsaco = std::move(code.hsaco);
   // The texts only when asked for: a dump now, anyone else later.

@@ -29,8 +29,9 @@ namespace {
 
 // Version 2: meta names the entry's key (an entry moved to another folder is
 // a miss). Version 4: the kernel module is bitcode, kernel.bc (kernel.ll
-// before). Older entries read as damaged and are rebuilt.
-constexpr const char *kMetaHeader = "tessel-kernel-cache 4";
+// before). Version 5: remarks, the kernel's performance remarks. Older
+// entries read as damaged and are rebuilt.
+constexpr const char *kMetaHeader = "tessel-kernel-cache 5";
 
 // Temporary and trash folders of a writer that died are removed once they
 // are this old and their process is gone.
@@ -104,22 +105,57 @@ bool writeFile(const fs::path &path, std::string_view bytes) {
 // The files of an entry, in the order meta lists them. kernel.s is there
 // when the kernel's assembly had been made when it was stored (a compile
 // makes it only when asked: TESSEL_DUMP, CompiledKernel::assembly()).
-enum class EntryKind { Tile, Llvm, Assembly, CodeObject };
+enum class EntryKind { Tile, Remarks, Llvm, Assembly, CodeObject };
 struct EntryFile {
   const char *name;
   EntryKind kind;
 };
 const EntryFile kEntryFiles[] = {
     {"tile.mlir", EntryKind::Tile},
+    {"remarks", EntryKind::Remarks},
     {"kernel.bc", EntryKind::Llvm},
     {"kernel.s", EntryKind::Assembly},
     {"kernel.hsaco", EntryKind::CodeObject},
 };
 
+// Remarks, one a line: "<kind> <line> <file bytes> <file><message>" (the
+// file's length first: a path may hold spaces).
+std::string remarksText(const std::vector<Remark> &remarks) {
+  std::string out;
+  for (const Remark &r : remarks)
+    out += std::to_string(int(r.kind)) + " " + std::to_string(r.line) + " " + std::to_string(r.file.size()) + " " +
+           r.file + r.message + "\n";
+  return out;
+}
+
+std::optional<std::vector<Remark>> parseRemarks(const std::string &text) {
+  std::vector<Remark> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    int kind = -1;
+    size_t fileBytes = 0;
+    Remark r{};
+    if (!(fields >> kind >> r.line >> fileBytes) || kind < 0 || kind > int(RemarkKind::Occupancy) ||
+        fields.get() != ' ')
+      return std::nullopt;
+    const size_t at = size_t(fields.tellg());
+    if (fields.fail() || at + fileBytes > line.size())
+      return std::nullopt;
+    r.kind = RemarkKind(kind);
+    r.file = line.substr(at, fileBytes);
+    r.message = line.substr(at + fileBytes);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 // The file's bytes; nullopt for an assembly not made.
-std::optional<std::string_view> fileBytes(const CompiledKernel &k, const EntryFile &f) {
+std::optional<std::string_view> fileBytes(const CompiledKernel &k, const std::string &remarks, const EntryFile &f) {
   switch (f.kind) {
   case EntryKind::Tile: return k.tileIR;
+  case EntryKind::Remarks: return remarks;
   case EntryKind::Llvm: return k.llvmModule;
   case EntryKind::Assembly:
     if (!k.hasAssembly())
@@ -143,8 +179,9 @@ std::string metaText(const std::string &key, const CompiledKernel &k) {
   for (size_t i = 0; i < k.kernargs.offsets.size(); ++i)
     meta << " " << k.kernargs.offsets[i] << " " << k.kernargs.sizes[i];
   meta << "\n";
+  const std::string remarks = remarksText(k.remarks);
   for (const EntryFile &f : kEntryFiles)
-    if (std::optional<std::string_view> bytes = fileBytes(k, f))
+    if (std::optional<std::string_view> bytes = fileBytes(k, remarks, f))
       meta << "file " << f.name << " " << bytes->size() << " " << hex64(checksumOf(*bytes)) << "\n";
   std::string body = meta.str();
   return body + "checksum " + hex64(checksumOf(body)) + "\n";
@@ -203,6 +240,12 @@ std::optional<CompiledKernel> readEntry(const fs::path &folder, const std::strin
       return std::nullopt;
     switch (f.kind) {
     case EntryKind::Tile: k.tileIR = std::move(bytes); break;
+    case EntryKind::Remarks:
+      if (std::optional<std::vector<Remark>> remarks = parseRemarks(bytes))
+        k.remarks = std::move(*remarks);
+      else
+        return std::nullopt;
+      break;
     case EntryKind::Llvm: k.llvmModule = std::move(bytes); break;
     case EntryKind::Assembly: k.setAssembly(std::move(bytes)); break;
     case EntryKind::CodeObject: k.hsaco.assign(bytes.begin(), bytes.end()); break;
@@ -364,8 +407,9 @@ void DiskCache::store(const std::string &key, const CompiledKernel &kernel) {
   std::error_code ec;
   NoFileSizeSignal noSignal;
   bool written = fs::create_directory(temporary, ec) && !ec;
+  const std::string remarks = remarksText(kernel.remarks);
   for (const EntryFile &f : kEntryFiles)
-    if (std::optional<std::string_view> bytes = fileBytes(kernel, f))
+    if (std::optional<std::string_view> bytes = fileBytes(kernel, remarks, f))
       written = written && writeFile(temporary / f.name, *bytes);
   written = written && writeFile(temporary / "meta", metaText(key, kernel)); // last: meta vouches for the rest
   if (!written) {

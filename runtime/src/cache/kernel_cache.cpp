@@ -207,6 +207,10 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
     cache.store(diskKey, entry->compiled);
   }
   const CompiledKernel &compiled = entry->compiled;
+  // TESSEL_REMARKS=1: each kernel's performance remarks, once per process
+  // (compiled now or read from the disk cache).
+  if (environmentFlag("TESSEL_REMARKS"))
+    std::fputs(describeRemarks(compiled).c_str(), stderr);
   try {
     entry->loaded = device.impl().load(compiled);
   } catch (const Error &e) {

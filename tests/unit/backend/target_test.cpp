@@ -78,3 +78,50 @@ TEST_CASE("matrix-core instructions per target and element type") {
   CHECK(shapes("gfx942", DType::I8, DType::F32).empty());
   CHECK(shapes("gfx1100", DType::F32, DType::F32).empty());
 }
+
+TEST_CASE("occupancy: waves per SIMD from registers, wave slots, barriers and LDS") {
+  const TargetFacts &gfx942 = requireTarget("gfx942"), &gfx950 = requireTarget("gfx950"),
+                    &gfx1100 = requireTarget("gfx1100");
+  auto regs = [](unsigned vgprs, unsigned sgprs = 32) {
+    KernelResources r;
+    r.vgprs = vgprs;
+    r.sgprs = sgprs;
+    return r;
+  };
+  // CDNA3: 512 registers per lane in granules of 8, 8 slots, 4 SIMDs.
+  Occupancy o = occupancyOf(gfx942, regs(256), 256, 0);
+  CHECK(o.registerWaves == 2);
+  CHECK(o.wavesPerSimd == 2);
+  CHECK(std::string(o.limiter) == "VGPRs");
+  CHECK(occupancyOf(gfx942, regs(176), 256, 0).registerWaves == 2); // 176 -> 176: 512 / 176 = 2
+  CHECK(occupancyOf(gfx942, regs(170), 256, 0).registerWaves == 2); // rounded up to 176
+  CHECK(occupancyOf(gfx942, regs(168), 256, 0).registerWaves == 3);
+  CHECK(occupancyOf(gfx942, regs(110), 256, 0).registerWaves == 4); // 112
+  o = occupancyOf(gfx942, regs(24), 256, 0);
+  CHECK(o.wavesPerSimd == 8);
+  CHECK(std::string(o.limiter) == "wave slots");
+  // SGPRs past 100 leave 7 waves on gfx9.
+  o = occupancyOf(gfx942, regs(24, 104), 256, 0);
+  CHECK(o.registerWaves == 7);
+  CHECK(std::string(o.limiter) == "SGPRs");
+  // LDS: 64 KiB per CU on gfx942, whole workgroups of 4 waves over 4 SIMDs.
+  o = occupancyOf(gfx942, regs(64), 256, 40000);
+  CHECK(o.ldsWorkgroups == 1);
+  CHECK(o.wavesPerSimd == 1);
+  CHECK(std::string(o.limiter) == "LDS");
+  o = occupancyOf(gfx950, regs(64), 256, 40000); // 160 KiB: 4 workgroups
+  CHECK(o.ldsWorkgroups == 4);
+  CHECK(o.wavesPerSimd == 4);
+  // One wave per workgroup: 16 workgroups per CU by barriers do not bind it.
+  CHECK(occupancyOf(gfx942, regs(24), 64, 0).wavesPerSimd == 8);
+  // Workgroups of 2 waves over 4 SIMDs with 40000 bytes of LDS: one, half a wave per SIMD.
+  CHECK(occupancyOf(gfx942, regs(24), 128, 40000).wavesPerSimd == 0.5);
+  // RDNA3 wave32: 1536 VGPRs in granules of 24, 16 slots, 128 KiB per WGP.
+  CHECK(occupancyOf(gfx1100, regs(100), 256, 0).registerWaves == 12); // 120
+  CHECK(occupancyOf(gfx1100, regs(24), 256, 0).registerWaves == 16);
+  CHECK(occupancyOf(gfx1100, regs(24), 256, 40000).ldsWorkgroups == 3);
+  // The registers that allow a number of waves.
+  CHECK(registersForWaves(gfx942, 3) == 168);
+  CHECK(registersForWaves(gfx942, 2) == 256);
+  CHECK(registersForWaves(gfx1100, 12) == 120);
+}

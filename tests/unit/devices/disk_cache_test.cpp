@@ -39,6 +39,10 @@ CompiledKernel sampleKernel(int variant = 0) {
   k.ldsBytes = 4096;
   k.blockSize = 256;
   k.waveSize = 64;
+  // A file name with spaces, a message with a colon and digits.
+  k.remarks = {{RemarkKind::NarrowAccess, "/src/my kernels/add.cpp", unsigned(12 + variant),
+                "load of 64x64 moves 16 bits per thread at a time, not 128: why 2"},
+               {RemarkKind::Occupancy, "", 0, "8 waves per SIMD (of 8)"}};
   k.kernargs = kernargLayout({{TraceArg::Pointer, DType::F32}, {TraceArg::Int, DType::I32},
                               {TraceArg::Pointer, DType::F16}});
   return k;
@@ -54,6 +58,7 @@ void checkSame(const CompiledKernel &a, const CompiledKernel &b) {
   CHECK(a.ldsBytes == b.ldsBytes);
   CHECK(a.blockSize == b.blockSize);
   CHECK(a.waveSize == b.waveSize);
+  CHECK(a.remarks == b.remarks);
   CHECK(a.kernargs.offsets == b.kernargs.offsets);
   CHECK(a.kernargs.sizes == b.kernargs.sizes);
   CHECK(a.kernargs.totalBytes == b.kernargs.totalBytes);
@@ -117,7 +122,7 @@ TEST_CASE("cache: round trip") {
   CHECK_FALSE(cache.load(kKey).has_value());
   CompiledKernel k = sampleKernel();
   cache.store(kKey, k);
-  for (const char *file : {"tile.mlir", "kernel.bc", "kernel.s", "kernel.hsaco", "meta"})
+  for (const char *file : {"tile.mlir", "remarks", "kernel.bc", "kernel.s", "kernel.hsaco", "meta"})
     CHECK(fs::exists(dir / kKey / file));
   // A second cache object (another process, say) reads the same entry.
   DiskCache again(dir.string());
@@ -184,7 +189,7 @@ TEST_CASE("cache: a damaged entry is removed and reads as a miss") {
     CHECK_FALSE(cache.load(kKey).has_value());
     CHECK_FALSE(fs::exists(dir / kKey)); // removed, so the next store can replace it
   };
-  for (const char *file : {"tile.mlir", "kernel.bc", "kernel.s", "kernel.hsaco", "meta"}) {
+  for (const char *file : {"tile.mlir", "remarks", "kernel.bc", "kernel.s", "kernel.hsaco", "meta"}) {
     CAPTURE(file);
     damage(file, true);
     damage(file, false);

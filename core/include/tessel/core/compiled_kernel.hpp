@@ -15,6 +15,8 @@
 
 namespace tessel {
 
+struct CompiledKernel;
+
 // Milliseconds each stage of one compile took, in pipeline order. All zero
 // for a kernel that came from the disk cache (they are not stored there).
 struct CompileTimes {
@@ -56,6 +58,30 @@ std::string describeStages(const CompileTimes &times);
 // "tessel-convert-to-llvm 12.31, canonicalize 4.02, ... ms": the slowest passes.
 std::string describeSlowestPasses(const CompileTimes &times);
 
+// A performance remark: something in the kernel that costs speed, at the
+// user's line, with what to change (TESSEL_REMARKS=1 prints them).
+enum class RemarkKind : uint8_t {
+  NarrowAccess, // a global load/store moves less than 16 bytes per thread at once
+  LdsInLoop,    // a layout conversion goes through LDS every loop iteration
+  NotPipelined, // a load feeding a dot in a loop is not fetched ahead (num_stages >= 2)
+  Spill,        // registers spilled to scratch memory
+  Occupancy,    // waves per SIMD, and what limits them
+};
+// "narrow-access", "lds-in-loop", "not-pipelined", "spill", "occupancy".
+const char *remarkKindName(RemarkKind kind);
+
+struct Remark {
+  RemarkKind kind;
+  std::string file; // the user's C++ file ("" when no line is known)
+  unsigned line = 0;
+  std::string message;
+  bool operator==(const Remark &) const = default;
+};
+
+// "file:line: tessel: remark: [kind] message", one line per remark, after a
+// line naming the kernel and target.
+std::string describeRemarks(const CompiledKernel &kernel);
+
 struct CompiledKernel {
   std::string name;           // kernel symbol in the module and the code object
   std::string arch;           // the target it was compiled for ("gfx942")
@@ -71,6 +97,8 @@ struct CompiledKernel {
   uint32_t waveSize = 0;
   KernargLayout kernargs;
   CompileTimes times;         // how long this compile took, by stage (not cached)
+  // Performance remarks, in source order (the disk cache keeps them).
+  std::vector<Remark> remarks;
 
   // Two texts made on first use and then kept (thread-safe; copies share
   // them; tessel::Error when one cannot be made):

@@ -26,6 +26,7 @@ void configureModuleForTarget(llvm::Module &module, const TargetFacts &target);
 struct AmdgpuCode {
   std::vector<uint8_t> hsaco;       // linked code object (ELF, one kernel descriptor per kernel)
   uint32_t privateSegmentBytes = 0; // scratch per thread: registers spilled (tessel allocates none)
+  KernelResources resources;        // registers and spills of the kernel (its metadata note)
   CompileTimes times;               // optimize, codegen and link filled in
 };
 
@@ -53,6 +54,11 @@ std::string llvmIRText(const std::string &llvmModule);
 // kernel.llvmModule (for kernel.arch) when first asked; a text already made
 // stays. compileTrace does this, and so does the disk cache.
 void makeTextsOnDemand(CompiledKernel &kernel);
+
+// The registers and spills the code object's metadata note gives its
+// kernel `name` (all zero when it has none); privateSegmentBytes from the
+// kernel descriptor.
+KernelResources kernelResources(const std::vector<uint8_t> &hsaco, const std::string &name);
 
 // Assembly text -> .hsaco: the MC assembler (as `clang -c kernel.s`) and lld.
 std::vector<uint8_t> hsacoFromAssembly(const std::string &assembly, const TargetFacts &target);

@@ -4,6 +4,7 @@
 
 #include "tessel/core/dtype.hpp"
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,11 +49,44 @@ struct TargetFacts {
   // VALU instruction does an f32 add, multiply or fma on two pairs of
   // registers. The elementwise and reduce lowerings emit <2 x float> ops for them.
   bool packedF32;
+  // The occupancy model (one place; scripts/codegen-table.py mirrors it):
+  // per lane, the register file a SIMD shares among its waves (CDNA: 512
+  // VGPRs + AGPRs in granules of 8; RDNA3 wave32: 1536 in granules of 24),
+  // the wave slots per SIMD, SIMDs per CU (WGP on RDNA3), the workgroups a
+  // CU holds at once (barriers) and the LDS a CU shares among them.
+  unsigned registersPerLane;
+  unsigned registerGranule;
+  unsigned waveSlots;
+  unsigned simdsPerCu;
+  unsigned workgroupsPerCu;
+  unsigned ldsPerCu;
+  bool sgprLimited; // gfx9: SGPRs can limit waves too
 
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.
   std::vector<MatrixInstr> matrixInstrsFor(DType operand, DType accumulator) const;
 };
+
+// What a kernel's code object says it uses (its metadata note).
+struct KernelResources {
+  unsigned vgprs = 0; // .vgpr_count: on gfx90a+ VGPRs (aligned to 4) plus AGPRs
+  unsigned agprs = 0;
+  unsigned sgprs = 0;
+  unsigned vgprSpills = 0, sgprSpills = 0;
+  uint32_t privateSegmentBytes = 0; // scratch per thread (tessel allocates none: spills)
+};
+
+// Waves of one kernel resident per SIMD, and what limits them.
+struct Occupancy {
+  double wavesPerSimd = 0;  // whole workgroups over the CU's SIMDs (may be fractional)
+  unsigned registerWaves = 0; // per SIMD by registers alone (VGPRs, SGPRs, slots)
+  unsigned ldsWorkgroups = 0; // per CU by LDS alone (0: the kernel uses none)
+  const char *limiter = "";   // "wave slots", "VGPRs", "SGPRs", "barriers", "LDS"
+};
+Occupancy occupancyOf(const TargetFacts &target, const KernelResources &resources,
+                      unsigned blockSize, unsigned ldsBytes);
+// The most registers (VGPRs + AGPRs) per lane that allow `waves` per SIMD.
+unsigned registersForWaves(const TargetFacts &target, unsigned waves);
 
 // nullptr when `arch` is not one tessel supports.
 const TargetFacts *lookupTarget(std::string_view arch);

@@ -1,5 +1,5 @@
 // The on-disk kernel cache. An entry is a folder named by the hex key holding
-// tile.mlir, kernel.bc (the kernel module's bitcode), kernel.hsaco,
+// tile.mlir, remarks (the performance remarks), kernel.bc (the kernel module's bitcode), kernel.hsaco,
 // kernel.s (when the assembly had been made: see CompiledKernel::assembly)
 // and `meta` (the kernel's facts and a checksum of every file). Entries
 // appear atomically (built under a

@@ -1,0 +1,295 @@
+// Performance remarks (CompiledKernel::remarks, TESSEL_REMARKS=1): known
+// kernels get the remarks they should, at their lines, and no others.
+#include "e2e_common.hpp"
+#include "../scoped_env.hpp"
+
+#include "tessel/core/compiled_kernel.hpp"
+
+#include <algorithm>
+#include <regex>
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+// Lines of the kernels below, recorded while they are traced.
+int gStridedLoadLine = 0, gLoopConvertLine = 0, gCarriedLoadLine = 0, gMaskedLoadLine = 0;
+
+std::vector<Remark> remarksOf(const CompiledKernel &k, RemarkKind kind) {
+  std::vector<Remark> out;
+  for (const Remark &r : k.remarks)
+    if (r.kind == kind)
+      out.push_back(r);
+  return out;
+}
+
+// 256 halves at a runtime stride: contiguity unknown, one element at a time.
+void strided_load(Ptr<half> x, Ptr<half> out, i32 stride) {
+  auto offs = arange(0, 2048);
+  gStridedLoadLine = __LINE__ + 1;
+  auto v = load(x + offs * stride);
+  store(out + offs, v);
+}
+
+// The same without the stride: contiguous, 8 halves (128 bits) per access.
+void contiguous_load(Ptr<half> x, Ptr<half> out) {
+  auto offs = arange(0, 2048);
+  store(out + offs, load(x + offs));
+}
+
+} // namespace
+
+TEST_CASE("remarks: a strided load cannot vectorize, a contiguous f16 load moves 128 bits") {
+  auto strided = jit<strided_load>();
+  auto contiguous = jit<contiguous_load>();
+  auto hx = std::vector<half>(2048 * 3);
+  auto x = emulator().upload(hx);
+  auto out = emulator().alloc<half>(2048);
+  strided.launch(emulator(), {1}, {.num_warps = 4}, x, out, 3);
+  contiguous.launch(emulator(), {1}, {.num_warps = 4}, x, out);
+
+  const CompiledKernel &s = *strided.runtime()->lastKernel();
+  CAPTURE(describeRemarks(s));
+  std::vector<Remark> narrow = remarksOf(s, RemarkKind::NarrowAccess);
+  REQUIRE(narrow.size() == 1); // the load; the store to out + offs is contiguous
+  CHECK(narrow[0].line == unsigned(gStridedLoadLine));
+  CHECK(narrow[0].file.ends_with("remarks_test.cpp"));
+  CHECK(contains(narrow[0].message, "moves 16 bits per thread"));
+  CHECK(contains(narrow[0].message, "contiguous only in runs of 1"));
+  CHECK(contains(narrow[0].message, "assume(stride == 1)"));
+
+  const CompiledKernel &c = *contiguous.runtime()->lastKernel();
+  CAPTURE(describeRemarks(c));
+  CHECK(remarksOf(c, RemarkKind::NarrowAccess).empty());
+  CHECK(contains(c.tileIR, "vec = 8")); // what the remark's absence rests on
+  // Every kernel gets its occupancy, once.
+  CHECK(remarksOf(c, RemarkKind::Occupancy).size() == 1);
+  CHECK(remarksOf(s, RemarkKind::Occupancy).size() == 1);
+}
+
+namespace {
+
+// A bound not known to be a multiple of 4: the mask changes within a vector.
+void masked_copy(Ptr<float> x, Ptr<float> out, i32 n) {
+  auto offs = program_id(0) * 1024 + arange(0, 1024);
+  gMaskedLoadLine = __LINE__ + 1;
+  auto v = load(x + offs, offs < n, 0.0f);
+  store(out + offs, v, offs < n);
+}
+
+} // namespace
+
+TEST_CASE("remarks: a mask whose bound is not known a multiple of the vector; one divisible by 16 is") {
+  auto kernel = jit<masked_copy>();
+  auto x = emulator().upload(randomFloats(2048));
+  auto out = emulator().alloc<float>(2048);
+  kernel.launch(emulator(), {2}, {.num_warps = 4}, x, out, 1001);
+  const CompiledKernel &odd = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(odd));
+  std::vector<Remark> narrow = remarksOf(odd, RemarkKind::NarrowAccess);
+  REQUIRE(narrow.size() == 2); // the load and the store
+  CHECK(narrow[0].line == unsigned(gMaskedLoadLine));
+  CHECK(narrow[1].line == unsigned(gMaskedLoadLine + 1));
+  CHECK(contains(narrow[0].message, "load of 1024 moves 32 bits"));
+  CHECK(contains(narrow[0].message, "assume(n % 4 == 0)"));
+  CHECK(contains(narrow[1].message, "store of 1024"));
+
+  kernel.launch(emulator(), {2}, {.num_warps = 4}, x, out, 1024);
+  const CompiledKernel &even = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(even));
+  CHECK(remarksOf(even, RemarkKind::NarrowAccess).empty());
+}
+
+namespace {
+
+// A transpose in a loop: each iteration's tile goes through LDS to be
+// stored along the other dimension.
+void transpose_in_loop(Ptr<float> x, Ptr<float> out, Const<bool> LOOP) {
+  auto r = arange(0, 64), c = arange(0, 64);
+  auto body = [&](auto i) {
+    auto t = load(x + i * 4096 + expand_dims(r, 1) * 64 + expand_dims(c, 0));
+    gLoopConvertLine = __LINE__ + 1;
+    store(out + i * 4096 + expand_dims(c, 1) * 64 + expand_dims(r, 0), trans(t));
+  };
+  if (LOOP)
+    for_range(0, 4, body);
+  else
+    body(0);
+}
+
+} // namespace
+
+TEST_CASE("remarks: a conversion through LDS inside a loop, not outside one") {
+  auto kernel = jit<transpose_in_loop>();
+  auto x = emulator().upload(randomFloats(4 * 4096));
+  auto out = emulator().alloc<float>(4 * 4096);
+  kernel.launch(emulator(), {1}, {.num_warps = 4}, x, out, true);
+  const CompiledKernel &looped = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(looped));
+  std::vector<Remark> inLoop = remarksOf(looped, RemarkKind::LdsInLoop);
+  REQUIRE(!inLoop.empty());
+  CHECK(contains(inLoop[0].message, "moves through LDS every iteration"));
+  CHECK(inLoop[0].line >= unsigned(gLoopConvertLine - 2));
+  CHECK(inLoop[0].line <= unsigned(gLoopConvertLine));
+
+  kernel.launch(emulator(), {1}, {.num_warps = 4}, x, out, false);
+  const CompiledKernel &straight = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(straight));
+  CHECK(contains(straight.tileIR, "lds_offset")); // it still goes through LDS, once
+  CHECK(remarksOf(straight, RemarkKind::LdsInLoop).empty());
+}
+
+namespace {
+
+// Triton's form: pointer tiles carried by the loop and moved each
+// iteration; num_stages 2 cannot fetch them ahead.
+void carried_matmul(Ptr<half> a_ptr, Ptr<half> b_ptr, Ptr<float> c_ptr, i32 K) {
+  auto offs_m = arange(0, 64), offs_n = arange(0, 64), offs_k = arange(0, 32);
+  auto a_ptrs = a_ptr + expand_dims(offs_m, 1) * K + expand_dims(offs_k, 0);
+  auto b_ptrs = b_ptr + expand_dims(offs_k, 1) * 64 + expand_dims(offs_n, 0);
+  auto acc = zeros<float>({64, 64});
+  for_range(0, cdiv(K, 32), [&](i32) {
+    gCarriedLoadLine = __LINE__ + 1;
+    auto a = load(a_ptrs);
+    auto b = load(b_ptrs);
+    acc = dot(a, b, acc);
+    a_ptrs += 32;
+    b_ptrs += 32 * 64;
+  });
+  store(c_ptr + expand_dims(offs_m, 1) * 64 + expand_dims(offs_n, 0), acc);
+}
+
+// Waves per SIMD of a gfx942 kernel, from its assembly's metadata, by the
+// CDNA3 rules (512 registers per lane in granules of 8, 8 slots, 64 KiB LDS
+// per CU shared by whole workgroups over 4 SIMDs).
+double cdna3Waves(const CompiledKernel &k, unsigned &vgprs) {
+  std::smatch m;
+  const std::string &s = k.assembly();
+  REQUIRE(std::regex_search(s, m, std::regex(R"(\.vgpr_count:\s+(\d+))")));
+  vgprs = unsigned(std::stoul(m[1]));
+  const unsigned granules = (vgprs + 7) / 8 * 8;
+  unsigned perSimd = std::min(8u, 512u / granules);
+  const unsigned waves = k.blockSize / 64;
+  unsigned workgroups = perSimd * 4 / waves;
+  if (k.ldsBytes)
+    workgroups = std::min(workgroups, 65536u / k.ldsBytes);
+  return std::min(8.0, double(workgroups) * waves / 4);
+}
+
+} // namespace
+
+TEST_CASE("remarks: loads through carried pointers are not pipelined; occupancy of a gfx942 matmul") {
+  Device dev = Device::emulator("gfx942");
+  const int K = 64;
+  auto a = dev.upload(std::vector<half>(64 * K)), b = dev.upload(std::vector<half>(K * 64));
+  auto c = dev.alloc<float>(64 * 64);
+  auto kernel = jit<carried_matmul>();
+  kernel.launch(dev, {1}, {.num_warps = 4, .num_stages = 2}, a, b, c, K);
+  const CompiledKernel &k = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(k));
+  std::vector<Remark> late = remarksOf(k, RemarkKind::NotPipelined);
+  REQUIRE(late.size() == 2); // a and b
+  CHECK(late[0].line == unsigned(gCarriedLoadLine));
+  CHECK(late[1].line == unsigned(gCarriedLoadLine + 1));
+  CHECK(contains(late[0].message, "num_stages = 2"));
+  CHECK(contains(late[0].message, "a pointer the loop carries"));
+
+  std::vector<Remark> occupancy = remarksOf(k, RemarkKind::Occupancy);
+  REQUIRE(occupancy.size() == 1);
+  unsigned vgprs = 0;
+  const double waves = cdna3Waves(k, vgprs);
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "%g %s per SIMD (of 8)", waves, waves == 1 ? "wave" : "waves");
+  CHECK(occupancy[0].message.starts_with(expected));
+  CHECK(contains(occupancy[0].message, std::to_string(vgprs) + " VGPRs"));
+  CHECK(contains(occupancy[0].message, std::to_string(k.ldsBytes) + " bytes of LDS"));
+  CHECK(occupancy[0].file.ends_with("remarks_test.cpp"));
+
+  // With num_stages 1 nothing is to be pipelined: the operands' trip through
+  // LDS is what the remark names instead.
+  kernel.launch(dev, {1}, {.num_warps = 4, .num_stages = 1}, a, b, c, K);
+  const CompiledKernel &one = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(one));
+  CHECK(remarksOf(one, RemarkKind::NotPipelined).empty());
+  std::vector<Remark> operands = remarksOf(one, RemarkKind::LdsInLoop);
+  REQUIRE(operands.size() == 2);
+  CHECK(contains(operands[0].message, "num_stages = 2 or more"));
+}
+
+namespace {
+
+// 512 floats per thread, all live until their sum is known: they spill.
+void spilling_scale(Ptr<float> x, Ptr<float> out) {
+  auto offs = arange(0, 32768);
+  auto v = load(x + offs);
+  store(out + offs, v * sum(v, 0));
+}
+
+} // namespace
+
+TEST_CASE("remarks: spills, with the code object's counts; none for a small kernel") {
+  auto kernel = jit<spilling_scale>();
+  auto x = emulator().upload(std::vector<float>(32768, 1.0f));
+  auto out = emulator().alloc<float>(32768);
+  std::string warned = stderrOf(std::string(TESSEL_BINARY_DIR) + "/remarks-spill.txt", [&] {
+    kernel.launch(emulator(), {1}, {.num_warps = 1}, x, out);
+  });
+  const CompiledKernel &k = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(k));
+  std::vector<Remark> spills = remarksOf(k, RemarkKind::Spill);
+  REQUIRE(spills.size() == 1);
+  std::smatch m;
+  REQUIRE(std::regex_search(spills[0].message, m, std::regex(R"((\d+) VGPRs and (\d+) SGPRs spill \((\d+) bytes)")));
+  CHECK(std::stoul(m[1]) > 0);
+  CHECK(std::stoul(m[3]) >= 4 * std::stoul(m[1])); // a spilled VGPR takes 4 bytes of scratch per thread
+  CHECK(contains(k.assembly(), ".vgpr_spill_count: " + m[1].str()));
+  CHECK(contains(spills[0].message, "smaller block or more warps"));
+  CHECK(spills[0].file.ends_with("remarks_test.cpp"));
+  CHECK(contains(k.assembly(), ".private_segment_fixed_size: " + m[3].str()));
+
+  auto small = jit<contiguous_load>();
+  auto hx = emulator().upload(std::vector<half>(2048));
+  auto hout = emulator().alloc<half>(2048);
+  small.launch(emulator(), {1}, {.num_warps = 4}, hx, hout);
+  CHECK(remarksOf(*small.runtime()->lastKernel(), RemarkKind::Spill).empty());
+}
+
+TEST_CASE("TESSEL_REMARKS=1 prints each kernel's remarks once, with their lines; unset, nothing") {
+  auto kernel = jit<strided_load>();
+  auto x = emulator().upload(std::vector<half>(2048 * 5));
+  auto out = emulator().alloc<half>(2048);
+  std::string printed;
+  {
+    testing::ScopedEnv remarks("TESSEL_REMARKS", "1");
+    printed = stderrOf(std::string(TESSEL_BINARY_DIR) + "/remarks-log.txt", [&] {
+      kernel.launch(emulator(), {1}, {.num_warps = 2}, x, out, 5);
+    });
+  }
+  CAPTURE(printed);
+  CHECK(contains(printed, "tessel: remarks for kernel 'strided_load' on " +
+                              kernel.runtime()->lastKernel()->arch + ":\n"));
+  CHECK(contains(printed, "remarks_test.cpp:" + std::to_string(gStridedLoadLine) +
+                              ": remark: [narrow-access] load of 2048 moves 16 bits"));
+  CHECK(contains(printed, "remark: [occupancy] "));
+  CHECK(printed == describeRemarks(*kernel.runtime()->lastKernel()));
+  // A second launch comes from memory: nothing printed again.
+  testing::ScopedEnv remarks("TESSEL_REMARKS", "1");
+  const std::string again = stderrOf(std::string(TESSEL_BINARY_DIR) + "/remarks-log-2.txt", [&] {
+    kernel.launch(emulator(), {1}, {.num_warps = 2}, x, out, 5);
+  });
+  CHECK(again.empty());
+}
+
+TEST_CASE("without TESSEL_REMARKS a compile prints no remarks") {
+  auto kernel = jit<strided_load>();
+  auto x = emulator().upload(std::vector<half>(2048 * 7));
+  auto out = emulator().alloc<half>(2048);
+  testing::ScopedEnv remarks("TESSEL_REMARKS", nullptr);
+  testing::ScopedEnv always("TESSEL_ALWAYS_COMPILE", "1");
+  const std::string printed = stderrOf(std::string(TESSEL_BINARY_DIR) + "/remarks-log-3.txt", [&] {
+    kernel.launch(emulator(), {1}, {.num_warps = 1}, x, out, 7);
+  });
+  CHECK_FALSE(kernel.runtime()->lastKernel()->remarks.empty()); // there are some to print
+  CHECK_FALSE(contains(printed, "remark"));
+}
