@@ -104,7 +104,7 @@ TEST_CASE("dot compiles to WMMA on gfx1100 (wave32): f16, bf16, int8") {
                                                                     0, 64, 64, 32, 8, 0, 0);
     CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx1100", 4});
     CAPTURE(wmma);
-    CHECK(contains(k.tileIR, "#tessel.wmma<wavesPerBlock = [2, 2]>"));
+    CHECK(contains(k.tileIR, "#tessel.wmma<wavesPerBlock = [2, 2], transposed = true>"));
     CHECK(contains(k.assembly(), wmma));
   };
   check(half(), "v_wmma_f32_16x16x16_f16");

@@ -142,20 +142,22 @@ TEST_CASE("remarks: a conversion through LDS inside a loop, not outside one") {
 
 namespace {
 
-// Triton's form: pointer tiles carried by the loop and moved each
-// iteration; num_stages 2 cannot fetch them ahead.
-void carried_matmul(Ptr<half> a_ptr, Ptr<half> b_ptr, Ptr<float> c_ptr, i32 K) {
+// Triton's form, pointer tiles carried by the loop, but moved by a step
+// read from memory each iteration: the pipeliner cannot compute the next
+// iteration's address ahead of the loads (a step the loop computes, it can).
+void carried_matmul(Ptr<half> a_ptr, Ptr<half> b_ptr, Ptr<float> c_ptr, Ptr<int> steps, i32 K) {
   auto offs_m = arange(0, 64), offs_n = arange(0, 64), offs_k = arange(0, 32);
   auto a_ptrs = a_ptr + expand_dims(offs_m, 1) * K + expand_dims(offs_k, 0);
   auto b_ptrs = b_ptr + expand_dims(offs_k, 1) * 64 + expand_dims(offs_n, 0);
   auto acc = zeros<float>({64, 64});
-  for_range(0, cdiv(K, 32), [&](i32) {
+  for_range(0, cdiv(K, 32), [&](i32 i) {
     gCarriedLoadLine = __LINE__ + 1;
     auto a = load(a_ptrs);
     auto b = load(b_ptrs);
     acc = dot(a, b, acc);
-    a_ptrs += 32;
-    b_ptrs += 32 * 64;
+    auto step = load(steps + i);
+    a_ptrs += step;
+    b_ptrs += step * 64;
   });
   store(c_ptr + expand_dims(offs_m, 1) * 64 + expand_dims(offs_n, 0), acc);
 }
@@ -184,8 +186,9 @@ TEST_CASE("remarks: loads through carried pointers are not pipelined; occupancy 
   const int K = 64;
   auto a = dev.upload(std::vector<half>(64 * K)), b = dev.upload(std::vector<half>(K * 64));
   auto c = dev.alloc<float>(64 * 64);
+  auto steps = dev.upload(std::vector<int>(K / 32, 32));
   auto kernel = jit<carried_matmul>();
-  kernel.launch(dev, {1}, {.num_warps = 4, .num_stages = 2}, a, b, c, K);
+  kernel.launch(dev, {1}, {.num_warps = 4, .num_stages = 2}, a, b, c, steps, K);
   const CompiledKernel &k = *kernel.runtime()->lastKernel();
   CAPTURE(describeRemarks(k));
   std::vector<Remark> late = remarksOf(k, RemarkKind::NotPipelined);
@@ -208,7 +211,7 @@ TEST_CASE("remarks: loads through carried pointers are not pipelined; occupancy 
 
   // With num_stages 1 nothing is to be pipelined: the operands' trip through
   // LDS is what the remark names instead.
-  kernel.launch(dev, {1}, {.num_warps = 4, .num_stages = 1}, a, b, c, K);
+  kernel.launch(dev, {1}, {.num_warps = 4, .num_stages = 1}, a, b, c, steps, K);
   const CompiledKernel &one = *kernel.runtime()->lastKernel();
   CAPTURE(describeRemarks(one));
   CHECK(remarksOf(one, RemarkKind::NotPipelined).empty());

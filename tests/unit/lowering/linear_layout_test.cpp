@@ -262,6 +262,17 @@ TEST_CASE("a transposed MFMA accumulator is the next dot's A operand with kWidth
   }
 }
 
+// RDNA3's D of v_wmma_*_16x16x16 (lane l, register r: row 2r + l / 16,
+// column l % 16), transposed: the tile's row is the guide's column.
+TEST_CASE("a transposed WMMA accumulator holds D^T of the ISA guide's table") {
+  Context c;
+  LinearLayout d = WmmaLayoutAttr::get(&c.ctx, {1, 1}, true).toLinearLayout({16, 16});
+  REQUIRE(d.numRegisters() == 8);
+  for (int64_t l = 0; l < 32; ++l)
+    for (int64_t r = 0; r < 8; ++r)
+      REQUIRE(elementAt(d, r, l, 0) == Coord{l % 16, 2 * r + l / 16});
+}
+
 // kGroup, written from its definition: lane group g = l / m holds K
 // g * kGroup + j * kGroup * (64 / m) + i in register i + kGroup * j of each
 // instruction's kWidth.

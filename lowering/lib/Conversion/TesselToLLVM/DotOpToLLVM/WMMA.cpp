@@ -64,6 +64,8 @@ struct DotOpWmmaConversion : TesselOpToLLVMPattern<DotOp> {
                              [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv) -> Value {
                                Value pa = packRegisters(rewriter, loc, av, operand);
                                Value pb = packRegisters(rewriter, loc, bv, operand);
+                               if (wmma.getTransposed()) // D^T = B^T A^T
+                                 std::swap(pa, pb);
                                // iu8: both operands signed, no clamp.
                                SmallVector<Value> args = inElem.isInteger(8) ? SmallVector<Value>{yes, pa, yes, pb, d, no}
                                                                              : SmallVector<Value>{pa, pb, d};

@@ -140,11 +140,13 @@ LinearLayout WmmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   const int64_t M = shape[rank - 2], N = shape[rank - 1];
   SmallVector<LinearLayout::Basis> regs, lanes, waves;
   auto rowCol = [&](int64_t row, int64_t col) { return matrixBasis(shape, row, col); };
+  // As the ISA gives D; transposed, D's rows are the tile's columns.
+  auto inD = [&](int64_t row, int64_t col) { return getTransposed() ? rowCol(col, row) : rowCol(row, col); };
   for (int64_t b = 2; b < 16; b <<= 1)
-    addInstrRegister(regs, rowCol(b, 0));
+    addInstrRegister(regs, inD(b, 0));
   for (int64_t b = 1; b < 16; b <<= 1)
-    lanes.push_back(rowCol(0, b));
-  lanes.push_back(rowCol(1, 0));
+    lanes.push_back(inD(0, b));
+  lanes.push_back(inD(1, 0));
   for (int64_t b = 1; b < wM; b <<= 1)
     waves.push_back(rowCol(16 * b, 0));
   for (int64_t b = 1; b < wN; b <<= 1)

@@ -169,7 +169,7 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
   DistributedLayoutAttr mfma;
   unsigned kWidth;
   if (chosen->kind == MatrixCore::Wmma) { // wave32: a lane holds all 16 K of its row
-    mfma = WmmaLayoutAttr::get(ctx, {wM, wN});
+    mfma = WmmaLayoutAttr::get(ctx, {wM, wN}, /*transposed=*/M >= 16 && N >= 16);
     kWidth = chosen->k;
   } else {
     // Transposed (as Triton's AMD backend does) unless the block is smaller

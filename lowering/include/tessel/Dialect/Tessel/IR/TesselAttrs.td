@@ -109,10 +109,18 @@ def Tessel_WmmaLayoutAttr : AttrDef<Tessel_Dialect, "WmmaLayout",
     tiles on a `wavesPerBlock` = [wM, wN] grid of waves, repeated over the
     tile (M first). In one tile, as AMD's RDNA3 ISA guide gives the 32-bit
     D matrix of v_wmma_*_16x16x16_*: lane l, register r hold row 2 * r +
-    l / 16 and column l % 16.
+    l / 16 and column l % 16. `transposed`: A and B swapped, the
+    instruction computes D^T: lane l holds row l % 16, columns 2 * r +
+    l / 16 (a reduction along N is 8 steps in-thread and one across lanes).
   }];
-  let parameters = (ins ArrayRefParameter<"unsigned">:$wavesPerBlock);
-  let assemblyFormat = "`<` `wavesPerBlock` `=` `[` $wavesPerBlock `]` `>`";
+  let parameters = (ins ArrayRefParameter<"unsigned">:$wavesPerBlock,
+                        DefaultValuedParameter<"bool", "false">:$transposed);
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<unsigned>":$wavesPerBlock), [{
+      return $_get($_ctxt, wavesPerBlock, false);
+    }]>
+  ];
+  let assemblyFormat = "`<` `wavesPerBlock` `=` `[` $wavesPerBlock `]` (`,` `transposed` `=` $transposed^)? `>`";
 }
 
 def Tessel_DotOperandLayoutAttr : AttrDef<Tessel_Dialect, "DotOperandLayout",
