@@ -402,6 +402,15 @@ LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging 
   return total;
 }
 
+// What an access narrowed below 8 bytes (where the layouts allow wider)
+// costs beyond its bank cycles: its issue, its address, and the copies that
+// pair 4-byte results into an instruction's 8-byte operand (gfx942's
+// 128x128x64 matmul: its B operand read 4 bytes at a time took 24 v_mov an
+// iteration). Where the reads are 16 bytes (gfx950's f16 operands) the
+// narrower chunks measured cheaper than the bank conflicts they avoid
+// (llvm-mca, bench-triton-compare), so only 8-byte reads pay it.
+static constexpr int64_t kLdsIssueCycles = 8;
+
 LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType dst, LdsPriority priority) {
   LdsStaging plan;
   const unsigned rank = dst.getRank();
@@ -432,15 +441,21 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
   // accesses, then a swizzle (an XOR per access).
   const int64_t row = dst.getDimSize(fastest), widest = std::max(writeVec, readVec);
   using Cost = std::tuple<int64_t, bool, size_t, bool>;
+  const size_t fewestAccesses = ldsRuns(src, fastest, writeVec).size() + ldsRuns(dst, fastest, readVec).size();
+  const int64_t elemBytes = ldsElementBytes(dst);
   Cost bestCost{std::numeric_limits<int64_t>::max(), false, 0, false};
   auto consider = [&](LdsStaging candidate) {
     candidate.writeVec = alignedVec(writeVec, candidate, row);
     candidate.readVec = alignedVec(readVec, candidate, row);
+    const size_t accesses =
+        ldsRuns(src, fastest, candidate.writeVec).size() + ldsRuns(dst, fastest, candidate.readVec).size();
+    auto narrowed = [&](int64_t vec, int64_t natural) { return vec < natural && vec * elemBytes < 8; };
+    const bool belowPairs = readVec * elemBytes <= 8 &&
+                            (narrowed(candidate.writeVec, writeVec) || narrowed(candidate.readVec, readVec));
     Cost cost{ldsAccessCycles(src, candidate, candidate.writeVec).cycles +
-                  ldsAccessCycles(dst, candidate, candidate.readVec).cycles,
-              priority == LdsPriority::Bytes && candidate.pad > 0,
-              ldsRuns(src, fastest, candidate.writeVec).size() + ldsRuns(dst, fastest, candidate.readVec).size(),
-              candidate.swizzled()};
+                  ldsAccessCycles(dst, candidate, candidate.readVec).cycles +
+                  (belowPairs ? kLdsIssueCycles * int64_t(accesses - fewestAccesses) : 0),
+              priority == LdsPriority::Bytes && candidate.pad > 0, accesses, candidate.swizzled()};
     if (cost < bestCost) {
       bestCost = cost;
       plan = candidate;
