@@ -188,6 +188,22 @@ TEST_CASE("attention's default configs compile to matrix instructions without sp
       }
 }
 
+TEST_CASE("attention at head dim 128 compiles for gfx1100 at 4 waves without scratch (32 x 16 blocks)") {
+  auto h = emulator().alloc<half>(64);
+  auto f = emulator().alloc<float>(64);
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    detail::TraceRequest request = kernels::attentionKernel<half>().trace(
+        h, h, h, h, f, 4, 2, 77, 77, 0.1f, 0, 0, 128, 1, 0, 0, 128, 1, 0, 0, 128, 1, 0, 0, 128, 1, 128, 32, 16, causal);
+    std::string assembly;
+    std::string log = stderrOf("/tmp/tessel-attention-compile-w4.txt", [&] {
+      assembly = compileTrace(request.trace, request.spec, {"gfx1100", 4}).assembly();
+    });
+    CHECK(contains(assembly, "v_wmma_f32_16x16x16_f16"));
+    CHECK_MESSAGE(!contains(log, "spills"), log);
+  }
+}
+
 TEST_CASE("attention: the launcher's errors") {
   Device dev = Device::emulator("gfx942");
   auto q = dev.alloc<half>(4 * 77 * 64), k = dev.alloc<half>(2 * 77 * 64), v = dev.alloc<half>(2 * 77 * 64);
