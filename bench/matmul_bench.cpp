@@ -30,6 +30,7 @@
 
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -86,7 +87,8 @@ std::string ldsBanks(const std::string &tileIR) {
   using namespace mlir;
   using namespace mlir::tessel;
   MLIRContext ctx;
-  ctx.loadDialect<TesselDialect, func::FuncDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect>();
+  ctx.loadDialect<TesselDialect, func::FuncDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+                  ub::UBDialect>();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(tileIR, &ctx);
   if (!module)
     return "(tile IR did not parse)";

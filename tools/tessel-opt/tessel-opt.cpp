@@ -2,6 +2,7 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/lowering/pipeline.hpp"
 
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -14,7 +15,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::tessel::TesselDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::LLVM::LLVMDialect, mlir::ROCDL::ROCDLDialect,
-                  mlir::scf::SCFDialect>();
+                  mlir::scf::SCFDialect, mlir::ub::UBDialect>();
   mlir::tessel::registerTesselPasses();
   tessel::registerTesselPipelines();
   mlir::registerCanonicalizerPass();

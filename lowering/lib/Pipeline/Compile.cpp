@@ -10,6 +10,7 @@
 #include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/pipeline.hpp"
 
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -45,7 +46,7 @@ std::unique_ptr<mlir::MLIRContext> makeContext() {
   mlir::DialectRegistry registry;
   registry.insert<mlir::tessel::TesselDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect, mlir::LLVM::LLVMDialect,
-                  mlir::ROCDL::ROCDLDialect>();
+                  mlir::ROCDL::ROCDLDialect, mlir::ub::UBDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerROCDLDialectTranslation(registry);
