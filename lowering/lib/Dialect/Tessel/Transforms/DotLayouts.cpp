@@ -79,42 +79,44 @@ static bool passesThrough(Operation *op) {
 // dot's result (a chain's tail). Both take their waves along M only, so
 // P's rows stay with the threads that computed them and the head's
 // transposed accumulator is the tail's A operand as it is.
-static bool isChainHead(DotOp dot) {
-  SmallVector<Value> work{dot.getResult()};
+// Walks from `start` through the values `next` gives (the ops the walk may
+// pass through) until `found` holds for one.
+static bool reaches(Value start, function_ref<bool(Value)> found,
+                    function_ref<void(Value, SmallVectorImpl<Value> &)> next) {
+  SmallVector<Value> work{start};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (!seen.insert(v).second)
       continue;
-    for (OpOperand &use : v.getUses()) {
-      if (isa<DotOp>(use.getOwner())) {
-        if (use.getOperandNumber() == 0)
-          return true;
-      } else if (passesThrough(use.getOwner())) {
-        work.push_back(use.getOwner()->getResult(0));
-      }
-    }
+    if (found(v))
+      return true;
+    next(v, work);
   }
   return false;
 }
+static bool isChainHead(DotOp dot) {
+  return reaches(
+      dot.getResult(),
+      [](Value v) {
+        return llvm::any_of(v.getUses(),
+                            [](OpOperand &use) { return isa<DotOp>(use.getOwner()) && use.getOperandNumber() == 0; });
+      },
+      [](Value v, SmallVectorImpl<Value> &work) {
+        for (Operation *user : v.getUsers())
+          if (passesThrough(user))
+            work.push_back(user->getResult(0));
+      });
+}
 static bool isChainTail(DotOp dot) {
-  SmallVector<Value> work{dot.getA()};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    Operation *def = v.getDefiningOp();
-    if (!def)
-      continue;
-    if (isa<DotOp>(def))
-      return true;
-    if (passesThrough(def))
-      for (Value operand : def->getOperands())
-        if (isa<RankedTensorType>(operand.getType()))
-          work.push_back(operand);
-  }
-  return false;
+  return reaches(
+      dot.getA(), [](Value v) { return isa_and_nonnull<DotOp>(v.getDefiningOp()); },
+      [](Value v, SmallVectorImpl<Value> &work) {
+        if (Operation *def = v.getDefiningOp(); def && passesThrough(def))
+          for (Value operand : def->getOperands())
+            if (isa<RankedTensorType>(operand.getType()))
+              work.push_back(operand);
+      });
 }
 
 FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::string &arch, unsigned numWarps,
