@@ -41,22 +41,17 @@ ColdCompileResult coldCompileOnce(const std::string &arch, unsigned numWarps, Tr
 // the kernels whose description does not contain `text` (to profile one).
 template <class TraceFn>
 void coldCompile(const char *what, const std::string &arch, unsigned numWarps, int runs, TraceFn traceOnce) {
-  using Clock = std::chrono::steady_clock;
   const char *only = std::getenv("TESSEL_BENCH_ONLY");
   if (only && std::string(what).find(only) == std::string::npos)
     return;
   std::vector<CompileTimes> stages;
   std::vector<double> totals;
   for (int i = 0; i < runs; ++i) {
-    auto t0 = Clock::now();
-    detail::TraceRequest request = traceOnce();
-    double traceMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    CompiledKernel k = compileTrace(request.trace, request.spec, {arch, numWarps});
-    totals.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    k.times.trace = traceMs;
-    stages.push_back(k.times);
+    ColdCompileResult run = coldCompileOnce(arch, numWarps, traceOnce);
+    totals.push_back(run.totalMs);
+    stages.push_back(run.times);
     if (std::getenv("TESSEL_BENCH_EACH"))
-      std::printf("  run %d: %.2f ms (%s)\n", i, totals.back(), describeStages(k.times).c_str());
+      std::printf("  run %d: %.2f ms (%s)\n", i, totals.back(), describeStages(run.times).c_str());
   }
   auto stage = [&](double CompileTimes::*field) {
     std::vector<double> v;

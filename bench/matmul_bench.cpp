@@ -68,11 +68,6 @@ void matmul(Ptr<half> a, Ptr<half> b, Ptr<float> c, i32 M, i32 N, i32 K, Const<i
 
 bool contains(const std::string &text, const char *what) { return text.find(what) != std::string::npos; }
 
-size_t count(const std::string &text, const std::string &pattern) {
-  std::regex re(pattern);
-  return size_t(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
-}
-
 // A kernel descriptor field (".name N") or, with `colon`, a metadata
 // field (".name: N").
 long field(const std::string &text, const std::string &name, bool colon = false) {
@@ -203,7 +198,7 @@ int main(int argc, char **argv) {
     }
     std::sort(times.begin(), times.end());
     const std::string &s = k.assembly();
-    size_t mfma = count(s, R"(\bv_(mfma|wmma)_\w+)");
+    size_t mfma = bench::countMatches(s, R"(\bv_(mfma|wmma)_\w+)");
     // One instruction covers 32x32x8 (or 16x16x16, WMMA's too) = 8192 (4096) products.
     size_t perInstr = contains(k.tileIR, "instrShape = [32, 32]") ? 32 * 32 * 8 : 16 * 16 * 16;
     if (contains(k.tileIR, "x16.f16") || contains(s, "v_mfma_f32_32x32x16")) perInstr *= 2;
@@ -213,16 +208,16 @@ int main(int argc, char **argv) {
                 "global_load dwordx4/x2/dword/ushort %zu/%zu/%zu/%zu; VGPRs %ld, AGPRs %ld, spills %ld, LDS %ld bytes "
                 "(plan %u)\n  LDS in the K loop, cycles per wave / conflict-free: %s\n",
                 arch, bm, bn, bk, stages, times[1], mfma, size_t(bm) * bn * bk / perInstr / warps,
-                count(s, R"(\bs_barrier\b)"),
+                bench::countMatches(s, R"(\bs_barrier\b)"),
                 // gfx9 and gfx11 spell the same accesses differently.
-                count(s, R"(ds_(read|load)_b128)"), count(s, R"(ds_(read|load)_b64)"),
-                count(s, R"(ds_(read|load)2(st64)?_b64)"), count(s, R"(ds_(read|load)_b32)"),
-                count(s, R"(ds_(read_u16|load_u16))"), count(s, R"(ds_(write|store)_b128)"),
-                count(s, R"(ds_(write|store)_b64)"), count(s, R"(ds_(write2(st64)?|store_2addr(_stride64)?)_b64)"),
-                count(s, R"(ds_(write|store)_b32)"), count(s, R"(ds_(write2(st64)?|store_2addr(_stride64)?)_b32)"),
-                count(s, R"(ds_(write|store)_b16)"), count(s, R"(global_load_(dwordx4|b128))"),
-                count(s, R"(global_load_(dwordx2|b64))"), count(s, R"(global_load_(dword|b32)\b)"),
-                count(s, R"(global_load_(ushort|u16))"),
+                bench::countMatches(s, R"(ds_(read|load)_b128)"), bench::countMatches(s, R"(ds_(read|load)_b64)"),
+                bench::countMatches(s, R"(ds_(read|load)2(st64)?_b64)"), bench::countMatches(s, R"(ds_(read|load)_b32)"),
+                bench::countMatches(s, R"(ds_(read_u16|load_u16))"), bench::countMatches(s, R"(ds_(write|store)_b128)"),
+                bench::countMatches(s, R"(ds_(write|store)_b64)"), bench::countMatches(s, R"(ds_(write2(st64)?|store_2addr(_stride64)?)_b64)"),
+                bench::countMatches(s, R"(ds_(write|store)_b32)"), bench::countMatches(s, R"(ds_(write2(st64)?|store_2addr(_stride64)?)_b32)"),
+                bench::countMatches(s, R"(ds_(write|store)_b16)"), bench::countMatches(s, R"(global_load_(dwordx4|b128))"),
+                bench::countMatches(s, R"(global_load_(dwordx2|b64))"), bench::countMatches(s, R"(global_load_(dword|b32)\b)"),
+                bench::countMatches(s, R"(global_load_(ushort|u16))"),
                 // (The metadata's counts: the descriptor's next_free_vgpr can
                 // round past them.)
                 field(s, "vgpr_count", true), std::max(0L, field(s, "agpr_count", true)),

@@ -200,14 +200,15 @@ AxisInfo AxisInfoAnalysis::get(Value v) const {
   return AxisInfo::unknown(rankOf(v));
 }
 
-unsigned AxisInfoAnalysis::contiguousDim(Value ptr) const {
-  const AxisInfo a = get(ptr);
-  unsigned best = a.rank() - 1;
-  for (int d = int(a.rank()) - 1; d >= 0; --d)
-    if (a.contiguity[d] > a.contiguity[best])
+unsigned AxisInfo::longestRunDim() const {
+  unsigned best = rank() - 1;
+  for (int d = int(rank()) - 1; d >= 0; --d)
+    if (contiguity[d] > contiguity[best])
       best = d;
   return best;
 }
+
+unsigned AxisInfoAnalysis::contiguousDim(Value ptr) const { return get(ptr).longestRunDim(); }
 
 int64_t AxisInfoAnalysis::vectorWidth(Value ptr, unsigned dim, Value mask) const {
   int64_t bytes = elementBytes(pointeeOf(ptr.getType()));

@@ -43,27 +43,11 @@ Remark remarkAt(Operation *op, RemarkKind kind, std::string message) {
   return r;
 }
 
-int64_t bytesOf(Type element) {
-  if (isa<PtrType>(element))
-    return 8;
-  return std::max<int64_t>(1, int64_t(element.getIntOrFloatBitWidth()) / 8);
-}
-
 std::string shapeText(RankedTensorType type) {
   std::string out;
   for (int64_t d : type.getShape())
     out += (out.empty() ? "" : "x") + std::to_string(d);
   return out;
-}
-
-// The dimension a run of addresses is longest along (ties: the last), as
-// tessel-assign-layouts picks it.
-unsigned longestRunDim(const AxisInfo &a) {
-  unsigned best = a.rank() - 1;
-  for (int d = int(a.rank()) - 1; d >= 0; --d)
-    if (a.contiguity[d] > a.contiguity[best])
-      best = d;
-  return best;
 }
 
 // One global access of a tile: why it moves fewer than 16 bytes a thread.
@@ -86,7 +70,7 @@ void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vect
   // A tile too small to give a thread 16 bytes cannot do better.
   if (registersPerThread(a.tile) < want)
     return;
-  const unsigned dim = longestRunDim(a.address);
+  const unsigned dim = a.address.longestRunDim();
   std::string why;
   auto reason = [&](const std::string &text) { why += (why.empty() ? "" : "; ") + text; };
   // The first limit that applies: with runs too short, alignment and the
@@ -227,19 +211,19 @@ std::vector<Remark> collectTileRemarks(ModuleOp module) {
     func.walk([&](Operation *op) {
       if (auto load = dyn_cast<LoadOp>(op)) {
         if (auto tile = dyn_cast<RankedTensorType>(load.getPtr().getType()))
-          narrowAccessRemark({op, tile, bytesOf(getElementTypeOrSelf(load.getType())), load.getVec(),
+          narrowAccessRemark({op, tile, ldsElementBytes(load.getType()), load.getVec(),
                               axis.get(load.getPtr()), 0, load.getMask(), true},
                              axis, out);
         if (stages >= 2)
           notPipelinedRemark(op, load.getPtr(), stages, out);
       } else if (auto store = dyn_cast<StoreOp>(op)) {
         if (auto tile = dyn_cast<RankedTensorType>(store.getPtr().getType()))
-          narrowAccessRemark({op, tile, bytesOf(getElementTypeOrSelf(store.getValue().getType())), store.getVec(),
+          narrowAccessRemark({op, tile, ldsElementBytes(store.getValue().getType()), store.getVec(),
                               axis.get(store.getPtr()), 0, store.getMask(), false},
                              axis, out);
       } else if (auto load = dyn_cast<BufferLoadOp>(op)) {
         auto tile = cast<RankedTensorType>(load.getOffsets().getType());
-        narrowAccessRemark({op, tile, bytesOf(getElementTypeOrSelf(load.getType())), load.getVec(),
+        narrowAccessRemark({op, tile, ldsElementBytes(load.getType()), load.getVec(),
                             axis.get(load.getOffsets()), std::max<int64_t>(1, axis.get(load.getBase()).divisibility[0]),
                             load.getMask(), true, load.getBound()},
                            axis, out);
@@ -247,7 +231,7 @@ std::vector<Remark> collectTileRemarks(ModuleOp module) {
           notPipelinedRemark(op, load.getOffsets(), stages, out);
       } else if (auto store = dyn_cast<BufferStoreOp>(op)) {
         auto tile = cast<RankedTensorType>(store.getOffsets().getType());
-        narrowAccessRemark({op, tile, bytesOf(getElementTypeOrSelf(store.getValue().getType())), store.getVec(),
+        narrowAccessRemark({op, tile, ldsElementBytes(store.getValue().getType()), store.getVec(),
                             axis.get(store.getOffsets()),
                             std::max<int64_t>(1, axis.get(store.getBase()).divisibility[0]), store.getMask(), false,
                             store.getBound()},

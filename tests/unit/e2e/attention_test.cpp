@@ -163,45 +163,35 @@ TEST_CASE("attention matches float64 on gfx1100 (wave32, WMMA)") {
   checkAll<bfloat16>("gfx1100", {{1, 4, 2, 130, 130, 64, true}});
 }
 
-TEST_CASE("attention's default configs compile to matrix instructions without spills on every target (the AMDGPU backend)") {
-  // The emulator runs the same module retargeted to the host; this compiles
-  // it for the GPU: the configs attentionConfig picks fit each target.
+// Compiles attention_fwd<half> for the GPU at `cfg` (the emulator runs the
+// same module retargeted to the host): matrix instructions, no scratch.
+static void checkCompilesWithoutSpills(const char *arch, int d, kernels::AttentionConfig cfg) {
   auto h = emulator().alloc<half>(64);
   auto f = emulator().alloc<float>(64);
-  for (const char *arch : {"gfx942", "gfx950", "gfx1100"})
-    for (int d : {64, 128})
-      for (bool causal : {false, true}) {
-        CAPTURE(arch);
-        CAPTURE(d);
-        CAPTURE(causal);
-        const unsigned wave = std::string(arch) == "gfx1100" ? 32 : 64;
-        kernels::AttentionConfig cfg = kernels::attentionConfig(d, wave);
-        detail::TraceRequest request = kernels::attentionKernel<half>().trace(
-            h, h, h, h, f, 4, 2, 77, 77, 0.1f, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, d, cfg.BLOCK_M,
-            cfg.BLOCK_N, causal);
-        std::string assembly;
-        std::string log = stderrOf("/tmp/tessel-attention-compile.txt", [&] {
-          assembly = compileTrace(request.trace, request.spec, {arch, cfg.num_warps}).assembly();
-        });
-        CHECK(contains(assembly, wave == 32 ? "v_wmma_f32_16x16x16_f16" : "v_mfma_f32_"));
-        CHECK_MESSAGE(!contains(log, "spills"), log); // no scratch at the default blocks
-      }
-}
-
-TEST_CASE("attention at head dim 128 compiles for gfx1100 at 4 waves without scratch (32 x 16 blocks)") {
-  auto h = emulator().alloc<half>(64);
-  auto f = emulator().alloc<float>(64);
+  const unsigned wave = std::string(arch) == "gfx1100" ? 32 : 64;
   for (bool causal : {false, true}) {
+    CAPTURE(arch);
+    CAPTURE(d);
+    CAPTURE(cfg.num_warps);
     CAPTURE(causal);
     detail::TraceRequest request = kernels::attentionKernel<half>().trace(
-        h, h, h, h, f, 4, 2, 77, 77, 0.1f, 0, 0, 128, 1, 0, 0, 128, 1, 0, 0, 128, 1, 0, 0, 128, 1, 128, 32, 16, causal);
+        h, h, h, h, f, 4, 2, 77, 77, 0.1f, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, d, cfg.BLOCK_M, cfg.BLOCK_N,
+        causal);
     std::string assembly;
-    std::string log = stderrOf("/tmp/tessel-attention-compile-w4.txt", [&] {
-      assembly = compileTrace(request.trace, request.spec, {"gfx1100", 4}).assembly();
+    std::string log = stderrOf("/tmp/tessel-attention-compile.txt", [&] {
+      assembly = compileTrace(request.trace, request.spec, {arch, cfg.num_warps}).assembly();
     });
-    CHECK(contains(assembly, "v_wmma_f32_16x16x16_f16"));
+    CHECK(contains(assembly, wave == 32 ? "v_wmma_f32_16x16x16_f16" : "v_mfma_f32_"));
     CHECK_MESSAGE(!contains(log, "spills"), log);
   }
+}
+
+TEST_CASE("attention's default configs compile to matrix instructions without spills on every target (the AMDGPU backend)") {
+  for (const char *arch : {"gfx942", "gfx950", "gfx1100"})
+    for (int d : {64, 128})
+      checkCompilesWithoutSpills(arch, d, kernels::attentionConfig(d, std::string(arch) == "gfx1100" ? 32 : 64));
+  // Head dim 128 on gfx1100 also fits 4 waves, at 32 x 16 blocks.
+  checkCompilesWithoutSpills("gfx1100", 128, {32, 16, 4});
 }
 
 TEST_CASE("attention: the launcher's errors") {
@@ -250,6 +240,14 @@ TEST_CASE("attention: the launcher's errors") {
   auto shortLse = dev.alloc<float>(4 * 77 - 1);
   CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, shortLse, shape()),
                        "attention: lse: the buffer holds 307 elements and needs 308", Error);
+  s = shape(); // Q, K, V and out overlapping in place (strides of 1) fit, lse does not
+  s.heads_q = 65535;
+  s.heads_kv = 1;
+  s.seq_q = s.seq_k = 32769;
+  for (auto *st : {&s.q_strides, &s.k_strides, &s.v_strides, &s.out_strides})
+    for (int64_t &x : *st) x = 1;
+  CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),
+                       "attention: lse spans more than 2^31 - 1 elements (32-bit offsets)", Error);
   s = shape();
   s.scale = -0.125f;
   CHECK_THROWS_WITH_AS(kernels::attention(dev, q, k, v, out, lse, s),

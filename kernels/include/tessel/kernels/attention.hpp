@@ -192,11 +192,12 @@ void attention(Device &dev, const Buffer<T> &q, const Buffer<T> &k, const Buffer
     if (int64_t(have) < need)
       fail(std::string(what) + ": the buffer holds " + str(int64_t(have)) + " elements and needs " + str(need));
   };
+  const int64_t lseNeed = s.batch * s.heads_q * s.seq_q; // indexed in i32: (b * H_q + h) * S_q + row
+  if (lseNeed > INT32_MAX) fail("lse spans more than 2^31 - 1 elements (32-bit offsets)");
   check("Q", q.size(), s.q_strides, s.heads_q, s.seq_q);
   check("K", k.size(), s.k_strides, s.heads_kv, s.seq_k);
   check("V", v.size(), s.v_strides, s.heads_kv, s.seq_k);
   check("out", out.size(), s.out_strides, s.heads_q, s.seq_q);
-  const int64_t lseNeed = s.batch * s.heads_q * s.seq_q;
   if (int64_t(lse.size()) < lseNeed)
     fail("lse: the buffer holds " + str(int64_t(lse.size())) + " elements and needs " + str(lseNeed));
   if (!(s.scale >= 0) || std::isinf(s.scale)) // the kernel takes the max before scaling

@@ -39,6 +39,9 @@ struct AxisInfo {
   static constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
   unsigned rank() const { return contiguity.size(); }
   bool isUninitialized() const { return contiguity.empty(); }
+  // The dimension the longest runs of consecutive values go along (ties:
+  // the last): where accesses through these addresses vectorize.
+  unsigned longestRunDim() const;
   static AxisInfo unknown(unsigned rank);
   static AxisInfo uniform(llvm::ArrayRef<int64_t> shape, int64_t divisibility);
   // What holds on both sides of a control-flow merge: per dimension, the gcd

@@ -1,6 +1,7 @@
 // The tessel dialect: registration, types, layouts' verifiers, shared helpers.
 #include "tessel/Dialect/Tessel/IR/Dialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -94,6 +95,16 @@ std::optional<::tessel::DType> mlir::tessel::dtypeOf(Type t) {
 
 Type mlir::tessel::pointeeOf(Type t) {
   return cast<PtrType>(elementTypeOf(t)).getPointeeType();
+}
+
+bool mlir::tessel::isSmallBufferArgument(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return false;
+  StringAttr range = tesselDialect(func.getContext()).getPointerRangeAttrHelper().getName();
+  auto bits = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), range);
+  return bits && bits.getInt() <= 31;
 }
 
 static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }

@@ -34,13 +34,7 @@ bool fromSmallBuffer(Value ptr) {
       break;
     }
   }
-  auto arg = dyn_cast<BlockArgument>(ptr);
-  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
-  if (!func || arg.getOwner() != &func.getBody().front())
-    return false;
-  StringAttr range = tesselDialect(func.getContext()).getPointerRangeAttrHelper().getName();
-  auto bits = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), range);
-  return bits && bits.getInt() <= 31;
+  return isSmallBufferArgument(ptr);
 }
 
 // The i32 scalar every element of `offset` is (a splat or a splat

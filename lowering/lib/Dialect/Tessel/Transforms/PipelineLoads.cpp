@@ -179,8 +179,9 @@ private:
 // `valid` (one uniform branch around them all, not a mask on every
 // element); poison otherwise: nobody reads the tiles of an iteration that
 // does not run, and poison costs nothing (zeros were a v_mov per register
-// on the branch not taken, and copies where the branches meet). Their address computations go before the branch where they
-// can be speculated, so what the body computes anyway is shared.
+// on the branch not taken, and copies where the branches meet). Their
+// address computations go before the branch where they can be
+// speculated, so what the body computes anyway is shared.
 SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<LoadOp> loads, Ahead &ahead, int64_t k,
                             Value valid) {
   SmallVector<Type> types;

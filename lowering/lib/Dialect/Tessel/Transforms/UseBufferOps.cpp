@@ -106,13 +106,7 @@ BlockArgument smallBufferArgument(Value ptr, SmallVectorImpl<Value> &offsets) {
     offsets.push_back(add.getOffset());
     ptr = add.getPtr();
   }
-  auto arg = dyn_cast<BlockArgument>(ptr);
-  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : func::FuncOp();
-  if (!func || arg.getOwner() != &func.getBody().front())
-    return {};
-  StringAttr range = tesselDialect(func.getContext()).getPointerRangeAttrHelper().getName();
-  auto bits = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), range);
-  return bits && bits.getInt() <= 31 ? arg : BlockArgument();
+  return isSmallBufferArgument(ptr) ? cast<BlockArgument>(ptr) : BlockArgument();
 }
 
 // The masked access as a buffer op: `base` scalar, `offsets` i32 elements.

@@ -95,6 +95,10 @@ Type elementTypeOf(Type t);
 std::optional<::tessel::DType> dtypeOf(Type elem);
 // Pointee of a pointer or a tile of pointers.
 Type pointeeOf(Type t);
+// Whether `v` is a kernel argument whose call's Buffer is under 2 GiB
+// (tessel.pointer_range <= 31): a valid element's byte offset from it fits
+// in 31 bits.
+bool isSmallBufferArgument(Value v);
 
 // How a kernel module is launched, from its typed module attributes.
 struct KernelConfig {
