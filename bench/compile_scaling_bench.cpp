@@ -2,7 +2,8 @@
 // ops (a C++ loop at trace time, as Triton's static_range unrolls), compiled
 // cold (trace -> .hsaco, no cache) for each N, with every stage's time and the
 // exponent fitted between successive sizes (t ~ N^k: k = log(t2 / t1) /
-// log(N2 / N1); linear is 1). Three workloads (--workload, default all):
+// log(N2 / N1); linear is 1), from wall and from CPU time (the compiling
+// thread's: steadier on a shared machine). Three workloads (--workload, default all):
 //   elementwise  N multiplies and adds on a [1024] f32 tile
 //   memory       N masked loads and stores (N / 2 each) of [1024] f32 tiles
 //   where-reduce N ops on a [16, 64] f32 tile: selects (a compare and a where)
@@ -69,7 +70,7 @@ void where_reduce(Ptr<f32> x, Ptr<f32> out, Const<int> OPS) {
 
 struct Row {
   int ops;
-  double total, passes, codegen; // codegen: optimize + codegen + link
+  double total, cpu, passes, codegen; // codegen: optimize + codegen + link
   CompileTimes stages;
 };
 
@@ -81,11 +82,12 @@ void measure(const char *workload, const std::vector<int> &sizes, int runs, cons
   std::printf("== %s (%s)\n", workload, arch.c_str());
   std::vector<Row> rows;
   for (int n : sizes) {
-    std::vector<double> totals;
+    std::vector<double> totals, cpus;
     std::vector<CompileTimes> all;
     for (int r = 0; r < runs; ++r) {
       bench::ColdCompileResult c = bench::coldCompileOnce(arch, 4, [&] { return traceFor(n); });
       totals.push_back(c.totalMs);
+      cpus.push_back(c.cpuMs);
       all.push_back(c.times);
     }
     size_t mid = 0; // the run with the median total
@@ -95,27 +97,33 @@ void measure(const char *workload, const std::vector<int> &sizes, int runs, cons
       if (totals[i] == sorted[sorted.size() / 2])
         mid = i;
     const CompileTimes &t = all[mid];
-    rows.push_back({n, totals[mid], t.passes, t.optimize + t.codegen + t.link, t});
-    std::printf("N = %5d: total %9.1f ms  (%s)\n", n, totals[mid], describeStages(t).c_str());
+    rows.push_back({n, totals[mid], bench::medianOf(cpus), t.passes, t.optimize + t.codegen + t.link, t});
+    std::printf("N = %5d: total %9.1f ms, cpu %9.1f ms  (%s)\n", n, totals[mid], rows.back().cpu,
+                describeStages(t).c_str());
     if (!t.slowestPasses.empty())
       std::printf("          slowest passes: %s\n", describeSlowestPasses(t).c_str());
     std::fflush(stdout);
   }
   auto exponent = [](double t1, double t2, int n1, int n2) { return std::log(t2 / t1) / std::log(double(n2) / n1); };
-  std::printf("\n| %s ops | total ms | passes ms | codegen ms (opt+cg+link) | k total | k passes | k codegen |\n"
-              "|---|---|---|---|---|---|---|\n",
+  std::printf("\n| %s ops | total ms | cpu ms | passes ms | codegen ms (opt+cg+link) | k total | k cpu | k passes "
+              "| k codegen |\n|---|---|---|---|---|---|---|---|---|\n",
               workload);
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row &r = rows[i];
-    std::printf("| %d | %.1f | %.1f | %.1f |", r.ops, r.total, r.passes, r.codegen);
+    std::printf("| %d | %.1f | %.1f | %.1f | %.1f |", r.ops, r.total, r.cpu, r.passes, r.codegen);
     if (i == 0) {
-      std::printf(" | | |\n");
+      std::printf(" | | | |\n");
       continue;
     }
     const Row &p = rows[i - 1];
-    std::printf(" %.2f | %.2f | %.2f |\n", exponent(p.total, r.total, p.ops, r.ops),
-                exponent(p.passes, r.passes, p.ops, r.ops), exponent(p.codegen, r.codegen, p.ops, r.ops));
+    std::printf(" %.2f | %.2f | %.2f | %.2f |\n", exponent(p.total, r.total, p.ops, r.ops),
+                exponent(p.cpu, r.cpu, p.ops, r.ops), exponent(p.passes, r.passes, p.ops, r.ops),
+                exponent(p.codegen, r.codegen, p.ops, r.ops));
   }
+  if (rows.size() > 1)
+    std::printf("%s: from %d to %d ops the compile grows %.1fx in wall time, %.1fx in CPU time (linear: %.1fx)\n",
+                workload, rows.front().ops, rows.back().ops, rows.back().total / rows.front().total,
+                rows.back().cpu / rows.front().cpu, double(rows.back().ops) / rows.front().ops);
   std::printf("\n");
   std::fflush(stdout);
 }
