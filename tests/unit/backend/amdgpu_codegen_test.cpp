@@ -659,21 +659,21 @@ TEST_CASE("a block longer than kLongBlock is cut into scheduling regions of kSch
     CHECK(regions.size() == before + inserted);
     return regions;
   };
+  static_assert(kSchedulingRegion == 512 && kLongBlock == 2048, "the cases below are worked out for these");
   CHECK(regionsOf(kLongBlock) == Regions{kLongBlock}); // as long as allowed: untouched
   // Each boundary is an instruction of the region it ends.
-  CHECK(regionsOf(5000) == Regions{R + 1, R + 1, R + 1, R + 1, 5000 - 4 * R});
-  // No region at the end shorter than half of one: 2100 is 1024 + 1076.
-  CHECK(regionsOf(2100) == Regions{R + 1, 2100 - R});
-  CHECK(regionsOf(2 * R + R / 2) == Regions{R + 1, R + 1, R / 2});
-  CHECK(regionsOf(2 * R + R / 2 - 1) == Regions{R + 1, R + R / 2 - 1});
-  // A boundary already in the block starts a new count (300 + 1 + 1024 + 1 + ...).
-  CHECK(regionsOf(3000, 300) == Regions{301, R + 1, R + 1, 3000 - 301 - 2 * R});
+  CHECK(regionsOf(10 * R + 100) == Regions{R + 1, R + 1, R + 1, R + 1, R + 1, R + 1, R + 1, R + 1, R + 1, R + 100});
+  // No region at the end shorter than half of one.
+  CHECK(regionsOf(5 * R + R / 2) == Regions{R + 1, R + 1, R + 1, R + 1, R + 1, R / 2});
+  CHECK(regionsOf(5 * R + R / 2 - 1) == Regions{R + 1, R + 1, R + 1, R + 1, R + R / 2 - 1});
+  // A boundary already in the block starts a new count (300 + 1, then R + 1 ...).
+  CHECK(regionsOf(5 * R, 300) == Regions{301, R + 1, R + 1, R + 1, 5 * R - 301 - 3 * R});
 }
 
 TEST_CASE("a boundary never goes among a loop block's PHIs") {
   std::string ir = "define amdgpu_kernel void @loop(ptr addrspace(1) %out, i32 %n) {\nentry:\n  br label %body\n"
                    "body:\n  %i = phi i32 [ 0, %entry ], [ %next, %body ]\n  %x1 = phi i32 [ 7, %entry ], [ %x";
-  const unsigned adds = kSchedulingRegion * 3;
+  const unsigned adds = kLongBlock + kSchedulingRegion;
   ir += std::to_string(adds) + ", %body ]\n";
   for (unsigned k = 2; k <= adds; ++k)
     ir += "  %x" + std::to_string(k) + " = mul i32 %x" + std::to_string(k - 1) + ", 3\n";
@@ -681,7 +681,9 @@ TEST_CASE("a boundary never goes among a loop block's PHIs") {
         "done:\n  store i32 %x" + std::to_string(adds) + ", ptr addrspace(1) %out\n  ret void\n}\n";
   llvm::LLVMContext context;
   auto module = parse(ir.c_str(), context);
-  CHECK(boundSchedulingRegions(*module) == 2); // 3073 scheduled: after 1024 and 2048
+  // adds + 1 scheduled (the muls, the add, the compare): a boundary after
+  // each 512 but the last, which would leave a single instruction.
+  CHECK(boundSchedulingRegions(*module) == 4);
   CHECK(!llvm::verifyModule(*module, &llvm::errs()));
 }
 

@@ -41,7 +41,7 @@ struct AmdgpuCode {
 // instructions; matmul's K loop ~280) are untouched. Returns how many it
 // inserted.
 inline constexpr unsigned kLongBlock = 2048;
-inline constexpr unsigned kSchedulingRegion = 1024;
+inline constexpr unsigned kSchedulingRegion = 512;
 unsigned boundSchedulingRegions(llvm::Module &module);
 
 // `module` is the kernel module both executors start from; it is not
