@@ -1,4 +1,5 @@
-// Loop-invariant layout conversions out of loops (see Passes.td).
+// Redundant layout conversions away, loop-invariant ones out of loops (see
+// Passes.td).
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
@@ -26,12 +27,46 @@ bool worthKeeping(ConvertLayoutOp convert) {
          packedRegistersPerThread(cast<RankedTensorType>(convert.getSrc().getType())) + kMaxExtraRegisters;
 }
 
+// A conversion to the layout its source already has is that source; one
+// whose source is another conversion read by nothing else converts from the
+// first one's source (one trip, not two). True when `convert` went away.
+bool removeRedundant(ConvertLayoutOp convert, bool &changed) {
+  while (auto inner = convert.getSrc().getDefiningOp<ConvertLayoutOp>()) {
+    if (!inner->hasOneUse())
+      break;
+    convert.getSrcMutable().assign(inner.getSrc());
+    inner.erase();
+    changed = true;
+  }
+  if (convert.getSrc().getType() != convert.getType())
+    return false;
+  convert.replaceAllUsesWith(convert.getSrc());
+  convert.erase();
+  changed = true;
+  return true;
+}
+
 struct HoistConversionsPass : mlir::tessel::impl::TesselHoistConversionsBase<HoistConversionsPass> {
   void runOnOperation() override {
     SmallVector<ConvertLayoutOp> converts;
     getOperation().walk([&](ConvertLayoutOp op) { converts.push_back(op); });
     bool changed = false;
+    // Each chain from its last conversion: the ones before it go with it.
+    llvm::SmallPtrSet<Operation *, 8> erased;
+    for (ConvertLayoutOp convert : llvm::reverse(converts)) {
+      if (erased.contains(convert))
+        continue;
+      for (Value v = convert.getSrc(); auto inner = v.getDefiningOp<ConvertLayoutOp>(); v = inner.getSrc()) {
+        if (!inner->hasOneUse())
+          break;
+        erased.insert(inner);
+      }
+      if (removeRedundant(convert, changed))
+        erased.insert(convert);
+    }
     for (ConvertLayoutOp convert : converts) {
+      if (erased.contains(convert))
+        continue;
       // Out of each enclosing loop its operand does not come from; the op
       // must sit straight in the loop's body (not under an if).
       while (auto loop = dyn_cast<LoopLikeOpInterface>(convert->getParentOp())) {
