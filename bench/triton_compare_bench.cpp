@@ -187,7 +187,7 @@ template <class T> Case attention(const char *dtype, int headDim, bool causal) {
   Case c{std::string("attention-d") + std::to_string(headDim) + (causal ? "-causal-" : "-nc-") + dtype,
          "attention", "kernels-attention", dtype, "Z=1 H=16 N_CTX=4096 D=" + std::to_string(headDim), {}, 4, 1,
          [headDim, causal](Device &dev) {
-           const kernels::AttentionConfig cfg = kernels::attentionConfig(headDim, dev.waveSize(), dev.arch());
+           const kernels::AttentionConfig cfg = kernels::attentionConfig(headDim, dev.waveSize());
            const size_t n = size_t(kHeads) * kSeq * headDim;
            auto q = dev.alloc<T>(n), k = dev.alloc<T>(n), v = dev.alloc<T>(n), out = dev.alloc<T>(n);
            auto lse = dev.alloc<float>(size_t(kHeads) * kSeq);
@@ -203,7 +203,7 @@ template <class T> Case attention(const char *dtype, int headDim, bool causal) {
   c.head_dim = headDim;
   c.causal = causal;
   c.configure = [headDim](Case &self, const Device &dev) {
-    const kernels::AttentionConfig cfg = kernels::attentionConfig(headDim, dev.waveSize(), dev.arch());
+    const kernels::AttentionConfig cfg = kernels::attentionConfig(headDim, dev.waveSize());
     self.block = {cfg.BLOCK_M, cfg.BLOCK_N};
     self.warps = cfg.num_warps;
   };

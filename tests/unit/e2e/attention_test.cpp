@@ -196,7 +196,7 @@ static void checkCompilesWithoutSpills(const char *arch, int d, kernels::Attenti
 TEST_CASE("attention's default configs compile to matrix instructions without spills on every target (the AMDGPU backend)") {
   for (const char *arch : {"gfx942", "gfx950", "gfx1100"})
     for (int d : {64, 128})
-      checkCompilesWithoutSpills(arch, d, kernels::attentionConfig(d, std::string(arch) == "gfx1100" ? 32 : 64, arch));
+      checkCompilesWithoutSpills(arch, d, kernels::attentionConfig(d, std::string(arch) == "gfx1100" ? 32 : 64));
   // Head dim 128 on gfx1100 also fits 4 waves, at 32 x 16 blocks.
   checkCompilesWithoutSpills("gfx1100", 128, {32, 16, 4});
 }
@@ -224,7 +224,7 @@ TEST_CASE("attention: early_v loads V with K, before the first dot; a default ne
         CAPTURE(target);
         CAPTURE(d);
         CAPTURE(causal);
-        const kernels::AttentionConfig chosen = kernels::attentionConfig(d, target == "gfx1100" ? 32 : 64, arch);
+        const kernels::AttentionConfig chosen = kernels::attentionConfig(d, target == "gfx1100" ? 32 : 64);
         kernels::AttentionConfig other = chosen;
         other.early_v = !chosen.early_v;
         CompiledKernel a = compileAttention(arch, d, causal, chosen), b = compileAttention(arch, d, causal, other);

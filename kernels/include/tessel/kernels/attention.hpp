@@ -18,7 +18,6 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <type_traits>
 
 namespace tessel::kernels {
@@ -41,8 +40,9 @@ struct AttentionShape {
 // Launch configuration: queries and keys per block, waves per program, and
 // where a key block's V is loaded. early_v: with K, before the first dot, so
 // the load's latency hides behind Q K^T and the softmax (gfx942 head dim 64:
-// 522 -> 449 llvm-mca cycles a key block) while V's tile waits in registers;
-// otherwise after the softmax, next to the dot that reads it.
+// 522 -> 449 llvm-mca cycles a key block) while V's tile waits in registers
+// (no default config loses a wave to them); otherwise after the softmax,
+// next to the dot that reads it.
 struct AttentionConfig {
   int BLOCK_M = 128, BLOCK_N = 64;
   unsigned num_warps = 4;
@@ -55,13 +55,10 @@ struct AttentionConfig {
 // registers to scratch (a WMMA operand holds all 16 K of its row in two
 // lanes); 64 x 32 over 8 waves at head dim 64, and 32 x 16 over 8 waves at
 // head dim 128 (32 x 32 spills 20-40 bytes; 32 x 16 over 4 waves also fits,
-// at 1.3x the cycles per key) are the largest tried that do not. V is
-// loaded early except on gfx950 at head dim 64, where its registers cost a
-// wave per SIMD (158 -> 178 VGPRs: 2 waves instead of 3).
-inline AttentionConfig attentionConfig(int64_t headDim, unsigned waveSize = 64, std::string_view arch = "") {
+// at 1.3x the cycles per key) are the largest tried that do not.
+inline AttentionConfig attentionConfig(int64_t headDim, unsigned waveSize = 64) {
   if (waveSize == 32) return headDim <= 64 ? AttentionConfig{64, 32, 8} : AttentionConfig{32, 16, 8};
-  if (headDim <= 64) return AttentionConfig{128, 64, 4, arch != "gfx950"};
-  return AttentionConfig{128, 32, 4};
+  return headDim <= 64 ? AttentionConfig{128, 64, 4} : AttentionConfig{128, 32, 4};
 }
 
 // ln(2): the kernel works in base 2 (exp2 is the hardware's exponential) and
@@ -215,7 +212,7 @@ void attention(Device &dev, const Buffer<T> &q, const Buffer<T> &k, const Buffer
     fail("lse: the buffer holds " + str(int64_t(lse.size())) + " elements and needs " + str(lseNeed));
   if (!(s.scale >= 0) || std::isinf(s.scale)) // the kernel takes the max before scaling
     fail("scale " + std::to_string(s.scale) + " is not a positive finite number (0: 1 / sqrt(head_dim))");
-  const AttentionConfig cfg = config ? *config : attentionConfig(s.head_dim, dev.waveSize(), dev.arch());
+  const AttentionConfig cfg = config ? *config : attentionConfig(s.head_dim, dev.waveSize());
   if (s.causal && cfg.BLOCK_M % cfg.BLOCK_N != 0)
     fail("causal attention needs BLOCK_M (" + str(cfg.BLOCK_M) + ") to be a multiple of BLOCK_N (" +
          str(cfg.BLOCK_N) + ")");
