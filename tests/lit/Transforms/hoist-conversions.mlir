@@ -14,7 +14,8 @@
 // CHECK-NOT: tessel.convert_layout
 // CHECK: scf.for
 // CHECK: arith.addf %{{.*}}, %[[C]] : tensor<64x64xf32, #[[COL]]>
-func.func @two_loops(%t: tensor<64x64xf32, #row>, %init: tensor<64x64xf32, #col>, %n: index) -> tensor<64x64xf32, #col> {
+func.func @two_loops(%t: tensor<64x64xf32, #row>, %init: tensor<64x64xf32, #col>,
+                     %n: index) -> tensor<64x64xf32, #col> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<64x64xf32, #col>) {
@@ -41,7 +42,9 @@ func.func @two_loops(%t: tensor<64x64xf32, #row>, %init: tensor<64x64xf32, #col>
 // CHECK: scf.for
 // CHECK: tessel.convert_layout %{{.*}} -> tensor<64x64xf32, #{{.*}}>
 // CHECK: scf.for
-func.func @two_layouts(%t: tensor<64x64xf32, #row>, %x: tensor<64x64xf32, #col>, %y: tensor<64x64xf32, #wide>, %n: index) -> (tensor<64x64xf32, #col>, tensor<64x64xf32, #wide>) {
+func.func @two_layouts(%t: tensor<64x64xf32, #row>, %x: tensor<64x64xf32, #col>,
+                       %y: tensor<64x64xf32, #wide>, %n: index)
+    -> (tensor<64x64xf32, #col>, tensor<64x64xf32, #wide>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %a = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<64x64xf32, #col>) {

@@ -210,12 +210,6 @@ static std::string firstLoopBeforeDot(const std::string &tileIR) {
   return tileIR.substr(loop, dot - loop);
 }
 
-static size_t count(const std::string &text, const std::string &what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-  return n;
-}
-
 TEST_CASE("attention: early_v loads V with K, before the first dot; a default never loses a wave to it") {
   for (const char *arch : {"gfx942", "gfx950", "gfx1100"})
     for (int d : {64, 128})
@@ -230,8 +224,8 @@ TEST_CASE("attention: early_v loads V with K, before the first dot; a default ne
         CompiledKernel a = compileAttention(arch, d, causal, chosen), b = compileAttention(arch, d, causal, other);
         const CompiledKernel &early = chosen.early_v ? a : b, &late = chosen.early_v ? b : a;
         // K's load (and V's, when early) before Q K^T in the loop of whole key blocks.
-        CHECK(count(firstLoopBeforeDot(early.tileIR), "load %") == 2);
-        CHECK(count(firstLoopBeforeDot(late.tileIR), "load %") == 1);
+        CHECK(occurrences(firstLoopBeforeDot(early.tileIR), "load %") == 2);
+        CHECK(occurrences(firstLoopBeforeDot(late.tileIR), "load %") == 1);
         auto waves = [](const CompiledKernel &k) {
           return occupancyOf(requireTarget(k.arch), kernelResources(k.hsaco, k.name), k.blockSize, k.ldsBytes)
               .wavesPerSimd;
