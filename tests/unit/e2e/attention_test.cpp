@@ -211,7 +211,7 @@ static std::string firstLoopBeforeDot(const std::string &tileIR) {
 }
 
 TEST_CASE("attention: early_v loads V with K, before the first dot; a default never loses a wave to it") {
-  for (const char *arch : {"gfx942", "gfx950", "gfx1100"})
+  for (const char *arch : {"gfx90a", "gfx942", "gfx950", "gfx1100"})
     for (int d : {64, 128})
       for (bool causal : {false, true}) {
         const std::string target = arch; // CAPTURE prints a char pointer's address
