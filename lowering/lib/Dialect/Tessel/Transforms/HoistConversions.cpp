@@ -46,6 +46,17 @@ bool removeRedundant(ConvertLayoutOp convert, bool &changed) {
   return true;
 }
 
+// A conversion of the same tile to the same layout earlier in `convert`'s
+// block, or null.
+ConvertLayoutOp sameConversionBefore(ConvertLayoutOp convert) {
+  for (Operation *user : convert.getSrc().getUsers())
+    if (auto other = dyn_cast<ConvertLayoutOp>(user);
+        other && other != convert && other->getBlock() == convert->getBlock() &&
+        other.getType() == convert.getType() && other->isBeforeInBlock(convert))
+      return other;
+  return nullptr;
+}
+
 struct HoistConversionsPass : mlir::tessel::impl::TesselHoistConversionsBase<HoistConversionsPass> {
   void runOnOperation() override {
     SmallVector<ConvertLayoutOp> converts;
@@ -69,12 +80,21 @@ struct HoistConversionsPass : mlir::tessel::impl::TesselHoistConversionsBase<Hoi
         continue;
       // Out of each enclosing loop its operand does not come from; the op
       // must sit straight in the loop's body (not under an if).
+      bool moved = false;
       while (auto loop = dyn_cast<LoopLikeOpInterface>(convert->getParentOp())) {
         if (!loop.isDefinedOutsideOfLoop(convert.getSrc()) || !worthKeeping(convert))
           break;
         loop.moveOutOfLoop(convert);
-        changed = true;
+        moved = changed = true;
       }
+      // Two loops that read one tile converted alike (attention's loops of
+      // whole and of masked key blocks, each with Q) share the first
+      // conversion: otherwise the source stays live across the first loop.
+      if (moved)
+        if (ConvertLayoutOp earlier = sameConversionBefore(convert)) {
+          convert.replaceAllUsesWith(earlier.getResult());
+          convert.erase();
+        }
     }
     if (!changed)
       markAllAnalysesPreserved();

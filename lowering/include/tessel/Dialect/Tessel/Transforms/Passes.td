@@ -156,7 +156,10 @@ def TesselHoistConversions : Pass<"tessel-hoist-conversions", "::mlir::ModuleOp"
     not run), and so does one whose result takes more than 16 registers
     per thread more than its source (a wave32 WMMA A operand holds each row
     in two lanes, all of K: Q of a 32x128 block over 8 waves would keep 64
-    registers per thread over the loop instead of 8).
+    registers per thread over the loop instead of 8). A hoisted conversion
+    that an earlier one in its block already makes (same tile, same layout:
+    attention's two key loops each read Q) is replaced by it, so the source
+    is not kept live across the first loop for a second conversion.
   }];
 }
 
