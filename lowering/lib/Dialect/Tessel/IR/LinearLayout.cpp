@@ -1,5 +1,7 @@
 #include "tessel/Dialect/Tessel/IR/LinearLayout.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 
 using namespace mlir;

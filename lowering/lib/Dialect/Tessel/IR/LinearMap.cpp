@@ -1,5 +1,6 @@
 #include "tessel/Dialect/Tessel/IR/LinearMap.h"
 
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <array>
