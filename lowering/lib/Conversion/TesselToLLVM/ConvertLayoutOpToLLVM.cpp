@@ -69,7 +69,16 @@ LogicalResult shuffleRegisters(ConversionPatternRewriter &b, Operation *op, Valu
   };
   Value lanePart = partOf(plan.laneToLane, plan.waveToLane);
   Type elem = src.front().getType();
-  const unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64;
+  // Pointers move as their 64-bit addresses.
+  SmallVector<Value> asInts;
+  if (isa<LLVM::LLVMPointerType>(elem)) {
+    for (Value v : src)
+      asInts.push_back(b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), v));
+    src = asInts;
+  }
+  const Type ptrType = isa<LLVM::LLVMPointerType>(elem) ? elem : Type();
+  elem = src.front().getType();
+  const unsigned bits = elem.getIntOrFloatBitWidth();
   SmallVector<Value> moved(plan.moves.size());
   for (auto [i, m] : llvm::enumerate(plan.moves))
     if (m.kind == LaneMoveKind::Own)
@@ -119,7 +128,7 @@ LogicalResult shuffleRegisters(ConversionPatternRewriter &b, Operation *op, Valu
       Value here = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, varying, i32Value(b, loc, int32_t(at)));
       v = b.create<LLVM::SelectOp>(loc, here, moved[m], v);
     }
-    out.push_back(v);
+    out.push_back(ptrType ? Value(b.create<LLVM::IntToPtrOp>(loc, ptrType, v)) : v);
   }
   replaceWithRegisters(b, op, {out});
   return success();
@@ -232,6 +241,9 @@ struct PermuteOpConversion : TesselOpToLLVMPattern<PermuteOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     if (auto picks = renamedRegisters(op))
       return renameRegisters(rewriter, op, adaptor.getSrc(), *picks);
+    std::optional<InWaveShuffle> shuffle;
+    if (conversionPath(op, shuffle) == ConversionPath::Shuffle)
+      return shuffleRegisters(rewriter, op, adaptor.getSrc(), *shuffle, target);
     ThroughLds lds(op, rewriter, target, converter);
     lds.write(op.getSrc(), adaptor.getSrc(), [&](ArrayRef<Value> c) {
       SmallVector<Value> moved;

@@ -204,38 +204,73 @@ std::optional<LinearMap> mlir::tessel::ldsOffsetMap(const LdsStaging &plan, Arra
   return LinearMap(std::move(ins), {{"offset", llvm::Log2_64(uint64_t(slots))}}, std::move(cols));
 }
 
+namespace {
+// `op` moves a tile held as `from` into `dst`'s layout; `ldsCycles`: what
+// its trip through LDS costs a wave.
+ConversionPath choosePath(Operation *op, const LinearLayout &from, RankedTensorType dst,
+                          function_ref<int64_t(const ::tessel::TargetFacts *)> ldsCycles,
+                          std::optional<InWaveShuffle> &shuffle) {
+  auto module = op->getParentOfType<ModuleOp>();
+  TesselDialect &dialect = tesselDialect(op->getContext());
+  IntegerAttr wave = module ? dialect.getWaveSizeAttrHelper().getAttr(module) : IntegerAttr();
+  StringAttr arch = module ? dialect.getTargetAttrHelper().getAttr(module) : StringAttr();
+  if (!wave)
+    return ConversionPath::Lds;
+  const ::tessel::TargetFacts *facts = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
+  const unsigned waveSize = unsigned(wave.getInt());
+  shuffle = planInWaveShuffle(from, getLinearLayout(dst), waveSize, facts && facts->permlaneX16);
+  if (!shuffle)
+    return ConversionPath::Lds;
+  // A wave's cycles either way: ds_bpermute moves 4 bytes a lane through
+  // the LDS crossbar at 128 bytes a cycle; LDS writes the tile, reads it,
+  // and waits at two barriers.
+  const int64_t valu = facts ? facts->valuCycles : 4;
+  Type elem = dst.getElementType();
+  unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64; // a pointer: 64 bits
+  InWaveShuffle::Count c = shuffle->count(bits);
+  int64_t shuffleCycles = c.permutes * std::max<int64_t>(1, waveSize * 4 / 128) + (c.rowSwaps + c.selects) * valu;
+  if (shuffleCycles <= ldsCycles(facts))
+    return ConversionPath::Shuffle;
+  shuffle.reset();
+  return ConversionPath::Lds;
+}
+
+int64_t barrierCycles(const ::tessel::TargetFacts *facts) { return facts ? facts->barrierCycles : 64; }
+} // namespace
+
 ConversionPath mlir::tessel::conversionPath(ConvertLayoutOp convert, std::optional<InWaveShuffle> &shuffle) {
   shuffle.reset();
   if (renamedRegisters(convert))
     return ConversionPath::Rename;
   auto src = cast<RankedTensorType>(convert.getSrc().getType());
   RankedTensorType dst = convert.getType();
-  auto module = convert->getParentOfType<ModuleOp>();
-  TesselDialect &dialect = tesselDialect(convert.getContext());
-  IntegerAttr wave = module ? dialect.getWaveSizeAttrHelper().getAttr(module) : IntegerAttr();
-  StringAttr arch = module ? dialect.getTargetAttrHelper().getAttr(module) : StringAttr();
-  if (!wave || !src.getElementType().isIntOrFloat()) // pointers stay on the LDS path
-    return ConversionPath::Lds;
-  const ::tessel::TargetFacts *facts = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
-  const unsigned waveSize = unsigned(wave.getInt());
-  shuffle = planInWaveShuffle(getLinearLayout(src), getLinearLayout(dst), waveSize, facts && facts->permlaneX16);
-  if (!shuffle)
-    return ConversionPath::Lds;
-  // A wave's cycles either way: ds_bpermute moves 4 bytes a lane through
-  // the LDS crossbar at 128 bytes a cycle; LDS writes the tile, reads it,
-  // and waits at two barriers.
-  const int64_t valu = facts ? facts->valuCycles : 4, barrier = facts ? facts->barrierCycles : 64;
-  Type elem = src.getElementType();
-  unsigned bits = elem.getIntOrFloatBitWidth();
-  InWaveShuffle::Count c = shuffle->count(bits);
-  int64_t shuffleCycles = c.permutes * std::max<int64_t>(1, waveSize * 4 / 128) + (c.rowSwaps + c.selects) * valu;
-  LdsStaging plan = planLdsStaging(src, dst);
-  int64_t ldsCycles = ldsAccessCycles(src, plan, plan.writeVec).cycles +
-                      ldsAccessCycles(dst, plan, plan.readVec).cycles + 2 * barrier;
-  if (shuffleCycles <= ldsCycles)
-    return ConversionPath::Shuffle;
+  return choosePath(convert, getLinearLayout(src), dst, [&](const ::tessel::TargetFacts *facts) {
+    LdsStaging plan = planLdsStaging(src, dst);
+    return ldsAccessCycles(src, plan, plan.writeVec).cycles + ldsAccessCycles(dst, plan, plan.readVec).cycles +
+           2 * barrierCycles(facts);
+  }, shuffle);
+}
+
+ConversionPath mlir::tessel::conversionPath(PermuteOp permute, std::optional<InWaveShuffle> &shuffle) {
   shuffle.reset();
-  return ConversionPath::Lds;
+  if (renamedRegisters(permute))
+    return ConversionPath::Rename;
+  auto src = cast<RankedTensorType>(permute.getSrc().getType());
+  RankedTensorType dst = permute.getType();
+  // Its LDS trip moves one element an access.
+  return choosePath(permute, getLinearLayout(src).permuted(permute.getOrder()), dst,
+                    [&](const ::tessel::TargetFacts *facts) {
+                      int64_t lanes = int64_t(1) << getLinearLayout(dst).laneBases().size();
+                      int64_t perAccess = std::max<int64_t>(1, lanes * ldsElementBytes(dst) / 128);
+                      return (registersPerThread(src) + registersPerThread(dst)) * perAccess +
+                             2 * barrierCycles(facts);
+                    },
+                    shuffle);
+}
+
+ConversionPath mlir::tessel::conversionPath(PermuteOp permute) {
+  std::optional<InWaveShuffle> unused;
+  return conversionPath(permute, unused);
 }
 
 ConversionPath mlir::tessel::conversionPath(ConvertLayoutOp convert) {

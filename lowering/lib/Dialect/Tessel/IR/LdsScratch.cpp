@@ -47,7 +47,9 @@ std::string ConvertLayoutOp::describeLdsUse() { return "a layout conversion"; }
 int64_t ReshapeOp::getLdsScratchBytes() { return tileBytes(getSrc()); }
 std::string ReshapeOp::describeLdsUse() { return "moving a tile between shapes ('tessel.reshape')"; }
 
-int64_t PermuteOp::getLdsScratchBytes() { return renamedRegisters(*this) ? 0 : tileBytes(getSrc()); }
+int64_t PermuteOp::getLdsScratchBytes() {
+  return conversionPath(*this) != ConversionPath::Lds ? 0 : tileBytes(getSrc());
+}
 std::string PermuteOp::describeLdsUse() { return "moving a tile between shapes ('tessel.permute')"; }
 
 int64_t JoinOp::getLdsScratchBytes() { return tileBytes(getResult()); }

@@ -78,9 +78,12 @@ std::optional<LinearMap> ldsOffsetMap(const LdsStaging &plan, ArrayRef<int64_t> 
 
 enum class ConversionPath { Rename, Shuffle, Lds };
 // How `convert` moves data on its module's target (tessel.target; without
-// one, a shuffle only by ds_bpermute and with gfx942's costs).
+// one, a shuffle only by ds_bpermute and with CDNA's costs).
 ConversionPath conversionPath(ConvertLayoutOp convert);
 // The same, with the shuffle plan when the path is a shuffle.
 ConversionPath conversionPath(ConvertLayoutOp convert, std::optional<InWaveShuffle> &shuffle);
+// A tessel.permute: its source's layout permuted, to its result's.
+ConversionPath conversionPath(PermuteOp permute);
+ConversionPath conversionPath(PermuteOp permute, std::optional<InWaveShuffle> &shuffle);
 
 } // namespace mlir::tessel
