@@ -77,3 +77,36 @@ module attributes {tessel.num_warps = 2 : i32, tessel.wave_size = 32 : i32, tess
     return
   }
 }
+
+// -----
+
+// The same kind of transpose on 64 x 64 f32 in one wave: each of a thread's
+// 64 result registers may come from 4 of the source's (the lane picks), so
+// a shuffle would take 256 ds_bpermute; the target's costs send it through
+// LDS (writes, a barrier, reads, a barrier).
+// CHECK-LABEL: llvm.func @transpose_too_costly(
+// CHECK-NOT: rocdl.ds_bpermute
+// CHECK: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: rocdl.s.barrier
+// CHECK: llvm.load {{.*}} !llvm.ptr<3>
+// CHECK: rocdl.s.barrier
+// CHECK-NOT: rocdl.ds_bpermute
+// CHECK: llvm.return
+#rows = #tessel.blocked<sizePerThread = [1, 4], threadsPerWave = [16, 4], wavesPerBlock = [1, 1], order = [1, 0]>
+#cols = #tessel.blocked<sizePerThread = [4, 1], threadsPerWave = [4, 16], wavesPerBlock = [1, 1], order = [0, 1]>
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942", tessel.lds_bytes = 17408 : i64} {
+  func.func @transpose_too_costly(%p: !tessel.ptr<f32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #rows>>
+    %e = tessel.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #rows>> -> tensor<1x64xi32, #rows>
+    %i = tessel.broadcast %e : tensor<1x64xi32, #rows> -> tensor<64x64xi32, #rows>
+    %x = arith.sitofp %i : tensor<64x64xi32, #rows> to tensor<64x64xf32, #rows>
+    %y = tessel.convert_layout %x {tessel.lds_offset = 0 : i64} : tensor<64x64xf32, #rows> -> tensor<64x64xf32, #cols>
+    %c = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #cols>>
+    %ce = tessel.expand_dims %c {axis = 0 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #cols>> -> tensor<1x64xi32, #cols>
+    %ci = tessel.broadcast %ce : tensor<1x64xi32, #cols> -> tensor<64x64xi32, #cols>
+    %ps = tessel.splat %p : tensor<64x64x!tessel.ptr<f32>, #cols>
+    %pp = tessel.addptr %ps, %ci : tensor<64x64x!tessel.ptr<f32>, #cols>, tensor<64x64xi32, #cols>
+    tessel.store %pp, %y : (tensor<64x64x!tessel.ptr<f32>, #cols>, tensor<64x64xf32, #cols>) -> ()
+    return
+  }
+}
