@@ -4,7 +4,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 
-#include <array>
 #include <map>
 #include <set>
 
@@ -13,31 +12,26 @@ using namespace mlir::tessel;
 
 namespace {
 
-// The combination of `vectors` whose keys XOR to `target`'s key, as the
-// XOR of their values; none when no combination does.
-std::optional<uint64_t> solve(ArrayRef<std::pair<uint64_t, uint64_t>> vectors, uint64_t target) {
-  std::array<std::pair<uint64_t, uint64_t>, 64> rows{};
-  std::array<bool, 64> has{};
-  auto reduce = [&](uint64_t &key, uint64_t &value) {
-    for (int b = 63; b >= 0; --b)
-      if ((key >> b & 1) && has[b]) {
-        key ^= rows[b].first;
-        value ^= rows[b].second;
-      }
-  };
-  for (auto [key, value] : vectors) {
-    reduce(key, value);
-    if (!key)
-      continue;
-    int top = 63 - __builtin_clzll(key);
-    has[top] = true;
-    rows[top] = {key, value};
-  }
-  uint64_t value = 0;
-  reduce(target, value);
-  if (target)
-    return std::nullopt;
-  return value;
+// The XOR of the values of those `vectors` whose keys (of `keyBits` bits)
+// XOR to `target`; none when no combination does. The algebra answers it:
+// `target` is a last column of the keys' map, and a kernel vector that uses
+// it names the combination.
+std::optional<uint64_t> solve(ArrayRef<std::pair<uint64_t, uint64_t>> vectors, uint64_t target, unsigned keyBits) {
+  const unsigned n = vectors.size();
+  SmallVector<uint64_t> cols;
+  for (auto [key, value] : vectors)
+    cols.push_back(key);
+  cols.push_back(target);
+  LinearMap keys({{"vector", n + 1}}, {{"key", keyBits}}, std::move(cols));
+  for (uint64_t k : keys.kernel())
+    if (k >> n & 1) {
+      uint64_t value = 0;
+      for (unsigned i = 0; i < n; ++i)
+        if (k >> i & 1)
+          value ^= vectors[i].second;
+      return value;
+    }
+  return std::nullopt;
 }
 
 int64_t bitsOf(uint64_t packed, unsigned offset, unsigned bits) {
@@ -128,7 +122,7 @@ std::optional<InWaveShuffle> mlir::tessel::planInWaveShuffle(const LinearLayout 
     uint64_t want = i >= dRegs + lanes ? uint64_t(1) << (i - dRegs - lanes) : 0;
     uint64_t wrong = uint64_t(bitsOf(col, waveAt, waves)) ^ want;
     if (wrong) {
-      std::optional<uint64_t> fix = solve(kernel, wrong);
+      std::optional<uint64_t> fix = solve(kernel, wrong, waves);
       if (!fix)
         return std::nullopt; // the element lives in another wave only
       col ^= *fix;
