@@ -141,12 +141,7 @@ TEST_CASE("a layout's map gives each register its coordinates, XOR bases too, an
 
 TEST_CASE("an LDS swizzle is a linear map: composed with a layout it gives each register's offset") {
   Context c;
-  LdsStaging swizzled;
-  swizzled.order = {1, 0};
-  swizzled.pad = 0;
-  swizzled.unit = 8;
-  swizzled.perPhase = 2;
-  swizzled.maxPhase = 8;
+  const LdsStaging swizzled{.order = {1, 0}, .pad = 0, .unit = 8, .perPhase = 2, .maxPhase = 8};
   LdsStaging plain = swizzled;
   plain.maxPhase = 1;
   LinearLayout layout = BlockedLayoutAttr::get(&c.ctx, {1, 8}, {8, 4}, {4, 1}, {1, 0}).toLinearLayout({64, 64});
