@@ -3,6 +3,8 @@
 
 #include <tessel/tessel.hpp>
 
+#include "../error_of.hpp"
+
 #include <string>
 #include <vector>
 
@@ -16,15 +18,7 @@ template <class F> tessel::Trace traceBody(F &&body) {
   return ctx.take();
 }
 
-// The message of the tessel::Error `f` throws, or "<no error>".
-template <class F> std::string errorOf(F &&f) {
-  try {
-    f();
-  } catch (const tessel::Error &e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testutil::errorOf; // the message of the tessel::Error a call throws, or "<no error>"
 
 // True when `n` is the generic op (TraceOp::Op) named `name`.
 inline bool isOp(const tessel::TraceNode &n, const std::string &name) {
