@@ -56,6 +56,7 @@ void rewriteDpp(CallInst &call, Module &module);
 void rewritePermlaneX16(CallInst &call, Module &module);
 void rewriteReadlane(CallInst &call, Module &module);
 void rewriteMatrix(CallInst &call, Module &module);
+void eraseCall(CallInst &call, Module &) { call.eraseFromParent(); }
 
 // The AMDGPU intrinsics the emulator runs. Anything else named
 // llvm.amdgcn.* is an error that names it.
@@ -80,8 +81,12 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.permlanex16", true, nullptr, false, true, &rewritePermlaneX16},
     {"llvm.amdgcn.mfma", true, nullptr, false, true, &rewriteMatrix},
     {"llvm.amdgcn.wmma", true, nullptr, false, true, &rewriteMatrix},
+    // Before raw.ptr.buffer.load, whose name is its prefix.
+    {"llvm.amdgcn.raw.ptr.buffer.load.lds", false, nullptr, false, false, &rewriteBufferLoadToLds},
     {"llvm.amdgcn.raw.ptr.buffer.load", true, nullptr, false, false, &rewriteBufferLoad},
     {"llvm.amdgcn.raw.ptr.buffer.store", true, nullptr, false, false, &rewriteBufferStore},
+    // A load to LDS has written it when it returns: nothing to wait for.
+    {"llvm.amdgcn.s.waitcnt", false, nullptr, false, false, &eraseCall},
     // Last: its users, the loads and stores above, are rewritten first.
     {"llvm.amdgcn.make.buffer.rsrc", true, nullptr, false, false, &rewriteBufferResource},
 };
