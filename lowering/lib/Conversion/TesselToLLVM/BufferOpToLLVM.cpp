@@ -1,5 +1,6 @@
 // Loads and stores at a scalar base plus 32-bit offsets (tessel.buffer_load /
-// buffer_store, formed by tessel-use-buffer-ops), each thread's `vec`-element
+// buffer_store, formed by tessel-use-buffer-ops; buffer_load_to_local and its
+// async_wait, formed by tessel-stage-operands), each thread's `vec`-element
 // groups at their byte offsets, through one of two instruction forms:
 // - a raw buffer resource over the base: a masked-off group's offset is
 //   kMaskedOffset, past the resource's range, so the hardware reads 0 and
@@ -14,6 +15,7 @@
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
+#include "tessel/Dialect/Tessel/IR/DirectLds.h"
 #include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -283,9 +285,90 @@ struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
   }
 };
 
+// `table`'s entries for the bits set in `id`, combined by XOR or by sum.
+Value ofBits(OpBuilder &b, Location loc, Value id, ArrayRef<int64_t> table, bool xorThem) {
+  Value acc = i32Value(b, loc, 0);
+  for (auto [i, entry] : llvm::enumerate(table)) {
+    if (!entry)
+      continue;
+    Value bit = b.create<LLVM::AndOp>(loc, b.create<LLVM::LShrOp>(loc, id, i32Value(b, loc, int64_t(i))),
+                                      i32Value(b, loc, 1));
+    Value term = b.create<LLVM::MulOp>(loc, bit, i32Value(b, loc, entry));
+    acc = xorThem ? Value(b.create<LLVM::XOrOp>(loc, acc, term)) : Value(b.create<LLVM::AddOp>(loc, acc, term));
+  }
+  return acc;
+}
+
+// One load to LDS per group of `vec` registers: the wave's LDS pointer for
+// the group, and the offset (and mask) of the element the slot's swizzle
+// puts at the lane's chunk, taken from the lane that holds it (planDirectLds).
+// Out of range (masked off, or past `bound`) writes 0, as a buffer load reads.
+struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(BufferLoadToLocalOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    LdsType lds = op.getBuffer().getType();
+    const int64_t vec = op.getVec();
+    std::optional<DirectLdsPlan> plan = planDirectLds(op.getOffsets().getType(), lds, vec);
+    if (!plan)
+      return rewriter.notifyMatchFailure(op, "the offsets' layout does not fill consecutive chunks of the slot");
+    Type mem = memoryType(rewriter, converter.scalarType(lds.getElementType()));
+    const int64_t elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
+    SmallVector<Value> offsets = registersOf(adaptor.getOffsets());
+    SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
+    Value bound = op.getBound() ? registersOf(adaptor.getBound()).front() : Value();
+    Value base = registersOf(adaptor.getBase()).front();
+    Value rsrc = makeResource(rewriter, loc, base, target.arch(), bound, elemBytes);
+    Value slotBase = rewriter.create<LLVM::AddOp>(
+        loc, adaptor.getBuffer().front(),
+        rewriter.create<LLVM::MulOp>(loc, adaptor.getSlot().front(), i32Value(rewriter, loc, lds.slotBytes())));
+    Value lane = target.laneId(rewriter, loc), wave = target.waveId(rewriter, loc);
+    Value waveStart = ofBits(rewriter, loc, wave, plan->waveStep, /*xorThem=*/false);
+    Value sourceLanes = plan->permutes ? rewriter.create<LLVM::XOrOp>(
+                                             loc, ofBits(rewriter, loc, lane, plan->laneXor, true),
+                                             ofBits(rewriter, loc, wave, plan->waveLaneXor, true))
+                                       : Value();
+    Value zero = i32Value(rewriter, loc, 0);
+    for (size_t g = 0; g < plan->groupStart.size(); ++g) {
+      Value offset = offsets[g * vec];
+      Value pred = masks.empty() ? Value() : masks[g * vec];
+      if (plan->permutes) {
+        Value from = rewriter.create<LLVM::XOrOp>(loc, sourceLanes, i32Value(rewriter, loc, plan->groupLane[g]));
+        offset = target.shuffle(rewriter, loc, offset, from);
+        if (pred) {
+          Value bit = target.shuffle(rewriter, loc, rewriter.create<LLVM::ZExtOp>(loc, rewriter.getI32Type(), pred),
+                                     from);
+          pred = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, bit, zero);
+        }
+      }
+      Value at = byteOffset(rewriter, loc, offset, elemBytes, pred);
+      Value start = rewriter.create<LLVM::AddOp>(loc, waveStart, i32Value(rewriter, loc, plan->groupStart[g]));
+      Value ldsAt = rewriter.create<LLVM::AddOp>(
+          loc, slotBase, rewriter.create<LLVM::MulOp>(loc, start, i32Value(rewriter, loc, elemBytes)));
+      rewriter.create<ROCDL::RawPtrBufferLoadLdsOp>(loc, rsrc, target.ldsAddress(rewriter, loc, ldsAt),
+                                                    i32Value(rewriter, loc, vec * elemBytes), at, zero, zero, zero,
+                                                    ArrayAttr(), ArrayAttr(), ArrayAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncWaitOpConversion : TesselOpToLLVMPattern<AsyncWaitOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(AsyncWaitOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    target.waitVectorMemory(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tessel::populateBufferOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                                   const TargetInfo &target, RewritePatternSet &patterns) {
-  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion>(converter, target);
+  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion, BufferLoadToLocalOpConversion, AsyncWaitOpConversion>(
+      converter, target);
 }

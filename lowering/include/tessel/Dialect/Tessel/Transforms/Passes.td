@@ -168,6 +168,14 @@ def TesselStageOperands : Pass<"tessel-stage-operands", "::mlir::ModuleOp"> {
     too; with two or more, one barrier per iteration orders all LDS traffic.
     The slot index is carried round the loop. The tile itself is no longer
     carried. The LDS plan keeps the buffer alive over the whole loop.
+    On a target with 16-byte loads to LDS (gfx950) at num_stages 2, a tile
+    tessel-pipeline-loads loads with a buffer load (whose masked-off
+    elements read 0) is loaded straight into its slot instead
+    (`tessel.buffer_load_to_local`, when its layout puts a wave's lanes on
+    consecutive 16-byte chunks of the slot: planDirectLds): the buffers
+    get two slots, each iteration loads the next tile into the other slot
+    after reading its own, and ends with `tessel.async_wait` and one
+    barrier; the other staged tiles of the loop take two slots too.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
