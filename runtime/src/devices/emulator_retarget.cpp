@@ -57,6 +57,14 @@ void rewritePermlaneX16(CallInst &call, Module &module);
 void rewriteReadlane(CallInst &call, Module &module);
 void rewriteMatrix(CallInst &call, Module &module);
 void eraseCall(CallInst &call, Module &) { call.eraseFromParent(); }
+// ballot.i64(i1) / ballot.i32(i1): the wave's bits, from the runtime's i64.
+void rewriteBallot(CallInst &call, Module &module) {
+  IRBuilder<> b(&call);
+  auto callee = module.getOrInsertFunction("tessel_emu_ballot", b.getInt64Ty(), b.getInt32Ty());
+  Value *bits = b.CreateCall(callee, {b.CreateZExt(call.getArgOperand(0), b.getInt32Ty())});
+  call.replaceAllUsesWith(b.CreateTrunc(bits, call.getType()));
+  call.eraseFromParent();
+}
 
 // The AMDGPU intrinsics the emulator runs. Anything else named
 // llvm.amdgcn.* is an error that names it.
@@ -74,6 +82,7 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.ds.bpermute", false, "tessel_emu_ds_bpermute", false, true, nullptr},
     {"llvm.amdgcn.readfirstlane.i32", false, "tessel_emu_readfirstlane", false, true, nullptr},
     {"llvm.amdgcn.readlane", true, nullptr, false, true, &rewriteReadlane},
+    {"llvm.amdgcn.ballot", true, nullptr, false, true, &rewriteBallot},
     {"llvm.amdgcn.exp2.f32", false, "tessel_emu_exp2_f32", true, false, nullptr},
     {"llvm.amdgcn.rsq.f32", false, "tessel_emu_rsq_f32", true, false, nullptr},
     {"llvm.amdgcn.update.dpp", true, nullptr, false, true, &rewriteDpp},

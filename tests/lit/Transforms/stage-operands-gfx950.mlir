@@ -7,7 +7,8 @@
 // slot 0 in the guard pipeline-loads made, B's is stored; then the wait for
 // the loads to LDS and a barrier. In the loop: the slot to write is computed
 // first, the operands read slot `read`, then the guard loads A's next tile
-// into slot `write` (after the reads: they need not wait for it) and B's
+// into slot `write` (after the reads: they need not wait for it; its offsets
+// are the tile made before the loop plus the step's scalar) and B's
 // into registers, the dot, B's store, the wait and one barrier. Nothing
 // carries A's tile any more.
 // CHECK: module attributes {{.*}}tessel.lds_bytes = 16896 : i64
@@ -26,7 +27,7 @@
 // CHECK: %[[OA:.*]] = tessel.local_load %[[BA]][%[[READ]]]
 // CHECK-NEXT: %[[OB:.*]] = tessel.local_load %[[BB]][%[[READ]]]
 // CHECK-NEXT: %[[NB:.*]] = scf.if
-// CHECK-NEXT: tessel.buffer_load_to_local %{{.*}}[%{{.*}}] into %[[BA]][%[[WRITE]]] {vec = 8 : i32}
+// CHECK-NEXT: tessel.buffer_load_to_local %{{.*}}[%{{.*}} + %{{.*}}] into %[[BA]][%[[WRITE]]] {vec = 8 : i32}
 // CHECK-NEXT: tessel.buffer_load
 // CHECK: tessel.dot %[[OA]], %[[OB]], %[[ACC]]
 // CHECK-NEXT: tessel.local_store %[[NB]], %[[BB]][%[[WRITE]]]

@@ -301,7 +301,9 @@ Value ofBits(OpBuilder &b, Location loc, Value id, ArrayRef<int64_t> table, bool
 
 // One load to LDS per group of `vec` registers: the wave's LDS pointer for
 // the group, and the offset (and mask) of the element the slot's swizzle
-// puts at the lane's chunk, taken from the lane that holds it (planDirectLds).
+// puts at the lane's chunk, taken from the lane that holds it (planDirectLds):
+// offsets by ds_bpermute, masks from the wave's ballot. This assumes a wave
+// of 64 (the targets with loads to LDS).
 // Out of range (masked off, or past `bound`) writes 0, as a buffer load reads.
 struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
@@ -317,6 +319,7 @@ struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp
     const int64_t elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
     SmallVector<Value> offsets = registersOf(adaptor.getOffsets());
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
+    Value shift = op.getShift() ? registersOf(adaptor.getShift()).front() : Value();
     Value bound = op.getBound() ? registersOf(adaptor.getBound()).front() : Value();
     Value base = registersOf(adaptor.getBase()).front();
     Value rsrc = makeResource(rewriter, loc, base, target.arch(), bound, elemBytes);
@@ -325,23 +328,50 @@ struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp
         rewriter.create<LLVM::MulOp>(loc, adaptor.getSlot().front(), i32Value(rewriter, loc, lds.slotBytes())));
     Value lane = target.laneId(rewriter, loc), wave = target.waveId(rewriter, loc);
     Value waveStart = ofBits(rewriter, loc, wave, plan->waveStep, /*xorThem=*/false);
-    Value sourceLanes = plan->permutes ? rewriter.create<LLVM::XOrOp>(
-                                             loc, ofBits(rewriter, loc, lane, plan->laneXor, true),
-                                             ofBits(rewriter, loc, wave, plan->waveLaneXor, true))
-                                       : Value();
+    // The lane whose registers group g takes, from `lane` and `wave`.
+    auto sourceLane = [&](OpBuilder &b, Value lane, Value wave, size_t g) -> Value {
+      Value lanes = b.create<LLVM::XOrOp>(loc, ofBits(b, loc, lane, plan->laneXor, true),
+                                          ofBits(b, loc, wave, plan->waveLaneXor, true));
+      return b.create<LLVM::XOrOp>(loc, lanes, i32Value(b, loc, plan->groupLane[g]));
+    };
+    // An offset register from its source lane, moved where the register is
+    // made (LLVM does not hoist a convergent shuffle out of the loop), with
+    // ids of its own there (LLVM merges them with the kernel's).
+    auto shuffled = [&](Value reg, size_t g) -> Value {
+      OpBuilder::InsertionGuard guard(rewriter);
+      reg = registerSource(reg);
+      if (Operation *def = reg.getDefiningOp())
+        rewriter.setInsertionPointAfter(def);
+      else
+        rewriter.setInsertionPointToStart(cast<BlockArgument>(reg).getOwner());
+      auto range = LLVM::ConstantRangeAttr::get(rewriter.getContext(), 32, 0,
+                                                int64_t(target.numWarps()) * target.waveSize());
+      Value thread = rewriter.create<ROCDL::ThreadIdXOp>(loc, rewriter.getI32Type(), range);
+      Value here = rewriter.create<LLVM::AndOp>(loc, thread, i32Value(rewriter, loc, target.waveSize() - 1));
+      Value waveHere =
+          rewriter.create<LLVM::LShrOp>(loc, thread, i32Value(rewriter, loc, llvm::Log2_32(target.waveSize())));
+      return target.shuffle(rewriter, loc, reg, sourceLane(rewriter, here, waveHere, g));
+    };
     Value zero = i32Value(rewriter, loc, 0);
+    // A mask bit from the source lane: the wave's ballot (its compare's
+    // scalar mask) shifted, no LDS round trip.
+    Type i64 = rewriter.getI64Type();
     for (size_t g = 0; g < plan->groupStart.size(); ++g) {
       Value offset = offsets[g * vec];
       Value pred = masks.empty() ? Value() : masks[g * vec];
       if (plan->permutes) {
-        Value from = rewriter.create<LLVM::XOrOp>(loc, sourceLanes, i32Value(rewriter, loc, plan->groupLane[g]));
-        offset = target.shuffle(rewriter, loc, offset, from);
+        offset = shuffled(offset, g);
         if (pred) {
-          Value bit = target.shuffle(rewriter, loc, rewriter.create<LLVM::ZExtOp>(loc, rewriter.getI32Type(), pred),
-                                     from);
-          pred = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, bit, zero);
+          Value ballot = rewriter.create<ROCDL::BallotOp>(loc, i64, pred);
+          Value from = rewriter.create<LLVM::ZExtOp>(loc, i64, sourceLane(rewriter, lane, wave, g));
+          Value bit = rewriter.create<LLVM::AndOp>(loc, rewriter.create<LLVM::LShrOp>(loc, ballot, from),
+                                                   rewriter.create<LLVM::ConstantOp>(loc, i64, 1));
+          pred = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, bit,
+                                               rewriter.create<LLVM::ConstantOp>(loc, i64, 0));
         }
       }
+      if (shift)
+        offset = rewriter.create<LLVM::AddOp>(loc, offset, shift);
       Value at = byteOffset(rewriter, loc, offset, elemBytes, pred);
       Value start = rewriter.create<LLVM::AddOp>(loc, waveStart, i32Value(rewriter, loc, plan->groupStart[g]));
       Value ldsAt = rewriter.create<LLVM::AddOp>(

@@ -213,9 +213,19 @@ struct StageOperandsPass : mlir::tessel::impl::TesselStageOperandsBase<StageOper
 
   // `load` (in a guard's then-branch) writes slot `slot` of `buffer` instead
   // of yielding a tile; the branch yields poison for it (dropped below).
+  // Offsets x + splat(s) (a carried offset) pass x and s apart: the lowering
+  // moves x between lanes where x is made (before the loop), not each step.
   void toLds(BufferLoadOp load, Value buffer, Value slot) {
     OpBuilder at(load);
-    at.create<BufferLoadToLocalOp>(load.getLoc(), load.getBase(), load.getOffsets(), load.getMask(), load.getBound(),
+    Value offsets = load.getOffsets(), shift;
+    if (auto add = offsets.getDefiningOp<arith::AddIOp>())
+      for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())})
+        if (auto splat = y.getDefiningOp<SplatOp>(); splat && splat.getSrc().getType().isInteger(32)) {
+          offsets = x;
+          shift = splat.getSrc();
+          break;
+        }
+    at.create<BufferLoadToLocalOp>(load.getLoc(), load.getBase(), offsets, shift, load.getMask(), load.getBound(),
                                    buffer, slot, load.getVecAttr());
     Value unused = at.create<ub::PoisonOp>(load.getLoc(), load.getType());
     load.getResult().replaceAllUsesWith(unused);

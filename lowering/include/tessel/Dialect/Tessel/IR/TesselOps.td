@@ -392,15 +392,17 @@ def Tessel_BufferLoadToLocalOp : Tessel_Op<"buffer_load_to_local",
     l * `vec` elements. So the offsets' layout must put a wave's lanes on
     consecutive chunks of the slot (ignoring its swizzle); each lane then
     loads, from the lane that holds it, the offset of the element the
-    swizzle puts at its chunk (`planDirectLds`). The data is in LDS for other
+    swizzle puts at its chunk (`planDirectLds`). With `shift`, every offset
+    is `offsets` + `shift` (a loop's carried offset: only the tile moves
+    between lanes, once, where it is made). The data is in LDS for other
     threads after `tessel.async_wait` and a barrier. Formed by
     tessel-stage-operands on targets with 16-byte loads to LDS.
   }];
-  let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets, Optional<Tessel_BoolLike>:$mask,
-                       Optional<I32>:$bound, Tessel_Lds:$buffer, I32:$slot,
+  let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets, Optional<I32>:$shift,
+                       Optional<Tessel_BoolLike>:$mask, Optional<I32>:$bound, Tessel_Lds:$buffer, I32:$slot,
                        ConfinedAttr<I32Attr, [IntPositive]>:$vec);
   let assemblyFormat = [{
-    $base `[` $offsets `]` (`,` $mask^)? (`bound` $bound^)? `into` $buffer `[` $slot `]` attr-dict `:` functional-type(operands, results)
+    $base `[` $offsets (`+` $shift^)? `]` (`,` $mask^)? (`bound` $bound^)? `into` $buffer `[` $slot `]` attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
