@@ -130,18 +130,25 @@ struct StageOperandsPass : mlir::tessel::impl::TesselStageOperandsBase<StageOper
     Location loc = loop.getLoc();
     Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
     SmallVector<Value> buffers;
+    auto fill = [&](Staged &t, Value buffer) {
+      if (t.before)
+        toLds(t.before, buffer, zero);
+      else
+        b.create<LocalStoreOp>(loc, loop.getTiedLoopInit(t.arg)->get(), buffer, zero);
+    };
     for (auto [t, type] : llvm::zip(tiles, types)) {
       SmallVector<int64_t> shape{count};
       llvm::append_range(shape, type.getTileShape());
       type = LdsType::get(ctx, shape, type.getElementType(), type.getOrder(), type.getPad(), type.getSwizzle());
       buffers.push_back(b.create<LocalAllocOp>(loc, type));
+      if (first == loop)
+        fill(t, buffers.back());
     }
+    // (Buffers a first tile loads into come before that load's guard.)
     b.setInsertionPoint(loop);
-    for (auto [t, buffer] : llvm::zip(tiles, buffers))
-      if (t.before)
-        toLds(t.before, buffer, zero);
-      else
-        b.create<LocalStoreOp>(loc, loop.getTiedLoopInit(t.arg)->get(), buffer, zero);
+    if (first != loop)
+      for (auto [t, buffer] : llvm::zip(tiles, buffers))
+        fill(t, buffer);
     if (direct)
       b.create<AsyncWaitOp>(loc);
     b.create<BarrierOp>(loc);
@@ -186,11 +193,12 @@ struct StageOperandsPass : mlir::tessel::impl::TesselStageOperandsBase<StageOper
       return loop;
     }
     // Several slots: the slot to read is carried, the next one follows it
-    // round (computed first: a load into LDS in the body writes it).
+    // round (computed first when a load into LDS in the body writes it).
     IRRewriter rewriter(ctx);
     auto newYields = [&](OpBuilder &end, Location l, ArrayRef<BlockArgument> newArgs) {
       Value read = newArgs.front();
-      OpBuilder top = OpBuilder::atBlockBegin(loop.getBody());
+      OpBuilder atTop = OpBuilder::atBlockBegin(loop.getBody());
+      OpBuilder &top = direct ? atTop : end;
       Value next = top.create<arith::AddIOp>(l, read, top.create<arith::ConstantIntOp>(l, top.getI32Type(), 1));
       Value wraps = top.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, next,
                                               top.create<arith::ConstantIntOp>(l, top.getI32Type(), count));
