@@ -38,8 +38,10 @@ constexpr int blockK(unsigned stages) { return stages > 2 ? BK / 2 : BK; }
 namespace {
 
 // Largest |C - A @ B| over the largest |A @ B|; A [M, K] stored row-major, or
-// transposed ([K, M], strides (1, M)).
-double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2, Device &dev = emulator()) {
+// transposed ([K, M], strides (1, M)); B [K, N] row-major, or stored [N, K]
+// (strides (1, K)).
+double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2, Device &dev = emulator(),
+                       bool transB = false) {
   std::vector<half> ha(size_t(M) * K), hb(size_t(K) * N);
   auto fa = randomFloats(ha.size(), -1, 1), fb = randomFloats(hb.size(), -1, 1);
   std::copy(fa.begin(), fa.end(), ha.begin());
@@ -50,8 +52,8 @@ double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2, De
   auto c = dev.upload(junk);
   static auto kernel = jit<triton_matmul<>>();
   const uint32_t grid = cdiv(M, BM) * cdiv(N, BN);
-  const int sam = transA ? 1 : K, sak = transA ? M : 1;
-  kernel.launch(dev, {grid}, {.num_warps = 4, .num_stages = stages}, a, b, c, M, N, K, sam, sak, N, 1, N, 1,
+  const int sam = transA ? 1 : K, sak = transA ? M : 1, sbk = transB ? 1 : N, sbn = transB ? K : 1;
+  kernel.launch(dev, {grid}, {.num_warps = 4, .num_stages = stages}, a, b, c, M, N, K, sam, sak, sbk, sbn, N, 1,
                 BM, BN, blockK(stages), GROUP_M);
   std::vector<half> got = c.download();
   std::vector<double> want(size_t(M) * N, 0.0);
@@ -59,7 +61,7 @@ double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2, De
     for (int k = 0; k < K; ++k) {
       const double av = float(ha[transA ? size_t(k) * M + i : size_t(i) * K + k]);
       for (int j = 0; j < N; ++j)
-        want[size_t(i) * N + j] += av * float(hb[size_t(k) * N + j]);
+        want[size_t(i) * N + j] += av * float(hb[transB ? size_t(j) * K + k : size_t(k) * N + j]);
     }
   double scale = 0, worst = 0;
   for (double w : want)
@@ -84,20 +86,26 @@ TEST_CASE("Triton's tutorial 03 matmul, line by line: odd M, N, K against float6
   CHECK(tritonFormError(272, 144, 208, true) < 1e-2);
 }
 
-TEST_CASE("Triton's tutorial 03 matmul on gfx950, A loaded straight into LDS: odd M, N, K against float64") {
-  // The emulator writes lane l's 16 bytes at the wave's LDS pointer + 16 l
-  // (runtime/src/devices/emulator_buffer.cpp, from the ISA): a wrong lane
-  // permutation, LDS pointer or offset puts K chunks of A in the wrong place.
-  // K tails (masked lanes write zeros), M and N not multiples of the blocks.
+TEST_CASE("Triton's tutorial 03 matmul on gfx950, A and B^T loaded straight into LDS: odd M, N, K against float64") {
+  // With B stored [N, K], both operands run along K in global memory and in
+  // their slots: each loads straight into LDS (the next test checks the
+  // code). The emulator writes lane l's 16 bytes at the wave's LDS pointer +
+  // 16 l (runtime/src/devices/emulator_buffer.cpp, from the ISA): a wrong
+  // lane permutation, LDS pointer or offset puts K chunks in the wrong
+  // place. K a multiple of 8 (16-byte rows: loads to LDS) with K tails
+  // (masked lanes write zeros) and M, N not multiples of the blocks; odd K
+  // (narrower loads, through registers) and A transposed (loaded along M:
+  // through registers) for comparison.
   static Device gfx950 = Device::emulator("gfx950");
-  for (auto [M, N, K] : {std::array{333, 201, 150}, std::array{130, 257, 77}, std::array{400, 208, 464},
-                         std::array{129, 131, 64}}) {
+  for (auto [M, N, K] : {std::array{333, 201, 152}, std::array{400, 208, 464}, std::array{129, 131, 64},
+                         std::array{130, 257, 77}}) {
     CAPTURE(M);
     CAPTURE(N);
     CAPTURE(K);
-    CHECK(tritonFormError(M, N, K, false, 2, gfx950) < 1e-2);
+    CHECK(tritonFormError(M, N, K, false, 2, gfx950, true) < 1e-2);
   }
-  CHECK(tritonFormError(131, 70, 99, true, 2, gfx950) < 1e-2);
+  CHECK(tritonFormError(131, 70, 99, true, 2, gfx950, true) < 1e-2);
+  CHECK(tritonFormError(131, 70, 99, false, 2, gfx950, false) < 1e-2);
 }
 
 TEST_CASE("Triton's tutorial 03 matmul, line by line, pipelined two steps ahead: odd sizes against float64") {
@@ -114,12 +122,13 @@ TEST_CASE("Triton's tutorial 03 matmul, line by line, pipelined two steps ahead:
 
 namespace {
 
-CompiledKernel compileTritonForm(const std::string &arch, int M, int N, int K, bool transA, unsigned stages = 2) {
+CompiledKernel compileTritonForm(const std::string &arch, int M, int N, int K, bool transA, unsigned stages = 2,
+                                 bool transB = false) {
   auto a = emulator().alloc<half>(size_t(M) * K), b = emulator().alloc<half>(size_t(K) * N);
   auto c = emulator().alloc<half>(size_t(M) * N);
-  const int sam = transA ? 1 : K, sak = transA ? M : 1;
+  const int sam = transA ? 1 : K, sak = transA ? M : 1, sbk = transB ? 1 : N, sbn = transB ? K : 1;
   detail::TraceRequest request =
-      jit<triton_matmul<>>().trace(a, b, c, M, N, K, sam, sak, N, 1, N, 1, BM, BN, blockK(stages), GROUP_M);
+      jit<triton_matmul<>>().trace(a, b, c, M, N, K, sam, sak, sbk, sbn, N, 1, BM, BN, blockK(stages), GROUP_M);
   CompileOptions options{arch, 4};
   options.numStages = stages;
   return compileTrace(request.trace, request.spec, options);
@@ -156,11 +165,8 @@ TEST_CASE("Triton's tutorial 03 matmul, line by line: loads through the carried 
       CAPTURE(loop);
       const bench::LoopMakeUp made = bench::loopMakeUp(loop);
       // The operands go through LDS slots, not through a layout conversion
-      // per operand (two barriers each) as they do unpipelined. gfx950 loads
-      // A straight into LDS, into two slots: one barrier.
-      const bool direct = arch == "gfx950" && stages == 2;
-      CHECK(made.barriers == (stages == 2 && !direct ? 2u : 1u));
-      CHECK(matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)")) == (direct ? 4u : 0u));
+      // per operand (two barriers each) as they do unpipelined.
+      CHECK(made.barriers == (stages == 2 ? 2u : 1u));
       // A 128xBK and a BKx128 f16 tile over 256 lanes, 8 halves a load.
       CHECK(made.globalLoads128 == size_t(2 * 128 * blockK(stages) / (256 * 8)));
       CHECK(made.ldsWrites > 0);
@@ -170,5 +176,29 @@ TEST_CASE("Triton's tutorial 03 matmul, line by line: loads through the carried 
       CHECK(made.execBranches == 0);
       CHECK(matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b)")) == made.globalLoads128);
     }
+  }
+}
+
+TEST_CASE("Triton's tutorial 03 matmul, B stored [N, K]: gfx950 loads both operands straight into LDS, one barrier") {
+  for (std::string arch : {"gfx942", "gfx950"}) {
+    CAPTURE(arch);
+    CompiledKernel k = compileTritonForm(arch, 400, 208, 464, false, 2, true);
+    const std::string loop = bench::mainLoop(k.assembly());
+    REQUIRE(!loop.empty());
+    CAPTURE(loop);
+    const bench::LoopMakeUp made = bench::loopMakeUp(loop);
+    const bool direct = arch == "gfx950";
+    // 128x64 and 64x128 f16 tiles over 256 lanes, 16 bytes a load: 4 + 4,
+    // into LDS on gfx950 (two slots each: one barrier), through registers
+    // and one slot each (two barriers) on gfx942, whose loads to LDS move 4
+    // bytes a lane.
+    CHECK(matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)")) == (direct ? 8u : 0u));
+    CHECK(matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b)")) == 8u);
+    CHECK(made.barriers == (direct ? 1u : 2u));
+    if (direct)
+      CHECK(matchCount(loop, std::regex(R"(\bds_write)")) == 0u); // nothing staged through registers
+    // The wait for the loads to LDS before the barrier.
+    if (direct)
+      CHECK(matchCount(loop, std::regex(R"(s_waitcnt vmcnt\(0\))")) >= 1);
   }
 }

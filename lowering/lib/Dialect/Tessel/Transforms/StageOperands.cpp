@@ -119,6 +119,17 @@ struct StageOperandsPass : mlir::tessel::impl::TesselStageOperandsBase<StageOper
       }
       t.before = t.inLoop = {};
     }
+    // All or none: an operand still staged through registers would take two
+    // slots too, and a slot that changes each iteration costs an address op
+    // per swizzled access pattern (its XOR'd addresses are no longer made
+    // once before the loop): more than the barrier and the stores saved
+    // (gfx950 128x128x64 f16 with A alone loaded into LDS: 209.6 -> 267.1
+    // llvm-mca cycles per iteration).
+    if (direct && llvm::any_of(tiles, [](const Staged &t) { return !t.before; })) {
+      direct = false;
+      for (Staged &t : tiles)
+        t.before = t.inLoop = {};
+    }
     // A tile loaded straight into LDS lands there while the loop reads the
     // other slot: num_stages slots (one barrier an iteration for every tile).
     const int64_t count = direct ? slots + 1 : slots;

@@ -168,14 +168,16 @@ def TesselStageOperands : Pass<"tessel-stage-operands", "::mlir::ModuleOp"> {
     too; with two or more, one barrier per iteration orders all LDS traffic.
     The slot index is carried round the loop. The tile itself is no longer
     carried. The LDS plan keeps the buffer alive over the whole loop.
-    On a target with 16-byte loads to LDS (gfx950) at num_stages 2, a tile
-    tessel-pipeline-loads loads with a buffer load (whose masked-off
-    elements read 0) is loaded straight into its slot instead
-    (`tessel.buffer_load_to_local`, when its layout puts a wave's lanes on
-    consecutive 16-byte chunks of the slot: planDirectLds): the buffers
-    get two slots, each iteration loads the next tile into the other slot
-    after reading its own, and ends with `tessel.async_wait` and one
-    barrier; the other staged tiles of the loop take two slots too.
+    On a target with 16-byte loads to LDS (gfx950) at num_stages 2, when
+    every staged tile of the loop is one tessel-pipeline-loads loads with a
+    buffer load (whose masked-off elements read 0) and whose layout puts a
+    wave's lanes on consecutive 16-byte chunks of its slot (planDirectLds),
+    the tiles load straight into their slots instead
+    (`tessel.buffer_load_to_local`): the buffers get two slots, each
+    iteration loads the next tiles into the other slot after reading its
+    own, and ends with `tessel.async_wait` and one barrier. All or none: a
+    tile staged through registers in two slots costs an address op per
+    swizzled access pattern each iteration, more than the barrier saves.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
