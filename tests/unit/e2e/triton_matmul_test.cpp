@@ -92,12 +92,12 @@ TEST_CASE("Triton's tutorial 03 matmul on gfx950, A and B^T loaded straight into
   // code). The emulator writes lane l's 16 bytes at the wave's LDS pointer +
   // 16 l (runtime/src/devices/emulator_buffer.cpp, from the ISA): a wrong
   // lane permutation, LDS pointer or offset puts K chunks in the wrong
-  // place. K a multiple of 8 (16-byte rows: loads to LDS) with K tails
+  // place. K a multiple of 16 (so aligned 16-byte loads: into LDS) with K tails
   // (masked lanes write zeros) and M, N not multiples of the blocks; odd K
   // (narrower loads, through registers) and A transposed (loaded along M:
   // through registers) for comparison.
   static Device gfx950 = Device::emulator("gfx950");
-  for (auto [M, N, K] : {std::array{333, 201, 152}, std::array{400, 208, 464}, std::array{129, 131, 64},
+  for (auto [M, N, K] : {std::array{333, 201, 160}, std::array{400, 208, 464}, std::array{129, 131, 64},
                          std::array{130, 257, 77}}) {
     CAPTURE(M);
     CAPTURE(N);
