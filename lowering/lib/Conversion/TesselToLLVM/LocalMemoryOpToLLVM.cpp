@@ -4,9 +4,6 @@
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
-#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
-#include "mlir/IR/Matchers.h"
-
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -19,14 +16,7 @@ struct Slot {
   LdsStaging plan;
 };
 Slot slotOf(OpBuilder &b, Location loc, LdsType lds, Value buffer, Value slot, RankedTensorType type) {
-  Value offset = b.create<LLVM::MulOp>(loc, slot, i32Value(b, loc, lds.slotBytes()));
-  // A slot that changes each iteration: its bytes go through readfirstlane,
-  // whose bits LLVM does not know, so the slot is added to each swizzled
-  // address (thread part ^ constant, made once before the loop) instead of
-  // being merged into the XORs, which then run every iteration.
-  if (!matchPattern(slot, m_Constant()))
-    offset = b.create<ROCDL::ReadfirstlaneOp>(loc, offset.getType(), offset);
-  Value start = b.create<LLVM::AddOp>(loc, buffer, offset);
+  Value start = b.create<LLVM::AddOp>(loc, buffer, b.create<LLVM::MulOp>(loc, slot, i32Value(b, loc, lds.slotBytes())));
   return {start, ldsAccessPlan(lds, type)};
 }
 
