@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <time.h>
 #include <vector>
 
 namespace tessel::bench {
@@ -23,18 +24,26 @@ inline double medianOf(std::vector<double> v) {
 struct ColdCompileResult {
   double totalMs; // trace + compile
   CompileTimes times;
+  double cpuMs; // the calling thread's CPU time for it (the compile runs there): steadier than wall time on a shared machine
 };
+
+inline double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 // One cold compile: `traceOnce()` returns a detail::TraceRequest.
 template <class TraceFn>
 ColdCompileResult coldCompileOnce(const std::string &arch, unsigned numWarps, TraceFn traceOnce) {
   using Clock = std::chrono::steady_clock;
+  double cpu0 = threadCpuMs();
   auto t0 = Clock::now();
   detail::TraceRequest request = traceOnce();
   double traceMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   CompiledKernel k = compileTrace(request.trace, request.spec, {arch, numWarps});
   k.times.trace = traceMs;
-  return {std::chrono::duration<double, std::milli>(Clock::now() - t0).count(), k.times};
+  return {std::chrono::duration<double, std::milli>(Clock::now() - t0).count(), k.times, threadCpuMs() - cpu0};
 }
 
 // `traceOnce()` returns a detail::TraceRequest. TESSEL_BENCH_ONLY=text skips

@@ -143,17 +143,14 @@ void printMainLoops(Device &dev, const char *loopDir) {
       const std::string &s = k.assembly();
       const std::string loop = bench::mainLoop(s);
       const bench::LoopMakeUp m = bench::loopMakeUp(loop);
-      const long vgprs = field(s, "vgpr_count", true), agprs = std::max(0L, field(s, "agpr_count", true));
-      // gfx90a-gfx950: 512 registers per lane and SIMD, VGPRs and AGPRs
-      // together, allocated in 8s; at most 8 waves.
-      const long regs = ((vgprs + 7) / 8 + (agprs + 7) / 8) * 8;
-      const long waves = std::min(8L, regs > 0 ? 512 / regs : 8);
+      // Registers, LDS and waves per SIMD as the occupancy remark counts them.
+      const KernelUsage u = usageOf(k);
       std::printf("  %s %-8s instructions %zu, MFMA %zu, global loads 128/64/32/16-bit %zu/%zu/%zu/%zu, LDS reads %zu "
-                  "writes %zu, s_barrier %zu, v_mov %zu, exec branches %zu; VGPRs %ld + AGPRs %ld (%ld waves/SIMD), "
-                  "spills %ld\n",
+                  "writes %zu, s_barrier %zu, v_mov %zu, exec branches %zu; VGPR+AGPR %u (AGPRs %u), LDS %u bytes "
+                  "(%.1f waves/SIMD, limited by %s), spills %u\n",
                   arch, form, m.instructions, m.matrix, m.globalLoads128, m.globalLoads64, m.globalLoads32,
-                  m.globalLoads16, m.ldsReads, m.ldsWrites, m.barriers, m.vmovs, m.execBranches, vgprs, agprs, waves,
-                  field(s, "amdhsa_private_segment_fixed_size"));
+                  m.globalLoads16, m.ldsReads, m.ldsWrites, m.barriers, m.vmovs, m.execBranches, u.vgprs, u.agprs,
+                  u.ldsBytes, u.wavesPerSimd, u.limiter.c_str(), u.spills);
       if (loopDir)
         std::ofstream(std::string(loopDir) + "/" + form + "." + arch + ".s") << loop << "\n";
     }

@@ -78,11 +78,11 @@ PROBLEMS = [
 ]
 
 
-def run(cmd, **kw):
-    """Runs cmd; exits with its output when it fails."""
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+def run(cmd, tool="codegen-table", **kw):
+    """Runs cmd; exits with its output, in `tool`'s name, when it fails."""
+    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
     if p.returncode != 0:
-        sys.exit(f"codegen-table: {' '.join(map(str, cmd))} failed ({p.returncode}):\n{p.stdout}{p.stderr}")
+        sys.exit(f"{tool}: {' '.join(map(str, cmd))} failed ({p.returncode}):\n{p.stdout}{p.stderr}")
     return p.stdout
 
 
@@ -179,18 +179,24 @@ def walk(insts):
     return executed, "ran off the end of the kernel"
 
 
-def mca_cycles(mca, arch, executed, workdir, tag):
-    """Total cycles llvm-mca gives one pass over the executed instruction sequence."""
-    path = Path(workdir) / "mca" / f"{tag}.s"
+def mca_run(mca, arch, insts, path, iterations=1, tool="codegen-table"):
+    """llvm-mca's Total Cycles over `iterations` passes of insts (written to
+    path), per pass; None when llvm-mca fails."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"\t{inst.text}\n" for inst in executed))
-    p = subprocess.run([mca, "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={arch}", "-iterations=1", str(path)],
-                       capture_output=True, text=True)
+    path.write_text("".join(f"\t{inst.text}\n" for inst in insts))
+    p = subprocess.run([str(mca), "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={arch}", f"-iterations={iterations}",
+                        str(path)], capture_output=True, text=True)
     m = re.search(r"^Total Cycles:\s+(\d+)", p.stdout, re.M)
     if p.returncode != 0 or not m:
-        print(f"codegen-table: llvm-mca failed on {path}:\n{p.stderr}", file=sys.stderr)
+        print(f"{tool}: llvm-mca failed on {path}:\n{p.stderr}", file=sys.stderr)
         return None
-    return int(m.group(1))
+    return int(m.group(1)) if iterations == 1 else int(m.group(1)) / iterations
+
+
+def mca_cycles(mca, arch, executed, workdir, tag):
+    """Total cycles llvm-mca gives one pass over the executed instruction sequence."""
+    return mca_run(mca, arch, executed, Path(workdir) / "mca" / f"{tag}.s")
 
 
 # ------------------------------------------------------------------- occupancy

@@ -43,10 +43,7 @@ _spec.loader.exec_module(ct)
 
 def run(cmd, **kw):
     """Runs cmd; exits with its output when it fails."""
-    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    if p.returncode != 0:
-        sys.exit(f"triton-compare: {' '.join(map(str, cmd))} failed ({p.returncode}):\n{p.stdout}{p.stderr}")
-    return p.stdout
+    return ct.run(cmd, tool="triton-compare", **kw)
 
 
 # ----------------------------------------------------------------- Triton venv
@@ -373,15 +370,8 @@ def main_loop(insts, first=False):
 
 def mca_cycles(mca, arch, insts, path, iterations):
     """llvm-mca's Total Cycles / iterations over insts, None when it fails."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"\t{i.text}\n" for i in insts))
-    p = subprocess.run([str(mca), "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={arch}", f"-iterations={iterations}",
-                        str(path)], capture_output=True, text=True)
-    m = re.search(r"^Total Cycles:\s+(\d+)", p.stdout, re.M)
-    if p.returncode != 0 or not m:
-        print(f"triton-compare: llvm-mca failed on {path}:\n{p.stderr}", file=sys.stderr)
-        return None
-    return int(m.group(1)) / iterations
+    cycles = ct.mca_run(mca, arch, insts, path, iterations, tool="triton-compare")
+    return None if cycles is None else float(cycles)
 
 
 def asm_vgprs(asm_text, kernel):
@@ -459,20 +449,6 @@ def cell(v):
     if isinstance(v, float):
         return f"{v:.1f}" if v < 1000 else f"{v:.0f}"
     return str(v)
-
-
-def ratio(a, b):
-    def num(v):
-        if isinstance(v, (int, float)):
-            return float(v)
-        m = re.match(r"^(\d+(?:\.\d+)?)(?:\+(\d+))?", str(v))
-        return None if not m else float(m.group(1)) + (float(m.group(2)) if m.group(2) else 0.0)
-    x, y = num(a), num(b)
-    if x is None or y is None:
-        return "—"
-    if y == 0:
-        return "=" if x == 0 else "∞"
-    return f"{x / y:.2f}"
 
 
 # (label, value for the cell, value for the ratio)
@@ -558,7 +534,7 @@ def table(case, variant, archs, results):
         row = [label]
         for a in archs:
             t, r = results[a]
-            row += [cell(value(t)), cell(value(r)), ratio((for_ratio or value)(t), (for_ratio or value)(r))]
+            row += [cell(value(t)), cell(value(r)), ct.ratio((for_ratio or value)(t), (for_ratio or value)(r))]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 

@@ -326,6 +326,25 @@ public:
     }
   }
 
+  // Compiles (or finds in the memory or disk cache) the kernel a launch
+  // with these options and arguments would run, without running it
+  // (Triton's warmup): its code object, resources (tessel::usageOf) and
+  // remarks, before any launch.
+  template <class... Args>
+  const CompiledKernel &warmup(Device &device, LaunchOptions options, const Args &...args) const {
+    checkArity<Args...>();
+    try {
+      detail::KernelKey k;
+      alignas(16) std::array<std::byte, kKernargBytesOrOne> kernarg{};
+      fillKeyAndKernarg(k, kernarg.data(), options, &device.impl(), args...);
+      auto argRefs = std::forward_as_tuple(args...);
+      MissContext<decltype(argRefs)> context{this, &argRefs};
+      return ensureRuntime().compile(device, options, k, &traceOnMiss<decltype(argRefs)>, &context);
+    } catch (const Error &e) {
+      throw Error(detail::launchSite(options.where, name_) + e.what());
+    }
+  }
+
   // A device handle made in the call: launch(Device::emulator(), ...).
   template <class... Args>
   void launch(Device &&device, Dim3 grid, LaunchOptions options, const Args &...args) const {
@@ -364,8 +383,8 @@ public:
     const detail::KernelRuntime *r = runtime();
     return r ? r->stats() : LaunchStats{};
   }
-  // What the most recent launch ran: tile IR, LLVM IR, assembly, code object
-  // (null before the first launch).
+  // What the most recent launch (or warmup) ran: tile IR, LLVM IR,
+  // assembly, code object (null before the first).
   const CompiledKernel *lastCompiled() const {
     const detail::KernelRuntime *r = runtime();
     return r ? r->lastKernel() : nullptr;

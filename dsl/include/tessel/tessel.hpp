@@ -14,5 +14,6 @@
 #include "tessel/runtime/autotune.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/kernel_runtime.hpp"
+#include "tessel/runtime/usage.hpp"          // what a compiled kernel uses (registers, occupancy)
 #include "tessel/tile.hpp"
 #include "tessel/types.hpp"

@@ -511,6 +511,7 @@ struct OptimizedKernel {
     runWithoutIeeeMode(*kernel); // ocml's functions, linked just now
     llvm::internalizeModule(*kernel, isKernel);
     optimize(*kernel, generator.machine());
+    boundSchedulingRegions(*kernel);
   }
 
   // Code generation to an object (the thread's kept pipeline) or to

@@ -49,13 +49,14 @@ struct EntryKeyHash {
   }
 };
 
-struct Entry {
+} // namespace
+
+struct KernelCache::Entry {
   KernelKey key;
   std::shared_ptr<DeviceImpl> device; // keeps the device alive while its kernel is loaded
   CompiledKernel compiled;
   std::unique_ptr<LoadedKernel> loaded;
 };
-} // namespace
 
 // The kernel caches whose kernel this thread is tracing, innermost first: a
 // kernel body may launch other kernels, but launching a kernel that is being
@@ -136,7 +137,7 @@ const CompiledKernel *KernelCache::lastKernel() const {
   return impl_->last ? &impl_->last->compiled : nullptr;
 }
 
-Entry &KernelCache::Impl::find(Device &device, const LaunchOptions &options, const KernelKey &key,
+KernelCache::Entry &KernelCache::Impl::find(Device &device, const LaunchOptions &options, const KernelKey &key,
                                TraceFn trace, const void *traceContext) {
   DeviceImpl *dev = &device.impl();
   if (last && last->device.get() == dev && last->key == key) { // the common case: no hashing
@@ -150,7 +151,7 @@ Entry &KernelCache::Impl::find(Device &device, const LaunchOptions &options, con
   return *(last = &build(device, options, key, trace, traceContext));
 }
 
-Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, const KernelKey &key,
+KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, const KernelKey &key,
                                 TraceFn trace, const void *traceContext) {
   StageClock clock;
   TraceRequest request = [&] {
@@ -225,25 +226,8 @@ Entry &KernelCache::Impl::build(Device &device, const LaunchOptions &options, co
 void KernelCache::launch(Device &device, Dim3 grid, const LaunchOptions &options,
                          const KernelKey &key, const void *kernarg, size_t kernargBytes,
                          TraceFn trace, const void *traceContext) {
-  // A kernel body runs on the host once, while it is traced, not on the GPU:
-  // a launch inside it would run once at trace time, whatever the outer
-  // kernel's grid, and could not be part of it.
-  if (const TracingOnThisThread *t = tTracing) { // null unless inside a trace
-    const std::string &outer = static_cast<const Impl *>(t->cache)->kernelName;
-    if (t->cache == impl_.get())
-      throw Error("kernel " + impl_->kernelName +
-                  " was launched while it is being traced: a kernel's body cannot launch the kernel itself");
-    throw Error("kernel " + impl_->kernelName + " was launched while kernel " + outer +
-                " is being traced: a kernel's body cannot launch kernels (it runs once, at trace time); launch "
-                "it from host code, or call its function from the body to make its ops part of " + outer);
-  }
-  Entry *entry;
-  {
-    std::lock_guard lock(impl_->mutex);
-    ++impl_->stats.launches;
-    entry = &impl_->find(device, options, key, trace, traceContext);
-  }
-  const CompiledKernel &compiled = entry->compiled;
+  Entry &entry = find(device, options, key, trace, traceContext, /*launching=*/true);
+  const CompiledKernel &compiled = entry.compiled;
   if (kernargBytes != compiled.kernargs.totalBytes)
     throw Error("kernel '" + impl_->kernelName + "': the launch passed " +
                 std::to_string(kernargBytes) + " bytes of arguments but the kernel's layout has " +
@@ -251,7 +235,33 @@ void KernelCache::launch(Device &device, Dim3 grid, const LaunchOptions &options
   checkGrid(impl_->kernelName, grid, compiled.blockSize);
   if (gDryLaunches.load(std::memory_order_relaxed))
     return;
-  entry->device->launch(*entry->loaded, grid, compiled.blockSize, kernarg, kernargBytes, options.stream);
+  entry.device->launch(*entry.loaded, grid, compiled.blockSize, kernarg, kernargBytes, options.stream);
+}
+
+const CompiledKernel &KernelCache::compile(Device &device, const LaunchOptions &options, const KernelKey &key,
+                                           TraceFn trace, const void *traceContext) {
+  return find(device, options, key, trace, traceContext, /*launching=*/false).compiled;
+}
+
+KernelCache::Entry &KernelCache::find(Device &device, const LaunchOptions &options, const KernelKey &key, TraceFn trace,
+                         const void *traceContext, bool launching) {
+  // A kernel body runs on the host once, while it is traced, not on the GPU:
+  // a launch inside it would run once at trace time, whatever the outer
+  // kernel's grid, and could not be part of it.
+  if (const TracingOnThisThread *t = tTracing) { // null unless inside a trace
+    const std::string &outer = static_cast<const Impl *>(t->cache)->kernelName;
+    const char *what = launching ? "launched" : "compiled";
+    if (t->cache == impl_.get())
+      throw Error("kernel " + impl_->kernelName + " was " + what +
+                  " while it is being traced: a kernel's body cannot launch the kernel itself");
+    throw Error("kernel " + impl_->kernelName + " was " + what + " while kernel " + outer +
+                " is being traced: a kernel's body cannot launch kernels (it runs once, at trace time); launch "
+                "it from host code, or call its function from the body to make its ops part of " + outer);
+  }
+  std::lock_guard lock(impl_->mutex);
+  if (launching)
+    ++impl_->stats.launches;
+  return impl_->find(device, options, key, trace, traceContext);
 }
 
 } // namespace tessel::detail

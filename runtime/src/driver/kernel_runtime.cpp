@@ -24,6 +24,11 @@ void KernelRuntime::launch(Device &device, Dim3 grid, const LaunchOptions &optio
   impl_->cache.launch(device, grid, options, key, kernarg, kernargBytes, trace, traceContext);
 }
 
+const CompiledKernel &KernelRuntime::compile(Device &device, const LaunchOptions &options, const KernelKey &key,
+                                             TraceFn trace, const void *traceContext) {
+  return impl_->cache.compile(device, options, key, trace, traceContext);
+}
+
 const LaunchStats &KernelRuntime::stats() const { return impl_->cache.stats(); }
 const CompiledKernel *KernelRuntime::lastKernel() const { return impl_->cache.lastKernel(); }
 

@@ -51,9 +51,10 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 
 // -----
 
-// 64 bools held by all 4 waves (replicas): only the owning threads write
-// LDS, inside a branch that closes before the barrier every thread must
-// reach; bools travel as bytes.
+// 2 x 64 bools, each row held by 2 of the 4 waves (replicas), to a layout
+// that gives every wave both rows (not in-wave): only the owning threads
+// write LDS, inside a branch that closes before the barrier every thread
+// must reach; bools travel as bytes.
 // CHECK-LABEL: llvm.func @replicated_bools(
 // CHECK-NOT: rocdl.s.barrier
 // CHECK: llvm.cond_br
@@ -64,25 +65,29 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 // CHECK: llvm.fence syncscope("workgroup") release
 // CHECK-NEXT: rocdl.s.barrier
 // CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
-// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> i8
+// CHECK-COUNT-2: llvm.load {{.*}} : !llvm.ptr<3> -> i8
 // CHECK-NOT: llvm.load {{.*}} !llvm.ptr<3>
 // CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
 // CHECK: rocdl.s.barrier
 // CHECK-NOT: rocdl.s.barrier
 // CHECK-NOT: !llvm.ptr<3>
 // CHECK: llvm.return
-#a = #tessel.blocked<sizePerThread = [1], threadsPerWave = [64], wavesPerBlock = [4], order = [0]>
-#v = #tessel.blocked<sizePerThread = [4], threadsPerWave = [64], wavesPerBlock = [4], order = [0]>
-module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 80 : i64} {
+#a = #tessel.blocked<sizePerThread = [1, 1], threadsPerWave = [1, 64], wavesPerBlock = [4, 1], order = [1, 0]>
+#v = #tessel.blocked<sizePerThread = [2, 1], threadsPerWave = [1, 64], wavesPerBlock = [1, 4], order = [1, 0]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 160 : i64} {
   func.func @replicated_bools(%p: !tessel.ptr<i1>) {
-    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #a>
-    %c = arith.constant dense<3> : tensor<64xi32, #a>
-    %m = arith.cmpi slt, %r, %c : tensor<64xi32, #a>
-    %y = tessel.convert_layout %m {tessel.lds_offset = 0 : i64} : tensor<64xi1, #a> -> tensor<64xi1, #v>
-    %r2 = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #v>
-    %ps = tessel.splat %p : tensor<64x!tessel.ptr<i1>, #v>
-    %pp = tessel.addptr %ps, %r2 : tensor<64x!tessel.ptr<i1>, #v>, tensor<64xi32, #v>
-    tessel.store %pp, %y : (tensor<64x!tessel.ptr<i1>, #v>, tensor<64xi1, #v>) -> ()
+    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #a>>
+    %re = tessel.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #a>> -> tensor<1x64xi32, #a>
+    %rb = tessel.broadcast %re : tensor<1x64xi32, #a> -> tensor<2x64xi32, #a>
+    %c = arith.constant dense<3> : tensor<2x64xi32, #a>
+    %m = arith.cmpi slt, %rb, %c : tensor<2x64xi32, #a>
+    %y = tessel.convert_layout %m {tessel.lds_offset = 0 : i64} : tensor<2x64xi1, #a> -> tensor<2x64xi1, #v>
+    %r2 = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #v>>
+    %r2e = tessel.expand_dims %r2 {axis = 0 : i32} : tensor<64xi32, #tessel.slice<dim = 0, parent = #v>> -> tensor<1x64xi32, #v>
+    %r2b = tessel.broadcast %r2e : tensor<1x64xi32, #v> -> tensor<2x64xi32, #v>
+    %ps = tessel.splat %p : tensor<2x64x!tessel.ptr<i1>, #v>
+    %pp = tessel.addptr %ps, %r2b : tensor<2x64x!tessel.ptr<i1>, #v>, tensor<2x64xi32, #v>
+    tessel.store %pp, %y : (tensor<2x64x!tessel.ptr<i1>, #v>, tensor<2x64xi1, #v>) -> ()
     return
   }
 }

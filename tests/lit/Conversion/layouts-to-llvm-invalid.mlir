@@ -14,14 +14,15 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
 
 // -----
 
-// A layout conversion the LDS plan never placed (tessel-plan-lds did not run).
-#one = #tessel.blocked<sizePerThread = [1], threadsPerWave = [64], wavesPerBlock = [1], order = [0]>
-#two = #tessel.blocked<sizePerThread = [2], threadsPerWave = [64], wavesPerBlock = [1], order = [0]>
-module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
+// A layout conversion the LDS plan never placed (tessel-plan-lds did not run):
+// wave 1's elements of the result are wave 0's of the source (not in-wave).
+#one = #tessel.blocked<sizePerThread = [1], threadsPerWave = [64], wavesPerBlock = [2], order = [0]>
+#two = #tessel.blocked<sizePerThread = [2], threadsPerWave = [64], wavesPerBlock = [2], order = [0]>
+module attributes {tessel.num_warps = 2 : i32, tessel.wave_size = 64 : i32} {
   func.func @unplanned_lds() {
-    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #one>
-    // expected-error@below {{needs 256 bytes of LDS that the LDS plan has not placed; run tessel-plan-lds first}}
-    %c = tessel.convert_layout %r : tensor<64xi32, #one> -> tensor<64xi32, #two>
+    %r = tessel.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32, #one>
+    // expected-error@below {{needs 512 bytes of LDS that the LDS plan has not placed; run tessel-plan-lds first}}
+    %c = tessel.convert_layout %r : tensor<128xi32, #one> -> tensor<128xi32, #two>
     return
   }
 }

@@ -94,3 +94,46 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// The same loop on gfx1100 (wave32, WMMA): P reaches the second dot's A
+// (all 16 K of a row in each lane) from the transposed accumulator (half of
+// a row's columns in each row of 16 lanes) by an in-wave shuffle: the other
+// half is the same lane's of the other row of 16 (v_permlanex16), so the
+// conversion takes no LDS.
+// CHECK-LABEL: func.func @attention_loop_gfx1100(
+// CHECK: scf.for
+// CHECK: %[[P:.*]] = arith.truncf {{.*}} to tensor<128x64xf16, #[[WMMA:[a-z_0-9]+]]>
+// CHECK: %[[PA:.*]] = tessel.convert_layout %[[P]] : tensor<128x64xf16, #[[WMMA]]> -> tensor<128x64xf16, #[[WA:[a-z_0-9]+]]>
+// CHECK: tessel.dot %[[PA]], {{.*}} : tensor<128x64xf16, #[[WA]]> *
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100", tessel.lds_limit = 65536 : i64} {
+  func.func @attention_loop_gfx1100(%qp: tensor<128x64x!tessel.ptr<f16>>, %kp: tensor<64x64x!tessel.ptr<f16>>,
+                            %vp: tensor<64x64x!tessel.ptr<f16>>, %op: tensor<128x64x!tessel.ptr<f32>>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+    %q = tessel.load %qp : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+    %out = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf32>) : i32 {
+      %k = tessel.load %kp : (tensor<64x64x!tessel.ptr<f16>>) -> tensor<64x64xf16>
+      %kt = tessel.permute %k {order = array<i32: 1, 0>} : tensor<64x64xf16> -> tensor<64x64xf16>
+      %s = tessel.dot %q, %kt, %zero : tensor<128x64xf16> * tensor<64x64xf16> -> tensor<128x64xf32>
+      %m = tessel.reduce %s {axis = 1 : i32} : (tensor<128x64xf32>) -> tensor<128xf32> {
+      ^bb0(%a: f32, %b: f32):
+        %c = arith.maxnumf %a, %b : f32
+        tessel.yield %c : f32
+      }
+      %me = tessel.expand_dims %m {axis = 1 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+      %mb = tessel.broadcast %me : tensor<128x1xf32> -> tensor<128x64xf32>
+      %d = arith.subf %s, %mb : tensor<128x64xf32>
+      %e = math.exp2 %d : tensor<128x64xf32>
+      %p = arith.truncf %e : tensor<128x64xf32> to tensor<128x64xf16>
+      %v = tessel.load %vp : (tensor<64x64x!tessel.ptr<f16>>) -> tensor<64x64xf16>
+      %next = tessel.dot %p, %v, %acc : tensor<128x64xf16> * tensor<64x64xf16> -> tensor<128x64xf32>
+      scf.yield %next : tensor<128x64xf32>
+    }
+    tessel.store %op, %out : (tensor<128x64x!tessel.ptr<f32>>, tensor<128x64xf32>) -> ()
+    return
+  }
+}
+

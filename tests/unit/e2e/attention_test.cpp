@@ -7,7 +7,9 @@
 #include <tessel/kernels/attention.hpp>
 
 #include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/compile.hpp"
+#include "tessel/lowering/target.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -163,24 +165,29 @@ TEST_CASE("attention matches float64 on gfx1100 (wave32, WMMA)") {
   checkAll<bfloat16>("gfx1100", {{1, 4, 2, 130, 130, 64, true}});
 }
 
-// Compiles attention_fwd<half> for the GPU at `cfg` (the emulator runs the
-// same module retargeted to the host): matrix instructions, no scratch.
-static void checkCompilesWithoutSpills(const char *arch, int d, kernels::AttentionConfig cfg) {
+// attention_fwd<half> at head dim d compiled for the GPU at `cfg` (the
+// emulator runs the same module retargeted to the host).
+static CompiledKernel compileAttention(const char *arch, int d, bool causal, const kernels::AttentionConfig &cfg) {
   auto h = emulator().alloc<half>(64);
   auto f = emulator().alloc<float>(64);
+  detail::TraceRequest request = kernels::attentionKernel<half>().trace(
+      h, h, h, h, f, 4, 2, 77, 77, 0.1f, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, d, cfg.BLOCK_M, cfg.BLOCK_N,
+      causal, cfg.early_v);
+  return compileTrace(request.trace, request.spec, {arch, cfg.num_warps});
+}
+
+// Matrix instructions, no scratch.
+static void checkCompilesWithoutSpills(const char *arch, int d, kernels::AttentionConfig cfg) {
   const unsigned wave = std::string(arch) == "gfx1100" ? 32 : 64;
+  const std::string target = arch; // CAPTURE prints a char pointer's address
   for (bool causal : {false, true}) {
-    CAPTURE(arch);
+    CAPTURE(target);
     CAPTURE(d);
     CAPTURE(cfg.num_warps);
     CAPTURE(causal);
-    detail::TraceRequest request = kernels::attentionKernel<half>().trace(
-        h, h, h, h, f, 4, 2, 77, 77, 0.1f, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, d, cfg.BLOCK_M, cfg.BLOCK_N,
-        causal);
     std::string assembly;
-    std::string log = stderrOf("/tmp/tessel-attention-compile.txt", [&] {
-      assembly = compileTrace(request.trace, request.spec, {arch, cfg.num_warps}).assembly();
-    });
+    std::string log = stderrOf("/tmp/tessel-attention-compile.txt",
+                               [&] { assembly = compileAttention(arch, d, causal, cfg).assembly(); });
     CHECK(contains(assembly, wave == 32 ? "v_wmma_f32_16x16x16_f16" : "v_mfma_f32_"));
     CHECK_MESSAGE(!contains(log, "spills"), log);
   }
@@ -192,6 +199,39 @@ TEST_CASE("attention's default configs compile to matrix instructions without sp
       checkCompilesWithoutSpills(arch, d, kernels::attentionConfig(d, std::string(arch) == "gfx1100" ? 32 : 64));
   // Head dim 128 on gfx1100 also fits 4 waves, at 32 x 16 blocks.
   checkCompilesWithoutSpills("gfx1100", 128, {32, 16, 4});
+}
+
+// The tile IR's first loop, up to its first dot.
+static std::string firstLoopBeforeDot(const std::string &tileIR) {
+  size_t loop = tileIR.find("scf.for");
+  REQUIRE(loop != std::string::npos);
+  size_t dot = tileIR.find("tessel.dot", loop);
+  REQUIRE(dot != std::string::npos);
+  return tileIR.substr(loop, dot - loop);
+}
+
+TEST_CASE("attention: early_v loads V with K, before the first dot; a default never loses a wave to it") {
+  for (const char *arch : {"gfx90a", "gfx942", "gfx950", "gfx1100"})
+    for (int d : {64, 128})
+      for (bool causal : {false, true}) {
+        const std::string target = arch; // CAPTURE prints a char pointer's address
+        CAPTURE(target);
+        CAPTURE(d);
+        CAPTURE(causal);
+        const kernels::AttentionConfig chosen = kernels::attentionConfig(d, target == "gfx1100" ? 32 : 64);
+        kernels::AttentionConfig other = chosen;
+        other.early_v = !chosen.early_v;
+        CompiledKernel a = compileAttention(arch, d, causal, chosen), b = compileAttention(arch, d, causal, other);
+        const CompiledKernel &early = chosen.early_v ? a : b, &late = chosen.early_v ? b : a;
+        // K's load (and V's, when early) before Q K^T in the loop of whole key blocks.
+        CHECK(occurrences(firstLoopBeforeDot(early.tileIR), "load %") == 2);
+        CHECK(occurrences(firstLoopBeforeDot(late.tileIR), "load %") == 1);
+        auto waves = [](const CompiledKernel &k) {
+          return occupancyOf(requireTarget(k.arch), kernelResources(k.hsaco, k.name), k.blockSize, k.ldsBytes)
+              .wavesPerSimd;
+        };
+        CHECK(waves(a) >= waves(b));
+      }
 }
 
 TEST_CASE("attention: the launcher's errors") {

@@ -134,13 +134,50 @@ TEST_CASE("the matmul cost model rules out num_stages whose LDS slots or prefetc
   for (const TuneConfig &c : kernels::matmulConfigs()) CHECK(c.num_stages == 2);
 }
 
+TEST_CASE("the matmul cost model by the compiled kernel: spills rule a config out, occupancy sets the rounds") {
+  kernels::MatmulShape big{.M = 4096, .N = 4096, .K = 4096};
+  const TuneConfig c{{{"BM", 128}, {"BN", 128}, {"BK", 64}, {"GROUP_M", 8}}, 4, 2};
+  KernelUsage two;
+  two.vgprs = 180;
+  two.wavesPerSimd = 2;
+  KernelUsage one = two;
+  one.wavesPerSimd = 1;
+  // 1024 programs of 4 waves: 608 at a time on 304 compute units at 2 waves
+  // per SIMD (2 rounds), 304 at 1 (4 rounds).
+  const double atTwo = kernels::matmulCost(c, big, 304, 64, 2, &two);
+  CHECK(atTwo < 1e30);
+  CHECK(kernels::matmulCost(c, big, 304, 64, 2, &one) == 2 * atTwo);
+  KernelUsage spilling = two;
+  spilling.spills = 3;
+  CHECK(kernels::matmulCost(c, big, 304, 64, 2, &spilling) >= 1e30);
+  spilling.spills = 0;
+  spilling.scratchBytes = 16;
+  CHECK(kernels::matmulCost(c, big, 304, 64, 2, &spilling) >= 1e30);
+  // The compiled kernel decides, not the estimate: 128x128x64 at 3 stages is
+  // ruled out by the estimate's LDS, not when it compiled without spilling.
+  const TuneConfig three{{{"BM", 128}, {"BN", 128}, {"BK", 64}, {"GROUP_M", 8}}, 4, 3};
+  CHECK(kernels::matmulCost(three, big) >= 1e30);
+  CHECK(kernels::matmulCost(three, big, 304, 64, 2, &one) < 1e30);
+}
+
 TEST_CASE("kernels::matmul without a config picks one (cost model on the emulator) and is right") {
   auto fa = randomFloats(96 * 80), fb = randomFloats(80 * 72);
   std::vector<half> ha(fa.begin(), fa.end()), hb(fb.begin(), fb.end());
   auto a = emulator().upload(ha), b = emulator().upload(hb);
   auto c = poisoned<half>(96 * 72);
+  const LaunchStats before = kernels::matmulKernel<half>().stats();
   kernels::matmul(emulator(), a, b, c, {.M = 96, .N = 72, .K = 80});
-  CHECK(kernels::matmulTuner<half>().lastMethod() != Autotuner::Method::Timed);
+  const Autotuner::Method method = kernels::matmulTuner<half>().lastMethod();
+  CHECK(method != Autotuner::Method::Timed);
+  // Picked by the code each config compiles to: every candidate compiled
+  // (or came from the disk cache) before the launch; the one that ran does
+  // not spill.
+  const LaunchStats after = kernels::matmulKernel<half>().stats();
+  if (method == Autotuner::Method::CostModel)
+    CHECK(after.compiles + after.diskHits - before.compiles - before.diskHits >= kernels::matmulConfigs().size());
+  CHECK(after.launches == before.launches + 1);
+  REQUIRE(kernels::matmulKernel<half>().lastCompiled());
+  CHECK(usageOf(*kernels::matmulKernel<half>().lastCompiled()).spills == 0);
   auto got = c.download();
   double worst = 0;
   for (int i = 0; i < 96; ++i)

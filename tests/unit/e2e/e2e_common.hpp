@@ -74,6 +74,16 @@ inline double relError(double got, double want, double floor = 1e-30) {
   return std::fabs(got - want) / std::max(std::fabs(want), floor);
 }
 
+// The message of the tessel::Error `f` throws; "(no error)" when none.
+template <class F> std::string errorOf(F &&f) {
+  try {
+    f();
+  } catch (const tessel::Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 inline bool contains(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
 }

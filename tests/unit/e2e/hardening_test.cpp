@@ -20,15 +20,6 @@ void hard_add(Ptr<f32> x, Ptr<f32> y, Ptr<f32> out, i32 n, Const<int> BLOCK) {
   store(out + offs, load(x + offs, mask) + load(y + offs, mask), mask);
 }
 
-template <class F> std::string errorOf(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 } // namespace
 
 TEST_CASE("many threads making the first launch of one kernel object share one runtime") {

@@ -37,10 +37,16 @@ struct AttentionShape {
   int64_t out_strides[4] = {0, 0, 0, 0};
 };
 
-// Launch configuration: queries and keys per block, waves per program.
+// Launch configuration: queries and keys per block, waves per program, and
+// where a key block's V is loaded. early_v: with K, before the first dot, so
+// the load's latency hides behind Q K^T and the softmax (gfx942 head dim 64:
+// 522 -> 449 llvm-mca cycles a key block) while V's tile waits in registers
+// (no default config loses a wave to them); otherwise after the softmax,
+// next to the dot that reads it.
 struct AttentionConfig {
   int BLOCK_M = 128, BLOCK_N = 64;
   unsigned num_warps = 4;
+  bool early_v = true;
 };
 
 // The default per head dim and wave size: 128 x 64 blocks over 4 waves at
@@ -80,7 +86,7 @@ template <class T>
 void attention_fwd(Ptr<T> q, Ptr<T> k, Ptr<T> v, Ptr<T> out, Ptr<float> lse, i32 H_q, i32 GROUP, i32 S_q, i32 S_k,
                    f32 qk_scale, i32 sqb, i32 sqh, i32 sqs, i32 sqd, i32 skb, i32 skh, i32 sks, i32 skd, i32 svb,
                    i32 svh, i32 svs, i32 svd, i32 sob, i32 soh, i32 sos, i32 sod, Const<int> HEAD_DIM,
-                   Const<int> BLOCK_M, Const<int> BLOCK_N, Const<bool> CAUSAL) {
+                   Const<int> BLOCK_M, Const<int> BLOCK_N, Const<bool> CAUSAL, Const<bool> EARLY_V) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   auto pidM = program_id(0);
   auto bh = program_id(1);
@@ -107,7 +113,11 @@ void attention_fwd(Ptr<T> q, Ptr<T> k, Ptr<T> v, Ptr<T> out, Ptr<float> lse, i32
     auto colOk = cols < S_k;
     auto kPtrs = kBase + expand_dims(cols, 1) * sks + expand_dims(dims, 0) * skd;
     auto vPtrs = vBase + expand_dims(cols, 1) * svs + expand_dims(dims, 0) * svd;
+    auto loadV = [&] { return masked ? load(vPtrs, expand_dims(colOk, 1), 0) : load(vPtrs); };
     auto tk = masked ? load(kPtrs, expand_dims(colOk, 1), 0) : load(kPtrs);
+    std::optional<Tile<T>> early;
+    if (EARLY_V)
+      early = loadV();
     auto qk = dot(tq, trans(tk));
     if (masked) {
       auto keep = CAUSAL ? expand_dims(colOk, 0) & (expand_dims(cols, 0) <= expand_dims(rows, 1))
@@ -118,7 +128,7 @@ void attention_fwd(Ptr<T> q, Ptr<T> k, Ptr<T> v, Ptr<T> out, Ptr<float> lse, i32
     auto p = fast_exp2(fma(qk, qk_scale, -expand_dims(m_new, 1)));
     auto alpha = fast_exp2(m_i - m_new);
     l_i = l_i * alpha + sum(p, 1);
-    auto tv = masked ? load(vPtrs, expand_dims(colOk, 1), 0) : load(vPtrs);
+    auto tv = early ? *early : loadV();
     acc = dot(cast<T>(p), tv, acc * expand_dims(alpha, 1));
     m_i = m_new;
   };
@@ -216,7 +226,7 @@ void attention(Device &dev, const Buffer<T> &q, const Buffer<T> &k, const Buffer
       int32_t(s.k_strides[2]), int32_t(s.k_strides[3]), int32_t(s.v_strides[0]), int32_t(s.v_strides[1]),
       int32_t(s.v_strides[2]), int32_t(s.v_strides[3]), int32_t(s.out_strides[0]), int32_t(s.out_strides[1]),
       int32_t(s.out_strides[2]), int32_t(s.out_strides[3]), int(s.head_dim), cfg.BLOCK_M, cfg.BLOCK_N,
-      s.causal);
+      s.causal, cfg.early_v);
 }
 
 } // namespace tessel::kernels

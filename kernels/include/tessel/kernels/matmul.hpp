@@ -126,25 +126,35 @@ inline std::vector<TuneConfig> matmulConfigs() {
 // cores' rate per wave (BM * BN * K / (32 * 32 * 8) / waves, padding
 // included: a block mostly past the edge of C still costs a full block),
 // plus its loads (BM + BN) * K elements at 64 bytes per instruction time per
-// wave; programs run `slots` at a time (each of `cus` compute units holds 8
-// waves), so the grid costs ceil(programs / slots) rounds of that. A config
-// whose accumulator, operand and prefetched registers (num_stages - 1 K
-// steps of A and B) would not fit a lane (192 of its 256 VGPRs; wave32 WMMA
-// holds each operand twice) is ruled out: it spills; so is one whose LDS
-// slots ((num_stages - 1) x (BM + BN) x (BK + 8) elements of `elemBytes`)
-// pass 64 KiB.
+// wave; programs run `slots` at a time, so the grid costs
+// ceil(programs / slots) rounds of that.
+//
+// With `usage`, what the config's kernel compiled to (Kernel::warmup,
+// usageOf): a kernel that spills is ruled out, and `slots` is the programs
+// its occupancy lets every compute unit hold at once (waves per SIMD x 4
+// SIMDs / waves per program). Without it, an estimate: each compute unit
+// holds 8 waves, and a config whose accumulator, operand and prefetched
+// registers (num_stages - 1 K steps of A and B) would not fit a lane (192 of
+// its 256 VGPRs; wave32 WMMA holds each operand twice) is ruled out, as is
+// one whose LDS slots ((num_stages - 1) x (BM + BN) x (BK + 8) elements of
+// `elemBytes`) pass 64 KiB.
 inline double matmulCost(const TuneConfig &c, const MatmulShape &s, int computeUnits = 304, int waveSize = 64,
-                         int elemBytes = 2) {
+                         int elemBytes = 2, const KernelUsage *usage = nullptr) {
   const double bm = c.get("BM"), bn = c.get("BN"), bk = c.get("BK"), waves = c.num_warps;
   const double lanes = waves * waveSize, ahead = std::max(1u, c.num_stages) - 1.0;
-  const double operands = (bm + bn) * bk / lanes;
-  const double registers = bm * bn / lanes + operands * (waveSize == 32 ? 2 : 1) + operands * ahead;
-  if (registers > 192) return 1e30;
-  if (std::max(1.0, ahead) * (bm + bn) * (bk + 8) * elemBytes > 65536) return 1e30;
+  double slots = std::max(1.0, double(computeUnits) * 8 / waves);
+  if (usage) {
+    if (usage->spills || usage->scratchBytes) return 1e30;
+    slots = std::max(1.0, std::floor(double(computeUnits) * usage->wavesPerSimd * 4 / waves));
+  } else {
+    const double operands = (bm + bn) * bk / lanes;
+    const double registers = bm * bn / lanes + operands * (waveSize == 32 ? 2 : 1) + operands * ahead;
+    if (registers > 192) return 1e30;
+    if (std::max(1.0, ahead) * (bm + bn) * (bk + 8) * elemBytes > 65536) return 1e30;
+  }
   const double k = double(cdiv(s.K, int64_t(bk))) * bk;
   const double programs = double(cdiv(s.M, int64_t(bm)) * cdiv(s.N, int64_t(bn)) * s.batch);
   const double perProgram = bm * bn * k / (32.0 * 32 * 8) / waves + (bm + bn) * k * 2 / 64.0 / waves;
-  const double slots = std::max(1.0, double(computeUnits) * 8 / waves);
   return std::ceil(programs / slots) * perProgram;
 }
 
@@ -186,14 +196,19 @@ void matmul(Device &dev, const Buffer<T> &a, const Buffer<T> &b, Buffer<detail::
   check("C", c.size(), span(bc, shape.batch, shape.M, scm, shape.N, scn));
   if (bias) check("bias", bias->size(), shape.N);
   const Buffer<detail::matmul_out_t<T>> &biasBuffer = bias ? *bias : c;
+  // Calls `f(options, args...)` with the kernel's launch options and
+  // arguments for `cfg`.
+  auto withArguments = [&](const MatmulConfig &cfg, auto &&f) {
+    return f(LaunchOptions{.num_warps = cfg.num_warps, .num_stages = cfg.num_stages}, a, b, c, biasBuffer,
+             int32_t(shape.M), int32_t(shape.N), int32_t(shape.K), int32_t(sam), int32_t(sak), int32_t(sbk),
+             int32_t(sbn), int32_t(scm), int32_t(scn), int32_t(ba), int32_t(bb), int32_t(bc), cfg.BM, cfg.BN,
+             cfg.BK, cfg.GROUP_M, bias ? 1 : 0, int(shape.activation));
+  };
   auto launchWith = [&](const MatmulConfig &cfg) {
     const uint32_t blocks = uint32_t(cdiv(shape.M, cfg.BM) * cdiv(shape.N, cfg.BN));
-    matmulKernel<T>().launch(dev, {blocks, uint32_t(shape.batch)},
-                             {.num_warps = cfg.num_warps, .num_stages = cfg.num_stages}, a, b, c,
-                             biasBuffer, int32_t(shape.M), int32_t(shape.N), int32_t(shape.K), int32_t(sam),
-                             int32_t(sak), int32_t(sbk), int32_t(sbn), int32_t(scm), int32_t(scn), int32_t(ba),
-                             int32_t(bb), int32_t(bc), cfg.BM, cfg.BN, cfg.BK, cfg.GROUP_M, bias ? 1 : 0,
-                             int(shape.activation));
+    withArguments(cfg, [&](const LaunchOptions &options, const auto &...args) {
+      matmulKernel<T>().launch(dev, {blocks, uint32_t(shape.batch)}, options, args...);
+    });
   };
   auto fromTune = [](const TuneConfig &t) {
     return MatmulConfig{t.get("BM"), t.get("BN"), t.get("BK"), t.get("GROUP_M"), t.num_warps, t.num_stages};
@@ -209,11 +224,20 @@ void matmul(Device &dev, const Buffer<T> &a, const Buffer<T> &b, Buffer<detail::
       dev.synchronize();
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-    const int waveSize = dev.arch().rfind("gfx11", 0) == 0 ? 32 : 64;
-    config = fromTune(matmulTuner<T>().pick(dev, key, timer,
-                                            [&](const TuneConfig &t) {
-                                              return matmulCost(t, shape, 304, waveSize, int(sizeof(T)));
-                                            }));
+    // Without a GPU to time on: each config by the code it compiles to.
+    // A config that cannot compile (its LDS does not fit) is ruled out.
+    auto cost = [&](const TuneConfig &t) {
+      try {
+        const CompiledKernel *k = withArguments(fromTune(t), [&](const LaunchOptions &options, const auto &...args) {
+          return &matmulKernel<T>().warmup(dev, options, args...);
+        });
+        const KernelUsage usage = usageOf(*k);
+        return matmulCost(t, shape, 304, int(dev.waveSize()), int(sizeof(T)), &usage);
+      } catch (const Error &) {
+        return 1e30;
+      }
+    };
+    config = fromTune(matmulTuner<T>().pick(dev, key, timer, cost));
   }
   launchWith(*config);
 }

@@ -30,6 +30,20 @@ struct AmdgpuCode {
   CompileTimes times;               // optimize, codegen and link filled in
 };
 
+// The AMDGPU machine scheduler is quadratic in a scheduling region's length
+// (memory dependence chains, the uses of one register), so an unrolled
+// program of N ops cost N^1.5 and more in code generation (issue 34). Code
+// generation bounds the regions: a basic block longer than kLongBlock
+// instructions (PHIs and the terminator aside) gets a scheduling boundary,
+// llvm.amdgcn.sched.barrier(0) (no instruction, no semantics), after every
+// kSchedulingRegion instructions since the last one, none closer than half a
+// region to the block's end. Normal kernels' blocks (a few hundred
+// instructions; matmul's K loop ~280) are untouched. Returns how many it
+// inserted.
+inline constexpr unsigned kLongBlock = 2048;
+inline constexpr unsigned kSchedulingRegion = 512;
+unsigned boundSchedulingRegions(llvm::Module &module);
+
 // `module` is the kernel module both executors start from; it is not
 // modified (work happens on a clone). Calls to __ocml_* functions are linked
 // from the ROCm device libraries. Throws tessel::Error on failure, including

@@ -61,6 +61,14 @@ struct TargetFacts {
   unsigned workgroupsPerCu;
   unsigned ldsPerCu;
   bool sgprLimited; // gfx9: SGPRs can limit waves too
+  // Costs that choose how a layout conversion moves data between lanes
+  // (an in-wave shuffle or a trip through LDS), in cycles of one wave:
+  // a VALU instruction (CDNA: 64 lanes on a 16-wide SIMD, 4; RDNA3 wave32,
+  // 1), and what a workgroup barrier after LDS writes costs (the writes'
+  // latency it waits for; rough). LDS accesses and ds_bpermute are counted
+  // by bytes: 128 a cycle.
+  unsigned valuCycles;
+  unsigned barrierCycles;
   // Bytes a lane's buffer/global load can write straight into LDS
   // (`buffer_load ... lds`: lane l's bytes land at M0 + offset + l * width,
   // no registers): 4 on gfx90a/gfx942, 16 on gfx950 (CDNA4's dwordx3/x4

@@ -2,9 +2,14 @@
 // writes it to LDS at the element's (padded) index, a barrier, then each
 // thread reads what its new layout or shape gives it, and a barrier before
 // the LDS is reused. A conversion that gives every thread the same registers
-// only renames them.
+// only renames them; one whose elements all stay in their wave is an
+// in-wave shuffle (LayoutConversion.h chooses).
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
+
+#include "tessel/Dialect/Tessel/IR/LayoutConversion.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -24,6 +29,108 @@ LogicalResult renameRegisters(ConversionPatternRewriter &rewriter, Operation *op
   for (int64_t p : picks)
     out.push_back(srcRegs[p]);
   replaceWithRegisters(rewriter, op, {out});
+  return success();
+}
+
+// XOR of `images[i]` over the bits i set in `id` (an i32): a lane's or a
+// wave's part of a linear map. A map that keeps or clears each bit is a mask.
+Value xorOfBits(OpBuilder &b, Location loc, Value id, ArrayRef<int64_t> images) {
+  int64_t keep = 0;
+  bool mask = true;
+  for (size_t i = 0; i < images.size(); ++i) {
+    if (images[i] == int64_t(1) << i)
+      keep |= int64_t(1) << i;
+    else if (images[i] != 0)
+      mask = false;
+  }
+  if (mask)
+    return b.create<LLVM::AndOp>(loc, id, i32Value(b, loc, int32_t(keep)));
+  Value acc = i32Value(b, loc, 0);
+  for (size_t i = 0; i < images.size(); ++i) {
+    if (!images[i])
+      continue;
+    Value bit = b.create<LLVM::AndOp>(loc, b.create<LLVM::LShrOp>(loc, id, i32Value(b, loc, int32_t(i))),
+                                      i32Value(b, loc, 1));
+    acc = b.create<LLVM::XOrOp>(loc, acc, b.create<LLVM::MulOp>(loc, bit, i32Value(b, loc, int32_t(images[i]))));
+  }
+  return acc;
+}
+
+// An in-wave shuffle by `plan`: each move once, narrow values of one lane
+// pattern packed into 32-bit words (a move is one ds_bpermute or
+// v_permlanex16 per word), then each result register selects among its
+// moves by the lane's varying part.
+LogicalResult shuffleRegisters(ConversionPatternRewriter &b, Operation *op, ValueRange src,
+                               const InWaveShuffle &plan, const TargetInfo &target) {
+  Location loc = op->getLoc();
+  Value lane = target.laneId(b, loc), wave = target.waveId(b, loc);
+  auto partOf = [&](ArrayRef<int64_t> byLane, ArrayRef<int64_t> byWave) {
+    return b.create<LLVM::XOrOp>(loc, xorOfBits(b, loc, lane, byLane), xorOfBits(b, loc, wave, byWave));
+  };
+  Value lanePart = partOf(plan.laneToLane, plan.waveToLane);
+  Type elem = src.front().getType();
+  // Pointers move as their 64-bit addresses.
+  SmallVector<Value> asInts;
+  if (isa<LLVM::LLVMPointerType>(elem)) {
+    for (Value v : src)
+      asInts.push_back(b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), v));
+    src = asInts;
+  }
+  const Type ptrType = isa<LLVM::LLVMPointerType>(elem) ? elem : Type();
+  elem = src.front().getType();
+  const unsigned bits = elem.getIntOrFloatBitWidth();
+  SmallVector<Value> moved(plan.moves.size());
+  for (auto [i, m] : llvm::enumerate(plan.moves))
+    if (m.kind == LaneMoveKind::Own)
+      moved[i] = src[m.srcReg];
+  std::map<SmallVector<int64_t>, Value> swapped; // row swaps of the same registers move once
+  for (const InWaveShuffle::Word &w : plan.words(bits)) {
+    SmallVector<int64_t> regs;
+    for (unsigned m : w.members)
+      regs.push_back(plan.moves[m].srcReg);
+    auto vecType = VectorType::get({int64_t(w.members.size())}, elem);
+    Value word = src[regs.front()];
+    if (regs.size() > 1) {
+      Value vec = b.create<LLVM::PoisonOp>(loc, vecType);
+      for (auto [j, r] : llvm::enumerate(regs))
+        vec = b.create<LLVM::InsertElementOp>(loc, vec, src[r], i32Value(b, loc, int32_t(j)));
+      word = b.create<LLVM::BitcastOp>(loc, b.getIntegerType(bits * regs.size()), vec);
+    }
+    Value from = b.create<LLVM::XOrOp>(loc, lanePart, i32Value(b, loc, int32_t(w.laneConst)));
+    Value out;
+    if (w.kind == LaneMoveKind::Permute) {
+      out = target.shuffle(b, loc, word, from);
+    } else {
+      Value &other = swapped[regs];
+      if (!other)
+        other = target.swapRows(b, loc, word);
+      out = other;
+      // The other row's value where the source lane is in the other row.
+      if (plan.rowsVary()) {
+        Value crosses = b.create<LLVM::AndOp>(loc, b.create<LLVM::XOrOp>(loc, from, lane), i32Value(b, loc, 16));
+        Value pick = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, crosses, i32Value(b, loc, 0));
+        out = b.create<LLVM::SelectOp>(loc, pick, other, word);
+      }
+    }
+    if (regs.size() == 1) {
+      moved[w.members.front()] = out;
+      continue;
+    }
+    Value back = b.create<LLVM::BitcastOp>(loc, vecType, out);
+    for (auto [j, m] : llvm::enumerate(w.members))
+      moved[m] = b.create<LLVM::ExtractElementOp>(loc, back, i32Value(b, loc, int32_t(j)));
+  }
+  Value varying = plan.variants().size() > 1 ? partOf(plan.laneToReg, plan.waveToReg) : Value();
+  SmallVector<Value> out;
+  for (const auto &picks : plan.picks) {
+    Value v = moved[picks.front().second];
+    for (auto [at, m] : ArrayRef(picks).drop_front()) {
+      Value here = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, varying, i32Value(b, loc, int32_t(at)));
+      v = b.create<LLVM::SelectOp>(loc, here, moved[m], v);
+    }
+    out.push_back(ptrType ? Value(b.create<LLVM::IntToPtrOp>(loc, ptrType, v)) : v);
+  }
+  replaceWithRegisters(b, op, {out});
   return success();
 }
 
@@ -103,6 +210,9 @@ struct ConvertLayoutOpConversion : TesselOpToLLVMPattern<ConvertLayoutOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     if (auto picks = renamedRegisters(op))
       return renameRegisters(rewriter, op, adaptor.getSrc(), *picks);
+    std::optional<InWaveShuffle> shuffle;
+    if (conversionPath(op, shuffle) == ConversionPath::Shuffle)
+      return shuffleRegisters(rewriter, op, adaptor.getSrc(), *shuffle, target);
     ThroughLds lds(op, rewriter, target, converter);
     lds.convert(op.getSrc(), adaptor.getSrc(),
                 planLdsStaging(cast<RankedTensorType>(op.getSrc().getType()), op.getType()));
@@ -131,6 +241,9 @@ struct PermuteOpConversion : TesselOpToLLVMPattern<PermuteOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     if (auto picks = renamedRegisters(op))
       return renameRegisters(rewriter, op, adaptor.getSrc(), *picks);
+    std::optional<InWaveShuffle> shuffle;
+    if (conversionPath(op, shuffle) == ConversionPath::Shuffle)
+      return shuffleRegisters(rewriter, op, adaptor.getSrc(), *shuffle, target);
     ThroughLds lds(op, rewriter, target, converter);
     lds.write(op.getSrc(), adaptor.getSrc(), [&](ArrayRef<Value> c) {
       SmallVector<Value> moved;

@@ -19,15 +19,22 @@ using namespace mlir::tessel;
 namespace {
 
 // Whether the combine is one float add or multiply of its two arguments.
-bool isFloatSumOrProduct(Region &combine) {
+// The combine's one op when it is a single op on its two arguments (either
+// order) whose result it yields; else null.
+Operation *singleBinaryCombine(Region &combine) {
   Block &body = combine.front();
-  if (body.getNumArguments() != 2 || body.getOperations().size() != 2 ||
-      !isa<arith::AddFOp, arith::MulFOp>(body.front()))
-    return false;
+  if (body.getNumArguments() != 2 || body.getOperations().size() != 2 || body.front().getNumOperands() != 2 ||
+      body.front().getNumResults() != 1)
+    return nullptr;
   Operation &op = body.front();
   bool operandsAreArguments = (op.getOperand(0) == body.getArgument(0) && op.getOperand(1) == body.getArgument(1)) ||
                               (op.getOperand(0) == body.getArgument(1) && op.getOperand(1) == body.getArgument(0));
-  return operandsAreArguments && body.back().getNumOperands() == 1 && body.back().getOperand(0) == op.getResult(0);
+  bool yieldsIt = body.back().getNumOperands() == 1 && body.back().getOperand(0) == op.getResult(0);
+  return operandsAreArguments && yieldsIt ? &op : nullptr;
+}
+
+bool isFloatSumOrProduct(Region &combine) {
+  return isa_and_nonnull<arith::AddFOp, arith::MulFOp>(singleBinaryCombine(combine));
 }
 
 // All `values` combined, as a tree or (tree = false) in order: for a tree,
@@ -124,6 +131,8 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
     Region &combine = op.getCombine();
     auto apply = [&](ValueRange lhs, ValueRange rhs) { return applyCombine(rewriter, combine, lhs, rhs); };
     const bool tree = isFloatSumOrProduct(combine);
+    Operation *single = singleBinaryCombine(combine);
+    const bool commutative = single && single->hasTrait<OpTrait::IsCommutative>();
     Operation *packed = tree && target.hasPackedF32() && isPackableF32(&combine.front().front())
                             ? &combine.front().front()
                             : nullptr;
@@ -178,11 +187,15 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
                                     return bit.value() == bit.index();
                                   });
     const size_t butterflySteps = rowBroadcastTail ? 4 : laneBits.size();
-    Value lane = target.laneId(rewriter, loc);
+    Value lane = commutative || butterflySteps == 0 ? Value() : target.laneId(rewriter, loc);
     for (size_t k = 0; k < butterflySteps; ++k) {
       int64_t distance = int64_t(1) << laneBits[k];
       bool lowerBitsReduced = laneBits[k] == k; // every lower lane bit was reduced already
-      Value upper = rewriter.create<LLVM::ICmpOp>(
+      // A commutative op (sum, max, and, ...) gives both lanes one result
+      // in either order: no selects. LLVM removed them anyway, but proving
+      // it walked every user of the shared lane predicate, per select:
+      // quadratic in the number of reductions in a kernel (issue 34).
+      Value upper = commutative ? Value() : rewriter.create<LLVM::ICmpOp>(
           loc, LLVM::ICmpPredicate::ne,
           rewriter.create<LLVM::AndOp>(loc, lane, i32Value(rewriter, loc, distance)),
           i32Value(rewriter, loc, 0));
@@ -190,8 +203,9 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
         SmallVector<Value> other;
         for (Value v : a)
           other.push_back(target.butterflyPartner(rewriter, loc, v, distance, lowerBitsReduced));
-        FailureOr<SmallVector<Value>> c = apply(selectEach(rewriter, loc, upper, other, a),
-                                                selectEach(rewriter, loc, upper, a, other));
+        FailureOr<SmallVector<Value>> c = commutative ? apply(a, other)
+                                                      : apply(selectEach(rewriter, loc, upper, other, a),
+                                                              selectEach(rewriter, loc, upper, a, other));
         if (failed(c))
           return failure();
         a = *c;

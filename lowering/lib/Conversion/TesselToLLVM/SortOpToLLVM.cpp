@@ -8,6 +8,8 @@
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -15,6 +17,10 @@ namespace {
 
 struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+
+  // Longer sorts run their network as loops: unrolled, a sort of 4096
+  // elements was 78 stages of straight-line code, 24 s to compile.
+  static constexpr int64_t kUnrolledLength = 256;
 
   // a < b in the key order: NaN above every number (torch.sort), signed
   // integers.
@@ -90,63 +96,148 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
       return rewriter.create<LLVM::MulOp>(loc, padded, i32Value(rewriter, loc, bytes)).getResult();
     };
 
-    for (int64_t k = 2; k <= length; k *= 2) {
-      for (int64_t j = k / 2; j >= 1; j /= 2) {
-        // Each register's partner, per operand.
-        SmallVector<SmallVector<Value>> partner(vals.size(), SmallVector<Value>(regs));
-        if (int bit = findBit(layout.registerBases(), j); bit >= 0) {
-          for (size_t i = 0; i < vals.size(); ++i)
+    using Vals = SmallVector<SmallVector<Value>>;
+    // Each register's partner at stage distance `j`, per operand.
+    auto partnersAt = [&](int64_t j, const Vals &vals) -> FailureOr<Vals> {
+      Vals partner(vals.size(), SmallVector<Value>(regs));
+      if (int bit = findBit(layout.registerBases(), j); bit >= 0) {
+        for (size_t i = 0; i < vals.size(); ++i)
+          for (size_t r = 0; r < regs; ++r)
+            partner[i][r] = vals[i][r ^ (size_t(1) << bit)];
+      } else if (int bit = findBit(layout.laneBases(), j); bit >= 0) {
+        for (size_t i = 0; i < vals.size(); ++i)
+          for (size_t r = 0; r < regs; ++r)
+            partner[i][r] = target.butterflyPartner(rewriter, loc, vals[i][r], int64_t(1) << bit, false);
+      } else if (findBit(layout.waveBases(), j) >= 0) {
+        // Another wave holds it: through LDS, one operand at a time.
+        for (size_t i = 0; i < vals.size(); ++i) {
+          Type elem = vals[i][0].getType();
+          int64_t bytes = std::max<int64_t>(1, memoryType(rewriter, elem).getIntOrFloatBitWidth() / 8);
+          onlyOwners(rewriter, loc, target, type, [&] {
             for (size_t r = 0; r < regs; ++r)
-              partner[i][r] = vals[i][r ^ (size_t(1) << bit)];
-        } else if (int bit = findBit(layout.laneBases(), j); bit >= 0) {
-          for (size_t i = 0; i < vals.size(); ++i)
-            for (size_t r = 0; r < regs; ++r)
-              partner[i][r] = target.butterflyPartner(rewriter, loc, vals[i][r], int64_t(1) << bit, false);
-        } else if (findBit(layout.waveBases(), j) >= 0) {
-          // Another wave holds it: through LDS, one operand at a time.
-          for (size_t i = 0; i < vals.size(); ++i) {
-            Type elem = vals[i][0].getType();
-            int64_t bytes = std::max<int64_t>(1, memoryType(rewriter, elem).getIntOrFloatBitWidth() / 8);
-            onlyOwners(rewriter, loc, target, type, [&] {
-              for (size_t r = 0; r < regs; ++r)
-                target.ldsStore(rewriter, loc, op, slot(coords[r], bytes), toMemory(rewriter, loc, vals[i][r]));
-            });
-            target.ldsBarrier(rewriter, loc);
-            for (size_t r = 0; r < regs; ++r) {
-              SmallVector<Value> other(coords[r]);
-              other[axis] = rewriter.create<LLVM::XOrOp>(loc, other[axis], i32Value(rewriter, loc, j));
-              Value v = target.ldsLoad(rewriter, loc, op, slot(other, bytes), memoryType(rewriter, elem));
-              partner[i][r] = fromMemory(rewriter, loc, v, elem);
-            }
-            target.ldsBarrier(rewriter, loc);
+              target.ldsStore(rewriter, loc, op, slot(coords[r], bytes), toMemory(rewriter, loc, vals[i][r]));
+          });
+          target.ldsBarrier(rewriter, loc);
+          for (size_t r = 0; r < regs; ++r) {
+            SmallVector<Value> other(coords[r]);
+            other[axis] = rewriter.create<LLVM::XOrOp>(loc, other[axis], i32Value(rewriter, loc, j));
+            Value v = target.ldsLoad(rewriter, loc, op, slot(other, bytes), memoryType(rewriter, elem));
+            partner[i][r] = fromMemory(rewriter, loc, v, elem);
           }
-        } else {
-          return op.emitOpError("no layout basis moves ") << j << " along the sort axis (compiler bug)";
+          target.ldsBarrier(rewriter, loc);
         }
-        // Keep the pair's first or second by the block's direction.
-        SmallVector<SmallVector<Value>> next(vals.size(), SmallVector<Value>(regs));
-        for (size_t r = 0; r < regs; ++r) {
-          Value c = coords[r][axis];
-          auto bitClear = [&](int64_t bit) {
-            return rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                                 rewriter.create<LLVM::AndOp>(loc, c, i32Value(rewriter, loc, bit)),
-                                                 i32Value(rewriter, loc, 0));
-          };
-          Value up = bitClear(k), lower = bitClear(j);
-          SmallVector<Value> mine, theirs;
-          for (size_t i = 0; i < vals.size(); ++i) {
-            mine.push_back(vals[i][r]);
-            theirs.push_back(partner[i][r]);
-          }
-          // The lower of an ascending pair (or the upper of a descending
-          // one) keeps the earlier element.
-          Value keepsEarlier = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, lower, up);
-          Value take = rewriter.create<LLVM::SelectOp>(loc, keepsEarlier, before(theirs, mine), before(mine, theirs));
-          for (size_t i = 0; i < vals.size(); ++i)
-            next[i][r] = rewriter.create<LLVM::SelectOp>(loc, take, theirs[i], mine[i]);
-        }
-        vals = std::move(next);
+      } else {
+        return op.emitOpError("no layout basis moves ") << j << " along the sort axis (compiler bug)";
       }
+      return partner;
+    };
+    // Stage (k, j): each side keeps the pair's first or second by its
+    // block's direction (k and j as values: constants, or a loop's).
+    auto keep = [&](Value k, Value j, const Vals &vals, const Vals &partner) {
+      Vals next(vals.size(), SmallVector<Value>(regs));
+      for (size_t r = 0; r < regs; ++r) {
+        Value c = coords[r][axis];
+        auto bitClear = [&](Value bit) {
+          return rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, rewriter.create<LLVM::AndOp>(loc, c, bit),
+                                               i32Value(rewriter, loc, 0));
+        };
+        Value up = bitClear(k), lower = bitClear(j);
+        SmallVector<Value> mine, theirs;
+        for (size_t i = 0; i < vals.size(); ++i) {
+          mine.push_back(vals[i][r]);
+          theirs.push_back(partner[i][r]);
+        }
+        // The lower of an ascending pair (or the upper of a descending
+        // one) keeps the earlier element.
+        Value keepsEarlier = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, lower, up);
+        Value take = rewriter.create<LLVM::SelectOp>(loc, keepsEarlier, before(theirs, mine), before(mine, theirs));
+        for (size_t i = 0; i < vals.size(); ++i)
+          next[i][r] = rewriter.create<LLVM::SelectOp>(loc, take, theirs[i], mine[i]);
+      }
+      return next;
+    };
+
+    int64_t logLength = 0;
+    while ((int64_t(1) << logLength) < length)
+      ++logLength;
+    if (length <= kUnrolledLength) {
+      for (int64_t k = 2; k <= length; k *= 2)
+        for (int64_t j = k / 2; j >= 1; j /= 2) {
+          FailureOr<Vals> partner = partnersAt(j, vals);
+          if (failed(partner))
+            return failure();
+          vals = keep(i32Value(rewriter, loc, k), i32Value(rewriter, loc, j), vals, *partner);
+        }
+    } else {
+      // A long network runs as two loops (k = 2^t, j = 2^(t-1-u)), so its
+      // code grows with log(length) exchanges, not log^2: one branch per
+      // distance j (each exchange is fixed by where j's bit lives), the
+      // keeping shared. The branch is uniform: LDS exchanges' barriers are
+      // met by every thread.
+      SmallVector<Value> flat;
+      for (auto &v : vals)
+        flat.append(v.begin(), v.end());
+      SmallVector<Type> types;
+      for (Value v : flat)
+        types.push_back(v.getType());
+      auto unflatten = [&](ValueRange range) {
+        Vals out(vals.size());
+        for (size_t i = 0; i < vals.size(); ++i)
+          out[i].assign(range.begin() + i * regs, range.begin() + (i + 1) * regs);
+        return out;
+      };
+      auto flatten = [](const Vals &v) {
+        SmallVector<Value> out;
+        for (auto &row : v)
+          out.append(row.begin(), row.end());
+        return out;
+      };
+      Value one = i32Value(rewriter, loc, 1);
+      bool failedStage = false;
+      // The partners at distance 2^logJ, logJ a value: one branch per
+      // distance, nested (the last one needs no test).
+      std::function<SmallVector<Value>(Value, const Vals &, int64_t)> partnersOf =
+          [&](Value logJ, const Vals &cur, int64_t b) -> SmallVector<Value> {
+        auto exchange = [&]() -> SmallVector<Value> {
+          FailureOr<Vals> partner = partnersAt(int64_t(1) << b, cur);
+          if (failed(partner)) {
+            failedStage = true;
+            return flatten(cur);
+          }
+          return flatten(*partner);
+        };
+        if (b + 1 == logLength)
+          return exchange();
+        Value here = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, logJ, i32Value(rewriter, loc, b));
+        auto branch = rewriter.create<scf::IfOp>(loc, types, here, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+          rewriter.create<scf::YieldOp>(loc, exchange());
+          rewriter.setInsertionPointToStart(&branch.getElseRegion().front());
+          rewriter.create<scf::YieldOp>(loc, partnersOf(logJ, cur, b + 1));
+        }
+        return SmallVector<Value>(branch.getResults());
+      };
+      auto outer = rewriter.create<scf::ForOp>(loc, one, i32Value(rewriter, loc, logLength + 1), one, flat);
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(outer.getBody());
+        Value t = outer.getInductionVar();
+        Value k = rewriter.create<LLVM::ShlOp>(loc, one, t);
+        auto inner = rewriter.create<scf::ForOp>(loc, i32Value(rewriter, loc, 0), t, one, outer.getRegionIterArgs());
+        rewriter.setInsertionPointToStart(inner.getBody());
+        Value logJ = rewriter.create<LLVM::SubOp>(loc, rewriter.create<LLVM::SubOp>(loc, t, one), inner.getInductionVar());
+        Value j = rewriter.create<LLVM::ShlOp>(loc, one, logJ);
+        Vals cur = unflatten(inner.getRegionIterArgs());
+        Vals partner = unflatten(partnersOf(logJ, cur, 0));
+        rewriter.create<scf::YieldOp>(loc, flatten(keep(k, j, cur, partner)));
+        rewriter.setInsertionPointAfter(inner);
+        rewriter.create<scf::YieldOp>(loc, inner.getResults());
+      }
+      if (failedStage)
+        return failure();
+      vals = unflatten(outer.getResults());
     }
     if (stable)
       vals.pop_back();

@@ -137,19 +137,25 @@ Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t 
   // has a source, so the old value (vdst, tied) is never read: poison lets
   // the register allocator write the result anywhere, where `x` as old
   // cost a v_mov to keep x for the combine.
-  if (!ctrl && distance == 16 && facts_ && facts_->permlaneX16)
-    return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
-      Value unused = b.create<LLVM::PoisonOp>(loc, x.getType());
-      return b.create<ROCDL::PermlaneX16Op>(loc, x.getType(), unused, x, i32Value(b, loc, 0x76543210),
-                                            i32Value(b, loc, int32_t(0xfedcba98)), /*fi=*/false,
-                                            /*boundControl=*/true);
-    });
+  if (!ctrl && distance == 16 && hasSwapRows())
+    return swapRows(b, loc, v);
   if (!ctrl)
     return shuffle(b, loc, v,
                    b.create<LLVM::XOrOp>(loc, laneId(b, loc), i32Value(b, loc, distance)));
   return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
     return b.create<ROCDL::DPPUpdateOp>(loc, x.getType(), x, x, ctrl, /*rowMask=*/0xF,
                                         /*bankMask=*/0xF, /*boundCtrl=*/true);
+  });
+}
+
+bool TargetInfo::hasSwapRows() const { return facts_ && facts_->permlaneX16; }
+
+Value TargetInfo::swapRows(OpBuilder &b, Location loc, Value v) const {
+  return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
+    Value unused = b.create<LLVM::PoisonOp>(loc, x.getType());
+    return b.create<ROCDL::PermlaneX16Op>(loc, x.getType(), unused, x, i32Value(b, loc, 0x76543210),
+                                          i32Value(b, loc, int32_t(0xfedcba98)), /*fi=*/false,
+                                          /*boundControl=*/true);
   });
 }
 

@@ -58,6 +58,11 @@ public:
   // bits hold the same value, so a mirror within a row pairs like an xor.
   Value butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t distance,
                          bool lowerBitsReduced) const;
+  // Whether lanes can swap rows of 16 in one VALU instruction
+  // (v_permlanex16, gfx10 on): swapRows below.
+  bool hasSwapRows() const;
+  // `v` as held by the same lane of the other row of 16 (lane l ^ 16).
+  Value swapRows(OpBuilder &b, Location loc, Value v) const;
   // Whether the target has DPP row broadcasts (wave64 gfx9): a combine over
   // every lane of a wave can end in lane 63 after the steps within rows.
   bool hasRowBroadcast() const;

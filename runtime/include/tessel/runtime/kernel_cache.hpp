@@ -29,12 +29,18 @@ public:
   // no allocation, no tracing, no hashing of IR.
   void launch(Device &device, Dim3 grid, const LaunchOptions &options, const KernelKey &key,
               const void *kernarg, size_t kernargBytes, TraceFn trace, const void *traceContext);
+  // As KernelRuntime::compile: launch's lookup and compile, no launch.
+  const CompiledKernel &compile(Device &device, const LaunchOptions &options, const KernelKey &key,
+                                TraceFn trace, const void *traceContext);
 
   const LaunchStats &stats() const;
   const CompiledKernel *lastKernel() const;
 
 private:
   struct Impl;
+  struct Entry;
+  Entry &find(Device &device, const LaunchOptions &options, const KernelKey &key, TraceFn trace,
+              const void *traceContext, bool launching);
   std::unique_ptr<Impl> impl_;
 };
 

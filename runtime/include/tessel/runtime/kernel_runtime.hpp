@@ -63,6 +63,11 @@ public:
               const KernelKey &key, const void *kernarg, size_t kernargBytes,
               TraceFn trace, const void *traceContext);
 
+  // The same lookup and compile, without a launch: the kernel `launch`
+  // would run for these arguments (Kernel::warmup).
+  const CompiledKernel &compile(Device &device, const LaunchOptions &options, const KernelKey &key,
+                                TraceFn trace, const void *traceContext);
+
   const LaunchStats &stats() const;
   // The artifacts of the most recently launched kernel (for tests, tools).
   const CompiledKernel *lastKernel() const;

@@ -1,5 +1,6 @@
 // The tessel dialect: registration, types, layouts' verifiers, shared helpers.
 #include "tessel/Dialect/Tessel/IR/Dialect.h"
+#include "tessel/Dialect/Tessel/IR/LayoutRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -68,6 +69,7 @@ void TesselDialect::initialize() {
 #define GET_OP_LIST
 #include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"
       >();
+  attachLayoutRules(getContext());
 }
 
 Operation *TesselDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type, Location loc) {

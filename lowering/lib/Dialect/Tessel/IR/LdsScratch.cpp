@@ -1,5 +1,6 @@
 // LdsScratchOpInterface for the ops that exchange data between threads: how
 // many bytes each needs is a question of its tiles' layouts.
+#include "tessel/Dialect/Tessel/IR/LayoutConversion.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 
 using namespace mlir;
@@ -36,7 +37,7 @@ int64_t ScanOp::getLdsScratchBytes() { return perWaveBytes(getSrcs(), getAxis())
 std::string ScanOp::describeLdsUse() { return "a scan across waves"; }
 
 int64_t ConvertLayoutOp::getLdsScratchBytes() {
-  if (isRegisterRenaming(*this))
+  if (conversionPath(*this) != ConversionPath::Lds)
     return 0;
   auto src = cast<RankedTensorType>(getSrc().getType());
   return planLdsStaging(src, getType()).slots(getType().getShape()) * ldsElementBytes(src);
@@ -46,7 +47,9 @@ std::string ConvertLayoutOp::describeLdsUse() { return "a layout conversion"; }
 int64_t ReshapeOp::getLdsScratchBytes() { return tileBytes(getSrc()); }
 std::string ReshapeOp::describeLdsUse() { return "moving a tile between shapes ('tessel.reshape')"; }
 
-int64_t PermuteOp::getLdsScratchBytes() { return renamedRegisters(*this) ? 0 : tileBytes(getSrc()); }
+int64_t PermuteOp::getLdsScratchBytes() {
+  return conversionPath(*this) != ConversionPath::Lds ? 0 : tileBytes(getSrc());
+}
 std::string PermuteOp::describeLdsUse() { return "moving a tile between shapes ('tessel.permute')"; }
 
 int64_t JoinOp::getLdsScratchBytes() { return tileBytes(getResult()); }

@@ -1,5 +1,7 @@
 #include "tessel/Dialect/Tessel/IR/LinearLayout.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -173,4 +175,61 @@ std::optional<llvm::SmallVector<int64_t>> LinearLayout::registerPicks(const Line
     picks.push_back(s);
   }
   return picks;
+}
+
+namespace {
+unsigned bitsOf(int64_t extent) { return llvm::Log2_64(uint64_t(extent)); }
+} // namespace
+
+LinearMap LinearLayout::map() const {
+  llvm::SmallVector<LinearMap::Dim> ins = {{"register", unsigned(registers_.size())},
+                                           {"lane", unsigned(lanes_.size())},
+                                           {"wave", unsigned(waves_.size())}};
+  llvm::SmallVector<LinearMap::Dim> outs;
+  for (unsigned d = 0; d < rank(); ++d)
+    outs.push_back({"dim" + std::to_string(d), bitsOf(shape_[d])});
+  llvm::SmallVector<uint64_t> cols;
+  auto add = [&](llvm::ArrayRef<Basis> bases) {
+    for (const Basis &b : bases) {
+      uint64_t packed = 0;
+      unsigned off = 0;
+      for (unsigned d = 0; d < rank(); ++d) {
+        packed |= uint64_t(b[d]) << off;
+        off += bitsOf(shape_[d]);
+      }
+      cols.push_back(packed);
+    }
+  };
+  add(registers_);
+  add(lanes_);
+  add(waves_);
+  return LinearMap(std::move(ins), std::move(outs), std::move(cols));
+}
+
+LinearLayout LinearLayout::fromMap(llvm::ArrayRef<int64_t> shape, const LinearMap &map) {
+  auto bases = [&](llvm::StringRef name) {
+    llvm::SmallVector<Basis> out;
+    for (const LinearMap::Dim &d : map.ins())
+      if (d.name == name)
+        for (unsigned i = 0; i < d.bits; ++i) {
+          llvm::SmallVector<int64_t> c = map.unpackOut(map.column(map.inOffset(name) + i));
+          out.push_back(Basis(c.begin(), c.end()));
+        }
+    return out;
+  };
+  return LinearLayout(shape, bases("register"), bases("lane"), bases("wave"));
+}
+
+bool LinearLayout::isSimple() const {
+  uint64_t seen = 0;
+  LinearMap m = map();
+  for (unsigned i = 0; i < m.inBits(); ++i) {
+    uint64_t c = m.column(i);
+    if (!c)
+      continue;
+    if (c & (c - 1) || c & seen)
+      return false;
+    seen |= c;
+  }
+  return true;
 }

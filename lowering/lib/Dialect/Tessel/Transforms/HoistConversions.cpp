@@ -1,4 +1,5 @@
-// Loop-invariant layout conversions out of loops (see Passes.td).
+// Redundant layout conversions away, loop-invariant ones out of loops (see
+// Passes.td).
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
@@ -26,20 +27,74 @@ bool worthKeeping(ConvertLayoutOp convert) {
          packedRegistersPerThread(cast<RankedTensorType>(convert.getSrc().getType())) + kMaxExtraRegisters;
 }
 
+// A conversion to the layout its source already has is that source; one
+// whose source is another conversion read by nothing else converts from the
+// first one's source (one trip, not two). True when `convert` went away.
+bool removeRedundant(ConvertLayoutOp convert, bool &changed) {
+  while (auto inner = convert.getSrc().getDefiningOp<ConvertLayoutOp>()) {
+    if (!inner->hasOneUse())
+      break;
+    convert.getSrcMutable().assign(inner.getSrc());
+    inner.erase();
+    changed = true;
+  }
+  if (convert.getSrc().getType() != convert.getType())
+    return false;
+  convert.replaceAllUsesWith(convert.getSrc());
+  convert.erase();
+  changed = true;
+  return true;
+}
+
+// A conversion of the same tile to the same layout earlier in `convert`'s
+// block, or null.
+ConvertLayoutOp sameConversionBefore(ConvertLayoutOp convert) {
+  for (Operation *user : convert.getSrc().getUsers())
+    if (auto other = dyn_cast<ConvertLayoutOp>(user);
+        other && other != convert && other->getBlock() == convert->getBlock() &&
+        other.getType() == convert.getType() && other->isBeforeInBlock(convert))
+      return other;
+  return nullptr;
+}
+
 struct HoistConversionsPass : mlir::tessel::impl::TesselHoistConversionsBase<HoistConversionsPass> {
   void runOnOperation() override {
     SmallVector<ConvertLayoutOp> converts;
     getOperation().walk([&](ConvertLayoutOp op) { converts.push_back(op); });
     bool changed = false;
+    // Each chain from its last conversion: the ones before it go with it.
+    llvm::SmallPtrSet<Operation *, 8> erased;
+    for (ConvertLayoutOp convert : llvm::reverse(converts)) {
+      if (erased.contains(convert))
+        continue;
+      for (Value v = convert.getSrc(); auto inner = v.getDefiningOp<ConvertLayoutOp>(); v = inner.getSrc()) {
+        if (!inner->hasOneUse())
+          break;
+        erased.insert(inner);
+      }
+      if (removeRedundant(convert, changed))
+        erased.insert(convert);
+    }
     for (ConvertLayoutOp convert : converts) {
+      if (erased.contains(convert))
+        continue;
       // Out of each enclosing loop its operand does not come from; the op
       // must sit straight in the loop's body (not under an if).
+      bool moved = false;
       while (auto loop = dyn_cast<LoopLikeOpInterface>(convert->getParentOp())) {
         if (!loop.isDefinedOutsideOfLoop(convert.getSrc()) || !worthKeeping(convert))
           break;
         loop.moveOutOfLoop(convert);
-        changed = true;
+        moved = changed = true;
       }
+      // Two loops that read one tile converted alike (attention's loops of
+      // whole and of masked key blocks, each with Q) share the first
+      // conversion: otherwise the source stays live across the first loop.
+      if (moved)
+        if (ConvertLayoutOp earlier = sameConversionBefore(convert)) {
+          convert.replaceAllUsesWith(earlier.getResult());
+          convert.erase();
+        }
     }
     if (!changed)
       markAllAnalysesPreserved();

@@ -1,5 +1,6 @@
 // A loop's dot operands kept in LDS across iterations (see Passes.td).
 #include "tessel/Dialect/Tessel/IR/DirectLds.h"
+#include "tessel/Dialect/Tessel/IR/LayoutConversion.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/lowering/target.hpp"
@@ -91,7 +92,7 @@ struct StageOperandsPass : mlir::tessel::impl::TesselStageOperandsBase<StageOper
       if (!arg.hasOneUse() || !loop.getTiedLoopResult(arg).use_empty())
         continue;
       auto convert = dyn_cast<ConvertLayoutOp>(*arg.getUsers().begin());
-      if (convert && convert->getBlock() == loop.getBody() && !isRegisterRenaming(convert) &&
+      if (convert && convert->getBlock() == loop.getBody() && conversionPath(convert) == ConversionPath::Lds &&
           isa<DotOperandLayoutAttr>(convert.getType().getEncoding()))
         tiles.push_back({arg, convert, {}, {}});
     }

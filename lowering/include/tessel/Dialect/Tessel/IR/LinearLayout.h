@@ -4,6 +4,8 @@
 // never the layout, about elements per thread, replicas and coordinates.
 #pragma once
 
+#include "tessel/Dialect/Tessel/IR/LinearMap.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -15,8 +17,11 @@ namespace mlir::tessel {
 // Tile dimensions are powers of two. Register r of lane l of wave w holds the
 // element whose coordinates are the XOR of the bases of the bits set in r, l
 // and w. A basis of zeros replicates: the registers, lanes or waves that bit
-// tells apart hold the same elements. Each basis moves along at most one
-// dimension and no two bases share a coordinate bit, so XOR is also the sum.
+// tells apart hold the same elements. A basis may set several coordinate
+// bits (an XOR swizzle, the general GF(2) form: map() and fromMap());
+// the layouts of tiles are *simple*: each basis moves along at most one
+// dimension and no two bases share a coordinate bit, so XOR is also the
+// sum. The queries marked "simple" need that form.
 class LinearLayout {
 public:
   using Basis = llvm::SmallVector<int64_t, 4>; // an offset per tile dimension
@@ -25,6 +30,13 @@ public:
                llvm::SmallVector<Basis> lanes, llvm::SmallVector<Basis> waves)
       : shape_(shape), registers_(std::move(registers)), lanes_(std::move(lanes)),
         waves_(std::move(waves)) {}
+
+  // The layout as a map from (register, lane, wave) to (dim0, dim1, ...),
+  // and back (`map`'s outputs must be `shape`'s dims, its inputs those three).
+  LinearMap map() const;
+  static LinearLayout fromMap(llvm::ArrayRef<int64_t> shape, const LinearMap &map);
+  // Each basis sets at most one coordinate bit, and no two set the same one.
+  bool isSimple() const;
 
   llvm::ArrayRef<int64_t> shape() const { return shape_; }
   unsigned rank() const { return shape_.size(); }
@@ -38,7 +50,8 @@ public:
   // Coordinates of the element register `reg` of lane `lane` of wave
   // `wave` holds.
   Basis coords(int64_t reg, int64_t lane, int64_t wave) const;
-  // The register whose static coordinates are `coords`; -1 when none is.
+  // The register whose static coordinates are `coords`; -1 when none is
+  // (simple).
   int64_t registerAt(llvm::ArrayRef<int64_t> coords) const;
 
   // Bits of a lane (wave) id that move along `dim`, lowest first.
@@ -47,6 +60,7 @@ public:
   // Lanes (waves) that hold distinct coordinates along `dim`.
   int64_t distinctLanes(unsigned dim) const { return int64_t(1) << laneBitsAlong(dim).size(); }
   int64_t distinctWaves(unsigned dim) const { return int64_t(1) << waveBitsAlong(dim).size(); }
+  // (The queries from here to registerPicks are simple.)
   // Lane (wave) id bits that only replicate; a thread owns its elements when
   // its id has none of them set.
   uint64_t laneReplicaMask() const;

@@ -127,8 +127,10 @@ def TesselPipelineLoads : Pass<"tessel-pipeline-loads", "::mlir::ModuleOp"> {
 def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Give every tile a layout over the workgroup's threads";
   let description = [{
-    Groups tiles that must share a layout (operands and results of
-    elementwise ops, memory ops and broadcasts), derives for each group a
+    Groups tiles that must share a layout, as each op states through
+    `LayoutRulesOpInterface` (all its tiles in one layout when it has no
+    rules: elementwise ops, broadcasts), inserting a `tessel.convert_layout`
+    where the constraints cannot all hold; derives for each group a
     blocked layout whose per-thread vector width comes from the axis
     analysis of its loads and stores (contiguity, divisibility, mask
     constancy; at most 16 bytes), gives operands of `tessel.expand_dims` the
@@ -139,10 +141,14 @@ def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
 }
 
 def TesselHoistConversions : Pass<"tessel-hoist-conversions", "::mlir::ModuleOp"> {
-  let summary = "Move loop-invariant layout conversions out of loops";
+  let summary = "Remove redundant layout conversions; move loop-invariant ones out of loops";
   let description = [{
-    After layout assignment: a `tessel.convert_layout` in the body of an
-    `scf.for` or `scf.while` whose operand is defined outside the loop
+    After layout assignment: a `tessel.convert_layout` to the layout its
+    source already has is dropped (layout assignment cuts a tile loose
+    before it knows the layouts, which may turn out equal), and a chain of
+    conversions whose inner ones nothing else reads becomes one conversion.
+    Then a `tessel.convert_layout` in the body of an `scf.for` or
+    `scf.while` whose operand is defined outside the loop
     converts the same tile on every iteration (attention's Q going to its
     dot-operand layout). It moves before the loop, out of as many loops as
     its operand is outside of; the loop then reads the converted tile from
@@ -150,7 +156,10 @@ def TesselHoistConversions : Pass<"tessel-hoist-conversions", "::mlir::ModuleOp"
     not run), and so does one whose result takes more than 16 registers
     per thread more than its source (a wave32 WMMA A operand holds each row
     in two lanes, all of K: Q of a 32x128 block over 8 waves would keep 64
-    registers per thread over the loop instead of 8).
+    registers per thread over the loop instead of 8). A hoisted conversion
+    that an earlier one in its block already makes (same tile, same layout:
+    attention's two key loops each read Q) is replaced by it, so the source
+    is not kept live across the first loop for a second conversion.
   }];
 }
 
