@@ -56,3 +56,28 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32} {
     return
   }
 }
+
+// -----
+
+// One tile as a dot's A, B and accumulator: the operand slots read
+// conversions of their own; the accumulator's slot takes the dot's layout
+// (the rule names the accumulator's slot, not every slot holding the tile).
+// CHECK-LABEL: func.func @a_is_acc(
+// CHECK: %[[V:.*]] = tessel.load {{.*}} -> tensor<16x16xf32, #[[MFMA:mfma[0-9]*]]>
+// CHECK: %[[CA:.*]] = tessel.convert_layout %[[V]] : tensor<16x16xf32, #[[MFMA]]> -> tensor<16x16xf32, #[[A:dot_op[0-9]*]]>
+// CHECK: %[[CB:.*]] = tessel.convert_layout %[[V]] : tensor<16x16xf32, #[[MFMA]]> -> tensor<16x16xf32, #[[B:dot_op[0-9]*]]>
+// CHECK: tessel.dot %[[CA]], %[[CB]], %[[V]] : tensor<16x16xf32, #[[A]]> * tensor<16x16xf32, #[[B]]> -> tensor<16x16xf32, #[[MFMA]]>
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @a_is_acc(%a: !tessel.ptr<f32>, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %ia = tessel.reshape %ra : tensor<256xi32> -> tensor<16x16xi32>
+    %pa = tessel.splat %a : tensor<16x16x!tessel.ptr<f32>>
+    %qa = tessel.addptr %pa, %ia : tensor<16x16x!tessel.ptr<f32>>, tensor<16x16xi32>
+    %va = tessel.load %qa : (tensor<16x16x!tessel.ptr<f32>>) -> tensor<16x16xf32>
+    %d = tessel.dot %va, %va, %va : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
+    %pc = tessel.splat %c : tensor<16x16x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ia : tensor<16x16x!tessel.ptr<f32>>, tensor<16x16xi32>
+    tessel.store %qc, %d : (tensor<16x16x!tessel.ptr<f32>>, tensor<16x16xf32>) -> ()
+    return
+  }
+}

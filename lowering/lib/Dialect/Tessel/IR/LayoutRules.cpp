@@ -34,8 +34,9 @@ void rulesOf(ScanOp op, LayoutConstraints &c) {
 // not, the permute moves through LDS.
 void rulesOf(PermuteOp op, LayoutConstraints &c) { c.permuteOf(op.getResult(), op.getSrc(), op.getOrder()); }
 
+// The accumulator's slot alone: the same tile may also be an operand.
 void rulesOf(DotOp op, LayoutConstraints &c) {
-  c.same(op.getResult(), op.getC());
+  c.same(op.getResult(), op.getCMutable());
   c.matrixProduct(op);
 }
 
@@ -46,7 +47,7 @@ void rulesOf(HistogramOp op, LayoutConstraints &c) {
 }
 
 // The source is read through LDS; each thread reads for the indices it holds.
-void rulesOf(GatherOp op, LayoutConstraints &c) { c.same(op.getResult(), op.getIndices()); }
+void rulesOf(GatherOp op, LayoutConstraints &c) { c.same(op.getResult(), op.getIndicesMutable()); }
 
 // Ops that move their data through LDS: operands and results are free.
 void rulesOf(ConvertLayoutOp, LayoutConstraints &) {}

@@ -52,6 +52,10 @@ public:
       for (const Endpoint &c : endpoints(cut))
         edges_.push_back({k, c, current_, false});
   }
+  void same(Value keep, OpOperand &cut) override {
+    for (const Endpoint &k : endpoints(keep))
+      edges_.push_back({k, {cut.get(), &cut}, current_, false});
+  }
   void sliceOf(Value child, Value parent, unsigned axis) override {
     Slice s{endpoints(child).front(), endpoints(parent).front(), axis, current_};
     // A reduction's result has its slice before any expand_dims asks for

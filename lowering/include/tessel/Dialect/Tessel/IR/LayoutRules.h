@@ -20,6 +20,9 @@ public:
   // disagree on an extent), `cut` gets a converted copy: the op reads one
   // when `cut` is its operand, its users do when `cut` is its result.
   virtual void same(Value keep, Value cut) = 0;
+  // The same for one operand slot: where one tile fills several slots of
+  // different roles (a dot's A and its accumulator), only this one.
+  virtual void same(Value keep, OpOperand &cut) = 0;
   // `child`'s layout is `parent`'s without dimension `axis`: a reduction's
   // result, or what expand_dims widens. When the child is a result and
   // its tiles want another slice, its users read a converted copy; when an
