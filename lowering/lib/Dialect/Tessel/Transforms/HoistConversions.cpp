@@ -29,21 +29,22 @@ bool worthKeeping(ConvertLayoutOp convert) {
 
 // A conversion to the layout its source already has is that source; one
 // whose source is another conversion read by nothing else converts from the
-// first one's source (one trip, not two). True when `convert` went away.
-bool removeRedundant(ConvertLayoutOp convert, bool &changed) {
+// first one's source (one trip, not two). What goes away joins `erased`.
+void removeRedundant(ConvertLayoutOp convert, llvm::SmallPtrSetImpl<Operation *> &erased, bool &changed) {
   while (auto inner = convert.getSrc().getDefiningOp<ConvertLayoutOp>()) {
     if (!inner->hasOneUse())
       break;
     convert.getSrcMutable().assign(inner.getSrc());
+    erased.insert(inner);
     inner.erase();
     changed = true;
   }
   if (convert.getSrc().getType() != convert.getType())
-    return false;
+    return;
   convert.replaceAllUsesWith(convert.getSrc());
+  erased.insert(convert);
   convert.erase();
   changed = true;
-  return true;
 }
 
 // A conversion of the same tile to the same layout earlier in `convert`'s
@@ -65,15 +66,8 @@ struct HoistConversionsPass : mlir::tessel::impl::TesselHoistConversionsBase<Hoi
     // Each chain from its last conversion: the ones before it go with it.
     llvm::SmallPtrSet<Operation *, 8> erased;
     for (ConvertLayoutOp convert : llvm::reverse(converts)) {
-      if (erased.contains(convert))
-        continue;
-      for (Value v = convert.getSrc(); auto inner = v.getDefiningOp<ConvertLayoutOp>(); v = inner.getSrc()) {
-        if (!inner->hasOneUse())
-          break;
-        erased.insert(inner);
-      }
-      if (removeRedundant(convert, changed))
-        erased.insert(convert);
+      if (!erased.contains(convert))
+        removeRedundant(convert, erased, changed);
     }
     for (ConvertLayoutOp convert : converts) {
       if (erased.contains(convert))
