@@ -558,7 +558,6 @@ AmdgpuCode generateAmdgpuCode(std::unique_ptr<llvm::Module> module, const Target
   code.privateSegmentBytes = checkCodeObject(code.hsaco, target);
   code.times.link = clock.lap();
   code.resources = kernelResources(code.hsaco, ""); // one kernel per code object
-  code.resources.privateSegmentBytes = code.privateSegmentBytes;
   return code;
 }
 

@@ -166,7 +166,7 @@ std::optional<std::string_view> fileBytes(const CompiledKernel &k, const std::st
   return std::string_view(reinterpret_cast<const char *>(k.hsaco.data()), k.hsaco.size());
 }
 
-std::string metaText(const std::string &key, const CompiledKernel &k) {
+std::string metaText(const std::string &key, const CompiledKernel &k, const std::string &remarks) {
   std::ostringstream meta;
   meta << kMetaHeader << "\n"
        << "key " << key << "\n"
@@ -179,7 +179,6 @@ std::string metaText(const std::string &key, const CompiledKernel &k) {
   for (size_t i = 0; i < k.kernargs.offsets.size(); ++i)
     meta << " " << k.kernargs.offsets[i] << " " << k.kernargs.sizes[i];
   meta << "\n";
-  const std::string remarks = remarksText(k.remarks);
   for (const EntryFile &f : kEntryFiles)
     if (std::optional<std::string_view> bytes = fileBytes(k, remarks, f))
       meta << "file " << f.name << " " << bytes->size() << " " << hex64(checksumOf(*bytes)) << "\n";
@@ -411,7 +410,7 @@ void DiskCache::store(const std::string &key, const CompiledKernel &kernel) {
   for (const EntryFile &f : kEntryFiles)
     if (std::optional<std::string_view> bytes = fileBytes(kernel, remarks, f))
       written = written && writeFile(temporary / f.name, *bytes);
-  written = written && writeFile(temporary / "meta", metaText(key, kernel)); // last: meta vouches for the rest
+  written = written && writeFile(temporary / "meta", metaText(key, kernel, remarks)); // last: meta vouches for the rest
   if (!written) {
     fs::remove_all(temporary, ec);
     fallBackToMemory("writing an entry failed");

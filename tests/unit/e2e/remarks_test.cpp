@@ -238,6 +238,7 @@ TEST_CASE("remarks: spills, with the code object's counts; none for a small kern
   std::string warned = stderrOf(std::string(TESSEL_BINARY_DIR) + "/remarks-spill.txt", [&] {
     kernel.launch(emulator(), {1}, {.num_warps = 1}, x, out);
   });
+  CHECK(contains(warned, "spills")); // the compile's warning, beside the remark
   const CompiledKernel &k = *kernel.runtime()->lastKernel();
   CAPTURE(describeRemarks(k));
   std::vector<Remark> spills = remarksOf(k, RemarkKind::Spill);

@@ -18,7 +18,6 @@ using namespace mlir::tessel;
 
 namespace {
 
-// Whether the combine is one float add or multiply of its two arguments.
 // The combine's one op when it is a single op on its two arguments (either
 // order) whose result it yields; else null.
 Operation *singleBinaryCombine(Region &combine) {
@@ -31,10 +30,6 @@ Operation *singleBinaryCombine(Region &combine) {
                               (op.getOperand(0) == body.getArgument(1) && op.getOperand(1) == body.getArgument(0));
   bool yieldsIt = body.back().getNumOperands() == 1 && body.back().getOperand(0) == op.getResult(0);
   return operandsAreArguments && yieldsIt ? &op : nullptr;
-}
-
-bool isFloatSumOrProduct(Region &combine) {
-  return isa_and_nonnull<arith::AddFOp, arith::MulFOp>(singleBinaryCombine(combine));
 }
 
 // All `values` combined, as a tree or (tree = false) in order: for a tree,
@@ -65,8 +60,8 @@ FailureOr<SmallVector<Value>> combineAll(
   return values.front();
 }
 
-// The f32 sum or product (`op`, the combine's one op: isFloatSumOrProduct
-// and isPackableF32) of each of `lines`, as combineAll's trees, on a target
+// The f32 sum or product (`op`, the combine's one op: a float add or
+// multiply, isPackableF32) of each of `lines`, as combineAll's trees, on a target
 // that packs f32. Two lines (of one length) go together, each combine of one
 // with the same combine of the other in an op on <2 x float>, so every level
 // takes the pairs the level before made as they are. A line left alone packs
@@ -130,12 +125,11 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
     SmallVector<SmallVector<int64_t>> lines = layout.linesAlong(axis);
     Region &combine = op.getCombine();
     auto apply = [&](ValueRange lhs, ValueRange rhs) { return applyCombine(rewriter, combine, lhs, rhs); };
-    const bool tree = isFloatSumOrProduct(combine);
     Operation *single = singleBinaryCombine(combine);
+    // One float add or multiply of the two arguments: combined as a tree.
+    const bool tree = isa_and_nonnull<arith::AddFOp, arith::MulFOp>(single);
     const bool commutative = single && single->hasTrait<OpTrait::IsCommutative>();
-    Operation *packed = tree && target.hasPackedF32() && isPackableF32(&combine.front().front())
-                            ? &combine.front().front()
-                            : nullptr;
+    Operation *packed = tree && target.hasPackedF32() && isPackableF32(single) ? single : nullptr;
     // Each line's values (each the n sources' values) combined into one:
     // packedTrees where the target packs the combine (one source), else
     // combineAll's tree or chain per line.

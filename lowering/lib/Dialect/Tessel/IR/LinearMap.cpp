@@ -84,7 +84,6 @@ LinearMap LinearMap::identity(llvm::SmallVector<Dim> dims) {
 
 unsigned LinearMap::outBits() const { return totalBits(outs_); }
 unsigned LinearMap::inOffset(llvm::StringRef name) const { return offsetOf(ins_, name); }
-unsigned LinearMap::outOffset(llvm::StringRef name) const { return offsetOf(outs_, name); }
 
 uint64_t LinearMap::applyPacked(uint64_t in) const {
   uint64_t out = 0;

@@ -36,9 +36,8 @@ public:
   unsigned inBits() const { return columns_.size(); }
   unsigned outBits() const;
   uint64_t column(unsigned inBit) const { return columns_[inBit]; }
-  // Where dimension `name` starts in the packed input (output); asserts it exists.
+  // Where dimension `name` starts in the packed input; asserts it exists.
   unsigned inOffset(llvm::StringRef name) const;
-  unsigned outOffset(llvm::StringRef name) const;
 
   uint64_t applyPacked(uint64_t in) const;
   // One value per input dimension in, one per output dimension out.
@@ -61,7 +60,6 @@ public:
   llvm::SmallVector<uint64_t> kernel() const;
   unsigned rank() const;
   bool isSurjective() const { return rank() == outBits(); }
-  bool isInjective() const { return rank() == inBits(); }
 
   bool operator==(const LinearMap &o) const {
     return ins_ == o.ins_ && outs_ == o.outs_ && columns_ == o.columns_;
