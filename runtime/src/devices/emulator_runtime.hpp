@@ -147,6 +147,15 @@ float hardwareExp2(float x);
 // llvm.amdgcn.rsq.f32, as V_RSQ_F32 computes it (denormal inputs count as 0).
 float hardwareRsq(float x);
 
+// The 8-bit float encodings of the conversion instructions
+// (emulator_fp8.cpp): FP8 (E4M3) and BF8 (E5M2) as gfx942 (FNUZ) and gfx950
+// (OCP) define them. The retargeting passes one to the runtime functions.
+enum class Fp8Encoding : uint32_t { E4M3Fnuz, E5M2Fnuz, E4M3Ocp, E5M2Ocp };
+// f32 -> 8 bits as V_CVT_PK_FP8_F32 / V_CVT_PK_BF8_F32 do it (no clamp).
+uint8_t convertToFp8(float x, Fp8Encoding encoding);
+// 8 bits -> f32 as V_CVT_F32_FP8 / V_CVT_F32_BF8 do it (exact).
+float convertFromFp8(uint8_t bits, Fp8Encoding encoding);
+
 // Matrix-core instructions (emulator_matrix.cpp): the id of the MFMA or WMMA
 // intrinsic `name` (WMMA's with its type suffixes), or -1 when the emulator
 // has no semantics for it; and the wave size it needs.
@@ -168,4 +177,9 @@ void *findDeviceLibraryFunction(std::string_view name);
 
 // D = A * B + C for one matrix instruction `id` of the calling lane's wave
 // (emulator_matrix.cpp); a, b, c and d point at the lane's registers.
+// llvm.amdgcn.cvt.pk.{fp8,bf8}.f32 and llvm.amdgcn.cvt.f32.{fp8,bf8} with
+// the target's encoding (an Fp8Encoding) as a last argument (emulator_fp8.cpp).
+extern "C" uint32_t tessel_emu_cvt_pk_fp8_f32(float a, float b, uint32_t old, uint32_t wordSel, uint32_t encoding);
+extern "C" float tessel_emu_cvt_f32_fp8(uint32_t src, uint32_t byteSel, uint32_t encoding);
+
 extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d);

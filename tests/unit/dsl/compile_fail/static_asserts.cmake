@@ -42,7 +42,11 @@ set(_dsl_cf_cases
   "38|where: two literals of kinds that do not mix"
   "39|pow needs floating-point tiles"
   "40|sigmoid needs a floating-point tile"
-  "41|the operands' element types differ")
+  "41|the operands' element types differ"
+  "42|8-bit float tiles are for load, store, cast and dot"
+  "43|8-bit float tiles are for load, store, cast and dot"
+  "44|an 8-bit float casts to and from float, half, bfloat16 or another 8-bit float"
+  "45|sum needs a numeric tile")
 foreach(_case IN LISTS _dsl_cf_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _n)
