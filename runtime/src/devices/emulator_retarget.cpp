@@ -243,7 +243,9 @@ void rewriteMatrix(CallInst &call, Module &module) {
 void rewriteFp8Conversion(CallInst &call, Module &module) {
   const std::string name = call.getCalledFunction()->getName().str();
   llvm::Attribute cpu = call.getFunction()->getFnAttribute("target-cpu");
-  const std::string arch = cpu.isValid() ? cpu.getValueAsString().str() : "";
+  std::string arch = cpu.isValid() ? cpu.getValueAsString().str() : "";
+  if (auto *flag = llvm::dyn_cast_or_null<llvm::MDString>(module.getModuleFlag(kArchFlag)); flag && arch.empty())
+    arch = flag->getString().str();
   const TargetFacts *target = lookupTarget(arch);
   if (!target || target->fp8Conversions == Fp8Family::None)
     throw Error("the emulator: '" + name + "' is not an instruction of " + (arch.empty() ? "this target" : arch));

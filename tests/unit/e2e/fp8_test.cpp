@@ -243,7 +243,7 @@ void saturate_f16(Ptr<f32> x, Ptr<f16> out) {
 } // namespace
 
 TEST_CASE("fp8: saturate on a cast to a type that is not an 8-bit float is an error naming the line") {
-  auto kernel = jit(saturate_f16);
+  auto kernel = jit<saturate_f16>();
   auto x = emulator().upload(std::vector<float>(64, 1.0f));
   auto out = poisoned<half>(64);
   std::string message = errorOf([&] { kernel.launch(emulator(), {1}, {}, x, out); });
