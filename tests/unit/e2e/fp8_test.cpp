@@ -251,3 +251,44 @@ TEST_CASE("fp8: saturate on a cast to a type that is not an 8-bit float is an er
   CHECK(message.find("this cast is to f16") != std::string::npos);
   CHECK(message.find("fp8_test.cpp") != std::string::npos);
 }
+
+namespace {
+// Masked loads with and without `other`, where, zeros and a transpose of
+// 8-bit float tiles: they move bits, so the output is the input's bytes.
+void fp8_moves(Ptr<float8_e4m3fn> a, Ptr<float8_e4m3fn> other, Ptr<float8_e4m3fn> out, Ptr<float8_e4m3fn> outT,
+               i32 rows, i32 cols) {
+  auto r = arange(0, 16);
+  auto c = arange(0, 32);
+  auto offs = expand_dims(r, 1) * cols + expand_dims(c, 0);
+  auto m = (expand_dims(r, 1) < rows) & (expand_dims(c, 0) < cols);
+  auto keep = m & ((offs % 3) != 0);
+  auto x = load(a + offs, keep, load(other + offs, m)); // masked-off lanes read `other`
+  auto odd = (offs % 2) == 1;
+  auto y = where(odd, x, zeros<float8_e4m3fn>({16, 32}));
+  store(out + offs, y, m);
+  auto offsT = expand_dims(c, 1) * rows + expand_dims(r, 0);
+  store(outT + offsT, trans(load(a + offs, m)), trans(m));
+}
+} // namespace
+
+TEST_CASE("fp8: masked loads, where, zeros and trans move the bytes") {
+  const int rows = 13, cols = 29;
+  std::vector<float8_e4m3fn> a(rows * cols), other(rows * cols);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = float8_e4m3fn::fromBits(uint8_t(i * 37 + 11));
+    other[i] = float8_e4m3fn::fromBits(uint8_t(i * 13 + 5));
+  }
+  auto da = emulator().upload(a), dother = emulator().upload(other);
+  auto out = poisoned<float8_e4m3fn>(a.size()), outT = poisoned<float8_e4m3fn>(a.size());
+  jit<fp8_moves>().launch(emulator(), {1}, {}, da, dother, out, outT, rows, cols);
+  auto got = out.download(), gotT = outT.download();
+  size_t wrong = 0;
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      const int k = i * cols + j;
+      const uint8_t x = k % 3 != 0 ? a[k].bits : other[k].bits;
+      wrong += got[k].bits != (k % 2 == 1 ? x : uint8_t(0));
+      wrong += gotT[j * rows + i].bits != a[k].bits;
+    }
+  CHECK(wrong == 0);
+}
