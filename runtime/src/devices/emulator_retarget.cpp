@@ -59,6 +59,7 @@ void rewritePermlaneX16(CallInst &call, Module &module);
 void rewriteReadlane(CallInst &call, Module &module);
 void rewriteMatrix(CallInst &call, Module &module);
 void rewriteFp8Conversion(CallInst &call, Module &module);
+bool fp8IsOcp(CallInst &call, Module &module);
 
 // The AMDGPU intrinsics the emulator runs. Anything else named
 // llvm.amdgcn.* is an error that names it.
@@ -211,6 +212,8 @@ void rewriteMatrix(CallInst &call, Module &module) {
     a = call.getArgOperand(0);
     bValue = call.getArgOperand(1);
     c = call.getArgOperand(2);
+    if (llvm::StringRef(name).contains("8.fp8") || llvm::StringRef(name).contains("8.bf8"))
+      flags |= fp8IsOcp(call, module) ? 4 : 0; // the 8-bit float MFMAs: FNUZ or OCP by target
     if (!wmma)
       for (unsigned i = 3; i < 6; ++i)
         if (uint64_t v = constantArg(i, i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp"))
@@ -240,17 +243,25 @@ void rewriteMatrix(CallInst &call, Module &module) {
 // The 8-bit float conversions: a runtime call with the encoding the
 // kernel's target converts (its target-cpu, looked up in the target table:
 // gfx942 FNUZ, gfx950 OCP), or an error for a target without them.
-void rewriteFp8Conversion(CallInst &call, Module &module) {
-  const std::string name = call.getCalledFunction()->getName().str();
+// Whether the 8-bit floats of `call` (an fp8/bf8 conversion or MFMA) are
+// OCP's (gfx950) or FNUZ (gfx942), by the kernel's target; an error on a
+// target without such instructions.
+bool fp8IsOcp(CallInst &call, Module &module) {
   llvm::Attribute cpu = call.getFunction()->getFnAttribute("target-cpu");
   std::string arch = cpu.isValid() ? cpu.getValueAsString().str() : "";
   if (auto *flag = llvm::dyn_cast_or_null<llvm::MDString>(module.getModuleFlag(kArchFlag)); flag && arch.empty())
     arch = flag->getString().str();
   const TargetFacts *target = lookupTarget(arch);
   if (!target || target->fp8Conversions == Fp8Family::None)
-    throw Error("the emulator: '" + name + "' is not an instruction of " + (arch.empty() ? "this target" : arch));
+    throw Error("the emulator: '" + call.getCalledFunction()->getName().str() + "' is not an instruction of " +
+                (arch.empty() ? "this target" : arch));
+  return target->fp8Conversions == Fp8Family::Ocp;
+}
+
+void rewriteFp8Conversion(CallInst &call, Module &module) {
+  const std::string name = call.getCalledFunction()->getName().str();
+  const bool ocp = fp8IsOcp(call, module);
   const bool bf8 = llvm::StringRef(name).contains("bf8");
-  const bool ocp = target->fp8Conversions == Fp8Family::Ocp;
   const Fp8Encoding encoding = bf8 ? (ocp ? Fp8Encoding::E5M2Ocp : Fp8Encoding::E5M2Fnuz)
                                    : (ocp ? Fp8Encoding::E4M3Ocp : Fp8Encoding::E4M3Fnuz);
   IRBuilder<> b(&call);
