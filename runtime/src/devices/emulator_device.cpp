@@ -551,6 +551,10 @@ public:
       sanitizer.ldsBytes = loaded->ldsBytes;
       sanitizer.waveSize = target_.waveSize;
       sanitizer.buffers = emu::liveBuffers();
+      static std::atomic<uint64_t> launches{0};
+      sanitizer.launch = ++launches;
+      if (sanitizer.mode == emu::SanitizeMode::Races)
+        sanitizer.global = std::make_unique<emu::GlobalShadow>();
       job.sanitizer = &sanitizer;
     }
     job.workgroups = workgroups;
