@@ -285,8 +285,11 @@ void checkGlobalRace(LaunchSanitizer &s, uintptr_t a, uint64_t bytes, uint32_t s
   std::unique_lock<std::mutex> lockLast;
   if (&last != &first)
     lockLast = std::unique_lock(last);
+  GlobalShadow::Byte *records = nullptr;
   for (uint64_t i = 0; i < bytes; ++i) {
-    GlobalShadow::Byte &b = g.at(a + i);
+    if (!records || (a + i) % GlobalShadow::kPageBytes == 0)
+      records = g.page(a + i);
+    GlobalShadow::Byte &b = records[(a + i) % GlobalShadow::kPageBytes];
     const GlobalShadow::Access *other = nullptr;
     if (!ordered(b.write))
       other = &b.write;
@@ -445,12 +448,18 @@ extern "C" void *tessel_emu_check_lds(void *p, uint64_t bytes, uint32_t site) {
 
 namespace tessel::emu {
 
-GlobalShadow::Byte &GlobalShadow::at(uintptr_t address) {
-  std::lock_guard lock(allocate_);
-  std::unique_ptr<Byte[]> &page = pages_[address >> kPageBits];
-  if (!page)
-    page = std::make_unique<Byte[]>(size_t(1) << kPageBits);
-  return page[address & ((uintptr_t(1) << kPageBits) - 1)];
+GlobalShadow::Byte *GlobalShadow::page(uintptr_t address) {
+  const uintptr_t key = address / kPageBytes;
+  {
+    std::shared_lock lock(pagesMutex_);
+    if (auto it = pages_.find(key); it != pages_.end())
+      return it->second.get();
+  }
+  std::unique_lock lock(pagesMutex_);
+  std::unique_ptr<Byte[]> &made = pages_[key];
+  if (!made)
+    made = std::make_unique<Byte[]>(kPageBytes);
+  return made.get();
 }
 
 void LdsShadow::reset(uint32_t ldsBytes, SanitizeMode mode) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -74,17 +75,17 @@ public:
   };
   using Clock = std::unordered_map<uint32_t, uint32_t>; // workgroup -> releases seen
 
-  // The record of the byte at `address`, in a page of records made when
-  // the kernel first touches the page (56 bytes of records per byte
-  // touched: races mode is for tests at small sizes).
-  Byte &at(uintptr_t address);
+  // The records of the page of bytes holding `address` (kPageBytes from a
+  // multiple of it), made when the kernel first touches the page (56 bytes
+  // of records per byte touched: races mode is for tests at small sizes).
+  static constexpr uintptr_t kPageBytes = 4096;
+  Byte *page(uintptr_t address);
   std::mutex &stripe(uintptr_t address) { return stripes_[(address >> 6) % std::size(stripes_)]; }
   std::mutex clockMutex;
   std::unordered_map<uintptr_t, Clock> released; // per atomic address: what its releases published
 
 private:
-  static constexpr unsigned kPageBits = 12;
-  std::mutex allocate_;
+  std::shared_mutex pagesMutex_;
   std::unordered_map<uintptr_t, std::unique_ptr<Byte[]>> pages_;
   std::mutex stripes_[64];
 };
