@@ -413,6 +413,10 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // plus 32-bit offsets: buffer instructions where the hardware's range
   // check can be the mask (no branches), saddr-form global ones otherwise.
   pm.addPass(createTesselUseBufferOps());
+  // Share the bounds it made per access (max(n, 0), one per access to the
+  // same n) so the lowering builds one buffer resource for them, and drop
+  // the masks and pointer tiles the accesses no longer read.
+  pm.addPass(createCSEPass());
   // ...and those operands wait in LDS (s - 1 slots), one barrier per iteration.
   pm.addPass(createTesselStageOperands());
   // Every LDS buffer gets an offset; the total is checked against the target.
