@@ -11,7 +11,9 @@
 //      assert's line, the program and the element that broke it;
 //   3. device_print, which shows the values a program holds: here the mask
 //      of the program the assert named;
-//   4. the fixed kernel, checked the same way, and its result.
+//   4. the fixed kernel, checked the same way, and its result;
+//   5. TESSEL_DEBUG=1, which compiles the checks into every launch without
+//      touching the code (run this program with it set).
 //
 // Build and run: scripts/tutorial.sh 08-debugging
 
@@ -19,6 +21,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 using namespace tessel;
@@ -103,6 +107,18 @@ int main() {
       ++failures;
     }
   std::printf("4. the fixed kernel: %s\n", failures ? "wrong" : "every element scaled, no assert failed");
+
+  // 5. With TESSEL_DEBUG=1 in the environment, a launch without .debug is
+  // checked too (it is another specialization: another code object).
+  if (const char *debug = std::getenv("TESSEL_DEBUG"); debug && std::strcmp(debug, "0") != 0) {
+    try {
+      buggy.launch(dev, {cdiv(n, BLOCK)}, {.num_warps = 1}, x, out, n, 2.0f, BLOCK);
+      std::printf("TESSEL_DEBUG=1 did not check the launch\n");
+      ++failures;
+    } catch (const Error &e) {
+      std::printf("5. with TESSEL_DEBUG=1: %s\n", e.what());
+    }
+  }
 
   const LaunchStats s1 = buggy.stats(), s2 = mask.stats(), s3 = fixed.stats();
   std::printf("kernels compiled: %llu, loaded from the disk cache: %llu\n",

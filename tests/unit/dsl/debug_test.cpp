@@ -114,7 +114,7 @@ TEST_CASE("static_print writes shapes, element types and constants to stderr as 
       static_print("BLOCK =", BLOCK, "x:", x, i32(arange(0, 16)), full({}, 7), 2.5, true);
     });
   });
-  CHECK(out == at(__FILE__, line) + "static_print: BLOCK = 64 x: f32[4, 8] i32[16] i32[] = 7 2.5 true\n");
+  CHECK(out == at(__FILE__, line) + "static_print: BLOCK = 64 x: f32[4, 8] = 0 i32[16] i32[] = 7 2.5 true\n");
 }
 
 TEST_CASE("static_check: a false condition is an Error with the line and message") {
