@@ -50,6 +50,17 @@ std::vector<std::string> linesOf(const std::string &text) {
   return lines;
 }
 
+// The first line where two sorted lists differ, for a failure's message.
+std::string firstDifference(const std::vector<std::string> &got, const std::vector<std::string> &expected) {
+  for (size_t i = 0; i < std::max(got.size(), expected.size()); ++i) {
+    const std::string a = i < got.size() ? got[i] : "<none>", b = i < expected.size() ? expected[i] : "<none>";
+    if (a != b)
+      return "line " + std::to_string(i) + ": printed '" + a + "', expected '" + b + "' (" +
+             std::to_string(got.size()) + " lines printed, " + std::to_string(expected.size()) + " expected)";
+  }
+  return "";
+}
+
 std::string printf1(const char *format, auto... args) {
   char buffer[256];
   std::snprintf(buffer, sizeof buffer, format, args...);
@@ -73,7 +84,7 @@ void print_2d(Ptr<i32> x, i32 rows, i32 cols, Const<int> ROWS, Const<int> COLS) 
   auto c = expand_dims(arange(0, COLS), 0);
   auto mask = (r < rows) & (c < cols);
   auto v = load(x + r * cols + c, mask, 0);
-  device_print("v=", v, cast<half>(v));
+  device_print("v=", v, cast<half>(v)); // Triton makes the prefix " v=: "
 }
 
 // Scalars of several types, once per program.
@@ -123,7 +134,7 @@ TEST_CASE("device_print prints every element once with Triton's pid/idx format, 
         expected.push_back(printf1("pid (%d, 0, 0) idx (%2d) x: %f", pid, i, value));
       }
     std::sort(expected.begin(), expected.end());
-    CHECK(linesOf(out) == expected);
+    CHECK_MESSAGE(linesOf(out) == expected, firstDifference(linesOf(out), expected));
   }
 }
 
@@ -142,12 +153,12 @@ TEST_CASE("device_print of two 2-D tiles (i32 and f16, [8, 16] holding a 5 x 13 
     for (int r = 0; r < ROWS; ++r)
       for (int c = 0; c < COLS; ++c) {
         const int v = r < rows && c < cols ? host[size_t(r * cols + c)] : 0;
-        expected.push_back(printf1("pid (0, 0, 0) idx (%1d, %2d) v= (operand 0) %d", r, c, v));
+        expected.push_back(printf1("pid (0, 0, 0) idx (%1d, %2d) v=: (operand 0) %d", r, c, v));
         // |v| <= 500 is exact in f16.
-        expected.push_back(printf1("pid (0, 0, 0) idx (%1d, %2d) v= (operand 1) %f", r, c, double(v)));
+        expected.push_back(printf1("pid (0, 0, 0) idx (%1d, %2d) v=: (operand 1) %f", r, c, double(v)));
       }
     std::sort(expected.begin(), expected.end());
-    CHECK(linesOf(out) == expected);
+    CHECK_MESSAGE(linesOf(out) == expected, firstDifference(linesOf(out), expected));
   }
 }
 
@@ -169,7 +180,7 @@ TEST_CASE("device_print of scalars (i64, bf16, bool, i32) prints once per progra
     expected.push_back(printf1("pid (%d, 0, 0) hello", pid));
   }
   std::sort(expected.begin(), expected.end());
-  CHECK(linesOf(out) == expected);
+  CHECK_MESSAGE(linesOf(out) == expected, firstDifference(linesOf(out), expected));
 }
 
 TEST_CASE("device_assert: a false element stops the launch with an Error naming the line, program and element; "

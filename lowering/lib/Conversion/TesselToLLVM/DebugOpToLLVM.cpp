@@ -34,17 +34,21 @@ void declare(OpBuilder &b, ModuleOp module, StringRef name, LLVM::LLVMFunctionTy
   b.create<LLVM::LLVMFuncOp>(module.getLoc(), name, type);
 }
 
-// `text` plus its NUL as a private constant of the module; a generic pointer to it.
+// `text` plus its NUL as a private constant of the module (one per text);
+// a generic pointer to it.
 Value stringConstant(OpBuilder &b, Location loc, ModuleOp module, StringRef text) {
   std::string bytes = text.str();
   bytes.push_back('\0');
   auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size());
-  unsigned n = 0;
   std::string name;
-  do
-    name = "__tessel_printf_format_" + std::to_string(n++);
-  while (module.lookupSymbol(name));
-  {
+  for (auto global : module.getOps<LLVM::GlobalOp>())
+    if (auto value = dyn_cast_or_null<StringAttr>(global.getValueAttr());
+        value && value.getValue() == bytes && global.getSymName().starts_with("__tessel_printf_format_"))
+      name = global.getSymName().str();
+  for (unsigned n = 0; name.empty(); ++n)
+    if (std::string candidate = "__tessel_printf_format_" + std::to_string(n); !module.lookupSymbol(candidate))
+      name = candidate;
+  if (!module.lookupSymbol(name)) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     b.create<LLVM::GlobalOp>(loc, type, /*isConstant=*/true, LLVM::Linkage::Private, name,
