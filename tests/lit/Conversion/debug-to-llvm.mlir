@@ -8,14 +8,14 @@
 // CHECK-DAG: llvm.func @__ockl_printf_begin(i64) -> i64
 // CHECK-DAG: llvm.func @__ockl_printf_append_string_n(i64, !llvm.ptr, i64, i32) -> i64
 // CHECK-DAG: llvm.func @__ockl_printf_append_args(i64, i32, i64, i64, i64, i64, i64, i64, i64, i32) -> i64
-// CHECK-DAG: llvm.mlir.global private constant @__tessel_printf_format_0("pid (%i, %i, %i) idx (%2i) x: %f\0A\00") {addr_space = 4 : i32}
+// CHECK-DAG: llvm.mlir.global private constant @__tessel_printf_format_0("pid (%i, %i, %i) idx (%2i) x: %f\0A\00") {addr_space = 4 : i32
 // CHECK-LABEL: llvm.func @print_f32(
 // CHECK: llvm.cond_br
+// CHECK: llvm.fpext %{{.*}} : f32 to f64
 // CHECK: llvm.call @__ockl_printf_begin
 // CHECK: llvm.mlir.addressof @__tessel_printf_format_0 : !llvm.ptr<4>
 // CHECK: llvm.addrspacecast
 // CHECK: llvm.call @__ockl_printf_append_string_n
-// CHECK: llvm.fpext %{{.*}} : f32 to f64
 // CHECK: llvm.call @__ockl_printf_append_args(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
   func.func @print_f32(%p: !tessel.ptr<f32>) {
