@@ -170,7 +170,9 @@ struct LaunchJob {
   // A trap's report (a failed device_assert) from the first workgroup, in
   // launch order, that trapped.
   std::string trap;
-  uint64_t trapWorkgroup = UINT64_MAX;
+  // Its workgroup's linear index: workgroups start in index order and a trap
+  // stops only later ones from starting, so the first one is reported.
+  std::atomic<uint64_t> trapAfter{UINT64_MAX};
   // For the estimate of a long launch (see estimateOnce).
   uint64_t workgroups = 0;
   std::chrono::steady_clock::time_point start;
@@ -331,7 +333,7 @@ private:
 
 void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   LaunchJob &job = *static_cast<LaunchJob *>(context);
-  if (job.failed.load(std::memory_order_relaxed) ||
+  if (job.failed.load(std::memory_order_relaxed) || index > job.trapAfter.load(std::memory_order_relaxed) ||
       (job.sanitizer && index > job.sanitizer->stopAfter.load(std::memory_order_relaxed)))
     return;
   GpuFloatEnvironment floatEnvironment;
@@ -364,11 +366,10 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   // A trap stops the workgroup and, after the ones running now, the launch.
   auto recordTrap = [&] {
     std::lock_guard lock(job.errorMutex);
-    if (index < job.trapWorkgroup) {
+    if (index < job.trapAfter.load()) {
       job.trap = thread.trap;
-      job.trapWorkgroup = index;
+      job.trapAfter.store(index);
     }
-    job.failed.store(true);
   };
   const EntryFn entry = job.kernel->entry;
   RunningKernel running(job.kernel->name.c_str());

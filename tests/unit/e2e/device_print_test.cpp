@@ -14,8 +14,9 @@ using namespace e2e;
 
 namespace {
 
-// What `run()` writes to standard output (fd 1, through a file).
-template <class Fn> std::string stdoutOf(const std::string &file, Fn run) {
+// What `run()` writes to standard output (fd 1, through a file). The
+// tessel::Error it throws goes to `error` when given (else it fails the test).
+template <class Fn> std::string stdoutOf(const std::string &file, Fn run, std::string *errorOut = nullptr) {
   std::fflush(stdout);
   int saved = dup(1);
   FILE *out = std::fopen(file.c_str(), "w");
@@ -31,7 +32,10 @@ template <class Fn> std::string stdoutOf(const std::string &file, Fn run) {
   dup2(saved, 1);
   close(saved);
   std::fclose(out);
-  REQUIRE_MESSAGE(error.empty(), error);
+  if (errorOut)
+    *errorOut = error;
+  else
+    REQUIRE_MESSAGE(error.empty(), error);
   std::ifstream in(file);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
@@ -93,6 +97,19 @@ void print_scalars(Ptr<i64> x, Ptr<bfloat16> y, i32 n) {
   auto flag = n > 3;
   device_print("scalars", big, load(y), flag, n);
   device_print("hello");
+}
+
+// Inside a loop and a branch: the sum so far each step, from program 1 only,
+// and a check of each step's tile.
+constexpr unsigned kLoopAssertLine = __LINE__ + 7;
+void print_in_loop(Ptr<i32> x, i32 steps, Const<int> BLOCK) {
+  auto total = zeros<i32>({BLOCK});
+  for_range(0, steps, [&](i32 k) {
+    auto v = load(x + k * BLOCK + arange(0, BLOCK));
+    total = total + v;
+    if_(program_id(0) == 1, [&] { device_print("k", k, sum(total, 0)); });
+    device_assert(v != 13, "no 13");
+  });
 }
 
 // Values below 100 where the mask holds.
@@ -229,4 +246,33 @@ TEST_CASE("device_assert on a 2-D tile names the row and column") {
                     std::string::npos,
                 error);
   CHECK(error.find("launching check_2d") != std::string::npos);
+}
+
+TEST_CASE("device_print and device_assert inside a loop and a branch") {
+  const int steps = 5, BLOCK = 32;
+  std::vector<int32_t> host = randomInts<int32_t>(size_t(steps * BLOCK), 0, 9);
+  auto x = emulator().upload(host);
+  auto kernel = jit<print_in_loop>();
+  const std::string out =
+      stdoutOf(tempFile("loop"), [&] { kernel.launch(emulator(), {2}, {.num_warps = 2, .debug = true}, x, steps, BLOCK); });
+  std::vector<std::string> expected;
+  int total = 0;
+  for (int k = 0; k < steps; ++k) {
+    for (int i = 0; i < BLOCK; ++i)
+      total += host[size_t(k * BLOCK + i)];
+    expected.push_back(printf1("pid (1, 0, 0) idx () k: (operand 0) %d", k));
+    expected.push_back(printf1("pid (1, 0, 0) idx () k: (operand 1) %d", total));
+  }
+  std::sort(expected.begin(), expected.end());
+  CHECK_MESSAGE(linesOf(out) == expected, firstDifference(linesOf(out), expected));
+  // Step 3, element 30 fails in every program: the first program (in launch
+  // order) is reported, however the host threads run them.
+  host[size_t(3 * BLOCK + 30)] = 13;
+  auto y = emulator().upload(host);
+  std::string error;
+  stdoutOf(tempFile("loop2"), [&] { kernel.launch(emulator(), {6}, {.num_warps = 2, .debug = true}, y, steps, BLOCK); },
+           &error);
+  CHECK_MESSAGE(error.ends_with(std::string(__FILE__) + ":" + std::to_string(kLoopAssertLine) +
+                                ": device_assert failed: no 13: pid (0, 0, 0) idx (30)"),
+                error);
 }
