@@ -79,7 +79,9 @@ void initializeAmdgpuOnce() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetFacts &target) {
+} // namespace
+
+std::unique_ptr<llvm::TargetMachine> makeAmdgpuTargetMachine(const TargetFacts &target) {
   initializeAmdgpuOnce();
   llvm::Triple triple(kAmdgpuTriple);
   std::string error;
@@ -93,6 +95,8 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetFacts &target
     throw Error(std::string("LLVM cannot create a target machine for ") + target.arch);
   return machine;
 }
+
+namespace {
 
 // A thread's code generator for one target: its target machine and the pass
 // pipeline that writes an object, each made on the thread's first compile
@@ -110,7 +114,7 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetFacts &target
 // threads.
 class CodeGenerator {
 public:
-  explicit CodeGenerator(const TargetFacts &target) : machine_(makeTargetMachine(target)) {}
+  explicit CodeGenerator(const TargetFacts &target) : machine_(makeAmdgpuTargetMachine(target)) {}
   // stream_ points into object_: the generator stays where it was made.
   CodeGenerator(const CodeGenerator &) = delete;
   CodeGenerator &operator=(const CodeGenerator &) = delete;
@@ -167,7 +171,7 @@ std::string dataLayoutFor(const TargetFacts &target) {
   auto found = layouts.find(target.arch);
   if (found != layouts.end())
     return found->second;
-  std::string layout = makeTargetMachine(target)->createDataLayout().getStringRepresentation();
+  std::string layout = makeAmdgpuTargetMachine(target)->createDataLayout().getStringRepresentation();
   layouts.emplace(target.arch, layout);
   return layout;
 }

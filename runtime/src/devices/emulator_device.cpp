@@ -9,6 +9,7 @@
 
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/core/error.hpp"
+#include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/target.hpp"
 
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
@@ -478,9 +479,11 @@ public:
       throw Error("emulator: cannot parse the LLVM IR of kernel '" + kernel.name + "': line " +
                   std::to_string(diagnostic.getLineNo()) + ": " + diagnostic.getMessage().str());
     const emu::SanitizeMode sanitize = emu::sanitizeModeFromEnvironment();
+    if (!deviceMachine_)
+      deviceMachine_ = makeAmdgpuTargetMachine(target_);
     emu::RetargetedKernel retargeted =
         emu::retargetForHost(*module, kernel.name, kernel.kernargs, machine_->createDataLayout(),
-                             machine_->getTargetTriple().str(), sanitize);
+                             machine_->getTargetTriple().str(), sanitize, *deviceMachine_);
     optimize(*module);
 
     auto dylib = jit_->createJITDylib("tessel_kernel_" + std::to_string(nextDylib_++));
@@ -622,6 +625,7 @@ private:
   const TargetFacts &target_;
   WorkerPool pool_;
   std::unique_ptr<llvm::TargetMachine> machine_;
+  std::unique_ptr<llvm::TargetMachine> deviceMachine_; // the AMDGPU target's rules, for lockstep
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   llvm::orc::JITDylib *runtime_ = nullptr;
   std::recursive_mutex jitMutex_; // unload() runs inside load() when load fails

@@ -230,6 +230,15 @@ void rewriteMatrix(CallInst &call, Module &module) {
   call.eraseFromParent();
 }
 
+} // namespace
+
+bool synchronizesWave(llvm::StringRef name) {
+  const IntrinsicRule *rule = findRule(name);
+  return rule && rule->needsFibers;
+}
+
+namespace {
+
 // AMDGPU intrinsics -> runtime calls. Returns whether fibers are needed.
 bool rewriteAmdgpuIntrinsics(Module &module, const std::string &kernelName) {
   bool needsFibers = false;
@@ -537,7 +546,8 @@ void addEntry(Module &module, Function &kernel, const KernargLayout &layout) {
 
 RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
-                                 const std::string &hostTriple, SanitizeMode sanitize) {
+                                 const std::string &hostTriple, SanitizeMode sanitize,
+                                 llvm::TargetMachine &device) {
   Function *kernel = module.getFunction(kernelName);
   if (!kernel || kernel->isDeclaration())
     throw Error("the kernel module does not define the kernel '" + kernelName + "'");
@@ -546,6 +556,7 @@ RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
   KernargLayout layout = parameterLayout(*kernel, kernargs, deviceLayout);
   result.kernargBytes = layout.totalBytes;
 
+  insertLockstepMeetings(module, kernelName, device);
   result.needsFibers = rewriteAmdgpuIntrinsics(module, kernelName);
   rewriteTraps(module);
   checkExternalSymbols(module, kernelName);

@@ -126,7 +126,21 @@ void FiberWorkgroup::suspend(State state) {
 }
 
 void FiberWorkgroup::barrier() { suspend(State::AtBarrier); }
-void FiberWorkgroup::waveSync() { suspend(State::AtWaveSync); }
+
+// A lane that reaches a wave's meeting hands over to the next lane of its
+// wave directly when that one is ready: the lane the scheduler's sweep would
+// run next anyway, so the order of execution is the same, with one switch
+// per lane instead of two. The wave's last lane goes back to the scheduler,
+// which releases the wave after its sweep.
+void FiberWorkgroup::waveSync() {
+  const uint32_t lane = current_, next = lane + 1;
+  if (next % waveSize_ == 0 || next >= blockSize() || fibers_[next].state != State::Ready)
+    return suspend(State::AtWaveSync);
+  fibers_[lane].state = State::AtWaveSync;
+  current_ = next;
+  tThread.workitem[0] = next;
+  switchTo(fibers_[lane].context, fibers_[next].context);
+}
 
 void FiberWorkgroup::fail(std::string why) {
   error_ = std::move(why);

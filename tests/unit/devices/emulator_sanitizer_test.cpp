@@ -110,23 +110,27 @@ define amdgpu_kernel void @)" + name + R"((ptr addrspace(1) %out) {
 )";
 }
 
-// Reads slot[(tid + 1) % 64] after a barrier, then overwrites slot[tid] with
-// no barrier between: the thread before may not have read it yet.
-const char *kWriteAfterRead = R"(
-@slots = internal addrspace(3) global [64 x i32] poison, align 16
-define amdgpu_kernel void @write_after_read(ptr addrspace(1) %out) {
+// Reads slot[(tid + distance) % threads] after a barrier, then overwrites
+// slot[tid] with no barrier between. Within a wave (distance 1, except at
+// the wave's edge) the lanes execute the load before any executes the store;
+// across waves (distance 64) the other wave may not have read it yet.
+std::string writeAfterRead(const std::string &name, int distance, int threads) {
+  return R"(
+@slots = internal addrspace(3) global [128 x i32] poison, align 16
+define amdgpu_kernel void @)" + name + R"((ptr addrspace(1) %out) {
   %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  %slot = getelementptr [64 x i32], ptr addrspace(3) @slots, i32 0, i32 %tid
+  %slot = getelementptr [128 x i32], ptr addrspace(3) @slots, i32 0, i32 %tid
   store i32 %tid, ptr addrspace(3) %slot, align 4
   call void @llvm.amdgcn.s.barrier()
-  %next = add i32 %tid, 1
-  %other = and i32 %next, 63
-  %oslot = getelementptr [64 x i32], ptr addrspace(3) @slots, i32 0, i32 %other
+  %next = add i32 %tid, )" + std::to_string(distance) + R"(
+  %other = and i32 %next, )" + std::to_string(threads - 1) + R"(
+  %oslot = getelementptr [128 x i32], ptr addrspace(3) @slots, i32 0, i32 %other
   %v = load i32, ptr addrspace(3) %oslot, align 4
   store i32 %v, ptr addrspace(3) %slot, align 4
   ret void
 }
 )";
+}
 
 } // namespace
 
@@ -162,9 +166,13 @@ TEST_CASE("sanitizer (races): LDS exchanges without a barrier are reported; with
   CHECK(msg == "the emulator's sanitizer stopped kernel 'across_waves': LDS data race at an unknown line "
                "(workgroup (0, 0, 0), thread 0): thread 0 reads LDS offset 256, which thread 64 wrote at an "
                "unknown line, with no barrier between");
-  msg = run("write_after_read", kWriteAfterRead, 64);
+  // One wave of 64: its lanes run in lockstep, so every read precedes
+  // every write (emulator_lockstep.cpp).
+  CHECK(run("write_after_read_in_wave", writeAfterRead("write_after_read_in_wave", 1, 64), 64).empty());
+  msg = run("write_after_read", writeAfterRead("write_after_read", 64, 128), 128);
+  CAPTURE(msg);
   CHECK(msg == "the emulator's sanitizer stopped kernel 'write_after_read': LDS data race at an unknown "
-               "line (workgroup (0, 0, 0), thread 1): thread 1 writes LDS offset 4, which thread 0 read at "
+               "line (workgroup (0, 0, 0), thread 0): thread 0 writes LDS offset 0, which thread 64 read at "
                "an unknown line, with no barrier between");
   // The memory mode does not look for races.
   SanitizeMode memory("memory");
