@@ -95,7 +95,7 @@ void print_2d(Ptr<i32> x, i32 rows, i32 cols, Const<int> ROWS, Const<int> COLS) 
 void print_scalars(Ptr<i64> x, Ptr<bfloat16> y, i32 n) {
   auto big = load(x);
   auto flag = n > 3;
-  device_print("scalars", big, load(y), flag, n);
+  device_print("scalars", big, load(y), flag, n, cast<int8_t>(n - 12), cast<double>(n) * 0.5);
   device_print("hello");
 }
 
@@ -179,7 +179,7 @@ TEST_CASE("device_print of two 2-D tiles (i32 and f16, [8, 16] holding a 5 x 13 
   }
 }
 
-TEST_CASE("device_print of scalars (i64, bf16, bool, i32) prints once per program; with no value, one line per "
+TEST_CASE("device_print of scalars (i64, bf16, bool, i32, i8, f64) prints once per program; with no value, one line per "
           "program") {
   Device dev = emulator();
   std::vector<int64_t> big{int64_t(1) << 40};
@@ -194,6 +194,8 @@ TEST_CASE("device_print of scalars (i64, bf16, bool, i32) prints once per progra
     expected.push_back(printf1("pid (%d, 0, 0) idx () scalars: (operand 1) 1.500000", pid));
     expected.push_back(printf1("pid (%d, 0, 0) idx () scalars: (operand 2) 1", pid));
     expected.push_back(printf1("pid (%d, 0, 0) idx () scalars: (operand 3) 9", pid));
+    expected.push_back(printf1("pid (%d, 0, 0) idx () scalars: (operand 4) -3", pid)); // i8, sign-extended
+    expected.push_back(printf1("pid (%d, 0, 0) idx () scalars: (operand 5) 4.500000", pid));
     expected.push_back(printf1("pid (%d, 0, 0) hello", pid));
   }
   std::sort(expected.begin(), expected.end());
