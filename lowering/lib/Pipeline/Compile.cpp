@@ -311,6 +311,20 @@ const TraceNode *firstLineOf(const Trace &trace) {
   return nullptr;
 }
 
+// Whether the kernel calls the device library's printf (device_print, and
+// device_assert when compiled in): the hostcall behind it is a call with a
+// stack frame, which is private segment without any register spilled.
+bool callsPrintf(const std::vector<TraceNode> &nodes, bool debug) {
+  for (const TraceNode &n : nodes) {
+    if (n.op == TraceOp::Op && (n.name == "tessel.print" || (debug && n.name == "tessel.device_assert")))
+      return true;
+    for (const TraceRegion &r : n.regions)
+      if (callsPrintf(r, debug))
+        return true;
+  }
+  return false;
+}
+
 void warnAboutSpills(const Trace &trace, const TargetFacts &target, uint32_t bytes) {
   if (bytes == 0)
     return;
@@ -470,6 +484,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     mlir::tessel::tesselDialect(ctx.get()).getFastMathAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
   if (options.fpFusion)
     mlir::tessel::tesselDialect(ctx.get()).getFpFusionAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
+  if (options.debug)
+    mlir::tessel::tesselDialect(ctx.get()).getDebugAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
   if (options.numStages > 1)
     mlir::tessel::tesselDialect(ctx.get()).getNumStagesAttrHelper().setAttr(
         *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));
@@ -527,6 +543,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   times.optimize = code.times.optimize;
   times.codegen = code.times.codegen;
   times.link = code.times.link;
+  if (callsPrintf(trace.nodes, options.debug) && !code.resources.vgprSpills && !code.resources.sgprSpills)
+    code.resources.privateSegmentBytes = code.privateSegmentBytes = 0; // the printf call's frame, not spills
   warnAboutSpills(trace, target, code.privateSegmentBytes);
   sortRemarks(out.remarks); // then the kernel's own, at its first line
   {

@@ -102,8 +102,10 @@ Effects effectsOf(llvm::Instruction &inst) {
     return {0, space(set->getRawDest())};
   // Intrinsics that only mark (lifetimes, assumptions, fences' compiler
   // side) order nothing between lanes; device library math touches no
-  // shared memory.
-  if ((callee && callee->isIntrinsic() && !name.starts_with("llvm.amdgcn.")) || name.starts_with("__ocml_"))
+  // shared memory, nor does its printf (device_print, device_assert: the
+  // hostcall buffer is the runtime's, not the kernel's).
+  if ((callee && callee->isIntrinsic() && !name.starts_with("llvm.amdgcn.")) || name.starts_with("__ocml_") ||
+      (name.starts_with("__ockl_") && name.contains("printf")))
     return {};
   // Anything else that may touch memory (an unknown call, an atomic
   // intrinsic): all of it, both ways.

@@ -291,6 +291,29 @@ bool rewriteAmdgpuIntrinsics(Module &module, const std::string &kernelName) {
   return needsFibers;
 }
 
+// llvm.trap (a failed device_assert) stops the workgroup through the
+// runtime, which reports it as the launch's error; on x86 it would be ud2.
+void rewriteTraps(Module &module) {
+  Function *trap = module.getFunction("llvm.trap");
+  if (!trap)
+    return;
+  auto runtime = module.getOrInsertFunction("tessel_emu_trap", llvm::FunctionType::get(Type::getVoidTy(module.getContext()), false));
+  auto *callee = llvm::cast<Function>(runtime.getCallee());
+  callee->setDoesNotReturn();
+  callee->addFnAttr(llvm::Attribute::NoUnwind);
+  std::vector<CallInst *> calls;
+  for (llvm::User *user : trap->users())
+    if (auto *call = llvm::dyn_cast<CallInst>(user))
+      calls.push_back(call);
+  for (CallInst *call : calls) {
+    CallInst *replacement = CallInst::Create(runtime, "", call->getIterator());
+    replacement->setDoesNotReturn();
+    call->eraseFromParent();
+  }
+  if (trap->use_empty())
+    trap->eraseFromParent();
+}
+
 // Every remaining external symbol must be one the emulator provides:
 // kernels call no malloc (DESIGN principle 2).
 void checkExternalSymbols(Module &module, const std::string &kernelName) {
@@ -535,6 +558,7 @@ RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
 
   insertLockstepMeetings(module, kernelName, device);
   result.needsFibers = rewriteAmdgpuIntrinsics(module, kernelName);
+  rewriteTraps(module);
   checkExternalSymbols(module, kernelName);
   rewriteIntegerDivision(module);
   moveAllocasToHostStack(module);
