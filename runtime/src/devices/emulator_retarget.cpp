@@ -240,9 +240,6 @@ void rewriteMatrix(CallInst &call, Module &module) {
   call.eraseFromParent();
 }
 
-// The 8-bit float conversions: a runtime call with the encoding the
-// kernel's target converts (its target-cpu, looked up in the target table:
-// gfx942 FNUZ, gfx950 OCP), or an error for a target without them.
 // Whether the 8-bit floats of `call` (an fp8/bf8 conversion or MFMA) are
 // OCP's (gfx950) or FNUZ (gfx942), by the kernel's target; an error on a
 // target without such instructions.
@@ -258,6 +255,8 @@ bool fp8IsOcp(CallInst &call, Module &module) {
   return target->fp8Conversions == Fp8Family::Ocp;
 }
 
+// The 8-bit float conversions: a runtime call with the encoding the
+// kernel's target converts (gfx942 FNUZ, gfx950 OCP).
 void rewriteFp8Conversion(CallInst &call, Module &module) {
   const std::string name = call.getCalledFunction()->getName().str();
   const bool ocp = fp8IsOcp(call, module);
@@ -279,6 +278,15 @@ void rewriteFp8Conversion(CallInst &call, Module &module) {
   call.replaceAllUsesWith(result);
   call.eraseFromParent();
 }
+
+} // namespace
+
+bool synchronizesWave(llvm::StringRef name) {
+  const IntrinsicRule *rule = findRule(name);
+  return rule && rule->needsFibers;
+}
+
+namespace {
 
 // AMDGPU intrinsics -> runtime calls. Returns whether fibers are needed.
 bool rewriteAmdgpuIntrinsics(Module &module, const std::string &kernelName) {
@@ -330,6 +338,29 @@ bool rewriteAmdgpuIntrinsics(Module &module, const std::string &kernelName) {
     intrinsic->eraseFromParent();
   }
   return needsFibers;
+}
+
+// llvm.trap (a failed device_assert) stops the workgroup through the
+// runtime, which reports it as the launch's error; on x86 it would be ud2.
+void rewriteTraps(Module &module) {
+  Function *trap = module.getFunction("llvm.trap");
+  if (!trap)
+    return;
+  auto runtime = module.getOrInsertFunction("tessel_emu_trap", llvm::FunctionType::get(Type::getVoidTy(module.getContext()), false));
+  auto *callee = llvm::cast<Function>(runtime.getCallee());
+  callee->setDoesNotReturn();
+  callee->addFnAttr(llvm::Attribute::NoUnwind);
+  std::vector<CallInst *> calls;
+  for (llvm::User *user : trap->users())
+    if (auto *call = llvm::dyn_cast<CallInst>(user))
+      calls.push_back(call);
+  for (CallInst *call : calls) {
+    CallInst *replacement = CallInst::Create(runtime, "", call->getIterator());
+    replacement->setDoesNotReturn();
+    call->eraseFromParent();
+  }
+  if (trap->use_empty())
+    trap->eraseFromParent();
 }
 
 // Every remaining external symbol must be one the emulator provides:
@@ -564,7 +595,8 @@ void addEntry(Module &module, Function &kernel, const KernargLayout &layout) {
 
 RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
-                                 const std::string &hostTriple, SanitizeMode sanitize) {
+                                 const std::string &hostTriple, SanitizeMode sanitize,
+                                 llvm::TargetMachine &device) {
   Function *kernel = module.getFunction(kernelName);
   if (!kernel || kernel->isDeclaration())
     throw Error("the kernel module does not define the kernel '" + kernelName + "'");
@@ -573,7 +605,9 @@ RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
   KernargLayout layout = parameterLayout(*kernel, kernargs, deviceLayout);
   result.kernargBytes = layout.totalBytes;
 
+  insertLockstepMeetings(module, kernelName, device);
   result.needsFibers = rewriteAmdgpuIntrinsics(module, kernelName);
+  rewriteTraps(module);
   checkExternalSymbols(module, kernelName);
   rewriteIntegerDivision(module);
   moveAllocasToHostStack(module);

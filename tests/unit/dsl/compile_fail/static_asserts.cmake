@@ -46,7 +46,9 @@ set(_dsl_cf_cases
   "42|8-bit float tiles are for load, store, cast and dot"
   "43|8-bit float tiles are for load, store, cast and dot"
   "44|an 8-bit float casts to and from float, half, bfloat16 or another 8-bit float"
-  "45|sum needs a numeric tile")
+  "45|sum needs a numeric tile"
+  "50|device_print prints tiles"
+  "51|static_print prints tiles, numbers, Const values and strings")
 foreach(_case IN LISTS _dsl_cf_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _n)

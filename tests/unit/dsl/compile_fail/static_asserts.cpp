@@ -109,6 +109,12 @@ void kernel(Ptr<f32> x, i32 n) {
   auto r = cast<float8_e4m3fnuz>(i); // integers go through float
 #elif CASE == 45
   auto r = sum(cast<float8_e5m2>(f), 0); // nor reductions
+#elif CASE == 50
+  device_print("n", 5); // a number, not a tile
+  int r = 0;
+#elif CASE == 51
+  static_print("shape", std::vector<int>{4}); // not a printable kind
+  int r = 0;
 #else
   int r = 0; // CASE 0 compiles: the harness itself works
 #endif
