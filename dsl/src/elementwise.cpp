@@ -233,14 +233,31 @@ ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType
 }
 
 // int <-> float, widening and narrowing, to and from bool (x != 0).
-ValueRef emitCast(const OpSite &site, ValueRef a, DType to) {
+ValueRef emitCast(const OpSite &site, ValueRef a, DType to, bool saturate) {
   Operand oa = Operand::of(a);
   TraceContext &ctx = contextOf(site, {&oa});
   const TraceType src = ctx.type(a.id);
   const DType from = src.dtype;
+  if (saturate && !isFloat8(to))
+    fail(site, std::string("cast's saturate option applies to casts to an 8-bit float type (float8_e4m3fn, "
+                           "float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz); this cast is to ") +
+                   dtypeCppName(to));
   if (from == to) return a; // nothing to convert
   const Shape &shape = src.shape;
   auto one = [&](const char *name, int32_t id, DType dtype) { return emit(ctx, site, name, {id}, dtype, shape); };
+  if (isFloat8(from) || isFloat8(to)) {
+    // Through f32: every 8-bit float is exact in f32 (and in f16 and bf16),
+    // so the one rounding is the last step's. Saturating clamps first, NaN
+    // propagating (arith.maximumf / minimumf), so the conversion never
+    // overflows and NaN stays NaN.
+    int32_t id = from == DType::F32 ? a.id : one("arith.extf", a.id, DType::F32);
+    if (saturate) {
+      const int64_t max = to == DType::F8E4M3FN ? 448 : to == DType::F8E4M3FNUZ ? 240 : 57344;
+      id = emit(ctx, site, "arith.maximumf", {id, fill(ctx, site, DType::F32, shape, -max)}, DType::F32, shape);
+      id = emit(ctx, site, "arith.minimumf", {id, fill(ctx, site, DType::F32, shape, max)}, DType::F32, shape);
+    }
+    return ctx.ref(to == DType::F32 ? id : one("arith.truncf", id, to));
+  }
   const bool fromInt = !isFloat(from), toInt = !isFloat(to);
   int32_t id = a.id;
   if (to == DType::I1) {

@@ -116,13 +116,17 @@ std::string cppType(const KernelEntry &k, const Parameter &p) {
     case DType::F32: return "float";
     case DType::F64: return "double";
     case DType::F16:
-    case DType::BF16: return "";
+    case DType::BF16:
+    case DType::F8E4M3FN:
+    case DType::F8E5M2:
+    case DType::F8E4M3FNUZ:
+    case DType::F8E5M2FNUZ: return "";
     }
     return "";
   };
   if (p.arg.kind == TraceArg::Pointer) {
     std::string t = scalar(p.arg.dtype);
-    return t.empty() ? "const void *" : "const " + t + " *"; // 16-bit floats: their bits, untyped
+    return t.empty() ? "const void *" : "const " + t + " *"; // 16- and 8-bit floats: their bits, untyped
   }
   std::string t = scalar(p.arg.dtype);
   if (t.empty())

@@ -86,6 +86,8 @@ template <class E> struct param_traits<Tile<E>> {
   static constexpr bool runtime = true;
   static constexpr bool isPtr = is_pointer_elem<E>::value;
   static constexpr DType dtype = elem_info<E>::dtype;
+  static_assert(!is_fp8_elem<E>, "tessel: an 8-bit float scalar parameter is not supported; "
+                                 "pass a float (f32) and cast it in the kernel");
   static constexpr TraceArg arg{isPtr ? TraceArg::Pointer : is_float_elem<E> ? TraceArg::Float : TraceArg::Int, dtype};
   // bind() writes a 64-bit address or the C++ value; the kernarg rule must agree.
   static_assert((isPtr ? sizeof(uint64_t) : sizeof(E)) == kernargBytes(arg),

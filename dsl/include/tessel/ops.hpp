@@ -178,13 +178,42 @@ Tile<E> max_contiguous(const Tile<E> &t, int64_t c, source_location loc = source
 
 // ---- elementwise ----
 
+// How cast converts. saturate: a float too large for an 8-bit float
+// destination becomes its largest finite value of that sign (infinities too;
+// NaN stays NaN) instead of the format's overflow (E5M2: infinity, the other
+// formats: NaN). Rounding is always to nearest, ties to even.
+struct CastOptions {
+  bool saturate = false;
+};
+
+namespace detail {
+template <class To, class E> consteval void checkCast() {
+  static_assert(is_storage_elem<To> && is_storage_elem<E>,
+                "tessel: cast converts between numeric and bool tiles, not pointers");
+  if constexpr (is_fp8_elem<To> || is_fp8_elem<E>) {
+    using O = std::conditional_t<is_fp8_elem<To>, E, To>; // the other side
+    static_assert(is_fp8_elem<O> || std::is_same_v<O, float> || std::is_same_v<O, half> || std::is_same_v<O, bfloat16>,
+                  "tessel: an 8-bit float casts to and from float, half, bfloat16 or another 8-bit float; "
+                  "cast through float (cast<float>(...)) for the others");
+  }
+}
+} // namespace detail
+
 // Converts to element type To (an element type or a tile alias).
 template <class To, class E>
 Tile<detail::elem_of_t<To>> cast(const Tile<E> &t, source_location loc = source_location::current()) {
   using Elem = detail::elem_of_t<To>;
-  static_assert(detail::is_scalar_elem<Elem> && detail::is_scalar_elem<E>,
-                "tessel: cast converts between numeric and bool tiles, not pointers");
+  detail::checkCast<Elem, E>();
   return Tile<Elem>(detail::emitCast({"cast", detail::toSourceLoc(loc)}, t.ref(), detail::elem_info<Elem>::dtype));
+}
+// cast<float8_e4m3fn>(x, {.saturate = true}): see CastOptions.
+template <class To, class E>
+Tile<detail::elem_of_t<To>> cast(const Tile<E> &t, CastOptions options,
+                                 source_location loc = source_location::current()) {
+  using Elem = detail::elem_of_t<To>;
+  detail::checkCast<Elem, E>();
+  return Tile<Elem>(detail::emitCast({"cast", detail::toSourceLoc(loc)}, t.ref(), detail::elem_info<Elem>::dtype,
+                                     options.saturate));
 }
 
 namespace detail {

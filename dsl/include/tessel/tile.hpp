@@ -78,6 +78,8 @@ enum class OpKind { Arith, Rem, Bitwise, Shift, Compare, Neg, Not, LogicalNot };
 template <OpKind K, class E> consteval void checkOperatorElem() {
   constexpr bool isPtr = is_pointer_elem<E>::value;
   constexpr bool isBool = std::is_same_v<E, bool>;
+  static_assert(!is_fp8_elem<E>, "tessel: 8-bit float tiles are for load, store, cast and dot; "
+                                 "cast<float>(...) to compute or compare");
   if constexpr (K == OpKind::Arith || K == OpKind::Rem || K == OpKind::Neg) {
     static_assert(!isPtr, "tessel: pointer tiles only support + with an integer offset tile");
     static_assert(!isBool, "tessel: arithmetic on bool tiles is not supported; use cast<int32_t>(...) first");
@@ -98,9 +100,9 @@ template <OpKind K, class E> consteval void checkOperatorElem() {
 // A tile of E values (rank 0 = one scalar) recorded in a trace. Copying a
 // Tile copies the handle, not the data.
 template <class E> class Tile {
-  static_assert(detail::is_scalar_elem<E> || detail::is_pointer_elem<E>::value,
+  static_assert(detail::is_storage_elem<E> || detail::is_pointer_elem<E>::value,
                 "tessel: tile elements are bool, int8_t, int16_t, int32_t, int64_t, half, "
-                "bfloat16, float, double or pointer_to<T>");
+                "bfloat16, float, double, float8_* or pointer_to<T>");
   using In = detail::In<E>;
   static constexpr DType kDType = detail::elem_info<E>::dtype;
   static constexpr bool kIsPtr = detail::is_pointer_elem<E>::value;

@@ -216,7 +216,8 @@ ValueRef emitBinary(Elementwise op, const OpSite &site, Operand a, Operand b, DT
 ValueRef emitUnary(Elementwise op, const OpSite &site, ValueRef a);
 ValueRef emitFma(const OpSite &site, Operand a, Operand b, Operand c, DType elem);
 ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType elem);
-ValueRef emitCast(const OpSite &site, ValueRef a, DType to);
+// saturate: an 8-bit float destination's overflow becomes its largest finite value.
+ValueRef emitCast(const OpSite &site, ValueRef a, DType to, bool saturate = false);
 // a [M, K] * b [K, N] + acc [M, N] (zeros of the accumulator type when null).
 ValueRef emitDot(const OpSite &site, ValueRef a, ValueRef b, const ValueRef *acc);
 ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset);

@@ -68,13 +68,13 @@ constexpr uint32_t kGfx11BufferFlags = 0x31027000;
 // minor*100 + stepping, with the hex stepping of gfx90a ('a' = 10) spelled 10.
 constexpr std::array<TargetFacts, 4> kTargets = {{
     {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", kGfx90aMatrix, kGfx9BufferFlags, false, true, true,
-     512, 8, 8, 4, 16, kLds64KiB, true, 4, 64},
+     512, 8, 8, 4, 16, kLds64KiB, true, 4, 64, Fp8Family::None},
     {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix, kGfx9BufferFlags, false, true, true,
-     512, 8, 8, 4, 16, kLds64KiB, true, 4, 64},
+     512, 8, 8, 4, 16, kLds64KiB, true, 4, 64, Fp8Family::Fnuz},
     {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix, kGfx9BufferFlags, false, true, true,
-     512, 8, 8, 4, 16, 160 * 1024, true, 4, 64},
+     512, 8, 8, 4, 16, 160 * 1024, true, 4, 64, Fp8Family::Ocp},
     {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix, kGfx11BufferFlags, true, false, false,
-     1536, 24, 16, 4, 32, 128 * 1024, false, 1, 32},
+     1536, 24, 16, 4, 32, 128 * 1024, false, 1, 32, Fp8Family::None},
 }};
 
 } // namespace
@@ -85,6 +85,15 @@ std::vector<MatrixInstr> TargetFacts::matrixInstrsFor(DType operand, DType accum
     if (i.operand == operand && i.accumulator == accumulator)
       out.push_back(i);
   return out;
+}
+
+bool TargetFacts::convertsFp8(DType t) const {
+  switch (fp8Conversions) {
+  case Fp8Family::Fnuz: return t == F8E4M3FNUZ || t == F8E5M2FNUZ;
+  case Fp8Family::Ocp: return t == F8E4M3FN || t == F8E5M2;
+  case Fp8Family::None: return false;
+  }
+  return false;
 }
 
 namespace {

@@ -74,6 +74,10 @@ private:
     case DType::BF16: return b_.getBF16Type();
     case DType::F32: return b_.getF32Type();
     case DType::F64: return b_.getF64Type();
+    case DType::F8E4M3FN: return b_.getType<Float8E4M3FNType>();
+    case DType::F8E5M2: return b_.getType<Float8E5M2Type>();
+    case DType::F8E4M3FNUZ: return b_.getType<Float8E4M3FNUZType>();
+    case DType::F8E5M2FNUZ: return b_.getType<Float8E5M2FNUZType>();
     }
     return {};
   }

@@ -478,6 +478,10 @@ public:
     if (!module)
       throw Error("emulator: cannot parse the LLVM IR of kernel '" + kernel.name + "': line " +
                   std::to_string(diagnostic.getLineNo()) + ": " + diagnostic.getMessage().str());
+    // The target the module was compiled for: some instructions mean
+    // different things per target (the 8-bit float conversions).
+    module->addModuleFlag(llvm::Module::Warning, emu::kArchFlag,
+                          llvm::MDString::get(*context, kernel.arch.empty() ? std::string(target_.arch) : kernel.arch));
     const emu::SanitizeMode sanitize = emu::sanitizeModeFromEnvironment();
     if (!deviceMachine_)
       deviceMachine_ = makeAmdgpuTargetMachine(target_);

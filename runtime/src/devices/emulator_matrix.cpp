@@ -23,18 +23,21 @@
 namespace tessel::emu {
 namespace {
 
-enum class Elem : uint8_t { F16, BF16, F32, I8, U8 };
+// Same: B's elements are A's. Fp8 (E4M3) and Bf8 (E5M2) are FNUZ on gfx942
+// and OCP on gfx950, as the caller's flags say.
+enum class Elem : uint8_t { Same, F16, BF16, F32, I8, U8, Fp8, Bf8 };
 
 struct MatrixInstruction {
   const char *name; // the LLVM intrinsic (WMMA: without its type suffixes)
   bool wmma;
   unsigned m, n, k;
-  Elem in;
+  Elem in; // A's elements (and B's, unless inB says otherwise)
   bool intAcc;
+  Elem inB = Elem::Same;
 };
 
 // The instructions tessel's target table lists (lowering/lib/Backend/target.cpp).
-constexpr std::array<MatrixInstruction, 19> kInstructions{{
+constexpr std::array<MatrixInstruction, 27> kInstructions{{
     {"llvm.amdgcn.mfma.f32.32x32x8f16", false, 32, 32, 8, Elem::F16, false},
     {"llvm.amdgcn.mfma.f32.16x16x16f16", false, 16, 16, 16, Elem::F16, false},
     {"llvm.amdgcn.mfma.f32.32x32x8bf16.1k", false, 32, 32, 8, Elem::BF16, false},
@@ -54,9 +57,21 @@ constexpr std::array<MatrixInstruction, 19> kInstructions{{
     {"llvm.amdgcn.wmma.f32.16x16x16.f16", true, 16, 16, 16, Elem::F16, false},
     {"llvm.amdgcn.wmma.f32.16x16x16.bf16", true, 16, 16, 16, Elem::BF16, false},
     {"llvm.amdgcn.wmma.i32.16x16x16.iu8", true, 16, 16, 16, Elem::I8, true},
+    // gfx942 / gfx950 8-bit floats (A and B: 8 per lane, as i8's 32x32x16),
+    // f32 accumulation; the dot lowering does not emit them yet.
+    {"llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", false, 32, 32, 16, Elem::Fp8, false, Elem::Fp8},
+    {"llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", false, 32, 32, 16, Elem::Fp8, false, Elem::Bf8},
+    {"llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8", false, 32, 32, 16, Elem::Bf8, false, Elem::Fp8},
+    {"llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", false, 32, 32, 16, Elem::Bf8, false, Elem::Bf8},
+    {"llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8", false, 16, 16, 32, Elem::Fp8, false, Elem::Fp8},
+    {"llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8", false, 16, 16, 32, Elem::Fp8, false, Elem::Bf8},
+    {"llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8", false, 16, 16, 32, Elem::Bf8, false, Elem::Fp8},
+    {"llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8", false, 16, 16, 32, Elem::Bf8, false, Elem::Bf8},
 }};
 
-unsigned elemBytes(Elem e) { return e == Elem::F32 ? 4 : (e == Elem::I8 || e == Elem::U8) ? 1 : 2; }
+unsigned elemBytes(Elem e) {
+  return e == Elem::F32 ? 4 : (e == Elem::I8 || e == Elem::U8 || e == Elem::Fp8 || e == Elem::Bf8) ? 1 : 2;
+}
 
 double halfValue(uint16_t h) {
   int exp = (h >> 10) & 31, man = h & 1023;
@@ -66,7 +81,7 @@ double halfValue(uint16_t h) {
   return (h & 0x8000) ? -v : v;
 }
 
-double element(const uint8_t *base, unsigned index, Elem e) {
+double element(const uint8_t *base, unsigned index, Elem e, bool ocp) {
   const uint8_t *p = base + size_t(index) * elemBytes(e);
   switch (e) {
   case Elem::F16: {
@@ -86,6 +101,9 @@ double element(const uint8_t *base, unsigned index, Elem e) {
   }
   case Elem::I8: return double(int8_t(*p));
   case Elem::U8: return double(*p);
+  case Elem::Fp8: return double(convertFromFp8(*p, ocp ? Fp8Encoding::E4M3Ocp : Fp8Encoding::E4M3Fnuz));
+  case Elem::Bf8: return double(convertFromFp8(*p, ocp ? Fp8Encoding::E5M2Ocp : Fp8Encoding::E5M2Fnuz));
+  case Elem::Same: break;
   }
   return 0;
 }
@@ -139,7 +157,8 @@ int matrixInstructionId(std::string_view intrinsic) {
 
 unsigned matrixWaveSize(int id) { return kInstructions[size_t(id)].wmma ? 32 : 64; }
 
-// flags: bit 0, A is unsigned; bit 1, B is unsigned (WMMA iu8's sign operands).
+// flags: bit 0, A is unsigned; bit 1, B is unsigned (WMMA iu8's sign
+// operands); bit 2, 8-bit floats are OCP's (gfx950), else FNUZ (gfx942).
 void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const void *c, void *d) {
   const MatrixInstruction &mi = kInstructions[size_t(id)];
   FiberWorkgroup &wg = currentWorkgroup();
@@ -153,7 +172,8 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
   wg.waveSync();
   auto operandsOf = [&](unsigned l) { return *reinterpret_cast<const Operands *>(wg.exchange()[waveBase + l]); };
   const Elem inA = (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
-  const Elem inB = (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8 : mi.in;
+  const Elem inB = mi.inB != Elem::Same ? mi.inB : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8 : mi.in;
+  const bool ocp = flags & 4;
   const unsigned lanePos = lane % wave, registers = mi.m * mi.n / wave;
   for (unsigned r = 0; r < registers; ++r) {
     auto [i, j] = elementOfD(mi, lanePos, r);
@@ -164,13 +184,13 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
       sum = cv;
       for (unsigned kk = 0; kk < mi.k; ++kk) {
         Placement pa = placeA(mi, i, kk), pb = placeB(mi, kk, j);
-        sum += int64_t(element(operandsOf(pa.lane).a, pa.index, inA)) *
-               int64_t(element(operandsOf(pb.lane).b, pb.index, inB));
+        sum += int64_t(element(operandsOf(pa.lane).a, pa.index, inA, ocp)) *
+               int64_t(element(operandsOf(pb.lane).b, pb.index, inB, ocp));
       }
       int32_t out = int32_t(uint32_t(uint64_t(sum))); // wraps as the 32-bit hardware does
       std::memcpy(static_cast<uint8_t *>(d) + 4 * r, &out, 4);
     } else {
-      // Products of f16/bf16/f32 inputs are exact in double; the sum is
+      // Products of f16/bf16/f32/8-bit float inputs are exact in double; the sum is
       // rounded to f32 once (AMD leaves the order of the f32 accumulation
       // unspecified; tests allow for it).
       float cv;
@@ -178,7 +198,7 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
       double sum = cv;
       for (unsigned kk = 0; kk < mi.k; ++kk) {
         Placement pa = placeA(mi, i, kk), pb = placeB(mi, kk, j);
-        sum += element(operandsOf(pa.lane).a, pa.index, mi.in) * element(operandsOf(pb.lane).b, pb.index, mi.in);
+        sum += element(operandsOf(pa.lane).a, pa.index, inA, ocp) * element(operandsOf(pb.lane).b, pb.index, inB, ocp);
       }
       float out = float(sum);
       std::memcpy(static_cast<uint8_t *>(d) + 4 * r, &out, 4);

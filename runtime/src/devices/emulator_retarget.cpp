@@ -9,6 +9,8 @@
 
 #include "emulator_runtime.hpp"
 
+#include "tessel/lowering/target.hpp"
+
 #include <llvm/ADT/StringRef.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -56,6 +58,8 @@ void rewriteDpp(CallInst &call, Module &module);
 void rewritePermlaneX16(CallInst &call, Module &module);
 void rewriteReadlane(CallInst &call, Module &module);
 void rewriteMatrix(CallInst &call, Module &module);
+void rewriteFp8Conversion(CallInst &call, Module &module);
+bool fp8IsOcp(CallInst &call, Module &module);
 
 // The AMDGPU intrinsics the emulator runs. Anything else named
 // llvm.amdgcn.* is an error that names it.
@@ -84,6 +88,10 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.raw.ptr.buffer.store", true, nullptr, false, false, &rewriteBufferStore},
     // Last: its users, the loads and stores above, are rewritten first.
     {"llvm.amdgcn.make.buffer.rsrc", true, nullptr, false, false, &rewriteBufferResource},
+    {"llvm.amdgcn.cvt.pk.fp8.f32", false, nullptr, true, false, &rewriteFp8Conversion},
+    {"llvm.amdgcn.cvt.pk.bf8.f32", false, nullptr, true, false, &rewriteFp8Conversion},
+    {"llvm.amdgcn.cvt.f32.fp8", false, nullptr, true, false, &rewriteFp8Conversion},
+    {"llvm.amdgcn.cvt.f32.bf8", false, nullptr, true, false, &rewriteFp8Conversion},
 };
 
 const IntrinsicRule *findRule(llvm::StringRef name) {
@@ -204,6 +212,8 @@ void rewriteMatrix(CallInst &call, Module &module) {
     a = call.getArgOperand(0);
     bValue = call.getArgOperand(1);
     c = call.getArgOperand(2);
+    if (llvm::StringRef(name).contains("8.fp8") || llvm::StringRef(name).contains("8.bf8"))
+      flags |= fp8IsOcp(call, module) ? 4 : 0; // the 8-bit float MFMAs: FNUZ or OCP by target
     if (!wmma)
       for (unsigned i = 3; i < 6; ++i)
         if (uint64_t v = constantArg(i, i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp"))
@@ -227,6 +237,45 @@ void rewriteMatrix(CallInst &call, Module &module) {
                                            ptr, ptr, ptr);
   b.CreateCall(callee, {b.getInt32(uint32_t(id)), b.getInt32(flags), pa, pb, pc, pd});
   call.replaceAllUsesWith(b.CreateLoad(call.getType(), pd));
+  call.eraseFromParent();
+}
+
+// Whether the 8-bit floats of `call` (an fp8/bf8 conversion or MFMA) are
+// OCP's (gfx950) or FNUZ (gfx942), by the kernel's target; an error on a
+// target without such instructions.
+bool fp8IsOcp(CallInst &call, Module &module) {
+  llvm::Attribute cpu = call.getFunction()->getFnAttribute("target-cpu");
+  std::string arch = cpu.isValid() ? cpu.getValueAsString().str() : "";
+  if (auto *flag = llvm::dyn_cast_or_null<llvm::MDString>(module.getModuleFlag(kArchFlag)); flag && arch.empty())
+    arch = flag->getString().str();
+  const TargetFacts *target = lookupTarget(arch);
+  if (!target || target->fp8Conversions == Fp8Family::None)
+    throw Error("the emulator: '" + call.getCalledFunction()->getName().str() + "' is not an instruction of " +
+                (arch.empty() ? "this target" : arch));
+  return target->fp8Conversions == Fp8Family::Ocp;
+}
+
+// The 8-bit float conversions: a runtime call with the encoding the
+// kernel's target converts (gfx942 FNUZ, gfx950 OCP).
+void rewriteFp8Conversion(CallInst &call, Module &module) {
+  const std::string name = call.getCalledFunction()->getName().str();
+  const bool ocp = fp8IsOcp(call, module);
+  const bool bf8 = llvm::StringRef(name).contains("bf8");
+  const Fp8Encoding encoding = bf8 ? (ocp ? Fp8Encoding::E5M2Ocp : Fp8Encoding::E5M2Fnuz)
+                                   : (ocp ? Fp8Encoding::E4M3Ocp : Fp8Encoding::E4M3Fnuz);
+  IRBuilder<> b(&call);
+  Type *i32 = b.getInt32Ty(), *f32 = b.getFloatTy();
+  Value *result;
+  if (llvm::StringRef(name).starts_with("llvm.amdgcn.cvt.pk.")) { // (a, b, old, word_sel)
+    auto callee = module.getOrInsertFunction("tessel_emu_cvt_pk_fp8_f32", i32, f32, f32, i32, i32, i32);
+    result = b.CreateCall(callee, {call.getArgOperand(0), call.getArgOperand(1), call.getArgOperand(2),
+                                   b.CreateZExt(call.getArgOperand(3), i32), b.getInt32(uint32_t(encoding))});
+  } else { // (src, byte_sel)
+    auto callee = module.getOrInsertFunction("tessel_emu_cvt_f32_fp8", f32, i32, i32, i32);
+    result = b.CreateCall(callee, {call.getArgOperand(0), call.getArgOperand(1), b.getInt32(uint32_t(encoding))});
+  }
+  llvm::cast<CallInst>(result)->setDoesNotAccessMemory();
+  call.replaceAllUsesWith(result);
   call.eraseFromParent();
 }
 

@@ -23,6 +23,10 @@ namespace tessel::emu {
 
 // The function the emulator calls once per thread: void(const void *kernarg).
 inline constexpr const char *kEntryName = "tessel_emu_entry";
+// A module flag (an MDString) naming the target the module was compiled for,
+// which the device sets before retargeting; a function's "target-cpu"
+// attribute (handwritten modules) takes precedence.
+inline constexpr const char *kArchFlag = "tessel.arch";
 
 struct RetargetedKernel {
   uint32_t ldsBytes = 0;     // static LDS the module's addrspace(3) globals need

@@ -507,6 +507,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
       TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),
       TESSEL_EMU_SYMBOL(tessel_emu_rsq_f32),        TESSEL_EMU_SYMBOL(tessel_emu_readfirstlane),
+      TESSEL_EMU_SYMBOL(tessel_emu_cvt_pk_fp8_f32), TESSEL_EMU_SYMBOL(tessel_emu_cvt_f32_fp8),
       TESSEL_EMU_SYMBOL(tessel_emu_trap),
   };
 #undef TESSEL_EMU_LIBCALL

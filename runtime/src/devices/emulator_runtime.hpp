@@ -150,6 +150,15 @@ float hardwareExp2(float x);
 // llvm.amdgcn.rsq.f32, as V_RSQ_F32 computes it (denormal inputs count as 0).
 float hardwareRsq(float x);
 
+// The 8-bit float encodings of the conversion instructions
+// (emulator_fp8.cpp): FP8 (E4M3) and BF8 (E5M2) as gfx942 (FNUZ) and gfx950
+// (OCP) define them. The retargeting passes one to the runtime functions.
+enum class Fp8Encoding : uint32_t { E4M3Fnuz, E5M2Fnuz, E4M3Ocp, E5M2Ocp };
+// f32 -> 8 bits as V_CVT_PK_FP8_F32 / V_CVT_PK_BF8_F32 do it (no clamp).
+uint8_t convertToFp8(float x, Fp8Encoding encoding);
+// 8 bits -> f32 as V_CVT_F32_FP8 / V_CVT_F32_BF8 do it (exact).
+float convertFromFp8(uint8_t bits, Fp8Encoding encoding);
+
 // Matrix-core instructions (emulator_matrix.cpp): the id of the MFMA or WMMA
 // intrinsic `name` (WMMA's with its type suffixes), or -1 when the emulator
 // has no semantics for it; and the wave size it needs.
@@ -175,8 +184,11 @@ void *findDeviceLibraryFunction(std::string_view name);
 
 } // namespace tessel::emu
 
-// D = A * B + C for one matrix instruction `id` of the calling lane's wave
-// (emulator_matrix.cpp); a, b, c and d point at the lane's registers.
+// llvm.amdgcn.cvt.pk.{fp8,bf8}.f32 and llvm.amdgcn.cvt.f32.{fp8,bf8} with
+// the target's encoding (an Fp8Encoding) as a last argument (emulator_fp8.cpp).
+extern "C" uint32_t tessel_emu_cvt_pk_fp8_f32(float a, float b, uint32_t old, uint32_t wordSel, uint32_t encoding);
+extern "C" float tessel_emu_cvt_f32_fp8(uint32_t src, uint32_t byteSel, uint32_t encoding);
+
 // The ROCm device library's printf functions (emulator_printf.cpp).
 extern "C" {
 uint64_t tessel_emu_printf_begin(uint64_t version);
@@ -187,4 +199,6 @@ uint64_t tessel_emu_printf_append_args(uint64_t desc, uint32_t count, uint64_t a
                                        uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint32_t last);
 }
 
+// D = A * B + C for one matrix instruction `id` of the calling lane's wave
+// (emulator_matrix.cpp); a, b, c and d point at the lane's registers.
 extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d);

@@ -125,3 +125,20 @@ TEST_CASE("occupancy: waves per SIMD from registers, wave slots, barriers and LD
   CHECK(registersForWaves(gfx942, 2) == 256);
   CHECK(registersForWaves(gfx1100, 12) == 120);
 }
+
+TEST_CASE("8-bit float conversion instructions per target") {
+  using enum DType;
+  // gfx942 (CDNA3) converts the FNUZ formats, gfx950 (CDNA4) OCP's; gfx90a
+  // and gfx1100 have no such instructions.
+  CHECK(requireTarget("gfx942").convertsFp8(F8E4M3FNUZ));
+  CHECK(requireTarget("gfx942").convertsFp8(F8E5M2FNUZ));
+  CHECK_FALSE(requireTarget("gfx942").convertsFp8(F8E4M3FN));
+  CHECK_FALSE(requireTarget("gfx942").convertsFp8(F8E5M2));
+  CHECK(requireTarget("gfx950").convertsFp8(F8E4M3FN));
+  CHECK(requireTarget("gfx950").convertsFp8(F8E5M2));
+  CHECK_FALSE(requireTarget("gfx950").convertsFp8(F8E4M3FNUZ));
+  for (const char *arch : {"gfx90a", "gfx1100"})
+    for (DType t : {F8E4M3FN, F8E5M2, F8E4M3FNUZ, F8E5M2FNUZ})
+      CHECK_FALSE(requireTarget(arch).convertsFp8(t));
+  CHECK_FALSE(requireTarget("gfx942").convertsFp8(F16));
+}

@@ -24,7 +24,8 @@ using namespace tessel;
 
 namespace {
 
-enum class In { F16, BF16, F32, I8 };
+// Fp8 (E4M3) and Bf8 (E5M2): FNUZ on gfx942, OCP on gfx950.
+enum class In { F16, BF16, F32, I8, Fp8, Bf8 };
 
 struct Case {
   const char *arch;
@@ -34,9 +35,12 @@ struct Case {
   In in;
   const char *operandType;  // the LLVM type of a lane's A (and B)
   const char *accType;      // of C and D
+  int inB = -1;             // B's element type (an In) when it differs from A's
 };
 
-unsigned inBytes(In in) { return in == In::F32 ? 4 : in == In::I8 ? 1 : 2; }
+unsigned inBytes(In in) { return in == In::F32 ? 4 : (in == In::I8 || in == In::Fp8 || in == In::Bf8) ? 1 : 2; }
+In inOfB(const Case &c) { return c.inB < 0 ? c.in : In(c.inB); }
+bool isOcp(const Case &c) { return std::string(c.arch) == "gfx950"; }
 unsigned waveOf(const Case &c) { return c.wmma ? 32 : 64; }
 unsigned perLane(const Case &c) { return c.wmma ? c.k : c.k / (64 / c.m); }
 
@@ -63,8 +67,20 @@ std::pair<unsigned, unsigned> placeD(const Case &c, unsigned i, unsigned j) {
 // Small integers: every product and sum is exact in f32 (and in f16/bf16).
 int8_t randomValue(std::mt19937 &gen) { return int8_t(std::uniform_int_distribution<int>(-8, 8)(gen)); }
 
-void putValue(std::vector<uint8_t> &bytes, size_t at, In in, int v) {
+void putValue(std::vector<uint8_t> &bytes, size_t at, In in, int v, bool ocp = false) {
   switch (in) {
+  case In::Fp8:
+  case In::Bf8: { // sign, exponent (bias 7/15 OCP, 8/16 FNUZ), 3 or 2 mantissa bits: exact for |v| <= 8
+    const unsigned mantissaBits = in == In::Fp8 ? 3 : 2, bias = (in == In::Fp8 ? 7 : 15) + (ocp ? 0 : 1);
+    uint8_t q = 0;
+    if (v != 0) {
+      unsigned a = unsigned(std::abs(v)), e = 31 - unsigned(__builtin_clz(a));
+      q = uint8_t(((e + bias) << mantissaBits) | (((a << mantissaBits) >> e) & ((1u << mantissaBits) - 1)));
+      if (v < 0) q |= 0x80;
+    }
+    bytes[at] = q;
+    break;
+  }
   case In::F16: { // a small integer is exact in f16: sign, exponent, 10-bit mantissa
     uint16_t h = 0;
     if (v != 0) {
@@ -132,13 +148,16 @@ void runCase(const Case &c, unsigned seed) {
   for (int &v : B) v = randomValue(gen);
   for (int &v : C) v = randomValue(gen) * 16;
   const bool intAcc = c.in == In::I8;
-  std::vector<uint8_t> a(size_t(lanes) * elems * inBytes(c.in)), b(a.size()), cBytes(size_t(lanes) * regs * 4);
+  std::vector<uint8_t> a(size_t(lanes) * elems * inBytes(c.in)), b(size_t(lanes) * elems * inBytes(inOfB(c))),
+      cBytes(size_t(lanes) * regs * 4);
   for (unsigned i = 0; i < c.m; ++i)
     for (unsigned kk = 0; kk < c.k; ++kk)
-      for (auto [lane, e] : placeA(c, i, kk)) putValue(a, (size_t(lane) * elems + e) * inBytes(c.in), c.in, A[i * c.k + kk]);
+      for (auto [lane, e] : placeA(c, i, kk))
+        putValue(a, (size_t(lane) * elems + e) * inBytes(c.in), c.in, A[i * c.k + kk], isOcp(c));
   for (unsigned kk = 0; kk < c.k; ++kk)
     for (unsigned j = 0; j < c.n; ++j)
-      for (auto [lane, e] : placeB(c, kk, j)) putValue(b, (size_t(lane) * elems + e) * inBytes(c.in), c.in, B[kk * c.n + j]);
+      for (auto [lane, e] : placeB(c, kk, j))
+        putValue(b, (size_t(lane) * elems + e) * inBytes(inOfB(c)), inOfB(c), B[kk * c.n + j], isOcp(c));
   for (unsigned i = 0; i < c.m; ++i)
     for (unsigned j = 0; j < c.n; ++j) {
       auto [lane, r] = placeD(c, i, j);
@@ -202,6 +221,17 @@ const Case kCases[] = {
     {"gfx1100", "llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32.v16f16", true, 16, 16, 16, In::F16, "<16 x half>", "<8 x float>"},
     {"gfx1100", "llvm.amdgcn.wmma.f32.16x16x16.bf16.v8f32.v16i16", true, 16, 16, 16, In::BF16, "<16 x i16>", "<8 x float>"},
     {"gfx1100", "llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v4i32", true, 16, 16, 16, In::I8, "<4 x i32>", "<8 x i32>"},
+    // 8-bit floats: FNUZ on gfx942, OCP on gfx950 (the same intrinsics).
+    {"gfx942", "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", false, 32, 32, 16, In::Fp8, "i64", "<16 x float>"},
+    {"gfx942", "llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", false, 32, 32, 16, In::Fp8, "i64", "<16 x float>", int(In::Bf8)},
+    {"gfx942", "llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8", false, 32, 32, 16, In::Bf8, "i64", "<16 x float>", int(In::Fp8)},
+    {"gfx942", "llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", false, 32, 32, 16, In::Bf8, "i64", "<16 x float>"},
+    {"gfx942", "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8", false, 16, 16, 32, In::Fp8, "i64", "<4 x float>"},
+    {"gfx942", "llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8", false, 16, 16, 32, In::Bf8, "i64", "<4 x float>", int(In::Fp8)},
+    {"gfx950", "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", false, 32, 32, 16, In::Fp8, "i64", "<16 x float>"},
+    {"gfx950", "llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", false, 32, 32, 16, In::Bf8, "i64", "<16 x float>"},
+    {"gfx950", "llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8", false, 16, 16, 32, In::Fp8, "i64", "<4 x float>", int(In::Bf8)},
+    {"gfx950", "llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8", false, 16, 16, 32, In::Bf8, "i64", "<4 x float>"},
 };
 
 } // namespace

@@ -12,6 +12,9 @@
 
 namespace tessel {
 
+// The family of 8-bit float formats a target's instructions work in.
+enum class Fp8Family : uint8_t { None, Fnuz, Ocp };
+
 // One matrix-core instruction: D[m x n] = A[m x k] * B[k x n] + C per wave,
 // A and B of `operand` elements, C and D of `accumulator`.
 enum class MatrixCore : uint8_t { Mfma, Wmma };
@@ -69,6 +72,14 @@ struct TargetFacts {
   // by bytes: 128 a cycle.
   unsigned valuCycles;
   unsigned barrierCycles;
+  // Which 8-bit float formats V_CVT_PK_FP8_F32 / V_CVT_F32_FP8 (E4M3) and
+  // V_CVT_PK_BF8_F32 / V_CVT_F32_BF8 (E5M2) convert: gfx942 the FNUZ
+  // formats, gfx950 the OCP ones; None: no such instructions (the lowering
+  // converts with integer operations, as for a format the target does not take).
+  Fp8Family fp8Conversions = Fp8Family::None;
+
+  // Whether the conversion instructions take the 8-bit float format `t`.
+  bool convertsFp8(DType t) const;
 
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.

@@ -88,6 +88,7 @@ struct ConvertTesselToLLVMPass
     populateSPMDOpToLLVMPatterns(converter, target, patterns);
     populateViewOpToLLVMPatterns(converter, target, patterns);
     PackedPairs pairs; // (outlives the conversion, which reads it)
+    populateFp8ConversionOpToLLVMPatterns(converter, target, patterns);
     populateElementwiseOpToLLVMPatterns(converter, target, patterns, &axis, pairs);
     populateLoadStoreOpToLLVMPatterns(converter, target, patterns);
     populateBufferOpToLLVMPatterns(converter, target, patterns);

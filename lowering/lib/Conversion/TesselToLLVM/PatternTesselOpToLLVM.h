@@ -45,6 +45,12 @@ void populateViewOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
 void populateElementwiseOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                          const TargetInfo &target, RewritePatternSet &patterns,
                                          const AxisInfoAnalysis *axis, PackedPairs &pairs);
+// arith.extf / arith.truncf to and from the 8-bit floats: the target's
+// conversion instructions where it has them for the format, integer
+// operations elsewhere (before the elementwise patterns, which would hand
+// them to the upstream patterns: LLVM has no 8-bit float type).
+void populateFp8ConversionOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
+                                           const TargetInfo &target, RewritePatternSet &patterns);
 // load and store: vector accesses, predication on masks, ownership of replicas.
 void populateLoadStoreOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                        const TargetInfo &target, RewritePatternSet &patterns);

@@ -165,6 +165,11 @@ bool TargetInfo::hasRowBroadcast() const {
 
 bool TargetInfo::hasPackedF32() const { return facts_ && facts_->packedF32; }
 
+bool TargetInfo::convertsFp8(Type elem) const {
+  std::optional<::tessel::DType> t = dtypeOf(elem);
+  return facts_ && t && facts_->convertsFp8(*t);
+}
+
 Value TargetInfo::rowBroadcast(OpBuilder &b, Location loc, Value v, int lastLane) const {
   // Every row takes part (rows without a source, row 0 for row_bcast:15 and
   // rows 0-1 for row_bcast:31, read 0): with full masks and bound_ctrl LLVM

@@ -68,6 +68,9 @@ public:
   bool hasRowBroadcast() const;
   // Whether f32 add, multiply and fma come packed two to an instruction.
   bool hasPackedF32() const;
+  // Whether the target's conversion instructions (v_cvt_pk_fp8_f32 & co.)
+  // take the 8-bit float type `elem` (gfx942: the FNUZ formats; gfx950: OCP).
+  bool convertsFp8(Type elem) const;
   // DPP row_bcast:15 (`lastLane` 15: each row gets the last lane of the row
   // before it) or row_bcast:31 (`lastLane` 31: rows 2 and 3 get lane 31);
   // rows with no such lane get 0.

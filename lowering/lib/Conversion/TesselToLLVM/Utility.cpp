@@ -15,6 +15,10 @@ Value mlir::tessel::i32Value(OpBuilder &b, Location loc, int64_t v) {
 }
 
 Value mlir::tessel::constantValue(OpBuilder &b, Location loc, Type type, TypedAttr value) {
+  // An 8-bit float (LLVM has none) is its bits in an i8 register.
+  if (auto f = dyn_cast<FloatAttr>(value); f && isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 8)
+    return b.create<LLVM::ConstantOp>(loc, b.getI8Type(),
+                                      b.getIntegerAttr(b.getI8Type(), f.getValue().bitcastToAPInt()));
   return b.create<LLVM::ConstantOp>(loc, type, value);
 }
 

@@ -43,6 +43,10 @@ set(_dsl_cf_cases
   "39|pow needs floating-point tiles"
   "40|sigmoid needs a floating-point tile"
   "41|the operands' element types differ"
+  "42|8-bit float tiles are for load, store, cast and dot"
+  "43|8-bit float tiles are for load, store, cast and dot"
+  "44|an 8-bit float casts to and from float, half, bfloat16 or another 8-bit float"
+  "45|sum needs a numeric tile"
   "50|device_print prints tiles"
   "51|static_print prints tiles, numbers, Const values and strings")
 foreach(_case IN LISTS _dsl_cf_cases)

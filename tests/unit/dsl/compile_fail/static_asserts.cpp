@@ -99,6 +99,16 @@ void kernel(Ptr<f32> x, i32 n) {
   auto r = sigmoid(i); // integers
 #elif CASE == 41
   auto r = atan2(f, cast<double>(f)); // f32 and f64
+#elif CASE == 42
+  auto q = cast<float8_e4m3fn>(f);
+  auto r = q + q; // 8-bit floats take no arithmetic
+#elif CASE == 43
+  auto q = cast<float8_e5m2fnuz>(f);
+  auto r = q < q; // nor comparisons
+#elif CASE == 44
+  auto r = cast<float8_e4m3fnuz>(i); // integers go through float
+#elif CASE == 45
+  auto r = sum(cast<float8_e5m2>(f), 0); // nor reductions
 #elif CASE == 50
   device_print("n", 5); // a number, not a tile
   int r = 0;

@@ -92,6 +92,10 @@ std::optional<::tessel::DType> mlir::tessel::dtypeOf(Type t) {
   if (t.isF32()) return DType::F32;
   if (t.isInteger(8)) return DType::I8;
   if (t.isInteger(32)) return DType::I32;
+  if (isa<Float8E4M3FNType>(t)) return DType::F8E4M3FN;
+  if (isa<Float8E5M2Type>(t)) return DType::F8E5M2;
+  if (isa<Float8E4M3FNUZType>(t)) return DType::F8E4M3FNUZ;
+  if (isa<Float8E5M2FNUZType>(t)) return DType::F8E5M2FNUZ;
   return std::nullopt;
 }
 
