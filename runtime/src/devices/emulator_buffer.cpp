@@ -41,8 +41,7 @@ Resource resourceOf(llvm::CallInst &access, llvm::Value *rsrc) {
 }
 
 bool isGfx11(const llvm::CallInst &call) {
-  llvm::Attribute cpu = call.getFunction()->getFnAttribute("target-cpu");
-  return cpu.isValid() && cpu.getValueAsString().starts_with("gfx11");
+  return llvm::StringRef(kernelArch(*call.getFunction())).starts_with("gfx11");
 }
 
 // The component accesses of a `type` transfer: dwords, or the one sub-dword.

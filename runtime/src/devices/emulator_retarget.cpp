@@ -244,10 +244,7 @@ void rewriteMatrix(CallInst &call, Module &module) {
 // OCP's (gfx950) or FNUZ (gfx942), by the kernel's target; an error on a
 // target without such instructions.
 bool fp8IsOcp(CallInst &call, Module &module) {
-  llvm::Attribute cpu = call.getFunction()->getFnAttribute("target-cpu");
-  std::string arch = cpu.isValid() ? cpu.getValueAsString().str() : "";
-  if (auto *flag = llvm::dyn_cast_or_null<llvm::MDString>(module.getModuleFlag(kArchFlag)); flag && arch.empty())
-    arch = flag->getString().str();
+  const std::string arch = kernelArch(*call.getFunction());
   const TargetFacts *target = lookupTarget(arch);
   if (!target || target->fp8Conversions == Fp8Family::None)
     throw Error("the emulator: '" + call.getCalledFunction()->getName().str() + "' is not an instruction of " +
@@ -280,6 +277,15 @@ void rewriteFp8Conversion(CallInst &call, Module &module) {
 }
 
 } // namespace
+
+std::string kernelArch(const llvm::Function &fn) {
+  llvm::Attribute cpu = fn.getFnAttribute("target-cpu");
+  if (cpu.isValid() && !cpu.getValueAsString().empty())
+    return cpu.getValueAsString().str();
+  if (auto *flag = llvm::dyn_cast_or_null<llvm::MDString>(fn.getParent()->getModuleFlag(kArchFlag)))
+    return flag->getString().str();
+  return "";
+}
 
 bool synchronizesWave(llvm::StringRef name) {
   const IntrinsicRule *rule = findRule(name);

@@ -13,6 +13,7 @@
 
 namespace llvm {
 class CallInst;
+class Function;
 class Module;
 class DataLayout;
 class StringRef;
@@ -27,6 +28,11 @@ inline constexpr const char *kEntryName = "tessel_emu_entry";
 // which the device sets before retargeting; a function's "target-cpu"
 // attribute (handwritten modules) takes precedence.
 inline constexpr const char *kArchFlag = "tessel.arch";
+
+// The target `fn` was compiled for: its "target-cpu", else the module's
+// kArchFlag (compiled kernel modules carry no target-cpu); empty when
+// neither says.
+std::string kernelArch(const llvm::Function &fn);
 
 struct RetargetedKernel {
   uint32_t ldsBytes = 0;     // static LDS the module's addrspace(3) globals need
