@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s -split-input-file --tessel-pipeline-loads --tessel-assign-layouts --tessel-stage-operands --tessel-plan-lds | FileCheck %s
+// RUN: tessel-opt %s -split-input-file --tessel-assign-layouts --tessel-pipeline-loops --tessel-plan-lds | FileCheck %s
 
 // num_stages = 2: each operand has one LDS slot. Before the loop the first
 // tiles (loaded in one branch on whether the loop runs) go into slot 0,
