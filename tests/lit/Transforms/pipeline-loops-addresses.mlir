@@ -179,9 +179,10 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 // CHECK: %[[BUF:.*]] = tessel.local_alloc
 // CHECK: tessel.local_store %[[T0]], %[[BUF]]
 // CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[P:.*]] = %[[P0]], %[[AFTER:.*]] = %[[T1]], %[[READ:.*]] = %{{.*}})
-// CHECK: %[[SS:.*]] = tessel.splat
-// CHECK: %[[PN:.*]] = tessel.addptr %[[P]], %[[SS]]
-// CHECK: %[[PNN:.*]] = tessel.addptr %[[PN]], %[[SS]]
+// The step's splat is the prologue's (the pass ends with CSE: the body's
+// loop-invariant address ops become the prologue's copies).
+// CHECK: %[[PN:.*]] = tessel.addptr %[[P]], %[[SS0]]
+// CHECK: %[[PNN:.*]] = tessel.addptr %[[PN]], %[[SS0]]
 // CHECK-NOT: tessel.addptr
 // CHECK: %[[AHEAD:.*]] = scf.if
 // CHECK-NEXT: tessel.load %[[PNN]] :

@@ -5,9 +5,11 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -449,9 +451,20 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
       return markAllAnalysesPreserved();
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    llvm::SetVector<Operation *> expanded;
     for (scf::ForOp loop : loops)
-      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1))
+      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1)) {
+        if (auto function = loop->getParentOfType<FunctionOpInterface>())
+          expanded.insert(function);
         expandLoop(*schedule);
+      }
+    // The prologue's copies of the body's loop-invariant address ops come
+    // before the loop: the body's own become those (hoisted), and what the
+    // buffer accesses left of the pointer chains goes.
+    IRRewriter rewriter(module.getContext());
+    DominanceInfo dominance;
+    for (Operation *function : expanded)
+      eliminateCommonSubExpressions(rewriter, dominance, function);
   }
 };
 
