@@ -311,7 +311,7 @@ SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> 
 // and, with several slots, the slot to read. Each iteration starts with the
 // loads of iteration i + distance, ends by writing the tile of i + 1 into
 // the next slot, and yields the sets shifted by one.
-void expandLoop(LoopSchedule &s) {
+scf::ForOp expandLoop(LoopSchedule &s) {
   scf::ForOp loop = s.loop;
   const int64_t distance = s.distance;
   const size_t n = s.loads.size();
@@ -435,12 +435,13 @@ void expandLoop(LoopSchedule &s) {
           .replaceWithAdditionalYields(rewriter, inits, /*replaceInitOperandUsesInLoop=*/false, newYields);
   next.finish();
   if (failed(replaced))
-    return;
+    return nullptr;
   // The body's loads are gone (their copies run ahead), and so are the ops
   // of stage 0 only they read.
   for (auto &[op, stage] : llvm::reverse(s.stage))
     if (stage == 0 && op->use_empty())
       op->erase();
+  return cast<scf::ForOp>(replaced->getOperation());
 }
 
 struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineLoopsPass> {
@@ -456,11 +457,18 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
       if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1)) {
         if (auto function = loop->getParentOfType<FunctionOpInterface>())
           expanded.insert(function);
-        expandLoop(*schedule);
+        if (scf::ForOp done = expandLoop(*schedule))
+          // What use-buffer-ops left of the body's pointer chains (dead:
+          // the loads read offsets now) goes.
+          for (Operation *op = done.getBody()->getTerminator()->getPrevNode(); op;) {
+            Operation *before = op->getPrevNode();
+            if (isOpTriviallyDead(op))
+              op->erase();
+            op = before;
+          }
       }
     // The prologue's copies of the body's loop-invariant address ops come
-    // before the loop: the body's own become those (hoisted), and what the
-    // buffer accesses left of the pointer chains goes.
+    // before the loop: the body's own become those (hoisted).
     IRRewriter rewriter(module.getContext());
     DominanceInfo dominance;
     for (Operation *function : expanded)
