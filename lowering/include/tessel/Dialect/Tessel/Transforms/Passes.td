@@ -174,6 +174,11 @@ def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
     The tiles between (d >= 2) and the tiles of other loads wait in
     registers, carried as d - 1 or d sets that each iteration yields shifted
     by one. The LDS plan keeps the buffers alive over the whole loop.
+
+    Then the expanded bodies lose their dead ops (what use-buffer-ops left of
+    the pointer chains) and CSE runs over the functions: the prologue's copies
+    of loop-invariant address ops come before the loop, so the body's own
+    become them.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
 }
