@@ -64,6 +64,7 @@ void hashNodes(Fnv &f, const std::vector<TraceNode> &nodes) {
       f.pod(a.value);
       f.pod(a.values.size());
       for (int64_t v : a.values) f.pod(v);
+      f.str(a.text.c_str());
     }
     f.pod(n.regions.size());
     for (const TraceRegion &r : n.regions) hashNodes(f, r);

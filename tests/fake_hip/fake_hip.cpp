@@ -84,6 +84,7 @@ struct KernelInfo {
   uint32_t kernargSize = 0;
   uint32_t groupSegmentSize = 0;
   uint32_t maxFlatWorkgroupSize = 0; // from the metadata note; 0 when not found
+  bool hostcallBuffer = false;       // the note lists a hidden_hostcall_buffer argument
 };
 
 // Reads a msgpack unsigned integer or string at `at`; advances `at`.
@@ -249,8 +250,15 @@ std::string parseCodeObject(const uint8_t *image, std::map<std::string, KernelIn
     return "no kernel descriptors (<name>.kd)";
   constexpr uint32_t kShtNote = 7;
   for (const Section &s : sections)
-    if (s.type == kShtNote)
+    if (s.type == kShtNote) {
       readMaxFlatWorkgroupSizes(image, s.offset, s.offset + s.size, kernels);
+      // The hostcall buffer (device printf) among a kernel's hidden
+      // arguments; tessel's code objects hold one kernel each.
+      const std::string_view note(reinterpret_cast<const char *>(image + s.offset), s.size);
+      if (note.find("hidden_hostcall_buffer") != std::string_view::npos)
+        for (auto &entry : kernels)
+          entry.second.hostcallBuffer = true;
+    }
   return {};
 }
 
@@ -531,6 +539,7 @@ __attribute__((visibility("default"))) hipError_t hipModuleLaunchKernel(
   record.descriptorKernargSize = f->info.kernargSize;
   record.descriptorGroupSegmentSize = f->info.groupSegmentSize;
   record.maxFlatWorkgroupSize = f->info.maxFlatWorkgroupSize;
+  record.hostcallBuffer = f->info.hostcallBuffer;
   s.last = record;
   ++s.launches;
   return hipSuccess;

@@ -24,6 +24,7 @@ struct FakeHipLaunch {
   uint32_t descriptorGroupSegmentSize; // group_segment_fixed_size (static LDS)
   uint32_t maxFlatWorkgroupSize;  // .max_flat_workgroup_size of the metadata note; 0 if not found
   int device;                 // the device the kernel's module was loaded on
+  bool hostcallBuffer;        // the metadata note lists a hidden_hostcall_buffer argument (printf)
 };
 
 // Function types of the accessors, for dlsym.

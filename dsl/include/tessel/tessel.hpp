@@ -4,6 +4,7 @@
 
 #include "tessel/core/compiled_kernel.hpp" // what Kernel::lastCompiled() shows
 #include "tessel/control.hpp"
+#include "tessel/debug.hpp"
 #include "tessel/dot.hpp"
 #include "tessel/core/error.hpp"           // what every failure throws
 #include "tessel/kernel.hpp"

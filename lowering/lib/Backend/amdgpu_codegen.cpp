@@ -79,7 +79,9 @@ void initializeAmdgpuOnce() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetFacts &target) {
+} // namespace
+
+std::unique_ptr<llvm::TargetMachine> makeAmdgpuTargetMachine(const TargetFacts &target) {
   initializeAmdgpuOnce();
   llvm::Triple triple(kAmdgpuTriple);
   std::string error;
@@ -93,6 +95,8 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetFacts &target
     throw Error(std::string("LLVM cannot create a target machine for ") + target.arch);
   return machine;
 }
+
+namespace {
 
 // A thread's code generator for one target: its target machine and the pass
 // pipeline that writes an object, each made on the thread's first compile
@@ -110,7 +114,7 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const TargetFacts &target
 // threads.
 class CodeGenerator {
 public:
-  explicit CodeGenerator(const TargetFacts &target) : machine_(makeTargetMachine(target)) {}
+  explicit CodeGenerator(const TargetFacts &target) : machine_(makeAmdgpuTargetMachine(target)) {}
   // stream_ points into object_: the generator stays where it was made.
   CodeGenerator(const CodeGenerator &) = delete;
   CodeGenerator &operator=(const CodeGenerator &) = delete;
@@ -167,7 +171,7 @@ std::string dataLayoutFor(const TargetFacts &target) {
   auto found = layouts.find(target.arch);
   if (found != layouts.end())
     return found->second;
-  std::string layout = makeTargetMachine(target)->createDataLayout().getStringRepresentation();
+  std::string layout = makeAmdgpuTargetMachine(target)->createDataLayout().getStringRepresentation();
   layouts.emplace(target.arch, layout);
   return layout;
 }
@@ -212,46 +216,62 @@ private:
   std::string errors_;
 };
 
-const char *kOcmlPath = TESSEL_DEVICE_LIBS_DIR "/ocml.bc";
+// The ROCm device libraries tessel links where called: ocml (math) and
+// ockl (printf through the hostcall buffer: device_print, device_assert).
+struct DeviceLibrary {
+  const char *prefix; // of the functions it defines
+  const char *path;
+};
+const DeviceLibrary kOcml{"__ocml_", TESSEL_DEVICE_LIBS_DIR "/ocml.bc"};
+const DeviceLibrary kOckl{"__ockl_", TESSEL_DEVICE_LIBS_DIR "/ockl.bc"};
 
 // Read once; a failed read throws and is retried on the next call.
-const llvm::MemoryBuffer &ocmlBitcode() {
-  static const std::unique_ptr<llvm::MemoryBuffer> buffer = [] {
-    auto file = llvm::MemoryBuffer::getFile(kOcmlPath);
+const llvm::MemoryBuffer &readLibrary(const char *path) {
+  auto read = [path] {
+    auto file = llvm::MemoryBuffer::getFile(path);
     if (!file)
-      throw Error(std::string("cannot read the ROCm device library ") + kOcmlPath + ": " +
+      throw Error(std::string("cannot read the ROCm device library ") + path + ": " +
                   file.getError().message() + " (install rocm-device-libs)");
     return std::move(*file);
-  }();
-  return *buffer;
+  };
+  if (path == kOcml.path) {
+    static const std::unique_ptr<llvm::MemoryBuffer> ocml = read();
+    return *ocml;
+  }
+  static const std::unique_ptr<llvm::MemoryBuffer> ockl = read();
+  return *ockl;
 }
 
-bool callsOcml(const llvm::Module &module) {
+bool calls(const llvm::Module &module, const DeviceLibrary &library) {
   for (const llvm::Function &function : module)
-    if (function.isDeclaration() && function.getName().starts_with("__ocml_"))
+    if (function.isDeclaration() && function.getName().starts_with(library.prefix))
       return true;
   return false;
 }
 
-void linkOcml(llvm::Module &module, const ScopedDiagnostics &diagnostics) {
-  auto library = llvm::getLazyBitcodeModule(ocmlBitcode().getMemBufferRef(), module.getContext());
+void linkLibrary(llvm::Module &module, const DeviceLibrary &which, const ScopedDiagnostics &diagnostics) {
+  auto library = llvm::getLazyBitcodeModule(readLibrary(which.path).getMemBufferRef(), module.getContext());
   if (!library)
-    throw Error(std::string("cannot parse ") + kOcmlPath + ": " +
-                llvm::toString(library.takeError()));
+    throw Error(std::string("cannot parse ") + which.path + ": " + llvm::toString(library.takeError()));
   // The 5.2 bitcode carries an older layout string; ours is a superset of it.
   (*library)->setDataLayout(module.getDataLayout());
   (*library)->setTargetTriple(module.getTargetTriple());
   if (llvm::Linker::linkModules(module, std::move(*library), llvm::Linker::LinkOnlyNeeded))
-    throw Error(std::string("linking ") + kOcmlPath + " failed: " + diagnostics.errors());
+    throw Error(std::string("linking ") + which.path + " failed: " + diagnostics.errors());
   for (const llvm::Function &function : module)
-    if (function.isDeclaration() && function.getName().starts_with("__ocml_"))
-      throw Error("the ROCm device library " + std::string(kOcmlPath) + " has no " +
+    if (function.isDeclaration() && function.getName().starts_with(which.prefix))
+      throw Error("the ROCm device library " + std::string(which.path) + " has no " +
                   function.getName().str() + "; this is a tessel compiler bug");
 }
 
 // The control constants ocml reads, defined here so no per-ISA oclc_*.bc is needed
 // (rocm-device-libs 5.2 ships none for gfx942, gfx950, gfx1100).
 void defineOclcControls(llvm::Module &module, const TargetFacts &target) {
+  // ockl finds the hostcall buffer among the hidden arguments where the
+  // code object version puts it (v4: the fourth, v5 and later: the eleventh).
+  uint64_t abiVersion = 500;
+  if (auto *flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(kCodeObjectVersionFlag)))
+    abiVersion = flag->getZExtValue() < 500 ? 400 : 500;
   const std::pair<const char *, uint64_t> controls[] = {
       {"__oclc_ISA_version", target.isaVersion},
       {"__oclc_wavefrontsize64", target.waveSize == 64 ? 1 : 0},
@@ -259,7 +279,7 @@ void defineOclcControls(llvm::Module &module, const TargetFacts &target) {
       {"__oclc_unsafe_math_opt", 0},
       {"__oclc_daz_opt", 0},
       {"__oclc_correctly_rounded_sqrt32", 1},
-      {"__oclc_ABI_version", 500},
+      {"__oclc_ABI_version", abiVersion},
   };
   for (const auto &[name, value] : controls) {
     llvm::GlobalVariable *control = module.getGlobalVariable(name, /*AllowInternal=*/true);
@@ -505,8 +525,10 @@ struct OptimizedKernel {
     // Keep a code object version the caller chose (the HIP device may pick one).
     if (!kernel->getModuleFlag(kCodeObjectVersionFlag))
       configureModuleForTarget(*kernel, target);
-    if (callsOcml(*kernel))
-      linkOcml(*kernel, diagnostics);
+    if (calls(*kernel, kOcml))
+      linkLibrary(*kernel, kOcml, diagnostics);
+    if (calls(*kernel, kOckl))
+      linkLibrary(*kernel, kOckl, diagnostics);
     defineOclcControls(*kernel, target);
     runWithoutIeeeMode(*kernel); // ocml's functions, linked just now
     llvm::internalizeModule(*kernel, isKernel);

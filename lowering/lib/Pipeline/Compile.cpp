@@ -311,6 +311,20 @@ const TraceNode *firstLineOf(const Trace &trace) {
   return nullptr;
 }
 
+// Whether the kernel calls the device library's printf (device_print, and
+// device_assert when compiled in): the hostcall behind it is a call with a
+// stack frame, which is private segment without any register spilled.
+bool callsPrintf(const std::vector<TraceNode> &nodes, bool debug) {
+  for (const TraceNode &n : nodes) {
+    if (n.op == TraceOp::Op && (n.name == "tessel.print" || (debug && n.name == "tessel.device_assert")))
+      return true;
+    for (const TraceRegion &r : n.regions)
+      if (callsPrintf(r, debug))
+        return true;
+  }
+  return false;
+}
+
 void warnAboutSpills(const Trace &trace, const TargetFacts &target, uint32_t bytes) {
   if (bytes == 0)
     return;
@@ -410,6 +424,10 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // plus 32-bit offsets: buffer instructions where the hardware's range
   // check can be the mask (no branches), saddr-form global ones otherwise.
   pm.addPass(createTesselUseBufferOps());
+  // Share the bounds it made per access (max(n, 0), one per access to the
+  // same n) so the lowering builds one buffer resource for them, and drop
+  // the masks and pointer tiles the accesses no longer read.
+  pm.addPass(createCSEPass());
   // With num_stages = s >= 2, loads feeding a dot in a loop fetch the
   // operands s - 1 iterations ahead while this one computes; operands wait
   // in LDS (s - 1 slots), one barrier per iteration.
@@ -465,6 +483,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     mlir::tessel::tesselDialect(ctx.get()).getFastMathAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
   if (options.fpFusion)
     mlir::tessel::tesselDialect(ctx.get()).getFpFusionAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
+  if (options.debug)
+    mlir::tessel::tesselDialect(ctx.get()).getDebugAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
   if (options.numStages > 1)
     mlir::tessel::tesselDialect(ctx.get()).getNumStagesAttrHelper().setAttr(
         *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));
@@ -522,6 +542,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   times.optimize = code.times.optimize;
   times.codegen = code.times.codegen;
   times.link = code.times.link;
+  if (callsPrintf(trace.nodes, options.debug) && !code.resources.vgprSpills && !code.resources.sgprSpills)
+    code.resources.privateSegmentBytes = code.privateSegmentBytes = 0; // the printf call's frame, not spills
   warnAboutSpills(trace, target, code.privateSegmentBytes);
   sortRemarks(out.remarks); // then the kernel's own, at its first line
   {

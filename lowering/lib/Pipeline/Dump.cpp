@@ -62,6 +62,8 @@ CompileDumps::CompileDumps(const Trace &trace, const Specialization &spec, const
   h = mix(mix(mix(mix(h, options.numWarps), options.numStages), options.fastMath), options.codeObjectVersion);
   if (options.fpFusion)
     h = mix(h, 0xf05e);
+  if (options.debug)
+    h = mix(h, 0xdeb9);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   stem_ = trace.kernelName + "." + options.arch + "." + hex;

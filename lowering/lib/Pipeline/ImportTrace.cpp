@@ -216,6 +216,7 @@ private:
       case TraceAttr::I32Array:
         attr = b_.getDenseI32ArrayAttr(SmallVector<int32_t>(a.values.begin(), a.values.end()));
         break;
+      case TraceAttr::String: attr = b_.getStringAttr(a.text); break;
       }
       state.addAttribute(a.name, attr);
     }

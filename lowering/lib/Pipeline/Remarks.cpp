@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
 namespace tessel {
 
@@ -63,13 +64,18 @@ struct Access {
   Value bound = {}; // a buffer op's element count: the mask it replaced
 };
 
+// Whether an access of `tile` that moves `vec` elements of `elementBytes`
+// at a time moves fewer than 16 bytes a thread and could move more (a tile
+// too small to give a thread 16 bytes cannot): only such an access gets a
+// remark, and needs the axis analysis to say why.
+bool couldBeWider(RankedTensorType tile, int64_t elementBytes, int64_t vec) {
+  const int64_t want = std::max<int64_t>(1, 16 / elementBytes);
+  return vec < want && registersPerThread(tile) >= want;
+}
+
+// `a` is couldBeWider.
 void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vector<Remark> &out) {
   const int64_t want = std::max<int64_t>(1, 16 / a.elementBytes);
-  if (a.vec >= want)
-    return;
-  // A tile too small to give a thread 16 bytes cannot do better.
-  if (registersPerThread(a.tile) < want)
-    return;
   const unsigned dim = a.address.longestRunDim();
   std::string why;
   auto reason = [&](const std::string &text) { why += (why.empty() ? "" : "; ") + text; };
@@ -207,35 +213,46 @@ std::vector<Remark> collectTileRemarks(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
-    AxisInfoAnalysis axis(func);
+    // Made when the first narrow access needs it: a kernel whose accesses
+    // all move 16 bytes a thread (most) runs no analysis here.
+    std::optional<AxisInfoAnalysis> analysis;
+    auto axis = [&]() -> const AxisInfoAnalysis & {
+      if (!analysis)
+        analysis.emplace(func);
+      return *analysis;
+    };
     func.walk([&](Operation *op) {
       if (auto load = dyn_cast<LoadOp>(op)) {
-        if (auto tile = dyn_cast<RankedTensorType>(load.getPtr().getType()))
+        auto tile = dyn_cast<RankedTensorType>(load.getPtr().getType());
+        if (tile && couldBeWider(tile, ldsElementBytes(load.getType()), load.getVec()))
           narrowAccessRemark({op, tile, ldsElementBytes(load.getType()), load.getVec(),
-                              axis.get(load.getPtr()), 0, load.getMask(), true},
-                             axis, out);
+                              axis().get(load.getPtr()), 0, load.getMask(), true},
+                             axis(), out);
         if (stages >= 2)
           notPipelinedRemark(op, load.getPtr(), stages, out);
       } else if (auto store = dyn_cast<StoreOp>(op)) {
-        if (auto tile = dyn_cast<RankedTensorType>(store.getPtr().getType()))
+        auto tile = dyn_cast<RankedTensorType>(store.getPtr().getType());
+        if (tile && couldBeWider(tile, ldsElementBytes(store.getValue().getType()), store.getVec()))
           narrowAccessRemark({op, tile, ldsElementBytes(store.getValue().getType()), store.getVec(),
-                              axis.get(store.getPtr()), 0, store.getMask(), false},
-                             axis, out);
+                              axis().get(store.getPtr()), 0, store.getMask(), false},
+                             axis(), out);
       } else if (auto load = dyn_cast<BufferLoadOp>(op)) {
         auto tile = cast<RankedTensorType>(load.getOffsets().getType());
-        narrowAccessRemark({op, tile, ldsElementBytes(load.getType()), load.getVec(),
-                            axis.get(load.getOffsets()), std::max<int64_t>(1, axis.get(load.getBase()).divisibility[0]),
-                            load.getMask(), true, load.getBound()},
-                           axis, out);
+        if (couldBeWider(tile, ldsElementBytes(load.getType()), load.getVec()))
+          narrowAccessRemark({op, tile, ldsElementBytes(load.getType()), load.getVec(), axis().get(load.getOffsets()),
+                              std::max<int64_t>(1, axis().get(load.getBase()).divisibility[0]), load.getMask(), true,
+                              load.getBound()},
+                             axis(), out);
         if (stages >= 2)
           notPipelinedRemark(op, load.getOffsets(), stages, out);
       } else if (auto store = dyn_cast<BufferStoreOp>(op)) {
         auto tile = cast<RankedTensorType>(store.getOffsets().getType());
-        narrowAccessRemark({op, tile, ldsElementBytes(store.getValue().getType()), store.getVec(),
-                            axis.get(store.getOffsets()),
-                            std::max<int64_t>(1, axis.get(store.getBase()).divisibility[0]), store.getMask(), false,
-                            store.getBound()},
-                           axis, out);
+        if (couldBeWider(tile, ldsElementBytes(store.getValue().getType()), store.getVec()))
+          narrowAccessRemark({op, tile, ldsElementBytes(store.getValue().getType()), store.getVec(),
+                              axis().get(store.getOffsets()),
+                              std::max<int64_t>(1, axis().get(store.getBase()).divisibility[0]), store.getMask(),
+                              false, store.getBound()},
+                             axis(), out);
       } else if (isa<ConvertLayoutOp, PermuteOp, ReshapeOp, JoinOp, SplitOp>(op)) {
         ldsInLoopRemark(op, stages, out);
       }

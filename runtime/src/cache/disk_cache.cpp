@@ -344,7 +344,7 @@ void DiskCache::fallBackToMemory(const std::string &why) {
 std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization &spec,
                                 std::string_view arch, unsigned numWarps,
                                 std::string_view compilerIdentity, unsigned codeObjectVersion,
-                                unsigned numStages, bool fastMath, bool fpFusion) {
+                                unsigned numStages, bool fastMath, bool fpFusion, bool debug) {
   std::string bytes;
   auto put = [&](uint64_t v) { bytes.append(reinterpret_cast<const char *>(&v), sizeof v); };
   put(traceFingerprint);
@@ -364,6 +364,8 @@ std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization 
     bytes.append("fast_math");
   if (fpFusion) // or fp fusion
     bytes.append("fp_fusion");
+  if (debug) // or device_assert checks
+    bytes.append("debug");
   llvm::XXH128_hash_t h = llvm::xxh3_128bits(
       llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
   return hex64(h.high64) + hex64(h.low64);

@@ -103,6 +103,11 @@ void checkGrid(const std::string &kernelName, Dim3 grid, uint32_t blockSize) {
 void setDryLaunches(bool on) { gDryLaunches.store(on, std::memory_order_relaxed); }
 bool dryLaunches() { return gDryLaunches.load(std::memory_order_relaxed); }
 
+bool debugEnabled(const LaunchOptions &options) {
+  static const bool fromEnvironment = environmentFlag("TESSEL_DEBUG");
+  return options.debug || fromEnvironment;
+}
+
 struct KernelCache::Impl {
   std::string kernelName;
   CompileFn compile;
@@ -167,7 +172,7 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
   const std::string diskKey = DiskCache::entryKey(request.trace.fingerprint(), request.spec, arch,
                                                   options.num_warps, compilerIdentity,
                                                   codeObjectVersion, options.num_stages, options.fast_math,
-                                                  options.fp_fusion);
+                                                  options.fp_fusion, debugEnabled(options));
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->device = device.shared();
@@ -194,7 +199,8 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
   } else {
     entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion,
                                                                                options.num_stages, options.fast_math,
-                                                                               options.fp_fusion});
+                                                                               options.fp_fusion,
+                                                                               debugEnabled(options)});
     entry->compiled.times.trace = traceMs;
     ++stats.compiles;
     if (environmentLists("TESSEL_LOG", "compile"))

@@ -9,6 +9,7 @@
 
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/core/error.hpp"
+#include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/target.hpp"
 
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
@@ -167,6 +168,12 @@ struct LaunchJob {
   std::atomic<bool> failed{false};
   std::mutex errorMutex;
   std::string error;
+  // A trap's report (a failed device_assert) from the first workgroup, in
+  // launch order, that trapped.
+  std::string trap;
+  // Its workgroup's linear index: workgroups start in index order and a trap
+  // stops only later ones from starting, so the first one is reported.
+  std::atomic<uint64_t> trapAfter{UINT64_MAX};
   // For the estimate of a long launch (see estimateOnce).
   uint64_t workgroups = 0;
   std::chrono::steady_clock::time_point start;
@@ -327,7 +334,7 @@ private:
 
 void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   LaunchJob &job = *static_cast<LaunchJob *>(context);
-  if (job.failed.load(std::memory_order_relaxed) ||
+  if (job.failed.load(std::memory_order_relaxed) || index > job.trapAfter.load(std::memory_order_relaxed) ||
       (job.sanitizer && index > job.sanitizer->stopAfter.load(std::memory_order_relaxed)))
     return;
   GpuFloatEnvironment floatEnvironment;
@@ -355,6 +362,16 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
     scratch.shadow.reset(job.kernel->ldsBytes, job.sanitizer->mode);
     thread.shadow = &scratch.shadow;
   }
+  thread.trap.clear();
+  emu::forgetStderrMessage();
+  // A trap stops the workgroup and, after the ones running now, the launch.
+  auto recordTrap = [&] {
+    std::lock_guard lock(job.errorMutex);
+    if (index < job.trapAfter.load()) {
+      job.trap = thread.trap;
+      job.trapAfter.store(index);
+    }
+  };
   const EntryFn entry = job.kernel->entry;
   RunningKernel running(job.kernel->name.c_str());
   if (!job.kernel->needsFibers) {
@@ -368,11 +385,17 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
       entry(job.kernarg);
     }
     thread.abortRun = nullptr;
+    if (!thread.trap.empty())
+      recordTrap();
     estimateOnce(job);
     return;
   }
   std::string why = scratch.fibers->run(entry, job.kernarg);
   estimateOnce(job);
+  if (!thread.trap.empty()) {
+    recordTrap();
+    return;
+  }
   if (why.empty() || (job.sanitizer && job.stoppedBySanitizer()))
     return;
   std::lock_guard lock(job.errorMutex);
@@ -456,9 +479,11 @@ public:
       throw Error("emulator: cannot parse the LLVM IR of kernel '" + kernel.name + "': line " +
                   std::to_string(diagnostic.getLineNo()) + ": " + diagnostic.getMessage().str());
     const emu::SanitizeMode sanitize = emu::sanitizeModeFromEnvironment();
+    if (!deviceMachine_)
+      deviceMachine_ = makeAmdgpuTargetMachine(target_);
     emu::RetargetedKernel retargeted =
         emu::retargetForHost(*module, kernel.name, kernel.kernargs, machine_->createDataLayout(),
-                             machine_->getTargetTriple().str(), sanitize);
+                             machine_->getTargetTriple().str(), sanitize, *deviceMachine_);
     optimize(*module);
 
     auto dylib = jit_->createJITDylib("tessel_kernel_" + std::to_string(nextDylib_++));
@@ -548,6 +573,10 @@ public:
       sanitizer.ldsBytes = loaded->ldsBytes;
       sanitizer.waveSize = target_.waveSize;
       sanitizer.buffers = emu::liveBuffers();
+      static std::atomic<uint64_t> launches{0};
+      sanitizer.launch = ++launches;
+      if (sanitizer.mode == emu::SanitizeMode::Races)
+        sanitizer.global = std::make_unique<emu::GlobalShadow>();
       job.sanitizer = &sanitizer;
     }
     job.workgroups = workgroups;
@@ -555,6 +584,8 @@ public:
     pool_.run(workgroups, &runWorkgroup, &job);
     if (!sanitizer.report.empty())
       throw Error("the emulator's sanitizer stopped kernel '" + name + "': " + sanitizer.report);
+    if (!job.trap.empty())
+      throw Error(job.trap);
     if (job.failed.load())
       throw Error("kernel '" + name + "' failed in the emulator: " + job.error);
   }
@@ -598,6 +629,7 @@ private:
   const TargetFacts &target_;
   WorkerPool pool_;
   std::unique_ptr<llvm::TargetMachine> machine_;
+  std::unique_ptr<llvm::TargetMachine> deviceMachine_; // the AMDGPU target's rules, for lockstep
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   llvm::orc::JITDylib *runtime_ = nullptr;
   std::recursive_mutex jitMutex_; // unload() runs inside load() when load fails

@@ -43,6 +43,13 @@ std::optional<Access> accessOf(llvm::Instruction &inst) {
 AccessSite siteOf(const llvm::Instruction &inst, AccessSite::Kind kind) {
   AccessSite site;
   site.kind = kind;
+  llvm::AtomicOrdering ordering = llvm::AtomicOrdering::NotAtomic;
+  if (auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst))
+    ordering = rmw->getOrdering();
+  else if (auto *cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst))
+    ordering = cas->getSuccessOrdering();
+  site.acquire = llvm::isAcquireOrStronger(ordering);
+  site.release = llvm::isReleaseOrStronger(ordering);
   if (const llvm::DILocation *loc = inst.getDebugLoc().get()) {
     site.line = loc->getLine();
     std::string dir = loc->getDirectory().str(), file = loc->getFilename().str();

@@ -230,6 +230,15 @@ void rewriteMatrix(CallInst &call, Module &module) {
   call.eraseFromParent();
 }
 
+} // namespace
+
+bool synchronizesWave(llvm::StringRef name) {
+  const IntrinsicRule *rule = findRule(name);
+  return rule && rule->needsFibers;
+}
+
+namespace {
+
 // AMDGPU intrinsics -> runtime calls. Returns whether fibers are needed.
 bool rewriteAmdgpuIntrinsics(Module &module, const std::string &kernelName) {
   bool needsFibers = false;
@@ -280,6 +289,29 @@ bool rewriteAmdgpuIntrinsics(Module &module, const std::string &kernelName) {
     intrinsic->eraseFromParent();
   }
   return needsFibers;
+}
+
+// llvm.trap (a failed device_assert) stops the workgroup through the
+// runtime, which reports it as the launch's error; on x86 it would be ud2.
+void rewriteTraps(Module &module) {
+  Function *trap = module.getFunction("llvm.trap");
+  if (!trap)
+    return;
+  auto runtime = module.getOrInsertFunction("tessel_emu_trap", llvm::FunctionType::get(Type::getVoidTy(module.getContext()), false));
+  auto *callee = llvm::cast<Function>(runtime.getCallee());
+  callee->setDoesNotReturn();
+  callee->addFnAttr(llvm::Attribute::NoUnwind);
+  std::vector<CallInst *> calls;
+  for (llvm::User *user : trap->users())
+    if (auto *call = llvm::dyn_cast<CallInst>(user))
+      calls.push_back(call);
+  for (CallInst *call : calls) {
+    CallInst *replacement = CallInst::Create(runtime, "", call->getIterator());
+    replacement->setDoesNotReturn();
+    call->eraseFromParent();
+  }
+  if (trap->use_empty())
+    trap->eraseFromParent();
 }
 
 // Every remaining external symbol must be one the emulator provides:
@@ -514,7 +546,8 @@ void addEntry(Module &module, Function &kernel, const KernargLayout &layout) {
 
 RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
-                                 const std::string &hostTriple, SanitizeMode sanitize) {
+                                 const std::string &hostTriple, SanitizeMode sanitize,
+                                 llvm::TargetMachine &device) {
   Function *kernel = module.getFunction(kernelName);
   if (!kernel || kernel->isDeclaration())
     throw Error("the kernel module does not define the kernel '" + kernelName + "'");
@@ -523,7 +556,9 @@ RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
   KernargLayout layout = parameterLayout(*kernel, kernargs, deviceLayout);
   result.kernargBytes = layout.totalBytes;
 
+  insertLockstepMeetings(module, kernelName, device);
   result.needsFibers = rewriteAmdgpuIntrinsics(module, kernelName);
+  rewriteTraps(module);
   checkExternalSymbols(module, kernelName);
   rewriteIntegerDivision(module);
   moveAllocasToHostStack(module);

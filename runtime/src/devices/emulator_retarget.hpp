@@ -15,6 +15,8 @@ namespace llvm {
 class CallInst;
 class Module;
 class DataLayout;
+class StringRef;
+class TargetMachine;
 } // namespace llvm
 
 namespace tessel::emu {
@@ -33,10 +35,24 @@ struct RetargetedKernel {
 // with an entry kEntryName that reads the parameters of kernel `kernelName`
 // from a kernarg buffer laid out as `kernargs` (computed from the signature
 // when empty), its global and LDS accesses checked as `sanitize` asks.
-// Throws tessel::Error naming what the emulator cannot run.
+// Throws tessel::Error naming what the emulator cannot run. `device` is the
+// AMDGPU target the module was made for (its rules say which branches
+// diverge: insertLockstepMeetings).
 RetargetedKernel retargetForHost(llvm::Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
-                                 const std::string &hostTriple, SanitizeMode sanitize);
+                                 const std::string &hostTriple, SanitizeMode sanitize,
+                                 llvm::TargetMachine &device);
+
+// Makes the lanes of a wave access memory in the GPU's order: a wave barrier
+// wherever an access follows a store, or a store follows a load, since the
+// wave last met, in uniform control flow (emulator_lockstep.cpp). Runs on the
+// AMDGPU module, before retargeting. Returns how many it placed.
+unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelName,
+                                llvm::TargetMachine &device);
+
+// Whether a call of the AMDGPU intrinsic `name` waits for its whole wave in
+// the emulator (barriers, cross-lane operations, matrix instructions).
+bool synchronizesWave(llvm::StringRef name);
 
 // A call to tessel_emu_check_global/_lds before every global and LDS access
 // (none when `mode` is Off); the module's debug information is dropped.

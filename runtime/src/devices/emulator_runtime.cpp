@@ -126,7 +126,21 @@ void FiberWorkgroup::suspend(State state) {
 }
 
 void FiberWorkgroup::barrier() { suspend(State::AtBarrier); }
-void FiberWorkgroup::waveSync() { suspend(State::AtWaveSync); }
+
+// A lane that reaches a wave's meeting hands over to the next lane of its
+// wave directly when that one is ready: the lane the scheduler's sweep would
+// run next anyway, so the order of execution is the same, with one switch
+// per lane instead of two. The wave's last lane goes back to the scheduler,
+// which releases the wave after its sweep.
+void FiberWorkgroup::waveSync() {
+  const uint32_t lane = current_, next = lane + 1;
+  if (next % waveSize_ == 0 || next >= blockSize() || fibers_[next].state != State::Ready)
+    return suspend(State::AtWaveSync);
+  fibers_[lane].state = State::AtWaveSync;
+  current_ = next;
+  tThread.workitem[0] = next;
+  switchTo(fibers_[lane].context, fibers_[next].context);
+}
 
 void FiberWorkgroup::fail(std::string why) {
   error_ = std::move(why);
@@ -339,6 +353,21 @@ static const void *tessel_emu_implicitarg_ptr() { return tThread.implicitArgs; }
 static void tessel_emu_barrier() { tessel::emu::currentWorkgroup().barrier(); }
 static void tessel_emu_wave_barrier() { tessel::emu::currentWorkgroup().waveSync(); }
 
+// llvm.trap (a failed device_assert, after it printed why): the workgroup
+// stops here and the launch reports the thread's last stderr message.
+[[noreturn]] static void tessel_emu_trap() {
+  tessel::emu::ThreadState &t = tThread;
+  std::string report = tessel::emu::lastStderrMessage();
+  while (!report.empty() && report.back() == '\n')
+    report.pop_back();
+  if (report.empty())
+    report = "executed a trap (llvm.trap)";
+  t.trap = std::move(report);
+  if (t.fibers)
+    t.fibers->fail("trap");
+  std::longjmp(*t.abortRun, 1);
+}
+
 using tessel::emu::readAcrossWave;
 
 static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
@@ -478,6 +507,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
       TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),
       TESSEL_EMU_SYMBOL(tessel_emu_rsq_f32),        TESSEL_EMU_SYMBOL(tessel_emu_readfirstlane),
+      TESSEL_EMU_SYMBOL(tessel_emu_trap),
   };
 #undef TESSEL_EMU_LIBCALL
 #undef TESSEL_EMU_SYMBOL
@@ -563,6 +593,14 @@ const OcmlFunction kOcklFunctions[] = {
     {"__ockl_get_global_id", reinterpret_cast<void *>(+[](uint32_t d) {
        return groupId(d) * localSize(d) + localId(d);
      })},
+    // printf (device_print, device_assert): emulator_printf.cpp.
+    {"__ockl_printf_begin", reinterpret_cast<void *>(&tessel_emu_printf_begin)},
+    {"__ockl_fprintf_stdout_begin", reinterpret_cast<void *>(&tessel_emu_fprintf_stdout_begin)},
+    {"__ockl_fprintf_stderr_begin", reinterpret_cast<void *>(&tessel_emu_fprintf_stderr_begin)},
+    {"__ockl_printf_append_string_n", reinterpret_cast<void *>(&tessel_emu_printf_append_string_n)},
+    {"__ockl_fprintf_append_string_n", reinterpret_cast<void *>(&tessel_emu_printf_append_string_n)},
+    {"__ockl_printf_append_args", reinterpret_cast<void *>(&tessel_emu_printf_append_args)},
+    {"__ockl_fprintf_append_args", reinterpret_cast<void *>(&tessel_emu_printf_append_args)},
 };
 } // namespace
 

@@ -136,6 +136,9 @@ struct ThreadState {
   std::jmp_buf *abortRun = nullptr; // where a thread run without fibers stops
   BufferRange recentBuffers[4];      // the buffers this host thread's checks hit last
   uint32_t nextRecent = 0;
+  // Set by a trap (llvm.trap: a failed device_assert) before it stops the
+  // workgroup: what the launch reports. Cleared when a workgroup starts.
+  std::string trap;
 };
 ThreadState &currentThread();
 
@@ -160,6 +163,12 @@ struct RuntimeSymbol {
 };
 std::vector<RuntimeSymbol> runtimeSymbols();
 
+// Device printf (emulator_printf.cpp): the last message this host thread
+// printed to stderr (a failed device_assert's, just before its trap), and
+// forgetting it (a workgroup starts).
+std::string lastStderrMessage();
+void forgetStderrMessage();
+
 // Host implementation of a ROCm device library function (`__ocml_sin_f32`,
 // `__ockl_get_local_size`), or nullptr when the emulator has none.
 void *findDeviceLibraryFunction(std::string_view name);
@@ -168,4 +177,14 @@ void *findDeviceLibraryFunction(std::string_view name);
 
 // D = A * B + C for one matrix instruction `id` of the calling lane's wave
 // (emulator_matrix.cpp); a, b, c and d point at the lane's registers.
+// The ROCm device library's printf functions (emulator_printf.cpp).
+extern "C" {
+uint64_t tessel_emu_printf_begin(uint64_t version);
+uint64_t tessel_emu_fprintf_stdout_begin();
+uint64_t tessel_emu_fprintf_stderr_begin();
+uint64_t tessel_emu_printf_append_string_n(uint64_t desc, const char *text, uint64_t length, uint32_t last);
+uint64_t tessel_emu_printf_append_args(uint64_t desc, uint32_t count, uint64_t a0, uint64_t a1, uint64_t a2,
+                                       uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint32_t last);
+}
+
 extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d);

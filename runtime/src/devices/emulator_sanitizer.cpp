@@ -1,5 +1,5 @@
 // The emulator's access checks: live buffers, the LDS plan, LDS bytes read
-// before anything wrote them, LDS races. See emulator_sanitizer.hpp.
+// before anything wrote them, LDS and global races. See emulator_sanitizer.hpp.
 #include "emulator_sanitizer.hpp"
 
 #include "emulator_runtime.hpp"
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 
 namespace tessel::emu {
 
@@ -138,6 +139,23 @@ std::string whoAndWhere(const LaunchSanitizer &s, uint32_t site) {
   std::longjmp(*t.abortRun, 1);
 }
 
+// Once a workgroup has been stopped with a report, the others stop at their
+// next check: later ones (in launch order) at once, earlier ones, which may
+// still find a problem of their own that comes first, after a grace of
+// checks shared by them (they may be spinning on a lock the stopped
+// workgroup held: without it the launch would never end).
+void stopIfAnotherReported(LaunchSanitizer &s, ThreadState &t) {
+  const uint64_t reported = s.stopAfter.load(std::memory_order_relaxed);
+  if (reported == UINT64_MAX || t.workgroupIndex == reported)
+    return;
+  constexpr uint64_t kGraceChecks = uint64_t(1) << 22;
+  if (t.workgroupIndex < reported && s.checksAfterReport.fetch_add(1, std::memory_order_relaxed) < kGraceChecks)
+    return;
+  if (t.fibers)
+    t.fibers->fail("stopped by the sanitizer");
+  std::longjmp(*t.abortRun, 1);
+}
+
 // The first buffer that starts after `p`.
 std::vector<BufferRange>::const_iterator bufferAfter(const std::vector<BufferRange> &buffers, uintptr_t p) {
   return std::upper_bound(buffers.begin(), buffers.end(), p,
@@ -177,6 +195,142 @@ std::string nearestBuffer(const std::vector<BufferRange> &buffers, uintptr_t p, 
   return best;
 }
 
+// The workgroup this host thread runs: its releases so far and what its
+// acquires have seen of other workgroups' (races mode, global memory).
+struct WorkgroupClock {
+  uint64_t launch = 0, workgroup = UINT64_MAX;
+  uint32_t epoch = 0;
+  GlobalShadow::Clock seen;
+  // An acquire's address: what its releases published is taken at the
+  // workgroup's next access. The check runs before the atomic, which may
+  // then read a release made after the check.
+  std::optional<uintptr_t> acquired;
+};
+thread_local WorkgroupClock tClock;
+
+void join(GlobalShadow::Clock &into, const GlobalShadow::Clock &from) {
+  for (auto [workgroup, epoch] : from) {
+    uint32_t &mine = into[workgroup];
+    mine = std::max(mine, epoch);
+  }
+}
+
+std::string workgroupName(const ThreadState &t, uint32_t index) {
+  const DispatchPacket *packet = t.packet;
+  const uint64_t x = packet ? (packet->gridSizeX + packet->workgroupSizeX - 1) / packet->workgroupSizeX : 1;
+  const uint64_t y = packet ? (packet->gridSizeY + packet->workgroupSizeY - 1) / packet->workgroupSizeY : 1;
+  return "(" + std::to_string(index % x) + ", " + std::to_string(index / x % y) + ", " +
+         std::to_string(index / (x * y)) + ")";
+}
+
+// Races on global memory: an earlier access of another thread is ordered
+// before this one, in the same workgroup, as in LDS (barriers, the wave's
+// meetings); between workgroups, only when both are atomics or a release of
+// the earlier one's workgroup (after it) reached this one through an acquire.
+void checkGlobalRace(LaunchSanitizer &s, uintptr_t a, uint64_t bytes, uint32_t site) {
+  ThreadState &t = currentThread();
+  GlobalShadow &g = *s.global;
+  if (tClock.launch != s.launch || tClock.workgroup != t.workgroupIndex) {
+    tClock.launch = s.launch;
+    tClock.workgroup = t.workgroupIndex;
+    tClock.epoch = 0;
+    tClock.seen.clear();
+    tClock.acquired.reset();
+  }
+  if (tClock.acquired) {
+    std::lock_guard lock(g.clockMutex);
+    if (auto it = g.released.find(*tClock.acquired); it != g.released.end())
+      join(tClock.seen, it->second);
+    tClock.acquired.reset();
+  }
+  const AccessSite *as = siteOf(s, site);
+  const bool reads = !as || as->kind != AccessSite::Store;
+  const bool writes = !as || as->kind != AccessSite::Load;
+  const bool atomic = as && as->kind == AccessSite::Atomic;
+  const uint32_t self = uint32_t(t.workgroupIndex);
+  GlobalShadow::Access now;
+  now.site = site + 1;
+  now.workgroup = self;
+  now.thread = t.workitem[0];
+  now.epoch = tClock.epoch;
+  now.atomic = atomic;
+  now.writes = writes;
+  if (t.fibers) {
+    now.barriers = t.fibers->barriersPassed();
+    now.waveSyncs = t.fibers->waveSyncsPassed(now.thread);
+  }
+  const uint32_t waveSize = s.waveSize;
+  auto ordered = [&](const GlobalShadow::Access &before) {
+    if (!before.site)
+      return true;
+    if (before.atomic && now.atomic)
+      return true;
+    if (before.workgroup != now.workgroup) {
+      auto it = tClock.seen.find(before.workgroup);
+      return it != tClock.seen.end() && it->second >= before.epoch;
+    }
+    if (before.thread == now.thread || now.barriers > before.barriers)
+      return true;
+    if (before.thread / waveSize != now.thread / waveSize)
+      // A write after another wave's read is not reported: that read is
+      // most often a replica's (a layout that repeats an element over
+      // waves loads it in each; one of them stores), whose value nobody
+      // uses. A read or write after another wave's write is.
+      return !before.writes;
+    return now.waveSyncs > before.waveSyncs || (before.site == now.site && writes);
+  };
+  auto buffer = std::prev(bufferAfter(s.buffers, a));
+  std::mutex &first = g.stripe(a), &last = g.stripe(a + bytes - 1);
+  std::unique_lock lockFirst(first);
+  std::unique_lock<std::mutex> lockLast;
+  if (&last != &first)
+    lockLast = std::unique_lock(last);
+  GlobalShadow::Byte *records = nullptr;
+  for (uint64_t i = 0; i < bytes; ++i) {
+    if (!records || (a + i) % GlobalShadow::kPageBytes == 0)
+      records = g.page(a + i);
+    GlobalShadow::Byte &b = records[(a + i) % GlobalShadow::kPageBytes];
+    const GlobalShadow::Access *other = nullptr;
+    if (!ordered(b.write))
+      other = &b.write;
+    else if (writes && !ordered(b.read))
+      other = &b.read;
+    if (other) {
+      const bool otherWrote = other == &b.write;
+      const GlobalShadow::Access was = *other;
+      lockFirst.unlock();
+      if (lockLast.owns_lock())
+        lockLast.unlock();
+      const bool sameGroup = was.workgroup == self;
+      stop(s, "global data race " + whoAndWhere(s, site) + ": thread " + std::to_string(now.thread) +
+                  (writes ? " writes " : " reads ") + hex(a + i) + " (byte " +
+                  std::to_string(a + i - buffer->begin) + " of the buffer of " +
+                  plural(buffer->end - buffer->begin, "byte") + " at " + hex(buffer->begin) + "), which thread " +
+                  std::to_string(was.thread) + (sameGroup ? "" : " of workgroup " + workgroupName(t, was.workgroup)) +
+                  (otherWrote ? " wrote" : " read") + " at " + lineOf(s, was.site - 1) +
+                  (sameGroup ? ", with no barrier between"
+                             : ", with no atomic release and acquire ordering the two workgroups"));
+    }
+    if (writes)
+      b.write = now;
+    if (reads)
+      b.read = now;
+  }
+  lockFirst.unlock();
+  if (lockLast.owns_lock())
+    lockLast.unlock();
+  if (as && as->acquire)
+    tClock.acquired = a;
+  if (as && as->release) {
+    std::lock_guard lock(g.clockMutex);
+    GlobalShadow::Clock &published = g.released[a];
+    join(published, tClock.seen);
+    uint32_t &mine = published[self];
+    mine = std::max(mine, tClock.epoch);
+    ++tClock.epoch;
+  }
+}
+
 } // namespace
 } // namespace tessel::emu
 
@@ -188,21 +342,31 @@ extern "C" void *tessel_emu_check_global(void *p, uint64_t bytes, uint32_t site)
   LaunchSanitizer *s = t.sanitizer;
   if (!s) // not launched through a sanitizing launch: let it through
     return p;
+  stopIfAnotherReported(*s, t);
   // Most accesses of a thread hit the few buffers it touched last.
+  bool inside = false;
   for (const BufferRange &hit : t.recentBuffers)
-    if (a >= hit.begin && a + bytes <= hit.end && a + bytes >= a)
-      return p;
+    if (a >= hit.begin && a + bytes <= hit.end && a + bytes >= a) {
+      inside = true;
+      break;
+    }
   const std::vector<BufferRange> &buffers = s->buffers;
-  auto next = bufferAfter(buffers, a);
-  if (next != buffers.begin()) {
-    const BufferRange &in = *std::prev(next);
-    if (a + bytes <= in.end && a + bytes >= a) {
-      t.recentBuffers[t.nextRecent++ % std::size(t.recentBuffers)] = in;
-      return p;
+  if (!inside) {
+    auto next = bufferAfter(buffers, a);
+    if (next != buffers.begin()) {
+      const BufferRange &in = *std::prev(next);
+      if (a + bytes <= in.end && a + bytes >= a) {
+        t.recentBuffers[t.nextRecent++ % std::size(t.recentBuffers)] = in;
+        inside = true;
+      }
     }
   }
-  stop(*s, std::string("global ") + globalWhat(*s, site) + " out of bounds " + whoAndWhere(*s, site) + ": " +
-               plural(bytes, "byte") + " at " + hex(a) + "; " + nearestBuffer(buffers, a, bytes));
+  if (!inside)
+    stop(*s, std::string("global ") + globalWhat(*s, site) + " out of bounds " + whoAndWhere(*s, site) + ": " +
+                 plural(bytes, "byte") + " at " + hex(a) + "; " + nearestBuffer(buffers, a, bytes));
+  if (s->global)
+    checkGlobalRace(*s, a, bytes, site);
+  return p;
 }
 
 extern "C" void *tessel_emu_check_lds(void *p, uint64_t bytes, uint32_t site) {
@@ -210,6 +374,7 @@ extern "C" void *tessel_emu_check_lds(void *p, uint64_t bytes, uint32_t site) {
   LaunchSanitizer *s = t.sanitizer;
   if (!s)
     return p;
+  stopIfAnotherReported(*s, t);
   const intptr_t offset = reinterpret_cast<uint8_t *>(p) - t.lds;
   if (offset < 0 || uint64_t(offset) + bytes > s->ldsBytes)
     stop(*s, std::string(ldsWhat(*s, site)) + " out of bounds " + whoAndWhere(*s, site) + ": " +
@@ -282,6 +447,20 @@ extern "C" void *tessel_emu_check_lds(void *p, uint64_t bytes, uint32_t site) {
 }
 
 namespace tessel::emu {
+
+GlobalShadow::Byte *GlobalShadow::page(uintptr_t address) {
+  const uintptr_t key = address / kPageBytes;
+  {
+    std::shared_lock lock(pagesMutex_);
+    if (auto it = pages_.find(key); it != pages_.end())
+      return it->second.get();
+  }
+  std::unique_lock lock(pagesMutex_);
+  std::unique_ptr<Byte[]> &made = pages_[key];
+  if (!made)
+    made = std::make_unique<Byte[]>(kPageBytes);
+  return made.get();
+}
 
 void LdsShadow::reset(uint32_t ldsBytes, SanitizeMode mode) {
   if (mode == SanitizeMode::Off) {

@@ -3,9 +3,10 @@
 // every live buffer and the LDS plan's bytes; an access outside them is
 // reported with the kernel, workgroup, thread, the op's C++ line, the address
 // and the nearest buffer, and the access does not happen: the workgroup stops
-// and the launch throws tessel::Error. In the `races` mode each LDS byte also
-// remembers who last wrote and read it, to report two threads touching it
-// without a barrier between. Internal to tessel_devices.
+// and the launch throws tessel::Error. In the `races` mode each LDS byte and
+// each global byte the kernel touches also remembers who last wrote and read
+// it, to report two threads touching it without a barrier (or, between
+// workgroups, atomics) ordering them. Internal to tessel_devices.
 #pragma once
 
 #include "emulator_runtime.hpp"
@@ -14,8 +15,11 @@
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tessel::emu {
@@ -24,8 +28,10 @@ namespace tessel::emu {
 //  memory (default): global accesses inside a live buffer, LDS accesses
 //    inside the kernel's LDS plan, no LDS read of bytes nothing wrote since
 //    the workgroup began;
-//  races: also two threads touching the same LDS byte, one of them writing,
-//    with no barrier between (or, within a wave, no cross-lane sync);
+//  races: also two threads touching the same LDS or global byte, one of them
+//    writing, with no barrier between (or, within a wave, no meeting of the
+//    wave), and for global memory two workgroups touching it with no atomic
+//    release and acquire that order them;
 //  off: no checks (a wild access may kill the process; it is reported first).
 enum class SanitizeMode : uint8_t { Off, Memory, Races };
 SanitizeMode sanitizeModeFromEnvironment();
@@ -37,6 +43,9 @@ struct AccessSite {
   std::string file; // empty when the module has no line for it
   unsigned line = 0;
   enum Kind : uint8_t { Load, Store, Atomic } kind = Load;
+  // An atomic's ordering: what it publishes to (release) and takes from
+  // (acquire) other workgroups, for the global race checks.
+  bool acquire = false, release = false;
 };
 
 // The buffers global accesses may touch: every live emulator allocation.
@@ -44,6 +53,42 @@ void registerAllocation(const void *base, size_t bytes);
 void unregisterAllocation(const void *base);
 // The live buffers now, sorted (a launch checks against this snapshot).
 std::vector<BufferRange> liveBuffers();
+
+// Races mode: what the checks remember about global memory, shared by the
+// host threads that run the launch's workgroups. Per byte of each live
+// buffer the kernel touches, its last write and read; ordering between
+// workgroups comes only from atomics (an acquire sees what the workgroups
+// whose releases it reads had done: vector clocks over workgroups).
+class GlobalShadow {
+public:
+  struct Access {
+    uint32_t site = 0; // site index + 1; 0: none
+    uint32_t workgroup = 0; // linear index
+    uint32_t thread = 0;
+    uint32_t barriers = 0, waveSyncs = 0; // as LdsShadow's, within the workgroup
+    uint32_t epoch = 0; // the workgroup's releases before it
+    bool atomic = false;
+    bool writes = false;
+  };
+  struct Byte {
+    Access write, read;
+  };
+  using Clock = std::unordered_map<uint32_t, uint32_t>; // workgroup -> releases seen
+
+  // The records of the page of bytes holding `address` (kPageBytes from a
+  // multiple of it), made when the kernel first touches the page (56 bytes
+  // of records per byte touched: races mode is for tests at small sizes).
+  static constexpr uintptr_t kPageBytes = 4096;
+  Byte *page(uintptr_t address);
+  std::mutex &stripe(uintptr_t address) { return stripes_[(address >> 6) % std::size(stripes_)]; }
+  std::mutex clockMutex;
+  std::unordered_map<uintptr_t, Clock> released; // per atomic address: what its releases published
+
+private:
+  std::shared_mutex pagesMutex_;
+  std::unordered_map<uintptr_t, std::unique_ptr<Byte[]>> pages_;
+  std::mutex stripes_[64];
+};
 
 // One launch's checking state, shared by the host threads that run it.
 struct LaunchSanitizer {
@@ -59,6 +104,10 @@ struct LaunchSanitizer {
   // first workgroup with a problem is the one reported, however the host
   // threads interleave.
   std::atomic<uint64_t> stopAfter{UINT64_MAX};
+  std::atomic<uint64_t> checksAfterReport{0}; // by earlier workgroups, still running
+
+  uint64_t launch = 0;                 // distinct per launch: workgroups' clocks start afresh
+  std::unique_ptr<GlobalShadow> global; // races mode
 };
 
 // What the checks of one workgroup remember about its LDS (per host thread,

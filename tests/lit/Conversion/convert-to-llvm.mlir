@@ -222,12 +222,15 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32} {
 // -----
 
 // A masked buffer load reads 0 out of range: `other` = 0.0 needs no select,
-// any other value does.
+// any other value does. The three accesses share one resource.
 // CHECK-LABEL: llvm.func @buffer_other(
+// CHECK-COUNT-1: rocdl.make.buffer.rsrc
 // CHECK-COUNT-4: rocdl.raw.ptr.buffer.load
 // CHECK-NOT: : i1, f32
-// CHECK: rocdl.make.buffer.rsrc
+// CHECK-NOT: rocdl.make.buffer.rsrc
+// CHECK: rocdl.raw.ptr.buffer.load
 // CHECK-COUNT-4: : i1, f32
+// CHECK-NOT: rocdl.make.buffer.rsrc
 // CHECK-NOT: : i1, f32
 // CHECK: llvm.return
 module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
@@ -251,7 +254,8 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
 // bytes, made on the scalar unit (readfirstlane of the uniform bound), and
 // no offset is selected. Each thread's 4 groups of 1 are at x + 0, 64, 128,
 // 192 elements: x * 4 plus a constant byte offset the backend folds into the
-// instruction.
+// instruction. The store to the same base with the same bound reuses the
+// load's resource and x * 4 (one readfirstlane, one multiply).
 // CHECK-LABEL: llvm.func @buffer_bound(
 // CHECK: %[[B:.*]] = rocdl.readfirstlane %arg1 : i32
 // CHECK: %[[LIMIT:.*]] = llvm.mlir.constant(536870911 : i32) : i32
@@ -262,10 +266,14 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
 // CHECK-NOT: llvm.select
 // CHECK: %[[X4:.*]] = llvm.mul %[[X:.*]], %{{.*}} : i32
 // CHECK: rocdl.raw.ptr.buffer.load %[[RSRC]], %[[X4]],
-// CHECK: %[[X4B:.*]] = llvm.mul %[[X]], %{{.*}} : i32
-// CHECK: %[[AT:.*]] = llvm.add %[[X4B]], %{{.*}} : i32
+// CHECK-NOT: llvm.mul
+// CHECK: %[[AT:.*]] = llvm.add %[[X4]], %{{.*}} : i32
 // CHECK: rocdl.raw.ptr.buffer.load %[[RSRC]], %[[AT]],
 // CHECK-NOT: llvm.select
+// CHECK-NOT: rocdl.readfirstlane
+// CHECK-NOT: rocdl.make.buffer.rsrc
+// CHECK-NOT: llvm.mul
+// CHECK: rocdl.raw.ptr.buffer.store %{{.*}}, %[[RSRC]], %[[X4]],
 // CHECK: llvm.return
 module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
   func.func @buffer_bound(%x: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %n: i32) {

@@ -1,7 +1,8 @@
 // Planted bugs for the emulator's sanitizer, as kernel modules the compiler
 // would never emit: LDS accesses past the plan, LDS read before anything
 // wrote it, LDS races across threads, across waves, and write-after-read;
-// and the same kernels with their barriers, reported clean.
+// global races between workgroups (a lock with and without release) and
+// between waves; and the same kernels with their barriers, reported clean.
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/core/error.hpp"
 #include "tessel/runtime/device.hpp"
@@ -110,23 +111,27 @@ define amdgpu_kernel void @)" + name + R"((ptr addrspace(1) %out) {
 )";
 }
 
-// Reads slot[(tid + 1) % 64] after a barrier, then overwrites slot[tid] with
-// no barrier between: the thread before may not have read it yet.
-const char *kWriteAfterRead = R"(
-@slots = internal addrspace(3) global [64 x i32] poison, align 16
-define amdgpu_kernel void @write_after_read(ptr addrspace(1) %out) {
+// Reads slot[(tid + distance) % threads] after a barrier, then overwrites
+// slot[tid] with no barrier between. Within a wave (distance 1, except at
+// the wave's edge) the lanes execute the load before any executes the store;
+// across waves (distance 64) the other wave may not have read it yet.
+std::string writeAfterRead(const std::string &name, int distance, int threads) {
+  return R"(
+@slots = internal addrspace(3) global [128 x i32] poison, align 16
+define amdgpu_kernel void @)" + name + R"((ptr addrspace(1) %out) {
   %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  %slot = getelementptr [64 x i32], ptr addrspace(3) @slots, i32 0, i32 %tid
+  %slot = getelementptr [128 x i32], ptr addrspace(3) @slots, i32 0, i32 %tid
   store i32 %tid, ptr addrspace(3) %slot, align 4
   call void @llvm.amdgcn.s.barrier()
-  %next = add i32 %tid, 1
-  %other = and i32 %next, 63
-  %oslot = getelementptr [64 x i32], ptr addrspace(3) @slots, i32 0, i32 %other
+  %next = add i32 %tid, )" + std::to_string(distance) + R"(
+  %other = and i32 %next, )" + std::to_string(threads - 1) + R"(
+  %oslot = getelementptr [128 x i32], ptr addrspace(3) @slots, i32 0, i32 %other
   %v = load i32, ptr addrspace(3) %oslot, align 4
   store i32 %v, ptr addrspace(3) %slot, align 4
   ret void
 }
 )";
+}
 
 } // namespace
 
@@ -162,11 +167,157 @@ TEST_CASE("sanitizer (races): LDS exchanges without a barrier are reported; with
   CHECK(msg == "the emulator's sanitizer stopped kernel 'across_waves': LDS data race at an unknown line "
                "(workgroup (0, 0, 0), thread 0): thread 0 reads LDS offset 256, which thread 64 wrote at an "
                "unknown line, with no barrier between");
-  msg = run("write_after_read", kWriteAfterRead, 64);
+  // One wave of 64: its lanes run in lockstep, so every read precedes
+  // every write (emulator_lockstep.cpp).
+  CHECK(run("write_after_read_in_wave", writeAfterRead("write_after_read_in_wave", 1, 64), 64).empty());
+  msg = run("write_after_read", writeAfterRead("write_after_read", 64, 128), 128);
+  CAPTURE(msg);
   CHECK(msg == "the emulator's sanitizer stopped kernel 'write_after_read': LDS data race at an unknown "
-               "line (workgroup (0, 0, 0), thread 1): thread 1 writes LDS offset 4, which thread 0 read at "
+               "line (workgroup (0, 0, 0), thread 0): thread 0 writes LDS offset 0, which thread 64 read at "
                "an unknown line, with no barrier between");
   // The memory mode does not look for races.
   SanitizeMode memory("memory");
   CHECK(run("across_waves_memory", exchange("across_waves_memory", wave, 64), 128).empty());
+}
+
+namespace {
+
+// Runs a kernel (one i32 pointer argument, 256 ints, zeroed) in `groups`
+// workgroups of `threads`; returns the launch's error, empty when none.
+std::string runGrid(const std::string &name, const std::string &body, uint32_t groups, uint32_t threads) {
+  Device dev = Device::emulator("gfx942");
+  CompiledKernel k = testing::kernelFromIR(
+      name, std::string(kDeclarations) + "declare i32 @llvm.amdgcn.workgroup.id.x()\n" + body,
+      {{TraceArg::Pointer, DType::I32}});
+  auto loaded = dev.impl().load(k);
+  auto out = dev.upload(std::vector<int32_t>(256, 0));
+  void *p = out.devicePtr();
+  std::vector<uint8_t> args(8);
+  std::memcpy(args.data(), &p, 8);
+  try {
+    dev.impl().launch(*loaded, {groups, 1, 1}, threads, args.data(), args.size());
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Thread 0 of every workgroup stores its workgroup's number to out[SLOT]
+// (SLOT = the workgroup's own element, or 0 for all).
+std::string storeFromEachGroup(const std::string &name, bool shared) {
+  return R"(
+define amdgpu_kernel void @)" + name + R"((ptr addrspace(1) %out) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
+  %first = icmp eq i32 %tid, 0
+  br i1 %first, label %store, label %done
+store:
+  %slot = )" + (shared ? "add i32 0, 0" : "add i32 %wg, 0") + R"(
+  %p = getelementptr i32, ptr addrspace(1) %out, i32 %slot
+  store i32 %wg, ptr addrspace(1) %p, align 4
+  br label %done
+done:
+  ret void
+}
+)";
+}
+
+// Thread 0 of every workgroup takes a lock (out[0], compare-and-swap 0 -> 1
+// with ACQUIRE), adds one to out[1] with plain loads and stores, and gives
+// the lock back (exchange with RELEASE).
+std::string lockedIncrement(const std::string &name, const std::string &acquire, const std::string &release) {
+  return R"(
+define amdgpu_kernel void @)" + name + R"((ptr addrspace(1) %out) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %first = icmp eq i32 %tid, 0
+  br i1 %first, label %spin, label %done
+spin:
+  %got = cmpxchg ptr addrspace(1) %out, i32 0, i32 1 syncscope("agent") )" + acquire + " " +
+         (acquire == "acq_rel" ? "acquire" : acquire) + R"(, align 4
+  %ok = extractvalue { i32, i1 } %got, 1
+  br i1 %ok, label %critical, label %spin
+critical:
+  %pd = getelementptr i32, ptr addrspace(1) %out, i32 1
+  %v = load i32, ptr addrspace(1) %pd, align 4
+  %w = add i32 %v, 1
+  store i32 %w, ptr addrspace(1) %pd, align 4
+  %old = atomicrmw xchg ptr addrspace(1) %out, i32 0 syncscope("agent") )" + release + R"(, align 4
+  br label %done
+done:
+  ret void
+}
+)";
+}
+
+// Thread 0 stores out[5]; thread 64 (the next wave) loads it, with SYNC
+// between.
+std::string acrossWavesGlobal(const std::string &name, const std::string &sync) {
+  return R"(
+define amdgpu_kernel void @)" + name + R"((ptr addrspace(1) %out) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %p = getelementptr i32, ptr addrspace(1) %out, i32 5
+  %writer = icmp eq i32 %tid, 0
+  br i1 %writer, label %write, label %wrote
+write:
+  store i32 7, ptr addrspace(1) %p, align 4
+  br label %wrote
+wrote:
+  )" + sync + R"(
+  %reader = icmp eq i32 %tid, 64
+  br i1 %reader, label %read, label %done
+read:
+  %v = load i32, ptr addrspace(1) %p, align 4
+  %q = getelementptr i32, ptr addrspace(1) %out, i32 100
+  store i32 %v, ptr addrspace(1) %q, align 4
+  br label %done
+done:
+  ret void
+}
+)";
+}
+
+} // namespace
+
+TEST_CASE("sanitizer (races): global memory touched by two workgroups without atomics is reported") {
+  SanitizeMode mode("races");
+  std::string msg = runGrid("shared_store", storeFromEachGroup("shared_store", true), 4, 64);
+  CAPTURE(msg);
+  CHECK(msg.find("the emulator's sanitizer stopped kernel 'shared_store': global data race at an unknown "
+                 "line (workgroup (") != std::string::npos);
+  CHECK(msg.find("thread 0 writes 0x") != std::string::npos);
+  CHECK(msg.find("(byte 0 of the buffer of 1024 bytes at 0x") != std::string::npos);
+  CHECK(msg.find("which thread 0 of workgroup (") != std::string::npos);
+  CHECK(msg.find(") wrote at an unknown line, with no atomic release and acquire ordering the two workgroups") !=
+        std::string::npos);
+  // Each workgroup its own element: no race.
+  CHECK(runGrid("own_store", storeFromEachGroup("own_store", false), 4, 64).empty());
+  // The memory mode does not look for races.
+  SanitizeMode memory("memory");
+  CHECK(runGrid("shared_store_memory", storeFromEachGroup("shared_store_memory", true), 4, 64).empty());
+}
+
+TEST_CASE("sanitizer (races): a lock's acquire and release order the workgroups' plain accesses") {
+  SanitizeMode mode("races");
+  CHECK(runGrid("locked", lockedIncrement("locked", "acquire", "release"), 6, 64).empty());
+  std::string accRel = runGrid("locked_acq_rel", lockedIncrement("locked_acq_rel", "acq_rel", "acq_rel"), 6, 64);
+  CAPTURE(accRel);
+  CHECK(accRel.empty());
+  // Without release on the unlock nothing orders the next holder's load
+  // after the last one's store.
+  std::string msg = runGrid("unordered", lockedIncrement("unordered", "acquire", "monotonic"), 6, 64);
+  CAPTURE(msg);
+  CHECK(msg.find("global data race") != std::string::npos);
+  CHECK(msg.find("with no atomic release and acquire ordering the two workgroups") != std::string::npos);
+}
+
+TEST_CASE("sanitizer (races): global memory between waves of one workgroup needs a barrier") {
+  SanitizeMode mode("races");
+  CHECK(runGrid("waves_barrier", acrossWavesGlobal("waves_barrier", "call void @llvm.amdgcn.s.barrier()"), 1, 128)
+            .empty());
+  std::string msg = runGrid("waves_racy", acrossWavesGlobal("waves_racy", ""), 1, 128);
+  CAPTURE(msg);
+  CHECK(msg.find("global data race at an unknown line (workgroup (0, 0, 0), thread 64): thread 64 reads 0x") !=
+        std::string::npos);
+  CHECK(msg.find("(byte 20 of the buffer of 1024 bytes at 0x") != std::string::npos);
+  CHECK(msg.find("which thread 0 wrote at an unknown line, with no barrier between") != std::string::npos);
 }

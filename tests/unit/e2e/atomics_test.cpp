@@ -157,21 +157,40 @@ template <class T, detail::AtomicKind K> void checkRmw(std::vector<T> init, std:
       if (hidx[e] == s)
         seen.push_back({gold[e], hv[e]});
     // Replay: start from init[s]; each step one element whose old is the
-    // current state applies its value. Every element must be used once.
-    T state = init[s];
+    // current state applies its value. Every element must be used once. A
+    // depth-first search: several elements may see the same state (max's
+    // losers, add's zeros, a state met twice), and which goes first decides
+    // whether the rest can follow; one that leaves the state as it is goes
+    // first.
     std::vector<bool> used(seen.size(), false);
-    size_t applied = 0;
-    for (bool progress = true; progress;) {
-      progress = false;
-      for (size_t e = 0; e < seen.size(); ++e)
-        if (!used[e] && seen[e].first == state) {
+    size_t applied = 0, best = 0;
+    T state = init[s];
+    auto replay = [&](auto &&self, T at) -> bool {
+      best = std::max(best, applied);
+      if (applied == seen.size()) {
+        state = at;
+        return true;
+      }
+      for (bool keeps : {true, false})
+        for (size_t e = 0; e < seen.size(); ++e) {
+          if (used[e] || !(seen[e].first == at))
+            continue;
+          const T next = fold(K, at, seen[e].second);
+          if ((next == at) != keeps)
+            continue;
           used[e] = true;
-          state = fold(K, state, seen[e].second);
           ++applied;
-          progress = true;
-          break;
+          if (self(self, next))
+            return true;
+          used[e] = false;
+          --applied;
+          if (keeps)
+            return false; // another that keeps the state cannot do better
         }
-    }
+      return false;
+    };
+    replay(replay, state);
+    applied = best;
     CHECK(applied == seen.size());
     CHECK(got[size_t(s)] == state);
   }

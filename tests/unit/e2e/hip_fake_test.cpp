@@ -31,6 +31,14 @@ void tile_sum(Ptr<f32> x, Ptr<f32> out, Const<int> BLOCK) {
   store(out + program_id(0), sum(load(x + program_id(0) * BLOCK + arange(0, BLOCK)), 0));
 }
 
+// device_print and device_assert: printf through the hostcall buffer.
+void print_values(Ptr<f32> x, i32 n) {
+  auto offs = arange(0, 64);
+  auto v = load(x + offs, offs < n, 0.0f);
+  device_assert(v >= 0.0f, "non-negative");
+  device_print("v", v);
+}
+
 // The HIP device on the fake. TESSEL_HIP_LIBRARY is read when a device is made;
 // it is left set for this process (the e2e suite otherwise uses the emulator explicitly).
 Device fakeHipDevice() {
@@ -263,4 +271,33 @@ TEST_CASE("hip (fake): Device::hip(id) targets that device's arch and leaves the
   CHECK(currentHipDevice() == 0);
   REQUIRE(hipCall("hipStreamDestroy", stream) == 0);
   REQUIRE(hipCall("hipStreamDestroy", stream0) == 0);
+}
+
+TEST_CASE("hip (fake): device_print's code object calls the device library's printf and lists the hostcall "
+          "buffer its runtime fills (code object v5 and v4)") {
+  Device v5 = fakeHipDevice();
+  fakeSymbol<FakeHipSetRuntimeVersionFn>("fakeHipSetRuntimeVersion")(50731921); // HIP 5.7
+  Device v4 = Device::hip();
+  fakeSymbol<FakeHipSetRuntimeVersionFn>("fakeHipSetRuntimeVersion")(60241134);
+  for (Device *dev : {&v5, &v4}) {
+    CAPTURE(dev->impl().codeObjectVersion());
+    auto x = dev->alloc<float>(64);
+    auto kernel = jit<print_values>();
+    kernel.launch(*dev, {1}, {.num_warps = 1, .debug = true}, x, 50);
+    const CompiledKernel &k = lastKernel(kernel);
+    CHECK(lastLaunch().hostcallBuffer);
+    // The printf calls reach the hostcall (ockl's one out-of-line function).
+    CHECK(contains(k.assembly(), "__ockl_hostcall_internal"));
+    CHECK(contains(k.assembly(), ".value_kind:     hidden_hostcall_buffer"));
+    CHECK(contains(k.llvmIR(), "@__ockl_printf_begin"));
+    CHECK(contains(k.llvmIR(), "@__ockl_fprintf_stderr_begin"));
+    CHECK(contains(k.llvmIR(), "@llvm.trap"));
+    // The launch passes the explicit arguments; the runtime adds the hidden ones.
+    CHECK(lastLaunch().kernargBytes == k.kernargs.totalBytes);
+  }
+  // A kernel that prints nothing has no hostcall buffer.
+  auto x = v5.alloc<float>(100), y = v5.alloc<float>(100), out = v5.alloc<float>(100);
+  auto add = jit<vector_add>();
+  add.launch(v5, {1}, {.num_warps = 4}, x, y, out, 100, 128);
+  CHECK(!lastLaunch().hostcallBuffer);
 }

@@ -199,3 +199,46 @@ TEST_CASE("for_range: a 64-bit bound with an i32 body, and a zero constant step,
                     doctest::Contains(wide.c_str()));
   CHECK_THROWS_WITH(jit<zero_step>().launch(emulator(), {1}, {.num_warps = 1}, out), doctest::Contains(zero.c_str()));
 }
+
+namespace {
+
+// Issue 35's example: every lane reads the first element of its group of 8,
+// then every lane stores. On the GPU the wave's loads all happen before any
+// of its stores, so x[4] is 100 + the old x[0], not 200 + it.
+void first_of_eight(Ptr<float> x) {
+  auto i = arange(0, 64);
+  auto first = load(x + (i / 8) * 8);
+  store(x + i, first + 100.0f);
+}
+
+// The epilogue shape of test_dot's "add-rows" cases: z += z[m, 0] in place,
+// an 8 x 8 tile in one wave (row m's first column is read by every lane of
+// the row before any lane stores).
+void add_first_column(Ptr<float> z) {
+  auto m = arange(0, 8), n = arange(0, 8);
+  auto ptrs = z + expand_dims(m, 1) * 8 + expand_dims(n, 0);
+  auto col0 = load(z + expand_dims(m, 1) * 8);
+  store(ptrs, load(ptrs) + col0);
+}
+
+} // namespace
+
+TEST_CASE("a wave's lanes load before any of them stores (lockstep, issue 35)") {
+  auto hx = randomFloats(64);
+  for (const char *arch : kArchs) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    // One warp: one wave (64 lanes, or 32 lanes with 2 elements each on gfx1100).
+    auto x = dev.upload(hx);
+    jit<first_of_eight>().launch(dev, {1}, {.num_warps = 1}, x);
+    std::vector<float> got = x.download();
+    for (int i = 0; i < 64; ++i)
+      REQUIRE(got[i] == hx[i / 8 * 8] + 100.0f);
+    auto z = dev.upload(hx);
+    jit<add_first_column>().launch(dev, {1}, {.num_warps = 1}, z);
+    std::vector<float> gz = z.download();
+    for (int r = 0; r < 8; ++r)
+      for (int c = 0; c < 8; ++c)
+        REQUIRE(gz[r * 8 + c] == hx[r * 8 + c] + hx[r * 8]);
+  }
+}

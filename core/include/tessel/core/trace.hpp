@@ -38,10 +38,11 @@ const char *traceOpName(TraceOp op);
 // An attribute of a generic op. I64 also carries enum attributes stored as
 // integers (arith.cmpi's predicate).
 struct TraceAttr {
-  enum Kind : uint8_t { I32, I64, Bool, I32Array } kind;
+  enum Kind : uint8_t { I32, I64, Bool, I32Array, String } kind;
   std::string name;             // "axis"
   int64_t value = 0;            // I32, I64, Bool
   std::vector<int64_t> values;  // I32Array
+  std::string text = {};        // String (device_print's prefix, device_assert's message)
   bool operator==(const TraceAttr &) const = default;
 };
 

@@ -14,7 +14,8 @@
 
 namespace llvm {
 class Module;
-}
+class TargetMachine;
+} // namespace llvm
 
 namespace tessel {
 
@@ -22,6 +23,11 @@ namespace tessel {
 // mode its functions run in ("amdgpu-ieee"="false": the IEEE bit clear) on a
 // kernel module about to be generated for `target`.
 void configureModuleForTarget(llvm::Module &module, const TargetFacts &target);
+
+// A target machine for `target` (the AMDGPU backend, initialized once):
+// code generation's, and the emulator's source of the target's rules (which
+// values diverge across a wave). Throws tessel::Error when LLVM has none.
+std::unique_ptr<llvm::TargetMachine> makeAmdgpuTargetMachine(const TargetFacts &target);
 
 struct AmdgpuCode {
   std::vector<uint8_t> hsaco;       // linked code object (ELF, one kernel descriptor per kernel)

@@ -18,6 +18,7 @@ struct CompileOptions {
   unsigned numStages = 1;         // software pipelining of dot operand loads (1: none)
   bool fastMath = false;          // LaunchOptions::fast_math (tessel-fast-math)
   bool fpFusion = false;          // LaunchOptions::fp_fusion (tessel-fuse-fma)
+  bool debug = false;             // LaunchOptions::debug: device_assert checked (else dropped)
 };
 
 // Throws tessel::Error (with the user's C++ line where one applies).

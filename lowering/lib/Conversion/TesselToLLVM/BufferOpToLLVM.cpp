@@ -19,6 +19,9 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/Matchers.h"
 
+#include <memory>
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -54,6 +57,38 @@ Value makeResource(OpBuilder &b, Location loc, Value base, StringRef arch, Value
   return b.create<ROCDL::MakeBufferRsrcOp>(loc, rsrcType, base, stride, records, flags);
 }
 
+// What one conversion's buffer accesses share, made once and reused: the
+// resource over a base and bound (its readfirstlane is convergent, so no
+// CSE merges two), and an offset register times the element's bytes.
+// Thousands of accesses of an unrolled trace to one argument built these
+// per access, a third of the LLVM dialect module, which LLVM's first CSE
+// then removed: the code object is the same either way.
+class SharedBufferValues {
+public:
+  // Each is made where an access first needs it and reused by the later
+  // accesses of the insertion block (where it comes before the insertion
+  // point: the conversion goes through a block's ops in order and builds
+  // at each), so the module is what LLVM's CSE made of the copies before,
+  // in the same order.
+  Value resource(OpBuilder &b, Location loc, Value base, StringRef arch, Value bound, int64_t elemBytes) {
+    Value &made = resources_[{base, bound, elemBytes}];
+    if (!made || made.getParentBlock() != b.getInsertionBlock())
+      made = makeResource(b, loc, base, arch, bound, elemBytes);
+    return made;
+  }
+  // x * elemBytes.
+  Value scaled(OpBuilder &b, Location loc, Value x, int64_t elemBytes) {
+    Value &made = scaled_[{x, elemBytes}];
+    if (!made || made.getParentBlock() != b.getInsertionBlock())
+      made = b.create<LLVM::MulOp>(loc, x, i32Value(b, loc, elemBytes));
+    return made;
+  }
+
+private:
+  DenseMap<std::tuple<Value, Value, int64_t>, Value> resources_;
+  DenseMap<std::pair<Value, int64_t>, Value> scaled_;
+};
+
 // How `bytes` move: dwords (i32 or a vector of them), or one i16 / i8.
 Type transferType(OpBuilder &b, int64_t bytes) {
   if (bytes >= 4)
@@ -65,7 +100,8 @@ Type transferType(OpBuilder &b, int64_t bytes) {
 // `pred`, an offset x + C is x * elemBytes + C * elemBytes: the backend folds
 // that constant into the instruction's immediate offset, and the groups of
 // one thread share x's register.
-Value byteOffset(OpBuilder &b, Location loc, Value elementOffset, int64_t elemBytes, Value pred) {
+Value byteOffset(OpBuilder &b, Location loc, Value elementOffset, int64_t elemBytes, Value pred,
+                 SharedBufferValues &shared) {
   elementOffset = registerSource(elementOffset);
   if (!pred) {
     if (auto add = elementOffset.getDefiningOp<LLVM::AddOp>()) {
@@ -73,12 +109,12 @@ Value byteOffset(OpBuilder &b, Location loc, Value elementOffset, int64_t elemBy
         APInt constant;
         if (!matchPattern(c, m_ConstantInt(&constant)))
           continue;
-        Value bytes = b.create<LLVM::MulOp>(loc, x, i32Value(b, loc, elemBytes));
+        Value bytes = shared.scaled(b, loc, x, elemBytes);
         return b.create<LLVM::AddOp>(loc, bytes, i32Value(b, loc, int32_t(constant.getSExtValue() * elemBytes)));
       }
     }
   }
-  Value bytes = b.create<LLVM::MulOp>(loc, elementOffset, i32Value(b, loc, elemBytes));
+  Value bytes = shared.scaled(b, loc, elementOffset, elemBytes);
   if (!pred)
     return bytes;
   return b.create<LLVM::SelectOp>(loc, pred, bytes, i32Value(b, loc, int32_t(kMaskedOffset)));
@@ -195,7 +231,11 @@ private:
 };
 
 struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
-  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  BufferLoadOpConversion(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                         std::shared_ptr<SharedBufferValues> shared)
+      : TesselOpToLLVMPattern(converter, target), shared(*shared), keep(std::move(shared)) {}
+  SharedBufferValues &shared;
+  std::shared_ptr<SharedBufferValues> keep; // alive while the patterns are
   LogicalResult matchAndRewrite(BufferLoadOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -219,11 +259,11 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
       replaceWithRegisters(rewriter, op, {out});
       return success();
     }
-    Value rsrc = makeResource(rewriter, loc, base, target.arch(), bound, elemBytes);
+    Value rsrc = shared.resource(rewriter, loc, base, target.arch(), bound, elemBytes);
     Value zero = i32Value(rewriter, loc, 0);
     for (size_t g = 0; g < offsets.size(); g += vec) {
       Value pred = masks.empty() ? Value() : masks[g];
-      Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred);
+      Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred, shared);
       Value raw = rewriter.create<ROCDL::RawPtrBufferLoadOp>(loc, transfer, rsrc, at, zero, zero, ArrayAttr(),
                                                                 ArrayAttr(), ArrayAttr());
       Value value = rewriter.create<LLVM::BitcastOp>(loc, accessType, raw);
@@ -244,7 +284,11 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
 };
 
 struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
-  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  BufferStoreOpConversion(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                          std::shared_ptr<SharedBufferValues> shared)
+      : TesselOpToLLVMPattern(converter, target), shared(*shared), keep(std::move(shared)) {}
+  SharedBufferValues &shared;
+  std::shared_ptr<SharedBufferValues> keep; // alive while the patterns are
   LogicalResult matchAndRewrite(BufferStoreOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -268,13 +312,13 @@ struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    Value rsrc = makeResource(rewriter, loc, base, target.arch(), bound, elemBytes);
+    Value rsrc = shared.resource(rewriter, loc, base, target.arch(), bound, elemBytes);
     Value zero = i32Value(rewriter, loc, 0);
     for (size_t g = 0; g < offsets.size(); g += vec) {
       Value data = rewriter.create<LLVM::BitcastOp>(
           loc, transfer, memoryVector(rewriter, loc, ArrayRef<Value>(values).slice(g, vec), mem));
       Value pred = predicateOf(g);
-      Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred);
+      Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred, shared);
       rewriter.create<ROCDL::RawPtrBufferStoreOp>(loc, data, rsrc, at, zero, zero, ArrayAttr(), ArrayAttr(),
                                                   ArrayAttr());
     }
@@ -287,5 +331,6 @@ struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
 
 void mlir::tessel::populateBufferOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                                   const TargetInfo &target, RewritePatternSet &patterns) {
-  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion>(converter, target);
+  auto shared = std::make_shared<SharedBufferValues>(); // one conversion's (the patterns live as long)
+  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion>(converter, target, shared);
 }

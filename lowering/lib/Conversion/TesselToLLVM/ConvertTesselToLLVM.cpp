@@ -100,6 +100,7 @@ struct ConvertTesselToLLVMPass
     populateMfmaDotOpToLLVMPatterns(converter, target, patterns);
     populateWmmaDotOpToLLVMPatterns(converter, target, patterns);
     populateFmaDotOpToLLVMPatterns(converter, target, patterns);
+    populateDebugOpToLLVMPatterns(converter, target, patterns);
     // The scalar arith and math ops the tile patterns leave become LLVM ops.
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);

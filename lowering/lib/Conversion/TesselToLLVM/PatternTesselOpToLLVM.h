@@ -75,6 +75,9 @@ void populateWmmaDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
 // dot as multiply-adds, for what the matrix cores do not take (DotOpToLLVM/FMA.cpp).
 void populateFmaDotOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                     RewritePatternSet &patterns);
+// print and device_assert: printf through the ROCm device library, llvm.trap.
+void populateDebugOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                                   RewritePatternSet &patterns);
 // The kernel function and its return; scf ops carrying tiles (structural).
 void populateControlFlowOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                          const TargetInfo &target, RewritePatternSet &patterns,

@@ -90,6 +90,10 @@ struct LaunchOptions {
   // uses the product, round once instead of twice - on the GPU and the
   // emulator alike. Off (the default): every operation rounds on its own.
   bool fp_fusion = false;
+  // Compiles device_assert checks in (Triton's debug=True); TESSEL_DEBUG=1
+  // turns it on for every launch. Part of the specialization: a debug and a
+  // non-debug launch of one kernel run different code objects.
+  bool debug = false;
   // The HIP stream to launch on (a hipStream_t the caller owns; it converts
   // to void * as written: `{.stream = s}`); null is the device's null stream.
   // Not part of the specialization. The emulator runs every launch to

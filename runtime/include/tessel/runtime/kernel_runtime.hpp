@@ -48,6 +48,10 @@ struct LaunchStats {
 void setDryLaunches(bool on);
 bool dryLaunches();
 
+// Whether a launch compiles device_assert in: LaunchOptions::debug, or
+// TESSEL_DEBUG=1 in the environment (read once per process).
+bool debugEnabled(const LaunchOptions &options);
+
 class KernelRuntime {
 public:
   explicit KernelRuntime(std::string kernelName);

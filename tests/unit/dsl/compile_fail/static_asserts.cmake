@@ -42,7 +42,9 @@ set(_dsl_cf_cases
   "38|where: two literals of kinds that do not mix"
   "39|pow needs floating-point tiles"
   "40|sigmoid needs a floating-point tile"
-  "41|the operands' element types differ")
+  "41|the operands' element types differ"
+  "50|device_print prints tiles"
+  "51|static_print prints tiles, numbers, Const values and strings")
 foreach(_case IN LISTS _dsl_cf_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _n)

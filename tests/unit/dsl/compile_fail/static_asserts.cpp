@@ -99,6 +99,12 @@ void kernel(Ptr<f32> x, i32 n) {
   auto r = sigmoid(i); // integers
 #elif CASE == 41
   auto r = atan2(f, cast<double>(f)); // f32 and f64
+#elif CASE == 50
+  device_print("n", 5); // a number, not a tile
+  int r = 0;
+#elif CASE == 51
+  static_print("shape", std::vector<int>{4}); // not a printable kind
+  int r = 0;
 #else
   int r = 0; // CASE 0 compiles: the harness itself works
 #endif

@@ -54,6 +54,9 @@ void rulesOf(ConvertLayoutOp, LayoutConstraints &) {}
 void rulesOf(ReshapeOp, LayoutConstraints &) {}
 void rulesOf(JoinOp, LayoutConstraints &) {}
 void rulesOf(SplitOp, LayoutConstraints &) {}
+// Each thread prints or checks the elements it owns, in any layout.
+void rulesOf(PrintOp, LayoutConstraints &) {}
+void rulesOf(DeviceAssertOp, LayoutConstraints &) {}
 
 void rulesOf(LoadOp op, LayoutConstraints &c) {
   c.sameAll(op);
@@ -109,4 +112,5 @@ bool mlir::tessel::packsPairs(AtomicRMWOp op) {
 void mlir::tessel::attachLayoutRules(MLIRContext *ctx) {
   attach<ExpandDimsOp, ReduceOp, ScanOp, PermuteOp, DotOp, HistogramOp, GatherOp, ConvertLayoutOp,
          ReshapeOp, JoinOp, SplitOp, LoadOp, StoreOp, AtomicRMWOp>(ctx);
+  attach<PrintOp, DeviceAssertOp>(ctx);
 }

@@ -459,7 +459,7 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
           expanded.insert(function);
         if (scf::ForOp done = expandLoop(*schedule))
           // What use-buffer-ops left of the body's pointer chains (dead:
-          // the loads read offsets now) goes.
+          // the loads read offsets now) goes, when no CSE ran since.
           for (Operation *op = done.getBody()->getTerminator()->getPrevNode(); op;) {
             Operation *before = op->getPrevNode();
             if (isOpTriviallyDead(op))

@@ -1,6 +1,7 @@
 // Specialization (see Passes.td): integer arguments known to equal 1 become
 // constants; divisibility facts stay on the arguments for the axis analysis,
-// and assume(arg % C == 0) adds one.
+// and assume(arg % C == 0) adds one. device_assert goes unless the module is
+// compiled for debugging.
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,6 +38,14 @@ struct SpecializePass : mlir::tessel::impl::TesselSpecializeBase<SpecializePass>
         changed = true;
       }
       func.walk([&](AssumeOp assume) { changed |= recordDivisibility(func, assume); });
+    }
+    // device_assert is checked only in kernels compiled for debugging.
+    if (!tesselDialect(&getContext()).getDebugAttrHelper().isAttrPresent(getOperation())) {
+      SmallVector<DeviceAssertOp> asserts;
+      getOperation().walk([&](DeviceAssertOp op) { asserts.push_back(op); });
+      for (DeviceAssertOp op : asserts)
+        op.erase();
+      changed |= !asserts.empty();
     }
     if (!changed)
       markAllAnalysesPreserved();

@@ -429,4 +429,36 @@ def Tessel_MaxContiguousOp : Tessel_Op<"max_contiguous", [Tessel_InferRanges, Pu
   let assemblyFormat = "$src attr-dict `:` type($src)";
 }
 
+def Tessel_PrintOp : Tessel_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "prints every element of its operands, once, with its program id and index";
+  let description = [{
+    `device_print(prefix, tiles...)`. Each element prints as one line,
+    `pid (x, y, z) idx (i, j)<prefix><value>` (Triton's format), with
+    `(operand k) ` before the value when there are several operands; with no
+    operand, one line `pid (x, y, z)<prefix>` per program. `prefix` is
+    printable ASCII, already normalized by the tracer (Triton's rule: it ends
+    in ": " when values follow). An element held by several threads
+    (replicas) prints once, from its owner. Lowered to the ROCm device
+    library's printf (`__ockl_printf_*`), which the HIP runtime services
+    through the hostcall buffer and the emulator implements itself.
+  }];
+  let arguments = (ins StrAttr:$prefix, Variadic<AnyType>:$values);
+  let assemblyFormat = "$prefix attr-dict ($values^ `:` type($values))?";
+}
+
+def Tessel_DeviceAssertOp : Tessel_Op<"device_assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "stops the launch where an element of the condition is false";
+  let description = [{
+    `device_assert(cond, message)`. Kept only in a module marked
+    `tessel.debug` (LaunchOptions::debug); `tessel-specialize` erases it
+    otherwise. A thread holding a false element prints
+    `file:line: device_assert failed: message: pid (x, y, z) idx (i, j)` to
+    stderr (the device library's fprintf) and executes `llvm.trap`: the
+    emulator turns the trap into the launch's tessel::Error with that text,
+    the GPU ends the dispatch with a queue error.
+  }];
+  let arguments = (ins AnyTypeOf<[I1, TensorOf<[I1]>]>:$cond, StrAttr:$message);
+  let assemblyFormat = "$cond `,` $message attr-dict `:` type($cond)";
+}
+
 #endif // TESSEL_OPS

@@ -14,6 +14,9 @@ def TesselSpecialize : Pass<"tessel-specialize", "::mlir::ModuleOp"> {
     of it into constant tiles and `x * 1` away, so every analysis sees the 1. `tessel.divisibility` on integer and
     pointer arguments stays as an argument attribute that the axis analysis
     reads; `tessel.assume(arg % C == 0)` adds one (the power of two in C).
+    Without `tessel.debug` on the module (LaunchOptions::debug), every
+    `tessel.device_assert` is erased, so its condition is dead code and the
+    kernel is what it would be without the checks.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
@@ -176,7 +179,8 @@ def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
     by one. The LDS plan keeps the buffers alive over the whole loop.
 
     Then the expanded bodies lose their dead ops (what use-buffer-ops left of
-    the pointer chains) and CSE runs over the functions: the prologue's copies
+    the pointer chains, when no CSE ran since) and CSE runs over the
+    functions: the prologue's copies
     of loop-invariant address ops come before the loop, so the body's own
     become them.
   }];

@@ -1,0 +1,231 @@
+// A wave's lanes access memory in the GPU's order: every lane executes an
+// instruction before any lane executes the next (emulator_lockstep.cpp). Each
+// kernel here exchanges values between lanes of one wave through memory with
+// no barrier; run lane after lane, each would give a different answer.
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/core/error.hpp"
+#include "tessel/runtime/device.hpp"
+
+#include "emulator_ir.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tessel;
+
+namespace {
+
+const char *kDeclarations = "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+                            "declare i32 @llvm.amdgcn.workgroup.id.x()\n";
+
+CompiledKernel kernelFromIR(std::string name, const std::string &body, size_t pointerArgs) {
+  return testing::kernelFromIR(std::move(name), std::string(kDeclarations) + body,
+                               std::vector<TraceArg>(pointerArgs, {TraceArg::Pointer, DType::I32}));
+}
+
+std::vector<uint8_t> pointerKernarg(std::initializer_list<void *> pointers) {
+  std::vector<uint8_t> bytes(pointers.size() * 8);
+  size_t at = 0;
+  for (void *p : pointers) {
+    std::memcpy(bytes.data() + at, &p, 8);
+    at += 8;
+  }
+  return bytes;
+}
+
+std::vector<int32_t> run(const char *arch, const CompiledKernel &k, std::vector<int32_t> data,
+                         uint32_t groups, uint32_t blockSize) {
+  Device dev = Device::emulator(arch);
+  auto loaded = dev.impl().load(k);
+  auto buffer = dev.upload(data);
+  auto args = pointerKernarg({buffer.devicePtr()});
+  dev.impl().launch(*loaded, {groups, 1, 1}, blockSize, args.data(), args.size());
+  return buffer.download();
+}
+
+// x[t] = x[t ^ 1] + 100 in place: each lane reads its neighbour's element,
+// then every lane stores. On the GPU all loads happen first.
+const char *kSwapPairs = R"(
+define amdgpu_kernel void @swap_pairs(ptr addrspace(1) %x) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
+  %base = mul i32 %wg, 64
+  %g = add i32 %base, %tid
+  %other = xor i32 %g, 1
+  %po = getelementptr i32, ptr addrspace(1) %x, i32 %other
+  %v = load i32, ptr addrspace(1) %po, align 4
+  %w = add i32 %v, 100
+  %pg = getelementptr i32, ptr addrspace(1) %x, i32 %g
+  store i32 %w, ptr addrspace(1) %pg, align 4
+  ret void
+}
+)";
+
+} // namespace
+
+TEST_CASE("emulator lockstep: a load in every lane of a wave happens before a store in any") {
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    CAPTURE(arch);
+    const uint32_t groups = 5, n = groups * 64;
+    std::vector<int32_t> x(n);
+    for (uint32_t i = 0; i < n; ++i)
+      x[i] = int32_t(i * 7 + 3);
+    std::vector<int32_t> got = run(arch, kernelFromIR("swap_pairs", kSwapPairs, 1), x, groups, 64);
+    for (uint32_t i = 0; i < n; ++i)
+      REQUIRE(got[i] == x[i ^ 1] + 100);
+  }
+}
+
+TEST_CASE("emulator lockstep: the issue's example, every lane reading its group's first element") {
+  // load(x + (i / 8) * 8), then store(x + i, first + 100): x[4] is 100 + x[0]
+  // as it was, not x[0] after lane 0 stored it.
+  const char *ir = R"(
+define amdgpu_kernel void @first_of_eight(ptr addrspace(1) %x) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %group = and i32 %tid, -8
+  %pf = getelementptr float, ptr addrspace(1) %x, i32 %group
+  %first = load float, ptr addrspace(1) %pf, align 4
+  %sum = fadd float %first, 100.0
+  %pi = getelementptr float, ptr addrspace(1) %x, i32 %tid
+  store float %sum, ptr addrspace(1) %pi, align 4
+  ret void
+}
+)";
+  Device dev = Device::emulator("gfx942");
+  auto loaded = dev.impl().load(kernelFromIR("first_of_eight", ir, 1));
+  std::vector<float> x(64);
+  for (int i = 0; i < 64; ++i)
+    x[i] = float(i);
+  auto buffer = dev.upload(x);
+  auto args = pointerKernarg({buffer.devicePtr()});
+  dev.impl().launch(*loaded, {1, 1, 1}, 64, args.data(), args.size());
+  std::vector<float> got = buffer.download();
+  for (int i = 0; i < 64; ++i)
+    REQUIRE(got[i] == float(i / 8 * 8) + 100.0f);
+}
+
+TEST_CASE("emulator lockstep: masked accesses (divergent branches) meet before the branch") {
+  // Lanes with t % 3 != 0 load x[t ^ 1] and store x[t]; the others do
+  // nothing. Each access sits in its own `if`, as the lowering emits masks.
+  const char *ir = R"(
+define amdgpu_kernel void @masked_swap(ptr addrspace(1) %x) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %r = urem i32 %tid, 3
+  %on = icmp ne i32 %r, 0
+  %other = xor i32 %tid, 1
+  br i1 %on, label %load, label %loaded
+load:
+  %po = getelementptr i32, ptr addrspace(1) %x, i32 %other
+  %lv = load i32, ptr addrspace(1) %po, align 4
+  br label %loaded
+loaded:
+  %v = phi i32 [ %lv, %load ], [ 0, %entry ]
+  %w = add i32 %v, 100
+  br i1 %on, label %store, label %done
+store:
+  %pg = getelementptr i32, ptr addrspace(1) %x, i32 %tid
+  store i32 %w, ptr addrspace(1) %pg, align 4
+  br label %done
+done:
+  ret void
+}
+)";
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    CAPTURE(arch);
+    std::vector<int32_t> x(128);
+    for (int i = 0; i < 128; ++i)
+      x[i] = i * 5 - 11;
+    std::vector<int32_t> got = run(arch, kernelFromIR("masked_swap", ir, 1), x, 1, 128);
+    for (int t = 0; t < 128; ++t)
+      REQUIRE(got[t] == (t % 3 ? x[t ^ 1] + 100 : x[t]));
+  }
+}
+
+TEST_CASE("emulator lockstep: LDS written by every lane is read by its neighbours without a barrier") {
+  // Within one wave no s_barrier is needed: the store instruction completes
+  // in every lane before the load executes in any.
+  const char *ir = R"(
+@stage = internal addrspace(3) global [64 x i32] poison, align 16
+
+define amdgpu_kernel void @rotate(ptr addrspace(1) %x) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %pg = getelementptr i32, ptr addrspace(1) %x, i32 %tid
+  %v = load i32, ptr addrspace(1) %pg, align 4
+  %slot = getelementptr [64 x i32], ptr addrspace(3) @stage, i32 0, i32 %tid
+  store i32 %v, ptr addrspace(3) %slot, align 4
+  %next = add i32 %tid, 1
+  %wrapped = and i32 %next, 63
+  %nslot = getelementptr [64 x i32], ptr addrspace(3) @stage, i32 0, i32 %wrapped
+  %w = load i32, ptr addrspace(3) %nslot, align 4
+  store i32 %w, ptr addrspace(1) %pg, align 4
+  ret void
+}
+)";
+  std::vector<int32_t> x(64);
+  for (int i = 0; i < 64; ++i)
+    x[i] = 1000 + i * i;
+  std::vector<int32_t> got = run("gfx942", kernelFromIR("rotate", ir, 1), x, 1, 64);
+  for (int t = 0; t < 64; ++t)
+    REQUIRE(got[t] == x[(t + 1) % 64]);
+}
+
+TEST_CASE("emulator lockstep: a later store instruction wins over an earlier one in every lane") {
+  // Lane t stores 1 to x[t], then 2 to x[(t + 1) % 64]: every element ends
+  // 2 on the GPU. Lane after lane, lane t + 1's first store would overwrite
+  // lane t's second.
+  const char *ir = R"(
+define amdgpu_kernel void @two_stores(ptr addrspace(1) %x) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %p = getelementptr i32, ptr addrspace(1) %x, i32 %tid
+  store i32 1, ptr addrspace(1) %p, align 4
+  %next = add i32 %tid, 1
+  %wrapped = and i32 %next, 63
+  %q = getelementptr i32, ptr addrspace(1) %x, i32 %wrapped
+  store i32 2, ptr addrspace(1) %q, align 4
+  ret void
+}
+)";
+  std::vector<int32_t> got = run("gfx942", kernelFromIR("two_stores", ir, 1), std::vector<int32_t>(64, -1), 1, 64);
+  for (int t = 0; t < 64; ++t)
+    REQUIRE(got[t] == 2);
+}
+
+TEST_CASE("emulator lockstep: a uniform loop meets once per trip where it turns from loads to stores") {
+  // for k in 0..4: x[t] = x[(t + 1) % 64] + 1, in place: each trip reads the
+  // values the previous trip stored, all of them before any is replaced.
+  const char *ir = R"(
+define amdgpu_kernel void @shift_loop(ptr addrspace(1) %x) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %next = add i32 %tid, 1
+  %wrapped = and i32 %next, 63
+  %pn = getelementptr i32, ptr addrspace(1) %x, i32 %wrapped
+  %p = getelementptr i32, ptr addrspace(1) %x, i32 %tid
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  %v = load i32, ptr addrspace(1) %pn, align 4
+  %w = add i32 %v, 1
+  store i32 %w, ptr addrspace(1) %p, align 4
+  %k1 = add i32 %k, 1
+  %more = icmp ult i32 %k1, 4
+  br i1 %more, label %loop, label %exit
+exit:
+  ret void
+}
+)";
+  std::vector<int32_t> x(64);
+  for (int i = 0; i < 64; ++i)
+    x[i] = i * 10;
+  std::vector<int32_t> got = run("gfx942", kernelFromIR("shift_loop", ir, 1), x, 1, 64);
+  for (int t = 0; t < 64; ++t)
+    REQUIRE(got[t] == x[(t + 4) % 64] + 4);
+}
