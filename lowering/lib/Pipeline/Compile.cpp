@@ -412,9 +412,6 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // Pointer tiles a loop moves by uniform amounts: a carried scalar offset
   // from their init instead (an argument plus offsets: buffer accesses).
   pm.addPass(createTesselCarryOffsets());
-  // With num_stages = s >= 2, loads feeding a dot in a loop fetch the
-  // operands s - 1 iterations ahead while this one computes.
-  pm.addPass(createTesselPipelineLoads());
   // Every tile gets a layout over the workgroup's threads (axis analysis
   // picks vector widths); conversions where a tile is needed in two.
   pm.addPass(createTesselAssignLayouts());
@@ -431,8 +428,10 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   // same n) so the lowering builds one buffer resource for them, and drop
   // the masks and pointer tiles the accesses no longer read.
   pm.addPass(createCSEPass());
-  // ...and those operands wait in LDS (s - 1 slots), one barrier per iteration.
-  pm.addPass(createTesselStageOperands());
+  // With num_stages = s >= 2, loads feeding a dot in a loop fetch the
+  // operands s - 1 iterations ahead while this one computes; operands wait
+  // in LDS (s - 1 slots), one barrier per iteration.
+  pm.addPass(createTesselPipelineLoops());
   // Every LDS buffer gets an offset; the total is checked against the target.
   pm.addPass(createTesselPlanLds()); // (PipelineObserver keeps the tile IR here)
   // Convert to LLVM: each thread's share of every tile, as LLVM dialect.

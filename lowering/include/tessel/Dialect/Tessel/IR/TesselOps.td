@@ -347,7 +347,7 @@ def Tessel_SplitOp : Tessel_Op<"split", [DeclareOpInterfaceMethods<Tessel_LdsScr
 }
 
 //===----------------------------------------------------------------------===//
-// Tiles kept in LDS across ops (tessel-stage-operands)
+// Tiles kept in LDS across ops (tessel-pipeline-loops)
 //===----------------------------------------------------------------------===//
 
 def Tessel_LocalAllocOp : Tessel_Op<"local_alloc", [DeclareOpInterfaceMethods<Tessel_LdsScratchOpInterface>,

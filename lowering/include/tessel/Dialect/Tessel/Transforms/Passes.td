@@ -100,33 +100,6 @@ def TesselCarryOffsets : Pass<"tessel-carry-offsets", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
-def TesselPipelineLoads : Pass<"tessel-pipeline-loads", "::mlir::ModuleOp"> {
-  let summary = "Load a loop's dot operands num_stages - 1 iterations ahead";
-  let description = [{
-    With `tessel.num_stages` = s >= 2 on the module, each `tessel.load` in
-    an `scf.for` body that feeds a `tessel.dot` and whose address and mask
-    can be computed for a later iteration is software-pipelined at distance
-    d = s - 1: the first d iterations' tiles are loaded before the loop (each
-    in a uniform branch on whether the loop reaches its iteration) and
-    carried as d loop-carried sets; each iteration starts by loading the tile
-    d iterations ahead (in a branch on whether that iteration runs) and yields
-    the sets shifted by one, so a global load's latency hides behind d
-    iterations of matrix instructions.
-
-    An address may read the induction variable (at iteration i + k it is
-    iv + k * step) and loop-carried values (carried value j at iteration
-    i + k is yield operand j evaluated at iteration i + k - 1; before the
-    loop, the init values at the lower bound), through ops of the body's own
-    block that are free of memory effects and regions: Triton's pointer tiles
-    moved each iteration (`a_ptrs += BLOCK_K * stride_ak`) pipeline; a value
-    computed from a load does not. The ops are cloned per iteration ahead,
-    once per (value, distance); those the current iteration computes anyway
-    move up and are shared. Ops that may not be speculated (a division) are
-    computed inside the branch.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
-}
-
 def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Give every tile a layout over the workgroup's threads";
   let description = [{
@@ -166,22 +139,52 @@ def TesselHoistConversions : Pass<"tessel-hoist-conversions", "::mlir::ModuleOp"
   }];
 }
 
-def TesselStageOperands : Pass<"tessel-stage-operands", "::mlir::ModuleOp"> {
-  let summary = "Keep a loop's dot operands in LDS across iterations (num_stages >= 2)";
+def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
+  let summary = "Software-pipeline the loads feeding a loop's dots (num_stages >= 2)";
   let description = [{
     After layout assignment, with `tessel.num_stages` = s >= 2 on the
-    module: a tile an `scf.for` carries (tessel-pipeline-loads loaded it
-    ahead) whose only use converts it to a dot-operand layout is kept in an
-    LDS buffer of s - 1 slots (`tessel.local_alloc`) instead: the first
-    iteration's tile is stored into slot 0 before the loop; each iteration
-    reads its operand from its slot (`tessel.local_load`, in the operand's
-    layout) and, at its end, stores the next iteration's tile into the next
-    slot, then a `tessel.barrier`. One slot needs a barrier before the store
-    too; with two or more, one barrier per iteration orders all LDS traffic.
-    The slot index is carried round the loop. The tile itself is no longer
-    carried. The LDS plan keeps the buffer alive over the whole loop.
+    module, each `scf.for` with dots gets a schedule over d + 1 stages
+    (d = s - 1), then is expanded by it. Stage 0 holds each `tessel.load`
+    or `tessel.buffer_load` straight in the body whose tile reaches a
+    `tessel.dot` (through layout conversions) and whose operands can be
+    computed for a later iteration, with the ops only those operands need;
+    stage d holds the rest of the body (the dots and what reads them).
+
+    An operand may read the induction variable (at iteration i + k it is
+    iv + k * step) and loop-carried values (carried value j at iteration
+    i + k is yield operand j evaluated at iteration i + k - 1; before the
+    loop, the init values at the lower bound), through ops of the body's own
+    block that are free of memory effects and regions: Triton's pointer tiles
+    moved each iteration (`a_ptrs += BLOCK_K * stride_ak`) pipeline; a value
+    computed from a load does not. The ops are cloned per iteration ahead,
+    once per (value, distance); those the current iteration computes anyway
+    move up and are shared. Ops that may not be speculated (a division) are
+    computed inside the branch.
+
+    Expansion: the first d iterations' tiles are loaded before the loop (each
+    in a uniform branch on whether the loop reaches its iteration; poison
+    otherwise); each iteration starts by loading the tiles d iterations
+    ahead (in a branch on whether that iteration runs), so a global load's
+    latency hides behind d iterations of matrix instructions. A tile whose
+    only use converts it through LDS into a dot operand's layout waits in an
+    LDS buffer of d slots (`tessel.local_alloc`, swizzled rather than padded
+    when a swizzle is as conflict-free): the first iteration's tile is stored
+    into slot 0 before the loop, then a `tessel.barrier`; the dot reads its
+    operand from the iteration's slot (`tessel.local_load`, in the operand's
+    layout) and the end of the body stores the next iteration's tile into
+    the next slot, then a barrier (one slot needs a barrier before the store
+    too). The slot to read is carried round the loop when there are several.
+    The tiles between (d >= 2) and the tiles of other loads wait in
+    registers, carried as d - 1 or d sets that each iteration yields shifted
+    by one. The LDS plan keeps the buffers alive over the whole loop.
+
+    Then the expanded bodies lose their dead ops (what use-buffer-ops left of
+    the pointer chains, when no CSE ran since) and CSE runs over the
+    functions: the prologue's copies
+    of loop-invariant address ops come before the loop, so the body's own
+    become them.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
 }
 
 def TesselUseBufferOps : Pass<"tessel-use-buffer-ops", "::mlir::ModuleOp"> {

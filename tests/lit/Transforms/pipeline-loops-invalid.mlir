@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s --tessel-pipeline-loads --tessel-assign-layouts --tessel-stage-operands --tessel-plan-lds -verify-diagnostics
+// RUN: tessel-opt %s --tessel-assign-layouts --tessel-pipeline-loops --tessel-plan-lds -verify-diagnostics
 
 // num_stages = 4 keeps three slots of each 128x128x64 f16 operand in LDS:
 // 3 x 2 x 128 x 64 x 2 bytes = 98304 (swizzled, unpadded), more than

@@ -1,0 +1,479 @@
+// One software pipeliner for the loops with dots (see Passes.td): a schedule
+// per loop (scheduleLoop), then the loop expanded by it (expandLoop).
+#include "tessel/Dialect/Tessel/IR/LayoutConversion.h"
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
+
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELPIPELINELOOPS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+bool isCarried(scf::ForOp loop, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == loop.getBody() && v != loop.getInductionVar();
+}
+
+// The body's own op that defines `v`, or null (from outside the loop, an
+// argument of the body).
+Operation *bodyDef(scf::ForOp loop, Value v) {
+  Operation *def = v.getDefiningOp();
+  return def && loop.getBody()->findAncestorOpInBlock(*def) ? def : nullptr;
+}
+
+// Whether `v` reaches a dot, directly or through layout conversions.
+bool feedsDot(Value v) {
+  return llvm::any_of(v.getUsers(), [](Operation *user) {
+    if (isa<DotOp>(user))
+      return true;
+    auto convert = dyn_cast<ConvertLayoutOp>(user);
+    return convert && feedsDot(convert.getResult());
+  });
+}
+
+// Whether `load`'s operands can be computed for a later iteration: every op
+// they come from, through the yields of the carried values they read, is
+// the body's own, free of memory effects and regions (a loaded value, say,
+// is not known ahead). `slice` gets those ops.
+bool computableAhead(scf::ForOp loop, Operation *load, llvm::SetVector<Operation *> &slice) {
+  Operation *yield = loop.getBody()->getTerminator();
+  DenseSet<Value> seen;
+  SmallVector<Value> work(load->getOperands().begin(), load->getOperands().end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (isCarried(loop, v)) {
+      work.push_back(yield->getOperand(cast<BlockArgument>(v).getArgNumber() - 1));
+      continue;
+    }
+    Operation *def = bodyDef(loop, v);
+    if (!def)
+      continue;
+    if (def->getBlock() != loop.getBody() || def->getNumRegions() || !isMemoryEffectFree(def))
+      return false;
+    slice.insert(def);
+    work.append(def->getOperands().begin(), def->getOperands().end());
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The schedule
+//===----------------------------------------------------------------------===//
+
+// One load the schedule moves ahead, and how its tile waits for its dot.
+struct PipelinedLoad {
+  Operation *load; // tessel.load or tessel.buffer_load
+  // The load's only use, converting its tile through LDS into a dot
+  // operand's layout: the tile waits in LDS slots, and the dot reads its
+  // operand from there. Null: the tile waits in registers (carried).
+  ConvertLayoutOp staged;
+};
+
+// A loop's schedule over `distance` + 1 stages. Stage 0: the pipelined loads
+// and the ops only their addresses and masks need, issued `distance`
+// iterations ahead of their use (the first `distance` iterations' before
+// the loop); stage `distance`: the rest of the body, the dots and what
+// reads them, in the current iteration. The stages between are the tiles
+// waiting: in registers (carried) or in LDS slots (`distance` of them). In
+// the expanded body, stage 0's copies run first (with what the current
+// iteration computes anyway and they read moved up before them), then
+// stage `distance` in the body's order.
+struct LoopSchedule {
+  scf::ForOp loop;
+  int64_t distance = 1;
+  SmallVector<PipelinedLoad> loads;
+  // Every body op (its terminator aside) with its stage, in the body's order.
+  llvm::MapVector<Operation *, int64_t> stage;
+
+  bool hasStaged() const {
+    return llvm::any_of(loads, [](const PipelinedLoad &l) { return bool(l.staged); });
+  }
+};
+
+// Whether `load`'s tile can wait in LDS for its dot: its one use converts
+// it, through LDS (not a shuffle), into a dot operand's layout.
+ConvertLayoutOp stagedConversion(scf::ForOp loop, Operation *load) {
+  Value tile = load->getResult(0);
+  if (!tile.hasOneUse())
+    return nullptr;
+  auto convert = dyn_cast<ConvertLayoutOp>(*tile.getUsers().begin());
+  if (convert && convert->getBlock() == loop.getBody() && conversionPath(convert) == ConversionPath::Lds &&
+      isa<DotOperandLayoutAttr>(convert.getType().getEncoding()))
+    return convert;
+  return nullptr;
+}
+
+// The schedule of `loop`: the loads straight in its body that feed a dot
+// and whose operands can be computed `distance` iterations ahead go to
+// stage 0. None: nothing to pipeline.
+std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance) {
+  LoopSchedule schedule{loop, distance, {}, {}};
+  llvm::SetVector<Operation *> ahead;
+  for (Operation &op : *loop.getBody()) {
+    if (!isa<LoadOp, BufferLoadOp>(op) || !isa<RankedTensorType>(op.getResult(0).getType()) ||
+        !feedsDot(op.getResult(0)))
+      continue;
+    llvm::SetVector<Operation *> slice;
+    if (!computableAhead(loop, &op, slice))
+      continue;
+    schedule.loads.push_back({&op, stagedConversion(loop, &op)});
+    ahead.insert(slice.begin(), slice.end());
+  }
+  if (schedule.loads.empty())
+    return std::nullopt;
+  // An address op goes with its loads to stage 0 when only stage 0 reads it.
+  DenseSet<Operation *> first;
+  for (const PipelinedLoad &l : schedule.loads)
+    first.insert(l.load);
+  for (Operation &op : llvm::reverse(loop.getBody()->without_terminator()))
+    if (ahead.contains(&op) && llvm::all_of(op.getUsers(), [&](Operation *u) { return first.contains(u); }))
+      first.insert(&op);
+  for (Operation &op : loop.getBody()->without_terminator())
+    schedule.stage[&op] = first.contains(&op) ? 0 : distance;
+  return schedule;
+}
+
+//===----------------------------------------------------------------------===//
+// The expansion
+//===----------------------------------------------------------------------===//
+
+// The body's values at iteration `base + k * step`, built where the caller
+// says: in the body (base = the induction variable; the ops of iteration k =
+// 0 move up to the builder, they run anyway) or before the loop (base = the
+// lower bound, carried values start as their inits). A carried value at k >
+// 0 is its yield at k - 1; values that do not vary with the iteration are
+// built once. Ops that may not be speculated (a division) go inside the
+// uniform branch, with everything computed from them.
+class Ahead {
+public:
+  // Up to `last` iterations ahead; the steps to them are computed before
+  // the loop.
+  Ahead(scf::ForOp loop, bool inBody, Value base, int64_t last) : loop(loop), inBody(inBody), base(base) {
+    OpBuilder hoist(loop);
+    Location loc = loop.getLoc();
+    for (int64_t k = 1; k <= last; ++k)
+      spans.push_back(hoist.create<arith::MulIOp>(
+          loc, loop.getStep(), hoist.create<arith::ConstantIntOp>(loc, loop.getStep().getType(), k)));
+  }
+
+  // Builders for the values about to be read: `outer` before the branch,
+  // `inner` inside it.
+  void enter(OpBuilder &o, OpBuilder &i) {
+    outer = &o;
+    inner = &i;
+  }
+  // Values built inside the branch are not visible after it.
+  void leave() {
+    SmallVector<std::pair<Value, int64_t>> gone;
+    for (auto &[key, value] : memo)
+      if (inside.contains(value))
+        gone.push_back(key);
+    for (auto &key : gone)
+      memo.erase(key);
+    inside.clear();
+  }
+
+  // Drops the steps nothing read.
+  void finish() {
+    for (Value span : spans)
+      if (span.use_empty()) {
+        Operation *times = span.getDefiningOp()->getOperand(1).getDefiningOp();
+        span.getDefiningOp()->erase();
+        times->erase();
+      }
+  }
+
+  Value iv(int64_t k) {
+    if (k == 0)
+      return base;
+    Value &v = memo[{loop.getInductionVar(), k}];
+    if (!v)
+      v = outer->create<arith::AddIOp>(loop.getLoc(), base, spans[k - 1]);
+    return v;
+  }
+
+  Value at(Value v, int64_t k) {
+    if (v == loop.getInductionVar())
+      return iv(k);
+    if (isCarried(loop, v)) {
+      unsigned j = cast<BlockArgument>(v).getArgNumber() - 1;
+      if (k > 0)
+        return at(loop.getBody()->getTerminator()->getOperand(j), k - 1);
+      return inBody ? v : loop.getInitArgs()[j];
+    }
+    Operation *def = bodyDef(loop, v);
+    if (!def)
+      return v;
+    if (!varies(def))
+      k = 0;
+    if (Value known = memo.lookup({v, k}))
+      return known;
+    IRMapping map;
+    bool fromInside = false;
+    for (Value operand : def->getOperands()) {
+      Value mapped = at(operand, k);
+      fromInside |= inside.contains(mapped);
+      map.map(operand, mapped);
+    }
+    Operation *made;
+    if (inBody && k == 0) {
+      def->moveBefore(outer->getInsertionBlock(), outer->getInsertionPoint());
+      made = def;
+    } else if (fromInside || !isPure(def)) {
+      made = inner->clone(*def, map);
+      for (Value r : made->getResults())
+        inside.insert(r);
+    } else {
+      made = outer->clone(*def, map);
+    }
+    for (auto [old, now] : llvm::zip(def->getResults(), made->getResults()))
+      memo[{old, k}] = now;
+    return memo.lookup({v, k});
+  }
+
+private:
+  // Whether `def`'s results change from one iteration to the next.
+  bool varies(Operation *def) {
+    auto [it, fresh] = variesMemo.try_emplace(def, false);
+    if (!fresh)
+      return it->second;
+    bool result = llvm::any_of(def->getOperands(), [&](Value o) {
+      if (o == loop.getInductionVar() || isCarried(loop, o))
+        return true;
+      Operation *d = bodyDef(loop, o);
+      return d && varies(d);
+    });
+    return variesMemo[def] = result;
+  }
+
+  scf::ForOp loop;
+  bool inBody;
+  Value base;
+  SmallVector<Value> spans;
+  OpBuilder *outer = nullptr, *inner = nullptr;
+  DenseMap<std::pair<Value, int64_t>, Value> memo;
+  DenseSet<Value> inside;
+  DenseMap<Operation *, bool> variesMemo;
+};
+
+// Copies of the schedule's loads for iteration k of `ahead`, built at `b`,
+// run only when `valid` (one uniform branch around them all, not a mask on
+// every element); poison otherwise: nobody reads the tiles of an iteration
+// that does not run, and poison costs nothing (zeros were a v_mov per
+// register on the branch not taken, and copies where the branches meet).
+// Their address computations go before the branch where they can be
+// speculated, so what the body computes anyway is shared.
+SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> loads, Ahead &ahead, int64_t k,
+                            Value valid) {
+  SmallVector<Type> types;
+  for (const PipelinedLoad &l : loads)
+    types.push_back(l.load->getResult(0).getType());
+  auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/true);
+  OpBuilder outer(branch);
+  OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
+  ahead.enter(outer, then);
+  SmallVector<Value> tiles;
+  for (const PipelinedLoad &l : loads) {
+    IRMapping map;
+    for (Value operand : l.load->getOperands())
+      map.map(operand, ahead.at(operand, k));
+    tiles.push_back(then.clone(*l.load, map)->getResult(0));
+  }
+  ahead.leave();
+  then.create<scf::YieldOp>(loc, tiles);
+  OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
+  SmallVector<Value> unused;
+  for (Type t : types)
+    unused.push_back(otherwise.create<ub::PoisonOp>(loc, t));
+  otherwise.create<scf::YieldOp>(loc, unused);
+  return SmallVector<Value>(branch.getResults());
+}
+
+// Expands `s.loop` by its schedule. The loop carries, per load j and for
+// each iteration ahead k < distance, the tile of iteration i + k (set k),
+// except k = 0 of a tile staged in LDS, which the dot reads from its slot;
+// and, with several slots, the slot to read. Each iteration starts with the
+// loads of iteration i + distance, ends by writing the tile of i + 1 into
+// the next slot, and yields the sets shifted by one.
+scf::ForOp expandLoop(LoopSchedule &s) {
+  scf::ForOp loop = s.loop;
+  const int64_t distance = s.distance;
+  const size_t n = s.loads.size();
+  OpBuilder before(loop);
+  Location loc = loop.getLoc();
+  MLIRContext *ctx = loop.getContext();
+
+  // Prologue: the first `distance` iterations' tiles, each masked off when
+  // the loop does not reach its iteration.
+  SmallVector<Value> firsts;
+  {
+    Ahead first(loop, /*inBody=*/false, loop.getLowerBound(), distance - 1);
+    for (int64_t k = 0; k < distance; ++k) {
+      first.enter(before, before);
+      Value reached = before.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, first.iv(k), loop.getUpperBound());
+      llvm::append_range(firsts, loadsFor(before, loc, s.loads, first, k, reached));
+    }
+    first.finish();
+  }
+  Ahead next(loop, /*inBody=*/true, loop.getInductionVar(), distance);
+
+  // The LDS slots, `distance` per staged tile (the LDS plan keeps them over
+  // the loop), with the first iteration's tile in slot 0.
+  const int64_t slots = distance;
+  const bool staging = s.hasStaged();
+  Value zero;
+  SmallVector<Value> buffers(n);
+  if (staging) {
+    zero = before.create<arith::ConstantIntOp>(loc, before.getI32Type(), 0);
+    for (auto [j, l] : llvm::enumerate(s.loads)) {
+      if (!l.staged)
+        continue;
+      auto from = cast<RankedTensorType>(l.load->getResult(0).getType());
+      // Kept over the loop: a swizzle rather than padding when it is as
+      // conflict-free, so the buffers take the tiles' bytes (occupancy).
+      LdsStaging plan = planLdsStaging(from, l.staged.getType(), LdsPriority::Bytes);
+      SmallVector<int64_t> shape{slots};
+      shape.append(from.getShape().begin(), from.getShape().end());
+      buffers[j] = before.create<LocalAllocOp>(
+          loc, LdsType::get(ctx, shape, from.getElementType(), plan.order, plan.pad, swizzleOf(plan)));
+      before.create<LocalStoreOp>(loc, firsts[j], buffers[j], zero);
+    }
+    before.create<BarrierOp>(loc);
+  }
+
+  // The carried sets: (k, j) for each k < distance and load j, but k = 0 of
+  // a staged tile; then the slot to read when it changes.
+  SmallVector<std::pair<int64_t, size_t>> sets;
+  SmallVector<Value> inits;
+  for (int64_t k = 0; k < distance; ++k)
+    for (size_t j = 0; j < n; ++j)
+      if (k > 0 || !s.loads[j].staged) {
+        sets.push_back({k, j});
+        inits.push_back(firsts[k * n + j]);
+      }
+  const bool carrySlot = staging && slots > 1;
+  if (carrySlot)
+    inits.push_back(zero);
+
+  IRRewriter rewriter(ctx);
+  auto newYields = [&](OpBuilder &end, Location l, ArrayRef<BlockArgument> newArgs) {
+    // (The callback runs while the body is still the old loop's.)
+    DenseMap<std::pair<int64_t, size_t>, Value> carried;
+    for (auto [set, arg] : llvm::zip(sets, newArgs))
+      carried[set] = arg;
+
+    // Stage 0 for iteration i + distance, first: its latency hides behind
+    // this iteration's math.
+    SmallVector<Value> fresh;
+    {
+      OpBuilder top = OpBuilder::atBlockBegin(loop.getBody());
+      next.enter(top, top);
+      Value valid = top.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, next.iv(distance), loop.getUpperBound());
+      fresh = loadsFor(top, l, s.loads, next, distance, valid);
+    }
+    // The tile of iteration i + k + 1, which set k yields.
+    auto following = [&](int64_t k, size_t j) { return k + 1 < distance ? carried.lookup({k + 1, j}) : fresh[j]; };
+
+    // The slots: read this iteration's, write the next one's (round).
+    Value read = zero, write = zero;
+    if (carrySlot) {
+      read = newArgs.back();
+      Value after = end.create<arith::AddIOp>(l, read, end.create<arith::ConstantIntOp>(l, end.getI32Type(), 1));
+      Value wraps = end.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, after,
+                                              end.create<arith::ConstantIntOp>(l, end.getI32Type(), slots));
+      write = end.create<arith::SelectOp>(l, wraps, zero, after);
+    }
+    // Stage `distance`: the dots read their operands from the slots or the
+    // carried set 0.
+    for (auto [j, p] : llvm::enumerate(s.loads)) {
+      if (p.staged) {
+        OpBuilder at(p.staged);
+        Value tile = at.create<LocalLoadOp>(p.staged.getLoc(), p.staged.getType(), buffers[j], read);
+        p.staged.getResult().replaceAllUsesWith(tile);
+        p.staged.erase();
+      } else {
+        p.load->getResult(0).replaceAllUsesWith(carried.lookup({0, j}));
+      }
+    }
+    // Then the next iteration's tiles into their slots, between barriers:
+    // with one slot every thread must have read it before anyone writes it;
+    // with more, one barrier orders all the LDS traffic.
+    if (staging) {
+      if (slots == 1)
+        end.create<BarrierOp>(loc);
+      for (auto [j, p] : llvm::enumerate(s.loads))
+        if (p.staged)
+          end.create<LocalStoreOp>(loc, following(0, j), buffers[j], write);
+      end.create<BarrierOp>(loc);
+    }
+
+    SmallVector<Value> values;
+    for (auto [k, j] : sets)
+      values.push_back(following(k, j));
+    if (carrySlot)
+      values.push_back(write);
+    return values;
+  };
+  FailureOr<LoopLikeOpInterface> replaced =
+      cast<LoopLikeOpInterface>(loop.getOperation())
+          .replaceWithAdditionalYields(rewriter, inits, /*replaceInitOperandUsesInLoop=*/false, newYields);
+  next.finish();
+  if (failed(replaced))
+    return nullptr;
+  // The body's loads are gone (their copies run ahead), and so are the ops
+  // of stage 0 only they read.
+  for (auto &[op, stage] : llvm::reverse(s.stage))
+    if (stage == 0 && op->use_empty())
+      op->erase();
+  return cast<scf::ForOp>(replaced->getOperation());
+}
+
+struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineLoopsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    IntegerAttr stages = tesselDialect(module.getContext()).getNumStagesAttrHelper().getAttr(module);
+    if (!stages || stages.getInt() < 2)
+      return markAllAnalysesPreserved();
+    SmallVector<scf::ForOp> loops;
+    module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    llvm::SetVector<Operation *> expanded;
+    for (scf::ForOp loop : loops)
+      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1)) {
+        if (auto function = loop->getParentOfType<FunctionOpInterface>())
+          expanded.insert(function);
+        if (scf::ForOp done = expandLoop(*schedule))
+          // What use-buffer-ops left of the body's pointer chains (dead:
+          // the loads read offsets now) goes, when no CSE ran since.
+          for (Operation *op = done.getBody()->getTerminator()->getPrevNode(); op;) {
+            Operation *before = op->getPrevNode();
+            if (isOpTriviallyDead(op))
+              op->erase();
+            op = before;
+          }
+      }
+    // The prologue's copies of the body's loop-invariant address ops come
+    // before the loop: the body's own become those (hoisted).
+    IRRewriter rewriter(module.getContext());
+    DominanceInfo dominance;
+    for (Operation *function : expanded)
+      eliminateCommonSubExpressions(rewriter, dominance, function);
+  }
+};
+
+} // namespace
