@@ -195,6 +195,18 @@ std::string nearestBuffer(const std::vector<BufferRange> &buffers, uintptr_t p, 
   return best;
 }
 
+// The record of `b` (a byte's last write and read) that an access is not
+// ordered after: the write, else, when the access writes, the read; null
+// when both are ordered before it.
+template <class Byte, class Ordered>
+auto unorderedRecord(Byte &b, bool writes, const Ordered &ordered) -> decltype(&b.write) {
+  if (!ordered(b.write))
+    return &b.write;
+  if (writes && !ordered(b.read))
+    return &b.read;
+  return nullptr;
+}
+
 // The workgroup this host thread runs: its releases so far and what its
 // acquires have seen of other workgroups' (races mode, global memory).
 struct WorkgroupClock {
@@ -290,12 +302,7 @@ void checkGlobalRace(LaunchSanitizer &s, uintptr_t a, uint64_t bytes, uint32_t s
     if (!records || (a + i) % GlobalShadow::kPageBytes == 0)
       records = g.page(a + i);
     GlobalShadow::Byte &b = records[(a + i) % GlobalShadow::kPageBytes];
-    const GlobalShadow::Access *other = nullptr;
-    if (!ordered(b.write))
-      other = &b.write;
-    else if (writes && !ordered(b.read))
-      other = &b.read;
-    if (other) {
+    if (const GlobalShadow::Access *other = unorderedRecord(b, writes, ordered)) {
       const bool otherWrote = other == &b.write;
       const GlobalShadow::Access was = *other;
       lockFirst.unlock();
@@ -426,12 +433,7 @@ extern "C" void *tessel_emu_check_lds(void *p, uint64_t bytes, uint32_t site) {
   };
   for (size_t i = first; i < last; ++i) {
     LdsShadow::Byte &b = shadow->bytes[i];
-    const LdsShadow::Access *other = nullptr;
-    if (!ordered(b.write))
-      other = &b.write;
-    else if (writes && !ordered(b.read))
-      other = &b.read;
-    if (other) {
+    if (const LdsShadow::Access *other = unorderedRecord(b, writes, ordered)) {
       const bool otherWrote = other == &b.write;
       stop(*s, "LDS data race " + whoAndWhere(*s, site) + ": thread " + std::to_string(now.thread) +
                    (writes ? " writes" : " reads") + " LDS offset " + std::to_string(i) + ", which thread " +

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -60,5 +61,16 @@ inline const char *kGlobalIndex = R"(
   %i = add i32 %base, %tid
   %i64 = sext i32 %i to i64
 )";
+
+// Kernarg bytes of pointer arguments, 8 bytes each, in order.
+inline std::vector<uint8_t> pointerKernarg(std::initializer_list<void *> pointers) {
+  std::vector<uint8_t> bytes(pointers.size() * 8);
+  size_t at = 0;
+  for (void *p : pointers) {
+    std::memcpy(bytes.data() + at, &p, 8);
+    at += 8;
+  }
+  return bytes;
+}
 
 } // namespace tessel::testing

@@ -26,15 +26,7 @@ CompiledKernel kernelFromIR(std::string name, const std::string &body, size_t po
                                std::vector<TraceArg>(pointerArgs, {TraceArg::Pointer, DType::I32}));
 }
 
-std::vector<uint8_t> pointerKernarg(std::initializer_list<void *> pointers) {
-  std::vector<uint8_t> bytes(pointers.size() * 8);
-  size_t at = 0;
-  for (void *p : pointers) {
-    std::memcpy(bytes.data() + at, &p, 8);
-    at += 8;
-  }
-  return bytes;
-}
+using testing::pointerKernarg;
 
 std::vector<int32_t> run(const char *arch, const CompiledKernel &k, std::vector<int32_t> data,
                          uint32_t groups, uint32_t blockSize) {

@@ -25,15 +25,7 @@ CompiledKernel kernelFromIR(std::string name, const std::string &body, size_t po
                                std::vector<TraceArg>(pointerArgs, {TraceArg::Pointer, DType::I32}));
 }
 
-std::vector<uint8_t> pointerKernarg(std::initializer_list<void *> pointers) {
-  std::vector<uint8_t> bytes(pointers.size() * 8);
-  size_t at = 0;
-  for (void *p : pointers) {
-    std::memcpy(bytes.data() + at, &p, 8);
-    at += 8;
-  }
-  return bytes;
-}
+using testing::pointerKernarg;
 
 // Each workgroup of 256 threads reverses its block through LDS.
 const char *kReverse = R"(
