@@ -293,10 +293,14 @@ void checkGlobalRace(LaunchSanitizer &s, uintptr_t a, uint64_t bytes, uint32_t s
   };
   auto buffer = std::prev(bufferAfter(s.buffers, a));
   std::mutex &first = g.stripe(a), &last = g.stripe(a + bytes - 1);
-  std::unique_lock lockFirst(first);
+  std::unique_lock lockFirst(first, std::defer_lock);
   std::unique_lock<std::mutex> lockLast;
-  if (&last != &first)
-    lockLast = std::unique_lock(last);
+  if (&last != &first) { // an access across two stripes takes both without deadlock
+    lockLast = std::unique_lock(last, std::defer_lock);
+    std::lock(lockFirst, lockLast);
+  } else {
+    lockFirst.lock();
+  }
   GlobalShadow::Byte *records = nullptr;
   for (uint64_t i = 0; i < bytes; ++i) {
     if (!records || (a + i) % GlobalShadow::kPageBytes == 0)
