@@ -25,8 +25,10 @@ const TraceArg kI32{TraceArg::Int, DType::I32};
 // Thread t: a 16-byte buffer load from `src` at byte offset 4t (thread 7:
 // 2^31, what the compiler gives a masked-off lane) into out[4t..4t+3]; a
 // 2-byte load at 2t into half[t]; an 8-byte buffer store of {t, t + 1000}
-// into `dst` at byte offset 4t. Both resources hold `records` bytes.
-std::string bufferKernel(const char *arch) {
+// into `dst` at byte offset 4t. Both resources hold `records` bytes. With
+// `cpu`, the kernel names its target ("target-cpu"); without, as the
+// compiler's modules, the device it is loaded on says.
+std::string bufferKernel(const char *arch, bool cpu) {
   return std::string(R"(
 declare i32 @llvm.amdgcn.workitem.id.x()
 declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1), i16, i64, i32)
@@ -59,20 +61,23 @@ entry:
   call void @llvm.amdgcn.raw.ptr.buffer.store.v2i32(<2 x i32> %ab, ptr addrspace(8) %outr, i32 %at, i32 0, i32 0)
   ret void
 }
-attributes #0 = { "amdgpu-flat-work-group-size"="1,1024" "target-cpu"=")") + arch + R"(" }
+attributes #0 = { "amdgpu-flat-work-group-size"="1,1024" )") + (cpu ? std::string("\"target-cpu\"=\"") + arch + "\"" : "") + R"( }
 )";
 }
 
 } // namespace
 
 TEST_CASE("emulator: buffer loads and stores check each dword against num_records, as gfx9 and gfx11 define it") {
-  for (const char *arch : {"gfx942", "gfx1100"}) {
-    const bool gfx11 = std::string(arch) == "gfx1100";
+  for (const char *arch : {"gfx942", "gfx1100"})
+   for (bool cpu : {true, false})
     for (uint32_t records : {22u, 24u, 0u, 64u}) {
-      CAPTURE(arch);
+      const bool gfx11 = std::string(arch) == "gfx1100";
+      CAPTURE(std::string(arch));
+      CAPTURE(cpu);
       CAPTURE(records);
       Device dev = Device::emulator(arch);
-      CompiledKernel k = testing::kernelFromIR("buffers", bufferKernel(arch), {kI32Ptr, kI32Ptr, kI32Ptr, kI32Ptr, kI32});
+      CompiledKernel k =
+          testing::kernelFromIR("buffers", bufferKernel(arch, cpu), {kI32Ptr, kI32Ptr, kI32Ptr, kI32Ptr, kI32});
       k.waveSize = gfx11 ? 32 : 64;
       auto loaded = dev.impl().load(k);
       std::vector<int32_t> src(16);
@@ -125,12 +130,11 @@ TEST_CASE("emulator: buffer loads and stores check each dword against num_record
           CHECK((dst[d] == int32_t(d) || dst[d] == int32_t(d - 1 + 1000)));
       }
     }
-  }
 }
 
 TEST_CASE("emulator: a buffer access with a non-zero soffset is refused with a message") {
   Device dev = Device::emulator("gfx942");
-  std::string ir = bufferKernel("gfx942");
+  std::string ir = bufferKernel("gfx942", true);
   const std::string from = "@llvm.amdgcn.raw.ptr.buffer.load.i16(ptr addrspace(8) %in, i32 %off2, i32 0";
   ir.replace(ir.find(from), from.size(), "@llvm.amdgcn.raw.ptr.buffer.load.i16(ptr addrspace(8) %in, i32 %off2, i32 4");
   CompiledKernel k = testing::kernelFromIR("buffers", ir, {kI32Ptr, kI32Ptr, kI32Ptr, kI32Ptr, kI32});
