@@ -61,15 +61,8 @@ namespace {
 
 // "file:line: " for a location that came from the user's C++.
 std::string whereOf(mlir::Location loc) {
-  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
-    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ": ";
-  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
-    for (mlir::Location inner : fused.getLocations())
-      if (std::string w = whereOf(inner); !w.empty())
-        return w;
-  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc))
-    return whereOf(name.getChildLoc());
-  return "";
+  std::string line = mlir::tessel::sourceLineText(loc);
+  return line.empty() ? line : line + ": ";
 }
 
 // Collects MLIR diagnostics as the text of a tessel::Error. Errors meant for

@@ -16,20 +16,6 @@
 
 namespace tessel {
 
-mlir::FileLineColLoc fileLineOf(mlir::Location loc) {
-  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
-    return file;
-  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
-    for (mlir::Location inner : fused.getLocations())
-      if (auto file = fileLineOf(inner))
-        return file;
-  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc))
-    return fileLineOf(name.getChildLoc());
-  if (auto call = mlir::dyn_cast<mlir::CallSiteLoc>(loc))
-    return fileLineOf(call.getCallee());
-  return {};
-}
-
 namespace {
 
 using namespace mlir;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "tessel/core/compiled_kernel.hpp"
+#include "tessel/Dialect/Tessel/IR/SourceLine.h"
 #include "tessel/lowering/target.hpp"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -14,8 +15,7 @@
 
 namespace tessel {
 
-// The first file:line a location names (through names, fusions, call sites).
-mlir::FileLineColLoc fileLineOf(mlir::Location loc);
+using mlir::tessel::fileLineOf; // the first file:line a location names
 
 // Narrow global accesses and why, conversions through LDS in loops, loads
 // feeding a dot a loop does not fetch ahead (num_stages >= 2).

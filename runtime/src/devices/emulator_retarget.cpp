@@ -59,7 +59,7 @@ void rewritePermlaneX16(CallInst &call, Module &module);
 void rewriteReadlane(CallInst &call, Module &module);
 void rewriteMatrix(CallInst &call, Module &module);
 void rewriteFp8Conversion(CallInst &call, Module &module);
-bool fp8IsOcp(CallInst &call, Module &module);
+bool fp8IsOcp(CallInst &call);
 
 // The AMDGPU intrinsics the emulator runs. Anything else named
 // llvm.amdgcn.* is an error that names it.
@@ -213,7 +213,7 @@ void rewriteMatrix(CallInst &call, Module &module) {
     bValue = call.getArgOperand(1);
     c = call.getArgOperand(2);
     if (llvm::StringRef(name).contains("8.fp8") || llvm::StringRef(name).contains("8.bf8"))
-      flags |= fp8IsOcp(call, module) ? 4 : 0; // the 8-bit float MFMAs: FNUZ or OCP by target
+      flags |= fp8IsOcp(call) ? 4 : 0; // the 8-bit float MFMAs: FNUZ or OCP by target
     if (!wmma)
       for (unsigned i = 3; i < 6; ++i)
         if (uint64_t v = constantArg(i, i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp"))
@@ -243,7 +243,7 @@ void rewriteMatrix(CallInst &call, Module &module) {
 // Whether the 8-bit floats of `call` (an fp8/bf8 conversion or MFMA) are
 // OCP's (gfx950) or FNUZ (gfx942), by the kernel's target; an error on a
 // target without such instructions.
-bool fp8IsOcp(CallInst &call, Module &module) {
+bool fp8IsOcp(CallInst &call) {
   const std::string arch = kernelArch(*call.getFunction());
   const TargetFacts *target = lookupTarget(arch);
   if (!target || target->fp8Conversions == Fp8Family::None)
@@ -256,7 +256,7 @@ bool fp8IsOcp(CallInst &call, Module &module) {
 // kernel's target converts (gfx942 FNUZ, gfx950 OCP).
 void rewriteFp8Conversion(CallInst &call, Module &module) {
   const std::string name = call.getCalledFunction()->getName().str();
-  const bool ocp = fp8IsOcp(call, module);
+  const bool ocp = fp8IsOcp(call);
   const bool bf8 = llvm::StringRef(name).contains("bf8");
   const Fp8Encoding encoding = bf8 ? (ocp ? Fp8Encoding::E5M2Ocp : Fp8Encoding::E5M2Fnuz)
                                    : (ocp ? Fp8Encoding::E4M3Ocp : Fp8Encoding::E4M3Fnuz);

@@ -7,6 +7,7 @@
 // and executes `llvm.trap`.
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
+#include "tessel/Dialect/Tessel/IR/SourceLine.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -122,6 +123,18 @@ Value programIdArgument(OpBuilder &b, Location loc, const TargetInfo &target, un
   return b.create<LLVM::ZExtOp>(loc, b.getI64Type(), target.programId(b, loc, axis));
 }
 
+// printf's arguments for "pid (%i, %i, %i) idx (...)": the program ids, then
+// an element's coordinates.
+SmallVector<Value> pidAndIndexArguments(OpBuilder &b, Location loc, const TargetInfo &target,
+                                        ArrayRef<Value> coords) {
+  SmallVector<Value> args;
+  for (unsigned axis = 0; axis < 3; ++axis)
+    args.push_back(programIdArgument(b, loc, target, axis));
+  for (Value c : coords)
+    args.push_back(b.create<LLVM::ZExtOp>(loc, b.getI64Type(), c));
+  return args;
+}
+
 // "%i, %3i": an index's format, each dim as wide as its largest index (Triton's).
 std::string indexFormat(ArrayRef<int64_t> shape) {
   std::string format;
@@ -155,10 +168,8 @@ struct PrintOpConversion : TesselOpToLLVMPattern<PrintOp> {
       Value first = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, target.threadId(rewriter, loc),
                                                   i32Value(rewriter, loc, 0));
       predicated(rewriter, loc, first, {}, [&]() -> Value {
-        SmallVector<Value> pid;
-        for (unsigned axis = 0; axis < 3; ++axis)
-          pid.push_back(programIdArgument(rewriter, loc, target, axis));
-        emitPrintf(rewriter, loc, module, "pid (%i, %i, %i)" + prefix + "\n", pid, false);
+        emitPrintf(rewriter, loc, module, "pid (%i, %i, %i)" + prefix + "\n",
+                   pidAndIndexArguments(rewriter, loc, target, {}), false);
         return {};
       });
       rewriter.eraseOp(op);
@@ -174,11 +185,7 @@ struct PrintOpConversion : TesselOpToLLVMPattern<PrintOp> {
       onlyOwners(rewriter, loc, target, operand.getType(), [&] {
         SmallVector<SmallVector<Value>> coords = emitRegisterCoords(rewriter, loc, target, operand.getType());
         for (size_t r = 0; r < registers.size(); ++r) {
-          SmallVector<Value> args;
-          for (unsigned axis = 0; axis < 3; ++axis)
-            args.push_back(programIdArgument(rewriter, loc, target, axis));
-          for (Value c : coords[r])
-            args.push_back(rewriter.create<LLVM::ZExtOp>(loc, rewriter.getI64Type(), c));
+          SmallVector<Value> args = pidAndIndexArguments(rewriter, loc, target, coords[r]);
           auto [value, conversion] = printfArgument(rewriter, loc, registers[r]);
           args.push_back(value);
           emitPrintf(rewriter, loc, module,
@@ -192,18 +199,6 @@ struct PrintOpConversion : TesselOpToLLVMPattern<PrintOp> {
   }
 };
 
-// The user's file and line, from the op's location (the importer's FileLineColLoc).
-std::string sourceLine(Location loc) {
-  std::string text;
-  loc->walk([&](Location l) {
-    if (auto file = dyn_cast<FileLineColLoc>(l)) {
-      text = file.getFilename().str() + ":" + std::to_string(file.getLine());
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return text;
-}
 
 struct DeviceAssertOpConversion : TesselOpToLLVMPattern<DeviceAssertOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
@@ -213,7 +208,7 @@ struct DeviceAssertOpConversion : TesselOpToLLVMPattern<DeviceAssertOp> {
     auto module = op->getParentOfType<ModuleOp>();
     Type condType = op.getCond().getType();
     auto tile = dyn_cast<RankedTensorType>(condType);
-    std::string where = sourceLine(loc);
+    std::string where = sourceLineText(loc);
     std::string format = literal(where.empty() ? "device_assert failed" : where + ": device_assert failed");
     if (!op.getMessage().empty())
       format += ": " + literal(op.getMessage());
@@ -228,12 +223,8 @@ struct DeviceAssertOpConversion : TesselOpToLLVMPattern<DeviceAssertOp> {
       for (size_t r = 0; r < registers.size(); ++r) {
         Value failed = rewriter.create<LLVM::XOrOp>(loc, registers[r], yes);
         predicated(rewriter, loc, failed, {}, [&]() -> Value {
-          SmallVector<Value> args;
-          for (unsigned axis = 0; axis < 3; ++axis)
-            args.push_back(programIdArgument(rewriter, loc, target, axis));
-          for (Value c : coords[r])
-            args.push_back(rewriter.create<LLVM::ZExtOp>(loc, rewriter.getI64Type(), c));
-          emitPrintf(rewriter, loc, module, format, args, /*toStderr=*/true);
+          emitPrintf(rewriter, loc, module, format, pidAndIndexArguments(rewriter, loc, target, coords[r]),
+                     /*toStderr=*/true);
           rewriter.create<LLVM::Trap>(loc);
           return {};
         });
