@@ -1,6 +1,7 @@
 // device_print / device_assert as traced (tessel.print, tessel.device_assert
 // with their text), static_print's output and static_check's error.
 #include "dsl_test_util.hpp"
+#include "../stderr_of.hpp"
 
 #include <doctest/doctest.h>
 
@@ -19,19 +20,7 @@ namespace {
 
 // What `run()` writes to stderr (fd 2, through a file).
 template <class Fn> std::string stderrOf(Fn run) {
-  const std::string file = "/tmp/tessel-static-print-" + std::to_string(getpid());
-  std::fflush(stderr);
-  int saved = dup(2);
-  FILE *out = std::fopen(file.c_str(), "w");
-  REQUIRE(out != nullptr);
-  dup2(fileno(out), 2);
-  run();
-  std::fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  std::fclose(out);
-  std::ifstream in(file);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return testing::stderrOf("/tmp/tessel-static-print-" + std::to_string(getpid()), run);
 }
 
 std::string textAttr(const TraceNode &n, const char *name) {

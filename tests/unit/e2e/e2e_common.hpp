@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "../error_of.hpp"
+#include "../stderr_of.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -95,21 +96,6 @@ inline size_t matchCount(const std::string &text, const std::regex &pattern) {
   return size_t(std::distance(std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator()));
 }
 
-// What `run()` writes to standard error (through a file, so a C library's
-// and the compiler's writes to fd 2 are caught too). `run` must not throw.
-template <class Fn> std::string stderrOf(const std::string &file, Fn run) {
-  std::fflush(stderr);
-  int saved = dup(2);
-  FILE *out = std::fopen(file.c_str(), "w");
-  REQUIRE(out != nullptr);
-  dup2(fileno(out), 2);
-  run();
-  std::fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  std::fclose(out);
-  std::ifstream in(file);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using tessel::testing::stderrOf;
 
 } // namespace e2e
