@@ -110,3 +110,42 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// The transpose of the first case on f16, hoisted before a loop that reads
+// it: LDS, not the shuffle. The shuffle picks each half on its own, and LLVM
+// packs them next to every loop that reads them, holding them unpacked (twice
+// the registers) in between; LDS reads them packed, and the cycles are
+// spent once.
+// CHECK-LABEL: llvm.func @transpose_read_in_loop(
+// CHECK-NOT: rocdl.ds_bpermute
+// CHECK: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: rocdl.s.barrier
+// CHECK: llvm.load {{.*}} !llvm.ptr<3>
+// CHECK-NOT: rocdl.ds_bpermute
+// CHECK: llvm.return
+#rows = #tessel.blocked<sizePerThread = [1, 2], threadsPerWave = [16, 4], wavesPerBlock = [2, 1], order = [1, 0]>
+#cols = #tessel.blocked<sizePerThread = [2, 1], threadsPerWave = [8, 8], wavesPerBlock = [2, 1], order = [0, 1]>
+module attributes {tessel.num_warps = 2 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942", tessel.lds_bytes = 1152 : i64} {
+  func.func @transpose_read_in_loop(%p: !tessel.ptr<f16>, %n: i32) {
+    %r = tessel.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32, #tessel.slice<dim = 0, parent = #rows>>
+    %e = tessel.expand_dims %r {axis = 0 : i32} : tensor<16xi32, #tessel.slice<dim = 0, parent = #rows>> -> tensor<1x16xi32, #rows>
+    %i = tessel.broadcast %e : tensor<1x16xi32, #rows> -> tensor<32x16xi32, #rows>
+    %x = arith.sitofp %i : tensor<32x16xi32, #rows> to tensor<32x16xf16, #rows>
+    %y = tessel.convert_layout %x {tessel.lds_offset = 0 : i64} : tensor<32x16xf16, #rows> -> tensor<32x16xf16, #cols>
+    %c = tessel.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32, #tessel.slice<dim = 0, parent = #cols>>
+    %ce = tessel.expand_dims %c {axis = 0 : i32} : tensor<16xi32, #tessel.slice<dim = 0, parent = #cols>> -> tensor<1x16xi32, #cols>
+    %ci = tessel.broadcast %ce : tensor<1x16xi32, #cols> -> tensor<32x16xi32, #cols>
+    %ps = tessel.splat %p : tensor<32x16x!tessel.ptr<f16>, #cols>
+    %pp = tessel.addptr %ps, %ci : tensor<32x16x!tessel.ptr<f16>, #cols>, tensor<32x16xi32, #cols>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %k = %c0 to %n step %c1 : i32 {
+      %ks = tessel.splat %k : tensor<32x16xi32, #cols>
+      %pk = tessel.addptr %pp, %ks : tensor<32x16x!tessel.ptr<f16>, #cols>, tensor<32x16xi32, #cols>
+      tessel.store %pk, %y : (tensor<32x16x!tessel.ptr<f16>, #cols>, tensor<32x16xf16, #cols>) -> ()
+    }
+    return
+  }
+}

@@ -2,6 +2,7 @@
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/lowering/target.hpp"
 
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <map>
@@ -199,6 +200,15 @@ std::optional<LinearMap> mlir::tessel::ldsOffsetMap(const LdsStaging &plan, Arra
 }
 
 namespace {
+// Whether a loop that does not hold `op` reads its result: the conversion
+// runs once and its tile stays live through every trip.
+bool readInLaterLoop(Operation *op) {
+  for (Operation *user : op->getUsers())
+    for (Operation *p = user->getParentOp(); p && p != op->getParentOp(); p = p->getParentOp())
+      if (isa<LoopLikeOpInterface>(p))
+        return true;
+  return false;
+}
 // `op` moves a tile held as `from` into `dst`'s layout; `ldsCycles`: what
 // its trip through LDS costs a wave.
 ConversionPath choosePath(Operation *op, const LinearLayout &from, RankedTensorType dst,
@@ -210,6 +220,16 @@ ConversionPath choosePath(Operation *op, const LinearLayout &from, RankedTensorT
   StringAttr arch = module ? dialect.getTargetAttrHelper().getAttr(module) : StringAttr();
   if (!wave)
     return ConversionPath::Lds;
+  // A tile narrower than a register that a later loop reads goes through
+  // LDS, whose reads give its registers packed. The shuffle picks each
+  // element on its own; LLVM then packs them next to each loop that reads
+  // them and keeps them unpacked in between, twice the registers for the
+  // whole loop (gfx950 attention's Q at head dim 64: 190 VGPRs and 2 waves
+  // against 160 and 3). Its cycles, spent once, gain nothing.
+  Type elem = dst.getElementType();
+  unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64; // a pointer: 64 bits
+  if (bits < 32 && readInLaterLoop(op))
+    return ConversionPath::Lds;
   const ::tessel::TargetFacts *facts = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
   const unsigned waveSize = unsigned(wave.getInt());
   shuffle = planInWaveShuffle(from, getLinearLayout(dst), waveSize, facts && facts->permlaneX16);
@@ -219,8 +239,6 @@ ConversionPath choosePath(Operation *op, const LinearLayout &from, RankedTensorT
   // the LDS crossbar at 128 bytes a cycle; LDS writes the tile, reads it,
   // and waits at two barriers.
   const int64_t valu = facts ? facts->valuCycles : 4;
-  Type elem = dst.getElementType();
-  unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64; // a pointer: 64 bits
   InWaveShuffle::Count c = shuffle->count(bits);
   int64_t shuffleCycles = c.permutes * std::max<int64_t>(1, waveSize * 4 / 128) + (c.rowSwaps + c.selects) * valu;
   if (shuffleCycles <= ldsCycles(facts))
