@@ -195,7 +195,7 @@ template <class T> Case attention(const char *dtype, int headDim, bool causal) {
            const int32_t sb = kHeads * kSeq * headDim, sh = kSeq * headDim, ss = headDim, sd = 1;
            auto &kernel = kernels::attentionKernel<T>();
            kernel.launch(dev, {uint32_t(cdiv(kSeq, cfg.BLOCK_M)), uint32_t(kHeads)},
-                         {.num_warps = cfg.num_warps, .fp_fusion = true}, q, k, v, out, lse, int32_t(kHeads),
+                         {.num_warps = cfg.num_warps, .fp_fusion = true, .waves_per_eu = cfg.waves_per_eu}, q, k, v, out, lse, int32_t(kHeads),
                          int32_t(1), int32_t(kSeq), int32_t(kSeq), qkScale, sb, sh, ss, sd, sb, sh, ss, sd, sb, sh,
                          ss, sd, sb, sh, ss, sd, headDim, cfg.BLOCK_M, cfg.BLOCK_N, causal, cfg.early_v);
            return kernel.lastCompiled();

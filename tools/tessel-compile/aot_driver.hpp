@@ -23,6 +23,7 @@ struct DriverOptions {
   unsigned codeObjectVersion = 5;                           // --code-object-version
   bool fastMath = false;                                    // --fast-math
   bool fpFusion = false;                                    // --fp-fusion
+  unsigned wavesPerEu = 0;                                  // --waves-per-eu
   std::string name;                                         // --name: the launcher (default: the kernel's)
   std::string nameSpace = "tessel_aot";                     // --namespace
   std::string outDir;                                       // -o DIR

@@ -450,7 +450,8 @@ private:
     }(std::index_sequence_for<Params...>{});
     k.words[w++] = uint64_t(options.num_warps) | uint64_t(options.num_stages) << 32 |
                    uint64_t(options.fast_math) << 48 | uint64_t(options.fp_fusion) << 49 |
-                   uint64_t(detail::debugEnabled(options)) << 50;
+                   uint64_t(detail::debugEnabled(options)) << 50 | uint64_t(options.waves_per_eu & 0xff) << 51 |
+                   uint64_t(options.waves_per_eu > 0xff) << 59;
     k.size = static_cast<uint32_t>(w);
   }
 

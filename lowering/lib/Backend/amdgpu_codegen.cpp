@@ -505,6 +505,12 @@ void configureModuleForTarget(llvm::Module &module, const TargetFacts &target) {
   runWithoutIeeeMode(module);
 }
 
+void requestWavesPerEu(llvm::Module &module, unsigned waves) {
+  for (llvm::Function &function : module)
+    if (isKernel(function))
+      function.addFnAttr("amdgpu-waves-per-eu", std::to_string(waves));
+}
+
 namespace {
 
 // The kernel module `module` optimized for `target`, with the ROCm device

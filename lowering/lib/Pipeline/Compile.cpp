@@ -458,6 +458,10 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   if (options.codeObjectVersion < 4 || options.codeObjectVersion > 6)
     throw Error("code object version " + std::to_string(options.codeObjectVersion) +
                 " is not one of 4, 5, 6");
+  if (options.wavesPerEu > target.waveSlots)
+    throw Error("kernel '" + trace.kernelName + "': waves_per_eu must be 0 (no request) or 1 to " +
+                std::to_string(target.waveSlots) + ", the wave slots of a SIMD on " + target.arch + "; got " +
+                std::to_string(options.wavesPerEu));
 
   const CompileDumps dumps(trace, spec, options); // TESSEL_DUMP, TESSEL_DUMP_DIR
   StageClock clock;
@@ -510,6 +514,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   if (!llvmModule)
     diags.fail("translation to LLVM IR");
   configureModuleForTarget(*llvmModule, target);
+  if (options.wavesPerEu)
+    requestWavesPerEu(*llvmModule, options.wavesPerEu);
   // generateAmdgpuCode keeps the version the module already names.
   llvmModule->setModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                             options.codeObjectVersion * 100);

@@ -172,7 +172,7 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
   const std::string diskKey = DiskCache::entryKey(request.trace.fingerprint(), request.spec, arch,
                                                   options.num_warps, compilerIdentity,
                                                   codeObjectVersion, options.num_stages, options.fast_math,
-                                                  options.fp_fusion, debugEnabled(options));
+                                                  options.fp_fusion, debugEnabled(options), options.waves_per_eu);
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->device = device.shared();
@@ -200,7 +200,8 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
     entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion,
                                                                                options.num_stages, options.fast_math,
                                                                                options.fp_fusion,
-                                                                               debugEnabled(options)});
+                                                                               debugEnabled(options),
+                                                                               options.waves_per_eu});
     entry->compiled.times.trace = traceMs;
     ++stats.compiles;
     if (environmentLists("TESSEL_LOG", "compile"))

@@ -173,7 +173,8 @@ static CompiledKernel compileAttention(const char *arch, int d, bool causal, con
   detail::TraceRequest request = kernels::attentionKernel<half>().trace(
       h, h, h, h, f, 4, 2, 77, 77, 0.1f, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, 0, 0, d, 1, d, cfg.BLOCK_M, cfg.BLOCK_N,
       causal, cfg.early_v);
-  return compileTrace(request.trace, request.spec, {arch, cfg.num_warps});
+  return compileTrace(request.trace, request.spec,
+                      {.arch = arch, .numWarps = cfg.num_warps, .wavesPerEu = cfg.waves_per_eu});
 }
 
 // Matrix instructions, no scratch.
@@ -236,8 +237,8 @@ TEST_CASE("attention: early_v loads V with K, before the first dot; a default ne
 
 // Waves a SIMD runs of attention's default blocks, at least those of
 // Triton 3.9's tutorial kernel at the same blocks (scripts/triton-compare.py
-// --case attention). gfx1100 d128 is the exception: 6, where Triton's kernel
-// gets 8 without the causal mask (and 4 with it).
+// --case attention): gfx1100 d128 gets there by asking for 8 (waves_per_eu;
+// without, 6).
 TEST_CASE("attention: the default blocks run at least Triton's waves per SIMD") {
   struct Row {
     const char *arch;
@@ -245,7 +246,7 @@ TEST_CASE("attention: the default blocks run at least Triton's waves per SIMD") 
     unsigned waves;
   };
   for (const Row &row : {Row{"gfx942", 64, 3}, Row{"gfx942", 128, 2}, Row{"gfx950", 64, 3}, Row{"gfx950", 128, 2},
-                         Row{"gfx1100", 64, 8}, Row{"gfx1100", 128, 6}})
+                         Row{"gfx1100", 64, 8}, Row{"gfx1100", 128, 8}})
     for (bool causal : {false, true}) {
       const std::string target = row.arch; // CAPTURE prints a char pointer's address
       CAPTURE(target);
@@ -256,6 +257,25 @@ TEST_CASE("attention: the default blocks run at least Triton's waves per SIMD") 
       CHECK(occupancyOf(requireTarget(k.arch), kernelResources(k.hsaco, k.name), k.blockSize, k.ldsBytes).wavesPerSimd >=
             row.waves);
     }
+}
+
+// gfx1100 d128's default asks for 8 waves a SIMD: without it LLVM takes 203
+// VGPRs (6 waves); with it, 192 and no scratch.
+TEST_CASE("attention: waves_per_eu = 8 is what gives gfx1100 d128 its 8 waves") {
+  kernels::AttentionConfig asked = kernels::attentionConfig(128, 32), unasked = asked;
+  REQUIRE(asked.waves_per_eu == 8);
+  unasked.waves_per_eu = 0;
+  auto waves = [](const CompiledKernel &k) {
+    return occupancyOf(requireTarget(k.arch), kernelResources(k.hsaco, k.name), k.blockSize, k.ldsBytes).wavesPerSimd;
+  };
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    CompiledKernel with = compileAttention("gfx1100", 128, causal, asked);
+    CompiledKernel without = compileAttention("gfx1100", 128, causal, unasked);
+    CHECK(waves(with) == 8);
+    CHECK(waves(without) < 8);
+    CHECK(kernelResources(with.hsaco, with.name).privateSegmentBytes == 0);
+  }
 }
 
 TEST_CASE("attention: the launcher's errors") {

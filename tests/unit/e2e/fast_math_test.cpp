@@ -363,3 +363,28 @@ TEST_CASE("fp_fusion: a * b + c and a * b - c round once (fma), twice without; a
   CHECK(roundedDifferently > 0); // the inputs tell the two apart
   CHECK(kernel.runtime()->stats().compiles + kernel.runtime()->stats().diskHits == 2);
 }
+
+TEST_CASE("waves_per_eu: the kernels' amdgpu-waves-per-eu, a key each; past the target's wave slots, an error") {
+  Device dev = Device::emulator("gfx942");
+  const int n = 300;
+  auto x = dev.upload(randomFloats(n)), y = dev.upload(randomFloats(n)), z = dev.upload(randomFloats(n));
+  auto sum = dev.alloc<float>(n), diff = dev.alloc<float>(n);
+  auto kernel = jit<multiply_add>();
+  for (unsigned waves : {0u, 2u}) {
+    CAPTURE(waves);
+    kernel.launch(dev, {cdiv(n, 256)}, {.num_warps = 1, .waves_per_eu = waves}, x, y, z, sum, diff, n, 256);
+    CHECK(contains(last(kernel).llvmIR(), "\"amdgpu-waves-per-eu\"=\"2\"") == (waves == 2));
+  }
+  CHECK(kernel.runtime()->stats().compiles + kernel.runtime()->stats().diskHits == 2);
+  CHECK_THROWS_WITH_AS(
+      kernel.launch(dev, {1}, {.num_warps = 1, .waves_per_eu = 9}, x, y, z, sum, diff, n, 256),
+      doctest::Contains("kernel 'multiply_add': waves_per_eu must be 0 (no request) or 1 to 8, the wave slots of a "
+                        "SIMD on gfx942; got 9"),
+      Error);
+  Device rdna = Device::emulator("gfx1100");
+  auto rx = rdna.upload(randomFloats(n)), ry = rdna.upload(randomFloats(n)), rz = rdna.upload(randomFloats(n));
+  auto rsum = rdna.alloc<float>(n), rdiff = rdna.alloc<float>(n);
+  kernel.launch(rdna, {cdiv(n, 256)}, {.num_warps = 1, .waves_per_eu = 16}, rx, ry, rz, rsum, rdiff, n, 256);
+  CHECK_THROWS_WITH_AS(kernel.launch(rdna, {1}, {.num_warps = 1, .waves_per_eu = 17}, rx, ry, rz, rsum, rdiff, n, 256),
+                       doctest::Contains("or 1 to 16, the wave slots of a SIMD on gfx1100; got 17"), Error);
+}

@@ -24,6 +24,11 @@ namespace tessel {
 // kernel module about to be generated for `target`.
 void configureModuleForTarget(llvm::Module &module, const TargetFacts &target);
 
+// Asks the backend for `waves` waves per SIMD on the module's kernels
+// ("amdgpu-waves-per-eu", LaunchOptions::waves_per_eu): register allocation
+// and scheduling then aim at that occupancy's share of the register file.
+void requestWavesPerEu(llvm::Module &module, unsigned waves);
+
 // A target machine for `target` (the AMDGPU backend, initialized once):
 // code generation's, and the emulator's source of the target's rules (which
 // values diverge across a wave). Throws tessel::Error when LLVM has none.

@@ -19,6 +19,7 @@ struct CompileOptions {
   bool fastMath = false;          // LaunchOptions::fast_math (tessel-fast-math)
   bool fpFusion = false;          // LaunchOptions::fp_fusion (tessel-fuse-fma)
   bool debug = false;             // LaunchOptions::debug: device_assert checked (else dropped)
+  unsigned wavesPerEu = 0;        // LaunchOptions::waves_per_eu ("amdgpu-waves-per-eu"; 0: none)
 };
 
 // Throws tessel::Error (with the user's C++ line where one applies).

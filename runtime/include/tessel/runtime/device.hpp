@@ -94,6 +94,12 @@ struct LaunchOptions {
   // turns it on for every launch. Part of the specialization: a debug and a
   // non-debug launch of one kernel run different code objects.
   bool debug = false;
+  // The waves per SIMD the register allocator aims for (Triton's
+  // waves_per_eu, LLVM's "amdgpu-waves-per-eu"): it then keeps each lane's
+  // registers under that occupancy's share, scheduling for fewer live values
+  // (or spilling, when the kernel cannot fit). 0 (the default): no request,
+  // LLVM chooses. 1 to the target's wave slots (8 on CDNA, 16 on gfx1100).
+  unsigned waves_per_eu = 0;
   // The HIP stream to launch on (a hipStream_t the caller owns; it converts
   // to void * as written: `{.stream = s}`); null is the device's null stream.
   // Not part of the specialization. The emulator runs every launch to
