@@ -123,6 +123,16 @@ TEST_CASE("tessel-compile: default names, scalar types, float and bool constants
   auto fused = generate(options({"--kernel", "axpb", "--const", "arg3=0.5", "--const", "arg4=true", "--fast-math",
                                  "--fp-fusion"}));
   CHECK(contains(text(file(fused, "axpb.hpp")), "4 warps, fast math, fp fusion; for gfx942"));
+  // --waves-per-eu: the request reaches the code object's register budget
+  // (a header line says it) and is checked against the target.
+  auto asked = generate(options({"--kernel", "axpb", "--const", "arg3=0.5", "--const", "arg4=true",
+                                 "--waves-per-eu", "4"}));
+  CHECK(contains(text(file(asked, "axpb.hpp")), "4 warps, waves_per_eu 4; for gfx942"));
+  CHECK_THROWS_WITH_AS(generate(options({"--kernel", "axpb", "--const", "arg3=0.5", "--const", "arg4=true",
+                                         "--waves-per-eu", "9"})),
+                       doctest::Contains("waves_per_eu must be 0 (no request) or 1 to 8, the wave slots of a SIMD "
+                                         "on gfx942; got 9"),
+                       Error);
 }
 
 TEST_CASE("tessel-compile: a kernel without runtime parameters, and bool parameters") {
