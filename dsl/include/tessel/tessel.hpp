@@ -6,6 +6,7 @@
 #include "tessel/control.hpp"
 #include "tessel/debug.hpp"
 #include "tessel/dot.hpp"
+#include "tessel/dot_scaled.hpp"
 #include "tessel/core/error.hpp"           // what every failure throws
 #include "tessel/kernel.hpp"
 #include "tessel/ops.hpp"

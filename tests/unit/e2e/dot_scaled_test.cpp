@@ -1,0 +1,212 @@
+// dot_scaled (Triton's tl.dot_scaled): MX operands (e2m1 packed two a byte,
+// e4m3, e5m2, bf16, fp16) with e8m0 scales per 32 of K, against a float64
+// reference that decodes every format from its definition here (OCP MX v1.0
+// and OCP 8-bit floats), on gfx942, gfx950 and gfx1100, at odd M and N with
+// poisoned outputs.
+#include "e2e_common.hpp"
+
+#include <cmath>
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+template <class A, class B>
+void scaled_block(Ptr<A> a, Ptr<int8_t> sa, Ptr<B> b, Ptr<int8_t> sb, Ptr<float> c, i32 M, i32 N, Const<int> FA,
+                  Const<int> FB, Const<bool> SCALE_A, Const<bool> SCALE_B, Const<int> BM, Const<int> BN,
+                  Const<int> K) {
+  const MxFormat fa = MxFormat(int(FA)), fb = MxFormat(int(FB));
+  const int k = K, ka = fa == MxFormat::e2m1 ? k / 2 : k, kb = fb == MxFormat::e2m1 ? k / 2 : k;
+  auto rows = program_id(0) * BM + arange(0, BM);
+  auto cols = program_id(1) * BN + arange(0, BN);
+  auto inRows = minimum(rows, M - 1), inCols = minimum(cols, N - 1); // loads stay in bounds
+  auto groups = arange(0, K / 32);
+  auto ta = load(a + expand_dims(inRows, 1) * ka + expand_dims(arange(0, ka), 0));
+  auto tb = load(b + expand_dims(arange(0, kb), 1) * N + expand_dims(inCols, 0));
+  std::optional<Tile<int8_t>> tsa, tsb;
+  if (SCALE_A)
+    tsa = load(sa + expand_dims(inRows, 1) * (K / 32) + expand_dims(groups, 0));
+  if (SCALE_B)
+    tsb = load(sb + expand_dims(inCols, 1) * (K / 32) + expand_dims(groups, 0));
+  auto acc = full<float>({BM, BN}, 0.25f);
+  acc = dot_scaled(ta, tsa, fa, tb, tsb, fb, acc);
+  store(c + expand_dims(rows, 1) * N + expand_dims(cols, 0), acc,
+        expand_dims(rows < M, 1) & expand_dims(cols < N, 0));
+}
+
+// Decoders from the formats' definitions.
+double e2m1(unsigned nibble) {
+  const unsigned e = (nibble >> 1) & 3, m = nibble & 1;
+  const double v = e == 0 ? 0.5 * m : std::ldexp(1.0 + 0.5 * m, int(e) - 1);
+  return nibble & 8 ? -v : v;
+}
+double ocp8(unsigned code, int exponentBits, int mantissaBits, int bias) {
+  const unsigned e = (code >> mantissaBits) & ((1u << exponentBits) - 1), m = code & ((1u << mantissaBits) - 1);
+  const double v = e == 0 ? std::ldexp(double(m), 1 - bias - mantissaBits)
+                          : std::ldexp(double((1u << mantissaBits) + m), int(e) - bias - mantissaBits);
+  return code & 0x80 ? -v : v;
+}
+double e8m0(int8_t byte) {
+  const int s = uint8_t(byte);
+  return s == 255 ? std::nan("") : std::ldexp(1.0, s - 127);
+}
+
+// An operand of `rows` x K along K (packed for e2m1) as its element type,
+// and its values as doubles [rows][K].
+template <class E> struct Operand {
+  std::vector<E> stored;
+  std::vector<double> values;
+};
+template <class E> Operand<E> randomOperand(MxFormat f, int rows, int k) {
+  Operand<E> out;
+  std::uniform_int_distribution<unsigned> byte(0, 255);
+  std::uniform_real_distribution<float> real(-2.f, 2.f);
+  out.values.resize(size_t(rows) * k);
+  if constexpr (std::is_same_v<E, int8_t>) {
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < k / 2; ++i) {
+        const unsigned b = byte(rng());
+        out.stored.push_back(int8_t(b));
+        out.values[size_t(r) * k + 2 * i] = e2m1(b & 15); // the first in the low nibble
+        out.values[size_t(r) * k + 2 * i + 1] = e2m1(b >> 4);
+      }
+  } else {
+    for (size_t i = 0; i < out.values.size(); ++i) {
+      E e{};
+      if constexpr (std::is_same_v<E, float8_e4m3fn> || std::is_same_v<E, float8_e5m2>) {
+        const bool e4m3 = std::is_same_v<E, float8_e4m3fn>;
+        unsigned code;
+        do code = byte(rng()); // no NaN (E4M3: S.1111.111) or infinity/NaN (E5M2: S.11111.xx)
+        while (e4m3 ? (code & 0x7F) == 0x7F : (code & 0x7C) == 0x7C);
+        e.bits = int8_t(code);
+        out.values[i] = e4m3 ? ocp8(code, 4, 3, 7) : ocp8(code, 5, 2, 15);
+      } else {
+        e = E(real(rng()));
+        out.values[i] = double(float(e));
+      }
+      out.stored.push_back(e);
+    }
+  }
+  (void)f;
+  return out;
+}
+std::vector<int8_t> randomScales(size_t n, int lo, int hi) {
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<int8_t> s(n);
+  for (int8_t &x : s) x = int8_t(uint8_t(d(rng())));
+  return s;
+}
+
+template <class A, class B>
+void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB, int M, int N, int K, int lo, int hi) {
+  const std::string target = arch;
+  CAPTURE(target);
+  CAPTURE(detail::mxFormatName(fa));
+  CAPTURE(detail::mxFormatName(fb));
+  CAPTURE(scaleA);
+  CAPTURE(scaleB);
+  Device dev = Device::emulator(arch);
+  // a is [M, K] (rows along K); b is [K, N], made as [N, K] rows along K and
+  // laid out K-major for the kernel.
+  Operand<A> a = randomOperand<A>(fa, M, K);
+  Operand<B> bt = randomOperand<B>(fb, N, K);
+  const int kb = fb == MxFormat::e2m1 ? K / 2 : K;
+  std::vector<B> bStored(size_t(kb) * N);
+  for (int n = 0; n < N; ++n)
+    for (int i = 0; i < kb; ++i) bStored[size_t(i) * N + n] = bt.stored[size_t(n) * kb + i];
+  std::vector<int8_t> sa = randomScales(size_t(M) * K / 32, lo, hi), sb = randomScales(size_t(N) * K / 32, lo, hi);
+  const int nanRow = M / 2;
+  if (scaleA) sa[size_t(nanRow) * K / 32 + K / 32 - 1] = int8_t(uint8_t(255)); // NaN: row nanRow is NaN
+  std::vector<double> want(size_t(M) * N);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double sum = 0.25;
+      for (int k = 0; k < K; ++k)
+        sum += a.values[size_t(m) * K + k] * (scaleA ? e8m0(sa[size_t(m) * K / 32 + k / 32]) : 1.0) *
+               bt.values[size_t(n) * K + k] * (scaleB ? e8m0(sb[size_t(n) * K / 32 + k / 32]) : 1.0);
+      want[size_t(m) * N + n] = sum;
+    }
+  auto da = dev.upload(a.stored);
+  auto db = dev.upload(bStored);
+  auto dsa = dev.upload(sa), dsb = dev.upload(sb);
+  auto dc = dev.upload(std::vector<float>(size_t(M) * N, -12345.f)); // poison
+  constexpr int BM = 32, BN = 32;
+  jit<scaled_block<A, B>>().launch(dev, {cdiv(M, BM), cdiv(N, BN)}, {.num_warps = 4}, da, dsa, db, dsb, dc, M, N,
+                                   int(fa), int(fb), scaleA, scaleB, BM, BN, K);
+  std::vector<float> got = dc.download();
+  size_t wrong = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i])) {
+      wrong += !std::isnan(got[i]);
+      continue;
+    }
+    // Every product is exact; only f32 accumulation rounds.
+    double magnitude = 0.25;
+    const int m = int(i) / N, n = int(i) % N;
+    for (int k = 0; k < K; ++k)
+      magnitude += std::fabs(a.values[size_t(m) * K + k] * (scaleA ? e8m0(sa[size_t(m) * K / 32 + k / 32]) : 1.0) *
+                             bt.values[size_t(n) * K + k] * (scaleB ? e8m0(sb[size_t(n) * K / 32 + k / 32]) : 1.0));
+    if (!(std::fabs(got[i] - want[i]) <= 1e-6 * magnitude + 1e-30)) {
+      if (wrong < 3) MESSAGE("c[", m, "][", n, "] = ", got[i], ", want ", want[i]);
+      ++wrong;
+    }
+  }
+  CHECK(wrong == 0);
+  if (scaleA) CHECK(std::isnan(got[size_t(nanRow) * N]));
+}
+
+} // namespace
+
+TEST_CASE("dot_scaled matches float64: e2m1, e4m3, e5m2, bf16 and fp16 operands, scaled or not, every target") {
+  for (const char *arch : {"gfx942", "gfx950", "gfx1100"}) {
+    check<int8_t, int8_t>(arch, MxFormat::e2m1, MxFormat::e2m1, true, true, 45, 37, 64, 110, 140);
+    check<float8_e4m3fn, float8_e5m2>(arch, MxFormat::e4m3, MxFormat::e5m2, true, true, 33, 50, 128, 100, 150);
+    check<float8_e5m2, int8_t>(arch, MxFormat::e5m2, MxFormat::e2m1, true, false, 19, 64, 64, 0, 160);
+    check<bfloat16, float8_e4m3fn>(arch, MxFormat::bf16, MxFormat::e4m3, false, true, 40, 21, 32, 120, 134);
+    // fp16 computes in fp16: scales that keep every product in its range.
+    check<half, int8_t>(arch, MxFormat::fp16, MxFormat::e2m1, true, true, 31, 33, 64, 122, 130);
+  }
+}
+
+namespace {
+void wrong_format(Ptr<float8_e4m3fn> a, Ptr<float8_e4m3fn> b, Ptr<float> c) {
+  auto i = arange(0, 32);
+  auto t = load(a + expand_dims(i, 1) * 32 + expand_dims(i, 0));
+  auto u = load(b + expand_dims(i, 1) * 32 + expand_dims(i, 0));
+  auto r = dot_scaled(t, std::nullopt, MxFormat::e5m2, u, std::nullopt, MxFormat::e4m3);
+  store(c + expand_dims(i, 1) * 32 + expand_dims(i, 0), r);
+}
+void short_k(Ptr<int8_t> a, Ptr<int8_t> b, Ptr<float> c) {
+  auto i = arange(0, 32), h = arange(0, 8);
+  auto t = load(a + expand_dims(i, 1) * 8 + expand_dims(h, 0)); // [32, 8]: K = 16
+  auto u = load(b + expand_dims(h, 1) * 32 + expand_dims(i, 0)); // [8, 32]
+  auto r = dot_scaled(t, std::nullopt, MxFormat::e2m1, u, std::nullopt, MxFormat::e2m1);
+  store(c + expand_dims(i, 1) * 32 + expand_dims(i, 0), r);
+}
+void wrong_scale(Ptr<float8_e4m3fn> a, Ptr<int8_t> s, Ptr<float> c) {
+  auto i = arange(0, 32);
+  auto t = load(a + expand_dims(i, 1) * 32 + expand_dims(i, 0));
+  Tile<int8_t> scale = load(s + expand_dims(i, 1) + expand_dims(arange(0, 2), 0)); // [32, 2], not [32, 1]
+  auto r = dot_scaled(t, scale, MxFormat::e4m3, t, std::nullopt, MxFormat::e4m3);
+  store(c + expand_dims(i, 1) * 32 + expand_dims(i, 0), r);
+}
+} // namespace
+
+TEST_CASE("dot_scaled's errors name the problem and the line") {
+  Device dev = Device::emulator("gfx950");
+  auto f8 = dev.alloc<float8_e4m3fn>(32 * 32);
+  auto bytes = dev.alloc<int8_t>(32 * 32);
+  auto c = dev.alloc<float>(32 * 32);
+  CHECK_THROWS_WITH_AS(jit<wrong_format>().launch(dev, {1}, {}, f8, f8, c),
+                       doctest::Contains("dot_scaled: a_format e5m2 does not name a's element type float8_e4m3fn "
+                                         "(e2m1: int8_t, e4m3: float8_e4m3fn"),
+                       Error);
+  CHECK_THROWS_WITH_AS(jit<short_k>().launch(dev, {1}, {}, bytes, bytes, c),
+                       doctest::Contains("dot_scaled: K = 16 is not a multiple of 32, the e8m0 scales' group"), Error);
+  CHECK_THROWS_WITH_AS(jit<wrong_scale>().launch(dev, {1}, {}, f8, bytes, c),
+                       doctest::Contains("dot_scaled: a_scale is [32, 2], not [32, 1] (one e8m0 scale per 32 of K)"),
+                       Error);
+  CHECK_THROWS_WITH_AS(jit<wrong_scale>().launch(dev, {1}, {}, f8, bytes, c),
+                       doctest::Contains("dot_scaled_test.cpp:"), Error);
+}
