@@ -37,13 +37,13 @@ DType counterpart(DType t) {
   }
 }
 
-// "gfx942 (float8_e4m3fnuz, float8_e5m2fnuz), gfx950 (...)": the targets
-// whose matrix cores take 8-bit floats, from the target table.
-std::string fp8Targets() {
+// "gfx942 (float8_e4m3fnuz, float8_e5m2fnuz) or gfx950 (...)": the other
+// targets whose matrix cores take 8-bit floats, from the target table.
+std::string fp8Targets(const char *besides) {
   std::string out;
   for (const std::string &arch : ::tessel::supportedTargets()) {
     Fp8Family family = ::tessel::requireTarget(arch).fp8MatrixFamily();
-    if (family == Fp8Family::None)
+    if (family == Fp8Family::None || arch == besides)
       continue;
     out += (out.empty() ? "" : " or ") + arch + " (" + typesOf(family) + ")";
   }
@@ -85,7 +85,7 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
         error << "dot on " << types << ": " << target->arch
               << "'s matrix cores take no 8-bit floats; cast<half>(...) the operands (exact) and dot those, "
                  "or compile for "
-              << fp8Targets();
+              << fp8Targets(target->arch);
         return;
       }
       std::string works = ::tessel::dtypeCppName(counterpart(*ta));
@@ -95,7 +95,7 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
             << (takes == Fp8Family::Fnuz ? "FNUZ" : "OCP") << " 8-bit floats (" << typesOf(takes)
             << "), not the " << (mine == Fp8Family::Fnuz ? "FNUZ" : "OCP") << " ones; use " << works
             << " (cast<T>(...) the operands; a byte means another value in the other format), or compile for "
-            << fp8Targets();
+            << fp8Targets(target->arch);
     });
     if (failedAny)
       signalPassFailure();
