@@ -129,7 +129,8 @@ void matmul_fp8_block(Ptr<Ea> a, Ptr<Eb> b, Ptr<Out> c, Ptr<float> scale_a, Ptr<
   auto rows = block.first, cols = block.second;
   auto batch = program_id(1);
   auto ks = arange(0, BK);
-  auto aBase = a + batch * batch_a, bBase = b + batch * batch_b;
+  auto aBase = a + batch * batch_a;
+  auto bBase = b + batch * batch_b;
   auto acc = zeros<float>({BM, BN});
   for_range(0, K, BK, [&](i32 k) {
     auto kk = k + ks;
