@@ -734,7 +734,7 @@ def main():
     print(f"# tessel ({commit}) vs Triton {version}: code objects ({', '.join(archs)})\n")
     def order(key):
         c = next(c for (n, _), c in cases.items() if n == key[0])
-        return (PROBLEMS.index(c["problem"]), list(FORMS).index(c["form"]), ["f32", "f16", "bf16"].index(c["dtype"]),
+        return (PROBLEMS.index(c["problem"]), list(FORMS).index(c["form"]), ["f32", "f16", "bf16", "fp8"].index(c["dtype"]),
                 c["num_warps"], key[1])
 
     for (name, variant) in sorted(results, key=order):

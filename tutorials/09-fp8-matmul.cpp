@@ -108,8 +108,9 @@ template <class E4, class E5> bool run(Device &dev, const char *family) {
   Buffer<float> scales = dev.upload(std::vector<float>{sa, sb});
   Buffer<float> c = dev.alloc<float>(size_t(M) * N);
   auto kernel = jit<fp8_matmul<E4, E5>>();
-  kernel.launch(dev, {uint32_t((M + BM - 1) / BM), uint32_t((N + BN - 1) / BN)}, {.num_warps = 4}, a, b, c, scales,
-                M, N, K, BM, BN, BK);
+  // num_stages = 2: each K step's tiles are loaded one step ahead (LDS slots).
+  kernel.launch(dev, {uint32_t((M + BM - 1) / BM), uint32_t((N + BN - 1) / BN)}, {.num_warps = 4, .num_stages = 2},
+                a, b, c, scales, M, N, K, BM, BN, BK);
   std::vector<float> got = c.download();
 
   std::vector<double> want(size_t(M) * N, 0.0), exact(size_t(M) * N, 0.0);
