@@ -101,14 +101,14 @@ template <class Ea, class Eb> std::string assemblyOf(const char *arch, int BM, i
 // Every mix of one family on `arch`, odd sizes, two block shapes (the
 // 32x32x16 and the 16x16x32 instructions), each mix's instruction named.
 template <class E4, class E5> void checkFamily(const char *arch) {
-  auto check = [&](auto ta, auto tb, const char *mix) {
+  auto check = [&](auto ta, auto tb, const std::string &mix) {
     using Ea = decltype(ta);
     using Eb = decltype(tb);
     CAPTURE(mix);
     // A 64x32 block takes 32x32x16 tiles (transposed: the instruction's A is
     // the dot's B, so fp8 x bf8 is v_mfma_..._bf8_fp8); 16x16 blocks 16x16x32.
-    CHECK(contains(assemblyOf<Ea, Eb>(arch, 64, 32, 32), std::string("v_mfma_f32_32x32x16_") + mix));
-    CHECK(contains(assemblyOf<Ea, Eb>(arch, 16, 16, 64), std::string("v_mfma_f32_16x16x32_") + mix));
+    CHECK(contains(assemblyOf<Ea, Eb>(arch, 64, 32, 32), "v_mfma_f32_32x32x16_" + mix));
+    CHECK(contains(assemblyOf<Ea, Eb>(arch, 16, 16, 64), "v_mfma_f32_16x16x32_" + mix));
     Result big = runFp8Matmul<Ea, Eb>(arch, 77, 45, 100, 64, 32, 32);
     CHECK(big.written);
     CHECK(big.worst < 1e-5);
