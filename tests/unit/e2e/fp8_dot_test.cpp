@@ -12,6 +12,10 @@
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/lowering/compile.hpp"
 
+#include <tessel/kernels/matmul.hpp>
+
+#include <optional>
+
 using namespace tessel;
 using namespace e2e;
 
@@ -200,4 +204,67 @@ TEST_CASE("fp8 dot: a format the target's matrix cores do not take is an error n
   // The same kernel in the target's own format runs.
   CHECK(errorOn<float8_e4m3fnuz, float8_e4m3fnuz>("gfx942") == "<no error>");
   CHECK(errorOn<float8_e4m3fn, float8_e5m2>("gfx950") == "<no error>");
+}
+
+namespace {
+// kernels::matmul on 8-bit floats: C = (A @ B) * scales + bias, relu, as Out.
+template <class Ea, class Eb, class Out>
+double runLibrary(const char *arch, int M, int N, int K, kernels::Fp8Scaling scaling,
+                  std::optional<kernels::MatmulConfig> config) {
+  Device dev = Device::emulator(arch);
+  std::vector<double> va = representable(size_t(M) * K), vb = representable(size_t(K) * N);
+  auto a = dev.upload(toFormat<Ea>(va));
+  auto b = dev.upload(toFormat<Eb>(vb));
+  const bool rows = scaling == kernels::Fp8Scaling::PerRow;
+  std::vector<float> sa = randomFloats(rows ? M : 1, 0.25f, 2.0f), sb = randomFloats(rows ? N : 1, 0.25f, 2.0f);
+  std::vector<float> hostBias = randomFloats(N, -4, 4);
+  auto scaleA = dev.upload(sa), scaleB = dev.upload(sb);
+  auto bias = dev.upload(std::vector<Out>(hostBias.begin(), hostBias.end()));
+  std::vector<Out> junk(size_t(M) * N);
+  std::memset(static_cast<void *>(junk.data()), 0xFF, junk.size() * sizeof(Out)); // NaN in each type
+  auto c = dev.upload(junk);
+  kernels::matmul(dev, a, b, c, {.M = M, .N = N, .K = K, .activation = kernels::Activation::Relu},
+                  {scaleA, scaleB, scaling}, &bias, config);
+  std::vector<Out> got = c.download();
+  double scale = 0, worst = 0;
+  std::vector<double> want(size_t(M) * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double s = 0;
+      for (int kk = 0; kk < K; ++kk) s += va[size_t(i) * K + kk] * vb[size_t(kk) * N + j];
+      s = s * sa[rows ? i : 0] * sb[rows ? j : 0] + double(float(Out(hostBias[j])));
+      want[size_t(i) * N + j] = std::max(s, 0.0);
+      scale = std::max(scale, std::fabs(s));
+    }
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double g = double(float(got[i]));
+    if (std::isnan(g)) return INFINITY; // never written
+    worst = std::max(worst, std::fabs(g - want[i]) / scale);
+  }
+  return worst;
+}
+} // namespace
+
+TEST_CASE("fp8 kernels::matmul: per-tensor and per-row scales, bias and relu, float, half and bfloat16 C") {
+  const kernels::MatmulConfig small{.BM = 32, .BN = 64, .BK = 64, .GROUP_M = 8, .num_warps = 2};
+  CHECK(runLibrary<float8_e4m3fnuz, float8_e4m3fnuz, float>("gfx942", 77, 50, 130, kernels::Fp8Scaling::PerTensor,
+                                                              small) < 1e-5);
+  CHECK(runLibrary<float8_e5m2fnuz, float8_e4m3fnuz, half>("gfx942", 45, 70, 100, kernels::Fp8Scaling::PerRow,
+                                                             small) < 2e-3);
+  CHECK(runLibrary<float8_e4m3fn, float8_e5m2, bfloat16>("gfx950", 66, 33, 90, kernels::Fp8Scaling::PerRow, small) <
+        1e-2);
+  // No config: the tuner picks among matmulConfigs(1) by what each compiles to.
+  CHECK(runLibrary<float8_e5m2, float8_e5m2, float>("gfx950", 40, 24, 64, kernels::Fp8Scaling::PerTensor,
+                                                    std::nullopt) < 1e-5);
+}
+
+TEST_CASE("fp8 kernels::matmul: too few scales is an error naming both counts") {
+  Device dev = Device::emulator("gfx942");
+  auto a = dev.alloc<float8_e4m3fnuz>(64 * 64), b = dev.alloc<float8_e4m3fnuz>(64 * 64);
+  auto c = dev.alloc<float>(64 * 64);
+  auto one = dev.upload(std::vector<float>{1.0f});
+  std::string message = errorOf([&] {
+    kernels::matmul(dev, a, b, c, {.M = 64, .N = 64, .K = 64}, {one, one, kernels::Fp8Scaling::PerRow});
+  });
+  CHECK(message == "matmul: per-row scales need 64 values for A and 64 for B; the buffers hold 1 and 1");
 }
