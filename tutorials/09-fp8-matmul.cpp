@@ -89,6 +89,13 @@ template <class F> std::vector<F> quantize(const std::vector<float> &x, float &s
   return q;
 }
 
+// What the launches compiled, and what they found in the disk cache.
+unsigned long long compiled = 0, fromDisk = 0;
+void count(const LaunchStats &stats) {
+  compiled += stats.compiles;
+  fromDisk += stats.diskHits;
+}
+
 // Runs the product on `dev` in the family its matrix cores take; checks it
 // against the float64 product of the *quantized* values (what the device
 // multiplies), and reports how far quantization moved it from the f32 data.
@@ -146,6 +153,8 @@ template <class E4, class E5> bool run(Device &dev, const char *family) {
   const bool ok16 = worst16 <= 1e-2; // bfloat16's rounding of C
   std::printf("  kernels::matmul, per-row scales, bfloat16 C: %s (max error %.3g)\n",
               ok16 ? "matches" : "MISMATCH", worst16);
+  count(kernel.stats());
+  count(kernels::matmulFp8Kernel<E4, E5, bfloat16>().stats());
   return ok && ok16;
 }
 
@@ -168,5 +177,6 @@ int main() {
   } else {
     ok = runOn(dev);
   }
+  std::printf("kernels compiled: %llu, loaded from the disk cache: %llu\n", compiled, fromDisk);
   return ok ? 0 : 1;
 }
