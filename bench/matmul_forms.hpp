@@ -18,9 +18,10 @@ namespace tessel::bench {
 // by line: strides as runtime arguments, pointer tiles made once and moved
 // BLOCK_SIZE_K * stride along K each iteration (carried through the loop),
 // the K tail masked by what remains of K, rows and columns wrapped with % M
-// and % N, and the tutorial's assumptions.
-template <class T = half>
-void triton_matmul(Ptr<T> a_ptr, Ptr<T> b_ptr, Ptr<T> c_ptr, i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak,
+// and % N, and the tutorial's assumptions. C is written as TC (T's own
+// type, or f16 for 8-bit float inputs, as Triton's fp8 matmuls write).
+template <class T = half, class TC = T>
+void triton_matmul(Ptr<T> a_ptr, Ptr<T> b_ptr, Ptr<TC> c_ptr, i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak,
                    i32 stride_bk, i32 stride_bn, i32 stride_cm, i32 stride_cn, Const<int> BLOCK_SIZE_M,
                    Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K, Const<int> GROUP_SIZE_M) {
   auto pid = program_id(0);
@@ -50,13 +51,20 @@ void triton_matmul(Ptr<T> a_ptr, Ptr<T> b_ptr, Ptr<T> c_ptr, i32 M, i32 N, i32 K
 
   auto accumulator = zeros<float>({BLOCK_SIZE_M, BLOCK_SIZE_N});
   for_range(0, cdiv(K, BLOCK_SIZE_K), [&](i32 k) {
-    auto a = load(a_ptrs, expand_dims(offs_k, 0) < K - k * BLOCK_SIZE_K, 0);
-    auto b = load(b_ptrs, expand_dims(offs_k, 1) < K - k * BLOCK_SIZE_K, 0);
+    // other = 0 (an 8-bit float's zero is a tile: no literal is one).
+    auto zero = [](auto rows, auto cols) {
+      if constexpr (detail::is_fp8_elem<T>)
+        return zeros<T>({rows, cols});
+      else
+        return 0;
+    };
+    auto a = load(a_ptrs, expand_dims(offs_k, 0) < K - k * BLOCK_SIZE_K, zero(BLOCK_SIZE_M, BLOCK_SIZE_K));
+    auto b = load(b_ptrs, expand_dims(offs_k, 1) < K - k * BLOCK_SIZE_K, zero(BLOCK_SIZE_K, BLOCK_SIZE_N));
     accumulator = dot(a, b, accumulator);
     a_ptrs += BLOCK_SIZE_K * stride_ak;
     b_ptrs += BLOCK_SIZE_K * stride_bk;
   });
-  auto c = cast<T>(accumulator);
+  auto c = cast<TC>(accumulator);
 
   auto offs_cm = pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M);
   auto offs_cn = pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N);

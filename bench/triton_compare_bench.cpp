@@ -24,7 +24,9 @@
 //   matmul-tutorial03-<t>-w<n> tessel's tutorials/03 (offsets from k, masks
 //                              on rows and K, C in f32 as the tutorial writes)
 //   matmul-library-<t>-w<n>    tessel::kernels::matmul (MatmulConfig)
-// for t in f16, bf16 and n in 4, 8: M = N = K = 4096, 128 x 128 x 64
+// for t in f16, bf16, fp8 (not tutorial03; E4M3 A and B of the family the
+// target's matrix cores take, C in f16, per-tensor scales of 1 for the
+// library; gfx942 and gfx950 only) and n in 4, 8: M = N = K = 4096, 128 x 128 x 64
 // blocks, GROUP_SIZE_M 8, num_stages 2. tessel's own launches set
 // fp_fusion (Triton's enable_fp_fusion default); the library sets its own.
 //   attention-d<d>-<nc|causal>-<t>  kernels::attention's block program
@@ -48,6 +50,7 @@
 #include "matmul_forms.hpp"
 #include "vector_add_kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -138,6 +141,8 @@ struct Case {
   bool causal = false; // attention
   // Blocks and waves that depend on the target (attention's wave32 config).
   std::function<void(Case &, const Device &)> configure;
+  // The targets the case is for (empty: all).
+  std::vector<std::string> archs;
 };
 
 constexpr int kM = 4096, kN = 4096, kK = 4096, kBM = 128, kBN = 128, kBK = 64, kGroupM = 8, kStages = 2;
@@ -177,6 +182,43 @@ template <class T> Case matmulLibrary(const char *dtype, unsigned warps) {
                             kernels::MatmulConfig{kBM, kBN, kBK, kGroupM, warps, kStages});
             return kernels::matmulKernel<T>().lastCompiled();
           }};
+}
+
+// The fp8 matmuls: E4M3 A and B in the family the target's matrix cores
+// take (FNUZ on gfx942, OCP on gfx950), C in f16; gfx942 and gfx950 only.
+template <class F> const CompiledKernel *triton03Fp8(Device &dev, unsigned warps) {
+  static auto kernel = jit(&bench::triton_matmul<F, half>, "matmul_kernel");
+  auto a = dev.alloc<F>(size_t(kM) * kK), b = dev.alloc<F>(size_t(kK) * kN);
+  auto c = dev.alloc<half>(size_t(kM) * kN);
+  kernel.launch(dev, {cdiv(kM, kBM) * cdiv(kN, kBN)}, {.num_warps = warps, .num_stages = kStages, .fp_fusion = true},
+                a, b, c, kM, kN, kK, kK, 1, kN, 1, kN, 1, kBM, kBN, kBK, kGroupM);
+  return kernel.lastCompiled();
+}
+Case matmulTriton03Fp8(unsigned warps) {
+  Case c{std::string("matmul-triton03-fp8-w") + std::to_string(warps), "matmul", "triton03", "fp8", "M=N=K=4096",
+         {kBM, kBN, kBK}, warps, kStages, [warps](Device &dev) {
+           return dev.arch() == "gfx950" ? triton03Fp8<float8_e4m3fn>(dev, warps)
+                                         : triton03Fp8<float8_e4m3fnuz>(dev, warps);
+         }};
+  c.archs = {"gfx942", "gfx950"};
+  return c;
+}
+template <class F> const CompiledKernel *libraryFp8(Device &dev, unsigned warps) {
+  auto a = dev.alloc<F>(size_t(kM) * kK), b = dev.alloc<F>(size_t(kK) * kN);
+  auto c = dev.alloc<half>(size_t(kM) * kN);
+  auto scales = dev.upload(std::vector<float>{1.0f});
+  kernels::matmul(dev, a, b, c, {.M = kM, .N = kN, .K = kK}, {scales, scales}, nullptr,
+                  kernels::MatmulConfig{kBM, kBN, kBK, kGroupM, warps, kStages});
+  return kernels::matmulFp8Kernel<F, F, half>().lastCompiled();
+}
+Case matmulLibraryFp8(unsigned warps) {
+  Case c{std::string("matmul-library-fp8-w") + std::to_string(warps), "matmul", "library", "fp8", "M=N=K=4096",
+         {kBM, kBN, kBK}, warps, kStages, [warps](Device &dev) {
+           return dev.arch() == "gfx950" ? libraryFp8<float8_e4m3fn>(dev, warps)
+                                         : libraryFp8<float8_e4m3fnuz>(dev, warps);
+         }};
+  c.archs = {"gfx942", "gfx950"};
+  return c;
 }
 
 constexpr int kHeads = 16, kSeq = 4096;
@@ -246,6 +288,8 @@ std::vector<Case> cases() {
     all.push_back(matmulTutorial03<bfloat16>("bf16", warps));
     all.push_back(matmulLibrary<half>("f16", warps));
     all.push_back(matmulLibrary<bfloat16>("bf16", warps));
+    all.push_back(matmulTriton03Fp8(warps));
+    all.push_back(matmulLibraryFp8(warps));
   }
   for (int headDim : {64, 128})
     for (bool causal : {false, true}) {
@@ -311,6 +355,8 @@ int main(int argc, char **argv) {
         bool keep = only.empty();
         for (const std::string &text : only)
           keep = keep || c.name.find(text) != std::string::npos;
+        if (!c.archs.empty() && std::find(c.archs.begin(), c.archs.end(), arch) == c.archs.end())
+          keep = false;
         if (!keep)
           continue;
         if (c.configure)

@@ -71,7 +71,8 @@ def triton_python(venv, version, install):
 # --------------------------------------------------------- the Triton launches
 
 def tensor(name, dtype, elements):
-    return [name, "tensor", [dtype, elements * {"float16": 2, "bfloat16": 2, "float32": 4}[dtype]]]
+    size = {"float16": 2, "bfloat16": 2, "float32": 4, "float8e4b8": 1, "float8e4nv": 1}[dtype]
+    return [name, "tensor", [dtype, elements * size]]
 
 
 def scalar(name, value):
@@ -83,6 +84,19 @@ def const(name, value):
 
 
 TORCH_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+# tessel's "fp8" cases: E4M3 in the family the target's matrix cores take, as
+# Triton names it (tl.float8e4b8 = FNUZ E4M3, signature fp8e4b8, on gfx942;
+# tl.float8e4nv = OCP E4M3, fp8e4nv, on gfx950); C in f16.
+FP8_DTYPE = {"gfx942": "float8e4b8", "gfx950": "float8e4nv"}
+
+
+def dtype_of(case):
+    """Triton's tl dtype of a case's A and B."""
+    if case["dtype"] == "fp8":
+        if case["arch"] not in FP8_DTYPE:
+            sys.exit(f"triton-compare: no 8-bit float matrix instructions on {case['arch']}")
+        return FP8_DTYPE[case["arch"]]
+    return TORCH_DTYPE[case["dtype"]]
 MATMUL_SHAPE, MATMUL_BLOCK, MATMUL_STAGES, MATMUL_GROUP = 4096, [128, 128, 64], 2, 8
 # Tutorial 06's forward launch: batch 1 here, 16 heads, N_CTX 4096 (the tutorial's benchmark runs
 # batch 4, 32 heads, N_CTX 1024..16384); its HIP autotuning space and options.
@@ -143,13 +157,14 @@ def triton_launch(case, variant=""):
                            "allow_flush_denorm": True}}
     elif p == "matmul":
         s, (bm, bn, bk) = MATMUL_SHAPE, MATMUL_BLOCK
-        dt = TORCH_DTYPE[case["dtype"]]
+        dt = dtype_of(case)
+        ct_ = "float16" if case["dtype"] == "fp8" else dt
         warps, group, options = case["num_warps"], MATMUL_GROUP, {}
         if variant == "hip-tutorial":
             warps, group, options = 8, 4, {"matrix_instr_nonkdim": 16}
         expect = {"shape": f"M=N=K={s}", "block": MATMUL_BLOCK, "num_stages": MATMUL_STAGES}
         job = {"source": "matmul.py", "kernel": "matmul_kernel",
-               "args": [tensor("a_ptr", dt, s * s), tensor("b_ptr", dt, s * s), tensor("c_ptr", dt, s * s),
+               "args": [tensor("a_ptr", dt, s * s), tensor("b_ptr", dt, s * s), tensor("c_ptr", ct_, s * s),
                         scalar("M", s), scalar("N", s), scalar("K", s),
                         scalar("stride_am", s), scalar("stride_ak", 1), scalar("stride_bk", s),
                         scalar("stride_bn", 1), scalar("stride_cm", s), scalar("stride_cn", 1),
@@ -637,7 +652,8 @@ def main():
     ap.add_argument("--arch", action="append", help="a target (repeatable or comma-separated); default all three")
     ap.add_argument("--case", action="append",
                     help="only cases whose name contains this (repeatable): vector_add, softmax, layer_norm, "
-                         "matmul-{triton03,tutorial03,library}-{f16,bf16}-w{4,8}, "
+                         "matmul-{triton03,tutorial03,library}-{f16,bf16}-w{4,8}, matmul-{triton03,library}-fp8-w{4,8} "
+                         "(gfx942, gfx950), "
                          "attention-d{64,128}-{nc,causal}-{f16,bf16}")
     ap.add_argument("--no-hip-tutorial", action="store_true",
                     help="skip the extra tables against tutorial 03's HIP autotuning entry (8 waves)")
@@ -718,7 +734,7 @@ def main():
     print(f"# tessel ({commit}) vs Triton {version}: code objects ({', '.join(archs)})\n")
     def order(key):
         c = next(c for (n, _), c in cases.items() if n == key[0])
-        return (PROBLEMS.index(c["problem"]), list(FORMS).index(c["form"]), ["f32", "f16", "bf16"].index(c["dtype"]),
+        return (PROBLEMS.index(c["problem"]), list(FORMS).index(c["form"]), ["f32", "f16", "bf16", "fp8"].index(c["dtype"]),
                 c["num_warps"], key[1])
 
     for (name, variant) in sorted(results, key=order):

@@ -36,6 +36,15 @@ constexpr MatrixInstr kGfx942Matrix[] = {
     {kMfma, I8, I32, 16, 16, 32, "llvm.amdgcn.mfma.i32.16x16x32.i8"},
     {kMfma, F32, F32, 32, 32, 2, "llvm.amdgcn.mfma.f32.32x32x2f32"},
     {kMfma, F32, F32, 16, 16, 4, "llvm.amdgcn.mfma.f32.16x16x4f32"},
+    // 8-bit floats (FNUZ): E4M3 is "fp8", E5M2 "bf8"; A and B in any mix.
+    {kMfma, F8E4M3FNUZ, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", F8E4M3FNUZ},
+    {kMfma, F8E4M3FNUZ, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", F8E5M2FNUZ},
+    {kMfma, F8E5M2FNUZ, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8", F8E4M3FNUZ},
+    {kMfma, F8E5M2FNUZ, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", F8E5M2FNUZ},
+    {kMfma, F8E4M3FNUZ, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8", F8E4M3FNUZ},
+    {kMfma, F8E4M3FNUZ, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8", F8E5M2FNUZ},
+    {kMfma, F8E5M2FNUZ, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8", F8E4M3FNUZ},
+    {kMfma, F8E5M2FNUZ, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8", F8E5M2FNUZ},
 };
 // CDNA4 (gfx950): f16, bf16 and i8 steps twice as deep again.
 constexpr MatrixInstr kGfx950Matrix[] = {
@@ -49,6 +58,15 @@ constexpr MatrixInstr kGfx950Matrix[] = {
     {kMfma, I8, I32, 16, 16, 64, "llvm.amdgcn.mfma.i32.16x16x64.i8"},
     {kMfma, F32, F32, 32, 32, 2, "llvm.amdgcn.mfma.f32.32x32x2f32"},
     {kMfma, F32, F32, 16, 16, 4, "llvm.amdgcn.mfma.f32.16x16x4f32"},
+    // 8-bit floats (OCP: gfx950's same instructions read OCP's formats): E4M3 is "fp8", E5M2 "bf8"; A and B in any mix.
+    {kMfma, F8E4M3FN, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", F8E4M3FN},
+    {kMfma, F8E4M3FN, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", F8E5M2},
+    {kMfma, F8E5M2, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8", F8E4M3FN},
+    {kMfma, F8E5M2, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", F8E5M2},
+    {kMfma, F8E4M3FN, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8", F8E4M3FN},
+    {kMfma, F8E4M3FN, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8", F8E5M2},
+    {kMfma, F8E5M2, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8", F8E4M3FN},
+    {kMfma, F8E5M2, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8", F8E5M2},
 };
 // RDNA3 (gfx1100): WMMA, 16x16x16 per wave of 32.
 constexpr MatrixInstr kGfx1100Matrix[] = {
@@ -74,17 +92,28 @@ constexpr std::array<TargetFacts, 4> kTargets = {{
     {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix, kGfx9BufferFlags, false, true, true,
      512, 8, 8, 4, 16, 160 * 1024, true, 4, 64, Fp8Family::Ocp},
     {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix, kGfx11BufferFlags, true, false, false,
-     1536, 24, 16, 4, 32, 128 * 1024, false, 1, 32, Fp8Family::None},
+     1536, 24, 16, 4, 32, 128 * 1024, false, 1, 32, Fp8Family::None, /*fp8DotThroughF16=*/true},
 }};
 
 } // namespace
 
 std::vector<MatrixInstr> TargetFacts::matrixInstrsFor(DType operand, DType accumulator) const {
+  return matrixInstrsFor(operand, operand, accumulator);
+}
+
+std::vector<MatrixInstr> TargetFacts::matrixInstrsFor(DType a, DType b, DType accumulator) const {
   std::vector<MatrixInstr> out;
   for (const MatrixInstr &i : matrixInstrs)
-    if (i.operand == operand && i.accumulator == accumulator)
+    if (i.operand == a && i.operandB == b && i.accumulator == accumulator)
       out.push_back(i);
   return out;
+}
+
+Fp8Family TargetFacts::fp8MatrixFamily() const {
+  for (const MatrixInstr &i : matrixInstrs)
+    if (isFloat8(i.operand))
+      return i.operand == F8E4M3FNUZ || i.operand == F8E5M2FNUZ ? Fp8Family::Fnuz : Fp8Family::Ocp;
+  return Fp8Family::None;
 }
 
 bool TargetFacts::convertsFp8(DType t) const {

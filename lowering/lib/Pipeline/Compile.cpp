@@ -399,6 +399,9 @@ void buildTesselPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createTesselFuseFma());
   // An assume() the call's own arguments make false is an error here.
   pm.addPass(createTesselCheckAssumptions());
+  // A dot on 8-bit floats the target's matrix cores do not take is an error
+  // naming the formats they do, or widens its operands to f16 (gfx1100).
+  pm.addPass(createTesselLegalizeDots());
   // Comparisons integer ranges decide (assume(n >= C), loop bounds, aranges)
   // become constants; masks that are always true disappear.
   pm.addPass(createTesselFoldCompares());

@@ -62,3 +62,66 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// 8-bit floats on gfx942: a 64x64x32 block of FNUZ E4M3 (A) times E5M2 (B)
+// is 2 x 2 waves of 32x32x16 tiles, K / 16 = 2 instructions a thread, each
+// lane's 8 bytes of A and of B packed into an i64. The accumulator is
+// transposed: the instruction's A is the dot's B, so fp8 x bf8 runs as
+// bf8_fp8.
+// CHECK-LABEL: llvm.func @fp8_mix(
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
+// CHECK-NOT: llvm.amdgcn.mfma
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @fp8_mix(%a: !tessel.ptr<f8E4M3FNUZ>, %b: !tessel.ptr<f8E5M2FNUZ>, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+    %ia = tessel.reshape %ra : tensor<2048xi32> -> tensor<64x32xi32>
+    %pa = tessel.splat %a : tensor<64x32x!tessel.ptr<f8E4M3FNUZ>>
+    %qa = tessel.addptr %pa, %ia : tensor<64x32x!tessel.ptr<f8E4M3FNUZ>>, tensor<64x32xi32>
+    %va = tessel.load %qa : (tensor<64x32x!tessel.ptr<f8E4M3FNUZ>>) -> tensor<64x32xf8E4M3FNUZ>
+    %ib = tessel.reshape %ra : tensor<2048xi32> -> tensor<32x64xi32>
+    %pb = tessel.splat %b : tensor<32x64x!tessel.ptr<f8E5M2FNUZ>>
+    %qb = tessel.addptr %pb, %ib : tensor<32x64x!tessel.ptr<f8E5M2FNUZ>>, tensor<32x64xi32>
+    %vb = tessel.load %qb : (tensor<32x64x!tessel.ptr<f8E5M2FNUZ>>) -> tensor<32x64xf8E5M2FNUZ>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %d = tessel.dot %va, %vb, %zero : tensor<64x32xf8E4M3FNUZ> * tensor<32x64xf8E5M2FNUZ> -> tensor<64x64xf32>
+    %rc = tessel.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+    %ic = tessel.reshape %rc : tensor<4096xi32> -> tensor<64x64xi32>
+    %pc = tessel.splat %c : tensor<64x64x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xi32>
+    tessel.store %qc, %d : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// gfx950: the same instructions on the OCP formats; a 16x16 block takes the
+// 16x16x32 form, not transposed below the instruction's tile (8 rows): the
+// dot's own order, bf8 x fp8.
+// CHECK-LABEL: llvm.func @fp8_ocp_small(
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, vector<4xf32>, i32, i32, i32) -> vector<4xf32>
+// CHECK-NOT: llvm.amdgcn.mfma
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
+  func.func @fp8_ocp_small(%a: !tessel.ptr<f8E5M2>, %b: !tessel.ptr<f8E4M3FN>, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %ia = tessel.reshape %ra : tensor<256xi32> -> tensor<8x32xi32>
+    %pa = tessel.splat %a : tensor<8x32x!tessel.ptr<f8E5M2>>
+    %qa = tessel.addptr %pa, %ia : tensor<8x32x!tessel.ptr<f8E5M2>>, tensor<8x32xi32>
+    %va = tessel.load %qa : (tensor<8x32x!tessel.ptr<f8E5M2>>) -> tensor<8x32xf8E5M2>
+    %rb = tessel.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32>
+    %ib = tessel.reshape %rb : tensor<512xi32> -> tensor<32x16xi32>
+    %pb = tessel.splat %b : tensor<32x16x!tessel.ptr<f8E4M3FN>>
+    %qb = tessel.addptr %pb, %ib : tensor<32x16x!tessel.ptr<f8E4M3FN>>, tensor<32x16xi32>
+    %vb = tessel.load %qb : (tensor<32x16x!tessel.ptr<f8E4M3FN>>) -> tensor<32x16xf8E4M3FN>
+    %zero = arith.constant dense<0.0> : tensor<8x16xf32>
+    %d = tessel.dot %va, %vb, %zero : tensor<8x32xf8E5M2> * tensor<32x16xf8E4M3FN> -> tensor<8x16xf32>
+    %rc = tessel.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+    %ic = tessel.reshape %rc : tensor<128xi32> -> tensor<8x16xi32>
+    %pc = tessel.splat %c : tensor<8x16x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<8x16x!tessel.ptr<f32>>, tensor<8x16xi32>
+    tessel.store %qc, %d : (tensor<8x16x!tessel.ptr<f32>>, tensor<8x16xf32>) -> ()
+    return
+  }
+}

@@ -217,3 +217,27 @@ func.func @buffer_store_shape(%x: !tessel.ptr<f32>, %o: tensor<64xi32>, %v: tens
   tessel.buffer_store %x[%o], %v : (!tessel.ptr<f32>, tensor<64xi32>, tensor<32xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @dot_fp8_families(%a: tensor<32x32xf8E4M3FN>, %b: tensor<32x32xf8E5M2FNUZ>, %c: tensor<32x32xf32>) {
+  // expected-error@below {{a and b must have one element type, or be 8-bit floats of one family (OCP or FNUZ)}}
+  %d = tessel.dot %a, %b, %c : tensor<32x32xf8E4M3FN> * tensor<32x32xf8E5M2FNUZ> -> tensor<32x32xf32>
+  return
+}
+
+// -----
+
+func.func @dot_fp8_with_f16(%a: tensor<32x32xf8E4M3FNUZ>, %b: tensor<32x32xf16>, %c: tensor<32x32xf32>) {
+  // expected-error@below {{a and b must have one element type}}
+  %d = tessel.dot %a, %b, %c : tensor<32x32xf8E4M3FNUZ> * tensor<32x32xf16> -> tensor<32x32xf32>
+  return
+}
+
+// -----
+
+func.func @dot_fp8_accumulator(%a: tensor<32x32xf8E5M2>, %b: tensor<32x32xf8E4M3FN>, %c: tensor<32x32xf16>) {
+  // expected-error@below {{takes f16, bf16, f32 or 8-bit float operands with an f32 accumulator, or i8 with i32}}
+  %d = tessel.dot %a, %b, %c : tensor<32x32xf8E5M2> * tensor<32x32xf8E4M3FN> -> tensor<32x32xf16>
+  return
+}

@@ -77,6 +77,42 @@ TEST_CASE("matrix-core instructions per target and element type") {
   // No matrix instruction takes i8 into f32, or f64 at all in the table.
   CHECK(shapes("gfx942", DType::I8, DType::F32).empty());
   CHECK(shapes("gfx1100", DType::F32, DType::F32).empty());
+  // 8-bit floats: gfx942's MFMAs take the FNUZ formats, gfx950's the OCP ones.
+  CHECK(shapes("gfx942", DType::F8E4M3FNUZ, DType::F32) == V{"32x32x16", "16x16x32"});
+  CHECK(shapes("gfx942", DType::F8E5M2FNUZ, DType::F32) == V{"32x32x16", "16x16x32"});
+  CHECK(shapes("gfx950", DType::F8E4M3FN, DType::F32) == V{"32x32x16", "16x16x32"});
+  CHECK(shapes("gfx950", DType::F8E5M2, DType::F32) == V{"32x32x16", "16x16x32"});
+  CHECK(shapes("gfx942", DType::F8E4M3FN, DType::F32).empty());
+  CHECK(shapes("gfx950", DType::F8E4M3FNUZ, DType::F32).empty());
+  CHECK(shapes("gfx90a", DType::F8E4M3FNUZ, DType::F32).empty());
+  CHECK(shapes("gfx1100", DType::F8E4M3FN, DType::F32).empty());
+}
+
+TEST_CASE("8-bit float matrix instructions: the mixes, the family each target takes, gfx1100 through f16") {
+  auto intrinsics = [](const char *arch, DType a, DType b) {
+    std::vector<std::string> out;
+    for (const MatrixInstr &i : requireTarget(arch).matrixInstrsFor(a, b, DType::F32))
+      out.push_back(i.intrinsic);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(intrinsics("gfx942", DType::F8E4M3FNUZ, DType::F8E5M2FNUZ) ==
+        V{"llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", "llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8"});
+  CHECK(intrinsics("gfx942", DType::F8E5M2FNUZ, DType::F8E4M3FNUZ) ==
+        V{"llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8", "llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8"});
+  CHECK(intrinsics("gfx950", DType::F8E5M2, DType::F8E5M2) ==
+        V{"llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", "llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8"});
+  CHECK(intrinsics("gfx950", DType::F8E4M3FN, DType::F8E4M3FN) ==
+        V{"llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8"});
+  CHECK(intrinsics("gfx950", DType::F8E4M3FN, DType::F8E5M2FNUZ).empty());
+  // The same-type form still finds the same-type rows only.
+  CHECK(requireTarget("gfx942").matrixInstrsFor(DType::F8E5M2FNUZ, DType::F32).size() == 2);
+  CHECK(requireTarget("gfx90a").fp8MatrixFamily() == Fp8Family::None);
+  CHECK(requireTarget("gfx942").fp8MatrixFamily() == Fp8Family::Fnuz);
+  CHECK(requireTarget("gfx950").fp8MatrixFamily() == Fp8Family::Ocp);
+  CHECK(requireTarget("gfx1100").fp8MatrixFamily() == Fp8Family::None);
+  for (const std::string &arch : supportedTargets())
+    CHECK(requireTarget(arch).fp8DotThroughF16 == (arch == "gfx1100"));
 }
 
 TEST_CASE("occupancy: waves per SIMD from registers, wave slots, barriers and LDS") {

@@ -16,13 +16,16 @@ namespace tessel {
 enum class Fp8Family : uint8_t { None, Fnuz, Ocp };
 
 // One matrix-core instruction: D[m x n] = A[m x k] * B[k x n] + C per wave,
-// A and B of `operand` elements, C and D of `accumulator`.
+// A of `operand` elements, B of `operandB` (the same but for the 8-bit float
+// mixes: v_mfma_f32_16x16x32_fp8_bf8 takes E4M3 A and E5M2 B), C and D of
+// `accumulator`.
 enum class MatrixCore : uint8_t { Mfma, Wmma };
 struct MatrixInstr {
   MatrixCore kind;
   DType operand, accumulator;
   unsigned m, n, k;
   const char *intrinsic; // the LLVM intrinsic, "llvm.amdgcn.mfma.f32.32x32x8f16"
+  DType operandB = operand;
 };
 
 struct TargetFacts {
@@ -78,12 +81,22 @@ struct TargetFacts {
   // converts with integer operations, as for a format the target does not take).
   Fp8Family fp8Conversions = Fp8Family::None;
 
+  // A dot on 8-bit floats where the matrix cores take no 8-bit float format
+  // at all: true, its operands widen to f16 (exact) and the f16 instructions
+  // run it (gfx1100's WMMA); false, it is an error naming the targets that
+  // take them (gfx90a: an f16 dot is what the user should write).
+  bool fp8DotThroughF16 = false;
+
   // Whether the conversion instructions take the 8-bit float format `t`.
   bool convertsFp8(DType t) const;
 
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.
   std::vector<MatrixInstr> matrixInstrsFor(DType operand, DType accumulator) const;
+  // The same for A of `a` and B of `b` elements (8-bit float mixes).
+  std::vector<MatrixInstr> matrixInstrsFor(DType a, DType b, DType accumulator) const;
+  // The 8-bit float family whose dots the matrix cores take (None: none).
+  Fp8Family fp8MatrixFamily() const;
 };
 
 // What a kernel's code object says it uses (its metadata note).

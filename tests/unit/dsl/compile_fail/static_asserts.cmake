@@ -29,8 +29,8 @@ set(_dsl_cf_cases
   "25|is not contextually convertible to 'bool'"
   "26|the body of for_range takes the induction variable, an i32"
   "27|no matching function for call to 'for_range'"
-  "28|dot takes half, bfloat16, float or int8_t tiles"
-  "29|dot accumulates half, bfloat16 and float products in float"
+  "28|dot takes half, bfloat16, float, int8_t or 8-bit float tiles"
+  "29|dot accumulates half, bfloat16, float and 8-bit float products in float"
   "30|this atomic takes i32 or i64 elements .and, or, xor, umax, umin."
   "31|the value's element type must equal the pointers' element type"
   "32|random offsets are an int32_t or int64_t tile"
@@ -47,6 +47,10 @@ set(_dsl_cf_cases
   "43|8-bit float tiles are for load, store, cast and dot"
   "44|an 8-bit float casts to and from float, half, bfloat16 or another 8-bit float"
   "45|sum needs a numeric tile"
+  "46|dot mixes 8-bit floats of one family only: float8_e4m3fn with float8_e5m2 .OCP."
+  "47|dot's operands have one element type .only 8-bit floats mix"
+  "48|dot's operands have one element type .only 8-bit floats mix"
+  "49|dot accumulates half, bfloat16, float and 8-bit float products in float"
   "50|device_print prints tiles"
   "51|static_print prints tiles, numbers, Const values and strings")
 foreach(_case IN LISTS _dsl_cf_cases)

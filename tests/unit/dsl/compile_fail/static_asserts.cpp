@@ -109,6 +109,20 @@ void kernel(Ptr<f32> x, i32 n) {
   auto r = cast<float8_e4m3fnuz>(i); // integers go through float
 #elif CASE == 45
   auto r = sum(cast<float8_e5m2>(f), 0); // nor reductions
+#elif CASE == 46
+  auto a = reshape(cast<float8_e4m3fn>(cast<f32>(arange(0, 256))), {16, 16});
+  auto b = reshape(cast<float8_e5m2fnuz>(cast<f32>(arange(0, 256))), {16, 16});
+  auto r = dot(a, b); // OCP with FNUZ: no target's matrix cores take both
+#elif CASE == 47
+  auto a = reshape(cast<f16>(cast<f32>(arange(0, 256))), {16, 16});
+  auto r = dot(a, reshape(cast<f32>(arange(0, 256)), {16, 16})); // half with float
+#elif CASE == 48
+  auto a = reshape(cast<float8_e4m3fnuz>(cast<f32>(arange(0, 256))), {16, 16});
+  auto r = dot(a, reshape(cast<f16>(cast<f32>(arange(0, 256))), {16, 16})); // 8-bit float with half
+#elif CASE == 49
+  auto a = reshape(cast<float8_e4m3fnuz>(cast<f32>(arange(0, 256))), {16, 16});
+  auto acc = reshape(cast<f16>(cast<f32>(arange(0, 256))), {16, 16});
+  auto r = dot(a, a, acc); // 8-bit floats accumulate in float
 #elif CASE == 50
   device_print("n", 5); // a number, not a tile
   int r = 0;

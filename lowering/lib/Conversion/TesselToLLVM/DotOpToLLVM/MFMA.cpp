@@ -20,14 +20,14 @@ namespace {
 
 // The LLVM type an MFMA intrinsic takes a lane's kWidth `elem` operands as
 // (IntrinsicsAMDGPU.td): f32 one float; f16 <kWidth x half>; bf16 <4 x i16>
-// for the .1k forms, <8 x bfloat> for gfx950's; i8 packed into i32 or i64,
-// or <4 x i32> for 16 of them.
+// for the .1k forms, <8 x bfloat> for gfx950's; i8 and the 8-bit floats
+// (whose registers are i8) packed into i32 or i64, or <4 x i32> for 16 of them.
 Type operandType(MLIRContext *ctx, Type elem, unsigned kWidth, StringRef intrinsic) {
   if (kWidth == 1)
     return elem;
   if (elem.isBF16() && intrinsic.ends_with(".1k"))
     return VectorType::get({kWidth}, IntegerType::get(ctx, 16));
-  if (elem.isInteger(8)) {
+  if (elem.isInteger(8) || elem.getIntOrFloatBitWidth() == 8) {
     unsigned bits = kWidth * 8;
     return bits <= 64 ? Type(IntegerType::get(ctx, bits)) : Type(VectorType::get({bits / 32}, IntegerType::get(ctx, 32)));
   }
@@ -59,11 +59,16 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     Type inElem = aType.getElementType(), accElem = cType.getElementType();
 
     // The instruction: the target table's entry of this shape and types.
+    // Transposed, the instruction's A is the dot's B (an 8-bit float mix
+    // swaps too: fp8 x bf8 runs as bf8_fp8).
     const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(target.arch().str());
-    std::optional<::tessel::DType> in = dtypeOf(inElem), acc = dtypeOf(accElem);
+    std::optional<::tessel::DType> in = dtypeOf(inElem), inB = dtypeOf(cast<RankedTensorType>(op.getB().getType()).getElementType()),
+                                   acc = dtypeOf(accElem);
+    if (mfma.getTransposed())
+      std::swap(in, inB);
     const char *intrinsic = nullptr;
-    if (facts && in && acc)
-      for (const ::tessel::MatrixInstr &i : facts->matrixInstrsFor(*in, *acc))
+    if (facts && in && inB && acc)
+      for (const ::tessel::MatrixInstr &i : facts->matrixInstrsFor(*in, *inB, *acc))
         if (i.kind == ::tessel::MatrixCore::Mfma && i.m == m && i.n == n && i.k == kInstr)
           intrinsic = i.intrinsic;
     if (!intrinsic)

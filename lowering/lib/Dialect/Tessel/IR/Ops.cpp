@@ -382,12 +382,17 @@ LogicalResult DotOp::verify() {
     return emitOpError("K differs: a's is ") << K << ", b's " << b.getDimSize(rank - 2);
   if (c.getDimSize(rank - 2) != M || c.getDimSize(rank - 1) != N)
     return emitOpError("the accumulator must be [M, N] = [") << M << ", " << N << "]";
-  Type in = a.getElementType(), acc = c.getElementType();
-  if (in != b.getElementType())
-    return emitOpError("a and b must have one element type");
-  bool floats = in.isF16() || in.isBF16() || in.isF32();
+  Type in = a.getElementType(), inB = b.getElementType(), acc = c.getElementType();
+  // 8-bit floats mix E4M3 with E5M2 within a family (the MFMAs' fp8/bf8
+  // forms); other operands have one element type.
+  auto fnuz = [](Type t) { return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t); };
+  auto ocp = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  const bool fp8 = (fnuz(in) && fnuz(inB)) || (ocp(in) && ocp(inB));
+  if (in != inB && !fp8)
+    return emitOpError("a and b must have one element type, or be 8-bit floats of one family (OCP or FNUZ)");
+  bool floats = in.isF16() || in.isBF16() || in.isF32() || fp8;
   if (!(floats && acc.isF32()) && !(in.isInteger(8) && acc.isInteger(32)))
-    return emitOpError("takes f16, bf16 or f32 operands with an f32 accumulator, or i8 with i32");
+    return emitOpError("takes f16, bf16, f32 or 8-bit float operands with an f32 accumulator, or i8 with i32");
   return success();
 }
 

@@ -125,11 +125,12 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
   const int64_t rank = c.getRank(); // a batch dim, if any, comes first
   const int64_t M = c.getDimSize(rank - 2), N = c.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
   const TargetFacts *target = lookupTarget(arch);
-  std::optional<DType> in = dtypeOf(a.getElementType()), acc = dtypeOf(c.getElementType());
+  std::optional<DType> in = dtypeOf(a.getElementType()), inB = dtypeOf(dot.getB().getType().getElementType()),
+                      acc = dtypeOf(c.getElementType());
   const MatrixInstr *chosen = nullptr;
   std::vector<MatrixInstr> candidates;
-  if (target && in && acc)
-    candidates = target->matrixInstrsFor(*in, *acc);
+  if (target && in && inB && acc)
+    candidates = target->matrixInstrsFor(*in, *inB, *acc);
   // The largest instruction that fits the block; for a block with fewer rows
   // or columns than every instruction (M or N below 16: Triton's 2x2x16 or
   // [B, 1, K] blocks), the one that pads it least: the extra rows and columns

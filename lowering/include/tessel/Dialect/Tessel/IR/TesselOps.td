@@ -400,7 +400,9 @@ def Tessel_DotOp : Tessel_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {
   let description = [{
     a is [M, K], b is [K, N], c and the result [M, N]. a and b share one
     element type, f16, bf16, f32 (the accumulator f32) or i8 (the
-    accumulator i32). On the matrix cores the result takes an MFMA layout and
+    accumulator i32), or are 8-bit floats of one family, E4M3 and E5M2 in
+    any mix (OCP's f8E4M3FN/f8E5M2 or FNUZ's f8E4M3FNUZ/f8E5M2FNUZ; the
+    accumulator f32). On the matrix cores the result takes an MFMA layout and
     a and b the matching dot-operand layouts (tessel-assign-layouts).
   }];
   let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c);

@@ -63,6 +63,29 @@ def TesselCheckAssumptions : Pass<"tessel-check-assumptions", "::mlir::ModuleOp"
   }];
 }
 
+def TesselLegalizeDots : Pass<"tessel-legalize-dots", "::mlir::ModuleOp"> {
+  let summary = "8-bit float dots the target's matrix cores do not take: an error, or f16 operands";
+  let description = [{
+    A `tessel.dot` on 8-bit floats runs on the target's 8-bit float MFMAs
+    (gfx942: the FNUZ formats, gfx950: the OCP ones; the target table's
+    rows) when one of them divides its K. Otherwise:
+    - the target's matrix cores take the other family: an error for the
+      kernel's author at the dot's line, naming the target and the formats
+      it takes (the same byte means another value in the other family, so
+      the compiler does not guess);
+    - they take none and the target table says `fp8DotThroughF16`
+      (gfx1100): both operands widen to f16 (`arith.extf`, exact) and the
+      f16 instructions run the dot;
+    - they take none otherwise (gfx90a): an error naming the targets that
+      take 8-bit floats and saying to cast to half;
+    - the family is the target's but no instruction divides K (K below 16):
+      the operands widen to f16 (exact), which the f16 instructions or the
+      multiply-adds take.
+    Reads `tessel.target` from the module; without it, changes nothing.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TesselFoldCompares : Pass<"tessel-fold-compares", "::mlir::ModuleOp"> {
   let summary = "Fold comparisons, and so masks, that integer ranges decide";
   let description = [{

@@ -1,0 +1,115 @@
+// 8-bit float dots the target's matrix cores do not take (see Passes.td).
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/lowering/target.hpp"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELLEGALIZEDOTS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+using ::tessel::DType;
+using ::tessel::Fp8Family;
+using ::tessel::TargetFacts;
+
+namespace {
+
+Fp8Family familyOf(DType t) {
+  return t == DType::F8E4M3FNUZ || t == DType::F8E5M2FNUZ ? Fp8Family::Fnuz : Fp8Family::Ocp;
+}
+
+// The C++ types of a family, as a user spells them.
+const char *typesOf(Fp8Family family) {
+  return family == Fp8Family::Fnuz ? "float8_e4m3fnuz, float8_e5m2fnuz" : "float8_e4m3fn, float8_e5m2";
+}
+
+// `t`'s counterpart in the other family (same exponent and mantissa widths).
+DType counterpart(DType t) {
+  switch (t) {
+  case DType::F8E4M3FN: return DType::F8E4M3FNUZ;
+  case DType::F8E5M2: return DType::F8E5M2FNUZ;
+  case DType::F8E4M3FNUZ: return DType::F8E4M3FN;
+  default: return DType::F8E5M2;
+  }
+}
+
+// "gfx942 (float8_e4m3fnuz, float8_e5m2fnuz) or gfx950 (...)": the other
+// targets whose matrix cores take 8-bit floats, from the target table.
+std::string fp8Targets(const char *besides) {
+  std::string out;
+  for (const std::string &arch : ::tessel::supportedTargets()) {
+    Fp8Family family = ::tessel::requireTarget(arch).fp8MatrixFamily();
+    if (family == Fp8Family::None || arch == besides)
+      continue;
+    out += (out.empty() ? "" : " or ") + arch + " (" + typesOf(family) + ")";
+  }
+  return out;
+}
+
+struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDotsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    StringAttr arch = tesselDialect(module.getContext()).getTargetAttrHelper().getAttr(module);
+    const TargetFacts *target = arch ? ::tessel::lookupTarget(arch.getValue()) : nullptr;
+    if (!target)
+      return markAllAnalysesPreserved();
+    bool failedAny = false;
+    module.walk([&](DotOp dot) {
+      auto a = cast<RankedTensorType>(dot.getA().getType()), b = cast<RankedTensorType>(dot.getB().getType());
+      std::optional<DType> ta = dtypeOf(a.getElementType()), tb = dtypeOf(b.getElementType());
+      if (!ta || !tb || !::tessel::isFloat8(*ta))
+        return;
+      const Fp8Family mine = familyOf(*ta), takes = target->fp8MatrixFamily();
+      const int64_t K = a.getShape().back();
+      if (takes == mine) {
+        for (const ::tessel::MatrixInstr &i : target->matrixInstrsFor(*ta, *tb, DType::F32))
+          if (K % i.k == 0)
+            return;
+        widen(dot); // K below every instruction's depth
+        return;
+      }
+      if (takes == Fp8Family::None && target->fp8DotThroughF16) {
+        widen(dot);
+        return;
+      }
+      failedAny = true;
+      std::string types = ::tessel::dtypeCppName(*ta);
+      if (*tb != *ta)
+        types += std::string(" and ") + ::tessel::dtypeCppName(*tb);
+      InFlightDiagnostic error = emitUserError(dot);
+      if (takes == Fp8Family::None) {
+        error << "dot on " << types << ": " << target->arch
+              << "'s matrix cores take no 8-bit floats; cast<half>(...) the operands (exact) and dot those, "
+                 "or compile for "
+              << fp8Targets(target->arch);
+        return;
+      }
+      std::string works = ::tessel::dtypeCppName(counterpart(*ta));
+      if (*tb != *ta)
+        works += std::string(" and ") + ::tessel::dtypeCppName(counterpart(*tb));
+      error << "dot on " << types << ": " << target->arch << "'s matrix cores take the "
+            << (takes == Fp8Family::Fnuz ? "FNUZ" : "OCP") << " 8-bit floats (" << typesOf(takes)
+            << "), not the " << (mine == Fp8Family::Fnuz ? "FNUZ" : "OCP") << " ones; use " << works
+            << " (cast<T>(...) the operands; a byte means another value in the other format), or compile for "
+            << fp8Targets(target->arch);
+    });
+    if (failedAny)
+      signalPassFailure();
+  }
+
+  // The dot's 8-bit float operands as f16 (every 8-bit float is exact in it).
+  static void widen(DotOp dot) {
+    OpBuilder builder(dot);
+    for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
+      auto type = cast<RankedTensorType>(operand->get().getType());
+      auto f16 = RankedTensorType::get(type.getShape(), builder.getF16Type(), type.getEncoding());
+      operand->set(builder.create<arith::ExtFOp>(dot.getLoc(), f16, operand->get()));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,270 @@
+// dot on 8-bit floats: gfx942's MFMAs on the FNUZ formats, gfx950's on the
+// OCP ones, every E4M3 / E5M2 mix, against a float64 host matmul; what a
+// target whose matrix cores do not take the format says; gfx1100 through f16.
+//
+// Inputs are exactly representable in all four formats: (4 + m) / 4 * 2^e
+// with m in 0..3, e in -5..3 (and 0), any sign. The reference decodes them
+// from that definition (not from the host types' conversion, which the
+// inputs are checked against), multiplies and sums in double; the device
+// accumulates in f32.
+#include "e2e_common.hpp"
+
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/compile.hpp"
+
+#include <tessel/kernels/matmul.hpp>
+
+#include <optional>
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+// C[M, N] = A[M, K] @ B[K, N], row-major, BM x BN blocks, a loop over K in
+// steps of BK; every edge masked (other = 0).
+template <class Ea, class Eb>
+void fp8_matmul(Ptr<Ea> a, Ptr<Eb> b, Ptr<float> c, i32 M, i32 N, i32 K, Const<int> BM, Const<int> BN,
+                Const<int> BK) {
+  auto rows = program_id(0) * BM + arange(0, BM);
+  auto cols = program_id(1) * BN + arange(0, BN);
+  auto ks = arange(0, BK);
+  auto acc = zeros<float>({BM, BN});
+  for_range(0, K, BK, [&](i32 k) {
+    auto ka = k + ks;
+    auto ta = load(a + expand_dims(rows, 1) * K + expand_dims(ka, 0),
+                   expand_dims(rows < M, 1) & expand_dims(ka < K, 0), zeros<Ea>({BM, BK}));
+    auto tb = load(b + expand_dims(ka, 1) * N + expand_dims(cols, 0),
+                   expand_dims(ka < K, 1) & expand_dims(cols < N, 0), zeros<Eb>({BK, BN}));
+    acc = dot(ta, tb, acc);
+  });
+  store(c + expand_dims(rows, 1) * N + expand_dims(cols, 0), acc,
+        expand_dims(rows < M, 1) & expand_dims(cols < N, 0));
+}
+
+// Random values every 8-bit float format holds exactly.
+std::vector<double> representable(size_t n) {
+  std::uniform_int_distribution<int> mantissa(0, 3), exponent(-6, 3), sign(0, 1);
+  std::vector<double> out(n);
+  for (double &v : out) {
+    const int e = exponent(rng());
+    v = e == -6 ? 0.0 : std::ldexp(4 + mantissa(rng()), e - 2) * (sign(rng()) ? -1 : 1);
+  }
+  return out;
+}
+
+template <class E> std::vector<E> toFormat(const std::vector<double> &values) {
+  std::vector<E> out;
+  for (double v : values) {
+    out.push_back(E(float(v)));
+    REQUIRE(double(float(out.back())) == v); // exactly representable, as meant
+  }
+  return out;
+}
+
+struct Result {
+  double worst = 0; // largest error relative to the largest |C|
+  bool written = true;
+};
+
+template <class Ea, class Eb>
+Result runFp8Matmul(const char *arch, int M, int N, int K, int BM, int BN, int BK, unsigned warps = 4) {
+  Device dev = Device::emulator(arch);
+  std::vector<double> va = representable(size_t(M) * K), vb = representable(size_t(K) * N);
+  auto a = dev.upload(toFormat<Ea>(va));
+  auto b = dev.upload(toFormat<Eb>(vb));
+  auto c = dev.upload(std::vector<float>(size_t(M) * N, std::nanf("")));
+  static auto kernel = jit<fp8_matmul<Ea, Eb>>();
+  kernel.launch(dev, {uint32_t((M + BM - 1) / BM), uint32_t((N + BN - 1) / BN)}, {.num_warps = warps}, a, b, c, M, N,
+                K, BM, BN, BK);
+  std::vector<float> got = c.download();
+  std::vector<double> want(size_t(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int kk = 0; kk < K; ++kk)
+      for (int j = 0; j < N; ++j)
+        want[size_t(i) * N + j] += va[size_t(i) * K + kk] * vb[size_t(kk) * N + j];
+  double scale = 0;
+  for (double w : want) scale = std::max(scale, std::fabs(w));
+  Result r;
+  for (size_t i = 0; i < want.size(); ++i) {
+    r.written = r.written && !std::isnan(got[i]);
+    r.worst = std::max(r.worst, std::fabs(got[i] - want[i]) / std::max(scale, 1e-30));
+  }
+  return r;
+}
+
+// The assembly the kernel compiles to on `arch`.
+template <class Ea, class Eb> std::string assemblyOf(const char *arch, int BM, int BN, int BK) {
+  auto a = emulator().alloc<Ea>(64);
+  auto b = emulator().alloc<Eb>(64);
+  auto c = emulator().alloc<float>(64);
+  detail::TraceRequest request = jit<fp8_matmul<Ea, Eb>>().trace(a, b, c, 100, 100, 100, BM, BN, BK);
+  return compileTrace(request.trace, request.spec, {arch, 4}).assembly();
+}
+
+// Every mix of one family on `arch`, odd sizes, two block shapes (the
+// 32x32x16 and the 16x16x32 instructions), each mix's instruction named.
+template <class E4, class E5> void checkFamily(const char *arch) {
+  auto check = [&](auto ta, auto tb, const std::string &mix) {
+    using Ea = decltype(ta);
+    using Eb = decltype(tb);
+    CAPTURE(mix);
+    // A 64x32 block takes 32x32x16 tiles (transposed: the instruction's A is
+    // the dot's B, so fp8 x bf8 is v_mfma_..._bf8_fp8); 16x16 blocks 16x16x32.
+    CHECK(contains(assemblyOf<Ea, Eb>(arch, 64, 32, 32), "v_mfma_f32_32x32x16_" + mix));
+    CHECK(contains(assemblyOf<Ea, Eb>(arch, 16, 16, 64), "v_mfma_f32_16x16x32_" + mix));
+    Result big = runFp8Matmul<Ea, Eb>(arch, 77, 45, 100, 64, 32, 32);
+    CHECK(big.written);
+    CHECK(big.worst < 1e-5);
+    Result small = runFp8Matmul<Ea, Eb>(arch, 19, 33, 70, 16, 16, 64, 2);
+    CHECK(small.written);
+    CHECK(small.worst < 1e-5);
+  };
+  // The dot's (A, B) as the transposed instruction sees them: (B, A).
+  check(E4(), E4(), "fp8_fp8");
+  check(E4(), E5(), "bf8_fp8");
+  check(E5(), E4(), "fp8_bf8");
+  check(E5(), E5(), "bf8_bf8");
+}
+
+} // namespace
+
+TEST_CASE("fp8 dot on gfx942: FNUZ E4M3 and E5M2 in every mix on v_mfma_*_fp8/bf8 match float64") {
+  checkFamily<float8_e4m3fnuz, float8_e5m2fnuz>("gfx942");
+}
+
+TEST_CASE("fp8 dot on gfx950: OCP E4M3 and E5M2 in every mix on the same MFMAs match float64") {
+  checkFamily<float8_e4m3fn, float8_e5m2>("gfx950");
+}
+
+TEST_CASE("fp8 dot: a block smaller than the instruction pads it; a K below 16 widens to f16") {
+  // 8 rows: the 16x16x32 instruction, padded (not transposed: the fp8 x bf8
+  // mix is the instruction's own).
+  CHECK(contains(assemblyOf<float8_e4m3fnuz, float8_e5m2fnuz>("gfx942", 8, 16, 32), "v_mfma_f32_16x16x32_fp8_bf8"));
+  Result padded = runFp8Matmul<float8_e4m3fnuz, float8_e5m2fnuz>("gfx942", 13, 30, 45, 8, 16, 32, 1);
+  CHECK(padded.written);
+  CHECK(padded.worst < 1e-5);
+  // K = 8: no 8-bit float MFMA is that shallow; f16's 32x32x8 takes it.
+  std::string shallow = assemblyOf<float8_e5m2, float8_e4m3fn>("gfx950", 32, 32, 8);
+  CHECK(contains(shallow, "v_mfma_f32_32x32x8_f16"));
+  CHECK(!contains(shallow, "v_mfma_f32_32x32x16_"));
+  CHECK(contains(shallow, "v_cvt_f32_fp8")); // gfx950 widens OCP by its own instruction
+  Result widened = runFp8Matmul<float8_e5m2, float8_e4m3fn>("gfx950", 40, 37, 21, 32, 32, 8);
+  CHECK(widened.written);
+  CHECK(widened.worst < 1e-5);
+}
+
+TEST_CASE("fp8 dot on gfx1100: operands widened to f16 for WMMA, every format") {
+  CHECK(contains(assemblyOf<float8_e4m3fn, float8_e5m2>("gfx1100", 32, 32, 32), "v_wmma_f32_16x16x16_f16"));
+  Result ocp = runFp8Matmul<float8_e4m3fn, float8_e5m2>("gfx1100", 50, 35, 70, 32, 32, 32);
+  CHECK(ocp.written);
+  CHECK(ocp.worst < 1e-5);
+  Result fnuz = runFp8Matmul<float8_e5m2fnuz, float8_e5m2fnuz>("gfx1100", 33, 17, 40, 32, 16, 16, 2);
+  CHECK(fnuz.written);
+  CHECK(fnuz.worst < 1e-5);
+}
+
+namespace {
+constexpr int kDotLine = __LINE__ + 4; // the dot below
+template <class Ea, class Eb> void fp8_dot_once(Ptr<Ea> a, Ptr<Eb> b, Ptr<float> c) {
+  auto i = arange(0, 32);
+  auto offs = expand_dims(i, 1) * 32 + expand_dims(i, 0);
+  auto d = dot(load(a + offs), load(b + offs));
+  store(c + offs, d);
+}
+
+template <class Ea, class Eb> std::string errorOn(const char *arch) {
+  Device dev = Device::emulator(arch);
+  auto a = dev.alloc<Ea>(1024);
+  auto b = dev.alloc<Eb>(1024);
+  auto c = dev.alloc<float>(1024);
+  return errorOf([&] { jit<fp8_dot_once<Ea, Eb>>().launch(dev, {1}, {}, a, b, c); });
+}
+} // namespace
+
+TEST_CASE("fp8 dot: a format the target's matrix cores do not take is an error naming the target and the format") {
+  const std::string line = "fp8_dot_test.cpp:" + std::to_string(kDotLine);
+  std::string ocpOn942 = errorOn<float8_e4m3fn, float8_e4m3fn>("gfx942");
+  CAPTURE(ocpOn942);
+  CHECK(contains(ocpOn942, line));
+  CHECK(contains(ocpOn942, "dot on float8_e4m3fn: gfx942's matrix cores take the FNUZ 8-bit floats "
+                           "(float8_e4m3fnuz, float8_e5m2fnuz), not the OCP ones; use float8_e4m3fnuz"));
+  CHECK(contains(ocpOn942, "or compile for gfx950 (float8_e4m3fn, float8_e5m2)"));
+  std::string fnuzOn950 = errorOn<float8_e5m2fnuz, float8_e4m3fnuz>("gfx950");
+  CAPTURE(fnuzOn950);
+  CHECK(contains(fnuzOn950, line));
+  CHECK(contains(fnuzOn950, "dot on float8_e5m2fnuz and float8_e4m3fnuz: gfx950's matrix cores take the OCP "
+                            "8-bit floats (float8_e4m3fn, float8_e5m2), not the FNUZ ones; use float8_e5m2 and "
+                            "float8_e4m3fn"));
+  std::string on90a = errorOn<float8_e4m3fnuz, float8_e4m3fnuz>("gfx90a");
+  CAPTURE(on90a);
+  CHECK(contains(on90a, line));
+  CHECK(contains(on90a, "dot on float8_e4m3fnuz: gfx90a's matrix cores take no 8-bit floats; cast<half>(...) the "
+                        "operands (exact) and dot those, or compile for gfx942"));
+  // The same kernel in the target's own format runs.
+  CHECK(errorOn<float8_e4m3fnuz, float8_e4m3fnuz>("gfx942") == "<no error>");
+  CHECK(errorOn<float8_e4m3fn, float8_e5m2>("gfx950") == "<no error>");
+}
+
+namespace {
+// kernels::matmul on 8-bit floats: C = (A @ B) * scales + bias, relu, as Out.
+template <class Ea, class Eb, class Out>
+double runLibrary(const char *arch, int M, int N, int K, kernels::Fp8Scaling scaling,
+                  std::optional<kernels::MatmulConfig> config) {
+  Device dev = Device::emulator(arch);
+  std::vector<double> va = representable(size_t(M) * K), vb = representable(size_t(K) * N);
+  auto a = dev.upload(toFormat<Ea>(va));
+  auto b = dev.upload(toFormat<Eb>(vb));
+  const bool rows = scaling == kernels::Fp8Scaling::PerRow;
+  std::vector<float> sa = randomFloats(rows ? M : 1, 0.25f, 2.0f), sb = randomFloats(rows ? N : 1, 0.25f, 2.0f);
+  std::vector<float> hostBias = randomFloats(N, -4, 4);
+  auto scaleA = dev.upload(sa), scaleB = dev.upload(sb);
+  auto bias = dev.upload(std::vector<Out>(hostBias.begin(), hostBias.end()));
+  std::vector<Out> junk(size_t(M) * N);
+  std::memset(static_cast<void *>(junk.data()), 0xFF, junk.size() * sizeof(Out)); // NaN in each type
+  auto c = dev.upload(junk);
+  kernels::matmul(dev, a, b, c, {.M = M, .N = N, .K = K, .activation = kernels::Activation::Relu},
+                  {scaleA, scaleB, scaling}, &bias, config);
+  std::vector<Out> got = c.download();
+  double scale = 0, worst = 0;
+  std::vector<double> want(size_t(M) * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double s = 0;
+      for (int kk = 0; kk < K; ++kk) s += va[size_t(i) * K + kk] * vb[size_t(kk) * N + j];
+      s = s * sa[rows ? i : 0] * sb[rows ? j : 0] + double(float(Out(hostBias[j])));
+      want[size_t(i) * N + j] = std::max(s, 0.0);
+      scale = std::max(scale, std::fabs(s));
+    }
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double g = double(float(got[i]));
+    if (std::isnan(g)) return INFINITY; // never written
+    worst = std::max(worst, std::fabs(g - want[i]) / scale);
+  }
+  return worst;
+}
+} // namespace
+
+TEST_CASE("fp8 kernels::matmul: per-tensor and per-row scales, bias and relu, float, half and bfloat16 C") {
+  const kernels::MatmulConfig small{.BM = 32, .BN = 64, .BK = 64, .GROUP_M = 8, .num_warps = 2};
+  CHECK(runLibrary<float8_e4m3fnuz, float8_e4m3fnuz, float>("gfx942", 77, 50, 130, kernels::Fp8Scaling::PerTensor,
+                                                              small) < 1e-5);
+  CHECK(runLibrary<float8_e5m2fnuz, float8_e4m3fnuz, half>("gfx942", 45, 70, 100, kernels::Fp8Scaling::PerRow,
+                                                             small) < 2e-3);
+  CHECK(runLibrary<float8_e4m3fn, float8_e5m2, bfloat16>("gfx950", 66, 33, 90, kernels::Fp8Scaling::PerRow, small) <
+        1e-2);
+  // No config: the tuner picks among matmulConfigs(1) by what each compiles to.
+  CHECK(runLibrary<float8_e5m2, float8_e5m2, float>("gfx950", 40, 24, 64, kernels::Fp8Scaling::PerTensor,
+                                                    std::nullopt) < 1e-5);
+}
+
+TEST_CASE("fp8 kernels::matmul: too few scales is an error naming both counts") {
+  Device dev = Device::emulator("gfx942");
+  auto a = dev.alloc<float8_e4m3fnuz>(64 * 64), b = dev.alloc<float8_e4m3fnuz>(64 * 64);
+  auto c = dev.alloc<float>(64 * 64);
+  auto one = dev.upload(std::vector<float>{1.0f});
+  std::string message = errorOf([&] {
+    kernels::matmul(dev, a, b, c, {.M = 64, .N = 64, .K = 64}, {one, one, kernels::Fp8Scaling::PerRow});
+  });
+  CHECK(message == "matmul: per-row scales need 64 values for A and 64 for B; the buffers hold 1 and 1");
+}
