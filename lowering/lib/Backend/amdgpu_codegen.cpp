@@ -346,6 +346,10 @@ bool computesOnNarrowValues(const llvm::Module &module) {
   return false;
 }
 
+// The O3 pipeline is built per module (~0.1 M instructions of a compile),
+// unlike the code generation one: it cannot be kept, since LLVM's
+// ModuleInlinerWrapperPass moves its CGSCC pipeline into its module pipeline
+// when it runs (a second run crashed).
 void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
