@@ -7,21 +7,26 @@
 
 namespace mlir::tessel {
 
-// The op a solver runs over for `op`: a module's kernel function when the
-// module holds one function and nothing else, else `op` itself. Run over a
-// module, MLIR's dead code analysis walks every attribute of every op for
-// symbol references (SymbolTable::getSymbolUses: which callables have
-// callers it cannot see), a twentieth of a small kernel's passes, though the
-// kernel is public and its callers unknown either way. Tile IR has no calls.
+// The op a solver runs over for `op`: a module's kernel function when it is
+// the module's one op with a body (beside it at most globals, such as the
+// LDS array), else `op` itself. Run over a module, MLIR's dead code analysis
+// walks every attribute of every op for symbol references
+// (SymbolTable::getSymbolUses: which callables have callers it cannot see),
+// though the kernel is public and its callers unknown either way. Tile IR
+// has no calls.
 inline Operation *dataflowScope(Operation *op) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op;
-  Block *body = module.getBody();
-  if (body->empty() || std::next(body->begin()) != body->end())
-    return op;
-  auto func = dyn_cast<func::FuncOp>(body->front());
-  return func ? func.getOperation() : op;
+  Operation *kernel = nullptr;
+  for (Operation &child : *module.getBody()) {
+    if (llvm::all_of(child.getRegions(), [](Region &region) { return region.empty(); }))
+      continue; // nothing to analyze: a global (an LLVM global's initializer region is empty)
+    if (kernel || !isa<func::FuncOp>(child))
+      return op;
+    kernel = &child;
+  }
+  return kernel ? kernel : op;
 }
 
 // Not interprocedural: a kernel's arguments are what its caller passes
