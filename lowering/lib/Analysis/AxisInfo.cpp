@@ -5,6 +5,7 @@
 #include "tessel/Analysis/AxisInfo.h"
 
 #include "AxisInfoTransfer.h"
+#include "tessel/Analysis/DataflowScope.h"
 
 #include "tessel/Dialect/Tessel/IR/Dialect.h"
 
@@ -183,10 +184,10 @@ public:
 
 } // namespace
 
-AxisInfoAnalysis::AxisInfoAnalysis(Operation *func) : solver_(std::make_unique<DataFlowSolver>()) {
+AxisInfoAnalysis::AxisInfoAnalysis(Operation *func) : solver_(std::make_unique<DataFlowSolver>(dataflowConfig())) {
   dataflow::loadBaselineAnalyses(*solver_);
   solver_->load<AxisInfoDataFlow>();
-  if (failed(solver_->initializeAndRun(func)))
+  if (failed(solver_->initializeAndRun(dataflowScope(func))))
     solver_.reset(); // nothing known: every query answers unknown
 }
 

@@ -107,7 +107,7 @@ KernelRanges::KernelRanges(ModuleOp module) {
   solver_.load<dataflow::DeadCodeAnalysis>();
   solver_.load<dataflow::SparseConstantPropagation>();
   solver_.load<AssumingRangeAnalysis>(argRanges_);
-  status_ = solver_.initializeAndRun(module);
+  status_ = solver_.initializeAndRun(dataflowScope(module));
 }
 
 std::optional<ConstantIntRanges> KernelRanges::rangeOf(Value v) const {

@@ -4,6 +4,8 @@
 // [lower bound, upper bound - 1] (tessel's loops count up).
 #pragma once
 
+#include "tessel/Analysis/DataflowScope.h"
+
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/InferIntRangeInterface.h"
@@ -23,7 +25,7 @@ public:
 
 private:
   llvm::DenseMap<Value, ConstantIntRanges> argRanges_;
-  DataFlowSolver solver_;
+  DataFlowSolver solver_{dataflowConfig()};
   LogicalResult status_ = success();
 };
 
