@@ -24,7 +24,8 @@ ThreadState &currentThread() { return tThread; }
 // ---- fibers ----------------------------------------------------------------
 
 FiberWorkgroup::FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes)
-    : fibers_(blockSize), exchange_(blockSize, 0), waveSyncs_((blockSize + waveSize - 1) / waveSize, 0),
+    : fibers_(blockSize), exchange_(2 * size_t(blockSize), 0), waveSyncs_((blockSize + waveSize - 1) / waveSize, 0),
+      arrivals_(waveSyncs_.size(), 0), completed_(waveSyncs_.size(), 0),
       stackBytes_(stackBytes), guardBytes_(size_t(sysconf(_SC_PAGESIZE))), slotBytes_(stackBytes + guardBytes_),
       waveSize_(waveSize) {
   // Reserved lazily: only the pages a fiber touches cost memory. Below each
@@ -172,6 +173,8 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
   std::fill(exchange_.begin(), exchange_.end(), 0);
   barriers_ = 0;
   std::fill(waveSyncs_.begin(), waveSyncs_.end(), 0);
+  std::fill(arrivals_.begin(), arrivals_.end(), 0);
+  std::fill(completed_.begin(), completed_.end(), 0);
   for (uint32_t i = 0; i < n; ++i) {
     Fiber &f = fibers_[i];
     start(f, stacks_ + size_t(i) * slotBytes_ + guardBytes_);
@@ -305,14 +308,13 @@ template <typename Source>
 uint64_t readAcrossWave(uint64_t value, Source &&source, uint64_t none, uint64_t missing) {
   FiberWorkgroup &wg = currentWorkgroup();
   const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
-  wg.exchange()[lane] = value;
+  uint64_t *slots = wg.exchangeSlots(lane); // this meeting's set (see exchangeSlots)
+  slots[lane] = value;
   wg.waveSync();
   const int64_t from = source(lane - waveBase);
-  uint64_t result = from == kNoLane                          ? none
-                    : waveBase + uint64_t(from) < wg.blockSize() ? wg.exchange()[waveBase + from]
-                                                                 : missing;
-  wg.waveSync(); // nobody may overwrite the slots before every lane has read
-  return result;
+  return from == kNoLane                                   ? none
+         : waveBase + uint64_t(from) < wg.blockSize() ? slots[waveBase + from]
+                                                      : missing;
 }
 
 uint64_t updateDpp(uint64_t old, uint64_t src, uint32_t ctrl, uint32_t rowMask,
