@@ -75,12 +75,15 @@ unsigned elemBytes(Elem e) {
   return e == Elem::F32 ? 4 : (e == Elem::I8 || e == Elem::U8 || e == Elem::Fp8 || e == Elem::Bf8) ? 1 : 2;
 }
 
+// f16 -> double, exact: a normal half's bits placed in a float's (no libm
+// scaling: this runs for every element a matrix instruction reads).
 double halfValue(uint16_t h) {
-  int exp = (h >> 10) & 31, man = h & 1023;
-  double v = exp == 0 ? std::ldexp(double(man), -24)
-             : exp == 31 ? (man ? NAN : INFINITY)
-                         : std::ldexp(double(man | 1024), exp - 25);
-  return (h & 0x8000) ? -v : v;
+  const uint32_t exp = (h >> 10) & 31u, man = h & 1023u;
+  if (exp == 0 || exp == 31) { // subnormal (man * 2^-24), infinity, NaN
+    const double v = exp == 0 ? double(man) * 0x1p-24 : man ? double(NAN) : double(INFINITY);
+    return (h & 0x8000) ? -v : v;
+  }
+  return double(std::bit_cast<float>((uint32_t(h & 0x8000u) << 16) | ((exp + 112u) << 23) | (man << 13)));
 }
 
 double element(const uint8_t *base, unsigned index, Elem e, bool ocp) {
