@@ -206,6 +206,26 @@ struct Lockstep {
   }
 };
 
+// A readfirstlane or readlane of a value every lane of the wave holds alike
+// (by the same uniformity analysis) is that value, on the GPU as here: the
+// call goes, and with it a meeting of the wave (the compiler puts one
+// before each buffer access, to make its size a scalar).
+void dropUniformLaneReads(llvm::Function &kernel, llvm::UniformityInfo &uniformity) {
+  std::vector<llvm::IntrinsicInst *> reads;
+  for (llvm::BasicBlock &block : kernel)
+    for (llvm::Instruction &inst : block)
+      if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+          call &&
+          (call->getIntrinsicID() == llvm::Intrinsic::amdgcn_readfirstlane ||
+           call->getIntrinsicID() == llvm::Intrinsic::amdgcn_readlane) &&
+          call->getArgOperand(0)->getType() == call->getType() && uniformity.isUniform(call->getArgOperand(0)))
+        reads.push_back(call);
+  for (llvm::IntrinsicInst *call : reads) {
+    call->replaceAllUsesWith(call->getArgOperand(0));
+    call->eraseFromParent();
+  }
+}
+
 } // namespace
 
 unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelName,
@@ -216,6 +236,9 @@ unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelN
   llvm::FunctionAnalysisManager functions;
   llvm::PassBuilder builder(&device);
   builder.registerFunctionAnalyses(functions);
+  // Replacing a uniform value's read by the value changes no block and no
+  // value's uniformity: the analyses stay valid for the pass below.
+  dropUniformLaneReads(*kernel, functions.getResult<llvm::UniformityInfoAnalysis>(*kernel));
   Lockstep lockstep{*kernel, functions.getResult<llvm::UniformityInfoAnalysis>(*kernel),
                     functions.getResult<llvm::DominatorTreeAnalysis>(*kernel),
                     functions.getResult<llvm::PostDominatorTreeAnalysis>(*kernel), {}, {}, {}, {}, {}};

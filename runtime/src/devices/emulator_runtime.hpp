@@ -130,6 +130,7 @@ private:
   std::vector<uint32_t> arrivals_;  // per wave: lanes at a wave-wide step
   std::vector<uint32_t> completed_; // per wave: 1 + the meeting its last step was done at
   char *stacks_ = nullptr; // per fiber: a guard page, then its stack
+  static constexpr size_t kStackColorBytes = 4096; // room to start each stack at its own offset
   size_t stackBytes_, guardBytes_, slotBytes_;
   uint32_t waveSize_;
   uint32_t current_ = 0;
