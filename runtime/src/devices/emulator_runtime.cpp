@@ -25,7 +25,7 @@ ThreadState &currentThread() { return tThread; }
 
 FiberWorkgroup::FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes)
     : fibers_(blockSize), exchange_(2 * size_t(blockSize), 0), waveSyncs_((blockSize + waveSize - 1) / waveSize, 0),
-      arrivals_(waveSyncs_.size(), 0), completed_(waveSyncs_.size(), 0),
+      arrivals_(waveSyncs_.size(), 0), completed_(waveSyncs_.size(), 0), waiting_(waveSyncs_.size(), 0),
       stackBytes_(stackBytes), guardBytes_(size_t(sysconf(_SC_PAGESIZE))),
       slotBytes_(stackBytes + guardBytes_ + kStackColorBytes),
       waveSize_(waveSize) {
@@ -121,29 +121,48 @@ void FiberWorkgroup::fiberMain() {
   FiberWorkgroup *self = tThread.fibers;
   self->entry_(self->kernarg_);
   self->fibers_[self->current_].state = State::Done;
+  ++self->done_;
   // Back to the scheduler for good: a finished fiber is never resumed.
   self->switchTo(self->fibers_[self->current_].context, self->scheduler_);
   __builtin_unreachable();
 }
 
-void FiberWorkgroup::suspend(State state) {
-  uint32_t lane = current_;
-  fibers_[lane].state = state;
-  switchTo(fibers_[lane].context, scheduler_);
-}
+void FiberWorkgroup::suspend() { switchTo(fibers_[current_].context, scheduler_); }
 
-void FiberWorkgroup::barrier() { suspend(State::AtBarrier); }
+// The last thread to reach a barrier releases the workgroup (every wave has
+// met as well); the scheduler's next sweep runs it again from thread 0.
+void FiberWorkgroup::barrier() {
+  fibers_[current_].state = State::AtBarrier;
+  if (++atBarrier_ == blockSize()) {
+    atBarrier_ = 0;
+    for (Fiber &f : fibers_)
+      f.state = State::Ready;
+    ++barriers_;
+    for (uint32_t &w : waveSyncs_)
+      ++w;
+  }
+  suspend();
+}
 
 // A lane that reaches a wave's meeting hands over to the next lane of its
 // wave directly when that one is ready: the lane the scheduler's sweep would
 // run next anyway, so the order of execution is the same, with one switch
-// per lane instead of two. The wave's last lane goes back to the scheduler,
-// which releases the wave after its sweep.
+// per lane instead of two. The wave's last lane to arrive releases the wave
+// and goes back to the scheduler, whose sweep goes on with the next wave and
+// comes back to this one from its first lane.
 void FiberWorkgroup::waveSync() {
-  const uint32_t lane = current_, next = lane + 1;
-  if (next % waveSize_ == 0 || next >= blockSize() || fibers_[next].state != State::Ready)
-    return suspend(State::AtWaveSync);
+  const uint32_t lane = current_, next = lane + 1, wave = lane / waveSize_;
+  const uint32_t base = wave * waveSize_, end = std::min(blockSize(), base + waveSize_);
   fibers_[lane].state = State::AtWaveSync;
+  if (++waiting_[wave] == end - base) {
+    waiting_[wave] = 0;
+    for (uint32_t i = base; i < end; ++i)
+      fibers_[i].state = State::Ready;
+    ++waveSyncs_[wave];
+    return suspend();
+  }
+  if (next % waveSize_ == 0 || next >= blockSize() || fibers_[next].state != State::Ready)
+    return suspend();
   current_ = next;
   tThread.workitem[0] = next;
   switchTo(fibers_[lane].context, fibers_[next].context);
@@ -181,6 +200,8 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
   std::fill(waveSyncs_.begin(), waveSyncs_.end(), 0);
   std::fill(arrivals_.begin(), arrivals_.end(), 0);
   std::fill(completed_.begin(), completed_.end(), 0);
+  std::fill(waiting_.begin(), waiting_.end(), 0);
+  atBarrier_ = done_ = 0;
   for (uint32_t i = 0; i < n; ++i) {
     Fiber &f = fibers_[i];
     start(f, stacks_ + size_t(i) * slotBytes_ + guardBytes_);
@@ -189,9 +210,13 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
   ThreadState &ts = tThread;
   ts.fibers = this;
   for (;;) {
+    // A sweep runs every ready thread in order; a thread that hands over
+    // to the next lanes of its wave brings the sweep to where it stopped.
+    bool ran = false;
     for (uint32_t i = 0; i < n; ++i) {
       if (fibers_[i].state != State::Ready)
         continue;
+      ran = true;
       current_ = i;
       ts.workitem[0] = i;
       switchTo(scheduler_, fibers_[i].context);
@@ -199,38 +224,17 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
         ts.fibers = nullptr;
         return error_;
       }
+      i = current_;
     }
-    // Every fiber is now done or waiting: release whatever can go on.
-    uint32_t done = 0, atBarrier = 0, atWave = 0;
-    for (const Fiber &f : fibers_) {
-      done += f.state == State::Done;
-      atBarrier += f.state == State::AtBarrier;
-      atWave += f.state == State::AtWaveSync;
-    }
-    if (done == n)
+    if (done_ == n)
       break;
-    bool released = false;
-    for (uint32_t base = 0; base < n; base += waveSize_) {
-      uint32_t end = std::min(n, base + waveSize_), waiting = 0;
-      for (uint32_t i = base; i < end; ++i)
-        waiting += fibers_[i].state == State::AtWaveSync;
-      if (waiting == end - base) {
-        for (uint32_t i = base; i < end; ++i)
-          fibers_[i].state = State::Ready;
-        ++waveSyncs_[base / waveSize_];
-        released = true;
-      }
-    }
-    if (released)
+    if (ran)
       continue;
-    if (atBarrier == n) {
-      for (Fiber &f : fibers_)
-        f.state = State::Ready;
-      ++barriers_;
-      for (uint32_t &w : waveSyncs_)
-        ++w;
-      continue;
-    }
+    // Nothing can go on: threads wait for others that finished or wait elsewhere.
+    uint32_t atWave = 0;
+    for (uint32_t w : waiting_)
+      atWave += w;
+    const uint32_t atBarrier = atBarrier_, done = done_;
     ts.fibers = nullptr;
     if (atBarrier)
       return "s_barrier reached by only " + std::to_string(atBarrier) + " of " +

@@ -119,7 +119,7 @@ private:
     State state = State::Ready;
   };
   static void fiberMain();
-  void suspend(State state);
+  void suspend(); // back to the scheduler
   void start(Fiber &f, char *stack);
   static void switchTo(Context &save, Context &load);
 
@@ -129,6 +129,8 @@ private:
   std::vector<uint32_t> waveSyncs_; // per wave
   std::vector<uint32_t> arrivals_;  // per wave: lanes at a wave-wide step
   std::vector<uint32_t> completed_; // per wave: 1 + the meeting its last step was done at
+  std::vector<uint32_t> waiting_;   // per wave: lanes waiting at its meeting
+  uint32_t atBarrier_ = 0, done_ = 0; // threads at the barrier, finished
   char *stacks_ = nullptr; // per fiber: a guard page, then its stack
   static constexpr size_t kStackColorBytes = 4096; // room to start each stack at its own offset
   size_t stackBytes_, guardBytes_, slotBytes_;
