@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <stdexcept>
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -28,7 +29,9 @@ FiberWorkgroup::FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t sta
       arrivals_(waveSyncs_.size(), 0), completed_(waveSyncs_.size(), 0), waiting_(waveSyncs_.size(), 0),
       stackBytes_(stackBytes), guardBytes_(size_t(sysconf(_SC_PAGESIZE))),
       slotBytes_(stackBytes + guardBytes_ + kStackColorBytes),
-      waveSize_(waveSize) {
+      waveSize_(waveSize), waveShift_(uint32_t(std::countr_zero(waveSize))) {
+  if (!std::has_single_bit(waveSize))
+    throw std::invalid_argument("the emulator's wave size must be a power of two");
   // Reserved lazily: only the pages a fiber touches cost memory. Below each
   // stack a page no access may touch: a stack that overflows faults (and the
   // fault report says so) instead of silently writing the next fiber's.
@@ -151,7 +154,7 @@ void FiberWorkgroup::barrier() {
 // and goes back to the scheduler, whose sweep goes on with the next wave and
 // comes back to this one from its first lane.
 void FiberWorkgroup::waveSync() {
-  const uint32_t lane = current_, next = lane + 1, wave = lane / waveSize_;
+  const uint32_t lane = current_, next = lane + 1, wave = waveOf(lane);
   const uint32_t base = wave * waveSize_, end = std::min(blockSize(), base + waveSize_);
   fibers_[lane].state = State::AtWaveSync;
   if (++waiting_[wave] == end - base) {
@@ -161,7 +164,7 @@ void FiberWorkgroup::waveSync() {
     ++waveSyncs_[wave];
     return suspend();
   }
-  if (next % waveSize_ == 0 || next >= blockSize() || fibers_[next].state != State::Ready)
+  if (next == end || fibers_[next].state != State::Ready)
     return suspend();
   current_ = next;
   tThread.workitem[0] = next;
@@ -317,7 +320,7 @@ constexpr int64_t kNoLane = -1;
 template <typename Source>
 uint64_t readAcrossWave(uint64_t value, Source &&source, uint64_t none, uint64_t missing) {
   FiberWorkgroup &wg = currentWorkgroup();
-  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
+  const uint32_t lane = wg.currentLane(), waveBase = lane & ~(wg.waveSize() - 1);
   uint64_t *slots = wg.exchangeSlots(lane); // this meeting's set (see exchangeSlots)
   slots[lane] = value;
   wg.waveSync();
@@ -385,7 +388,7 @@ using tessel::emu::readAcrossWave;
 static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
   const uint32_t waveSize = tessel::emu::currentWorkgroup().waveSize();
   return int32_t(readAcrossWave(
-      uint32_t(data), [&](uint32_t) { return int64_t((uint32_t(byteAddress) >> 2) % waveSize); }, 0, 0));
+      uint32_t(data), [&](uint32_t) { return int64_t((uint32_t(byteAddress) >> 2) & (waveSize - 1)); }, 0, 0));
 }
 
 // V_PERMLANEX16_B32 (RDNA3 ISA, VOP3): a wave's lanes form rows of 16, two
@@ -417,7 +420,7 @@ static int32_t tessel_emu_readfirstlane(int32_t data) {
 static int32_t tessel_emu_readlane(int32_t data, int32_t lane) {
   const uint32_t waveSize = tessel::emu::currentWorkgroup().waveSize();
   return int32_t(
-      readAcrossWave(uint32_t(data), [&](uint32_t) { return int64_t(uint32_t(lane) % waveSize); }, 0, 0));
+      readAcrossWave(uint32_t(data), [&](uint32_t) { return int64_t(uint32_t(lane) & (waveSize - 1)); }, 0, 0));
 }
 
 static float tessel_emu_exp2_f32(float x) { return tessel::emu::hardwareExp2(x); }

@@ -71,8 +71,10 @@ public:
   // Workgroup barriers every thread has passed; syncs the wave of `lane` has
   // passed (barriers included): what orders LDS accesses between threads.
   uint32_t barriersPassed() const { return barriers_; }
-  uint32_t waveSyncsPassed(uint32_t lane) const { return waveSyncs_[lane / waveSize_]; }
+  uint32_t waveSyncsPassed(uint32_t lane) const { return waveSyncs_[waveOf(lane)]; }
   uint32_t waveSize() const { return waveSize_; }
+  // The wave of `lane` (wave sizes are powers of two: a shift, not a division).
+  uint32_t waveOf(uint32_t lane) const { return lane >> waveShift_; }
   uint32_t blockSize() const { return static_cast<uint32_t>(fibers_.size()); }
   // The exchange slots (one per thread of the workgroup) of the meeting
   // `lane`'s wave goes to next. Two sets alternate with the wave's meetings:
@@ -81,13 +83,13 @@ public:
   // cannot meet again (and reuse this set) before every lane has read. So a
   // cross-lane op costs one meeting.
   uint64_t *exchangeSlots(uint32_t lane) {
-    return exchange_.data() + size_t(waveSyncs_[lane / waveSize_] & 1u) * fibers_.size();
+    return exchange_.data() + size_t(waveSyncs_[waveOf(lane)] & 1u) * fibers_.size();
   }
   // Counts `lane`'s arrival at a wave-wide step (a matrix instruction):
   // true for the last of the wave's lanes to arrive, which then does the
   // step for the whole wave before the meeting that follows.
   bool lastToArrive(uint32_t lane) {
-    const uint32_t wave = lane / waveSize_, base = wave * waveSize_;
+    const uint32_t wave = waveOf(lane), base = wave * waveSize_;
     if (++arrivals_[wave] < std::min(waveSize_, blockSize() - base))
       return false;
     arrivals_[wave] = 0;
@@ -97,7 +99,7 @@ public:
   // After the meeting that followed `lane`'s arrival at a wave-wide step,
   // with `meeting` = waveSyncsPassed(lane) read before it: whether the wave's
   // last lane did the step (else part of the wave met elsewhere).
-  bool stepCompleted(uint32_t lane, uint32_t meeting) const { return completed_[lane / waveSize_] == meeting + 1; }
+  bool stepCompleted(uint32_t lane, uint32_t meeting) const { return completed_[waveOf(lane)] == meeting + 1; }
   [[noreturn]] void fail(std::string why);
   // Whether `address` is in the guard page below a fiber's stack (a stack
   // that overflowed faults there instead of writing its neighbour's).
@@ -134,7 +136,7 @@ private:
   char *stacks_ = nullptr; // per fiber: a guard page, then its stack
   static constexpr size_t kStackColorBytes = 4096; // room to start each stack at its own offset
   size_t stackBytes_, guardBytes_, slotBytes_;
-  uint32_t waveSize_;
+  uint32_t waveSize_, waveShift_;
   uint32_t current_ = 0;
   Context scheduler_;
   EntryFn entry_ = nullptr;
