@@ -20,6 +20,9 @@
 // they need goes before that branch. Inside such a region the lanes still run
 // one after another: two dependent accesses within one masked region are not
 // ordered as on the GPU (tessel's lowering puts one access in each).
+//
+// Before placing meetings, the pass drops the cross-lane reads that need none:
+// a readfirstlane or readlane of a value the analysis finds uniform.
 #include "emulator_retarget.hpp"
 
 #include <llvm/ADT/PostOrderIterator.h>
