@@ -20,7 +20,13 @@
 // they need goes before that branch. Inside such a region the lanes still run
 // one after another: two dependent accesses within one masked region are not
 // ordered as on the GPU (tessel's lowering puts one access in each).
+//
+// Before placing meetings, the pass drops the cross-lane reads that need none:
+// a readfirstlane or readlane of a value the analysis finds uniform.
+#include "emulator_lane_address.hpp"
 #include "emulator_retarget.hpp"
+
+#include "tessel/lowering/target.hpp"
 
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/PostDominators.h>
@@ -36,6 +42,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -125,6 +132,15 @@ struct Lockstep {
   llvm::UniformityInfo &uniformity;
   llvm::DominatorTree &dominators;
   llvm::PostDominatorTree &postDominators;
+  unsigned waveSize; // 0: unknown (no access's lane address is used)
+  std::map<llvm::Instruction *, std::optional<LaneAddress>> addresses;
+
+  const std::optional<LaneAddress> &addressOf(llvm::Instruction &inst) {
+    auto [at, inserted] = addresses.try_emplace(&inst);
+    if (inserted && waveSize)
+      at->second = laneAddressOf(inst, kernel.getDataLayout(), uniformity, waveSize);
+    return at->second;
+  }
 
   std::set<llvm::BasicBlock *> laneByLane; // inside a divergent branch's region
   std::map<llvm::BasicBlock *, Effects> atBranch; // the regions' accesses, at the branch
@@ -161,26 +177,49 @@ struct Lockstep {
   }
 
   // Runs `block` from the state `state`; returns the state at its end.
-  // With `place`, records where meetings go.
+  // With `place`, records where meetings go. Within the block, an access
+  // whose lane address is known (`known`, since the last meeting) conflicts
+  // with a later one only if some other lane's bytes may overlap it: the two
+  // addresses' uniform values are the same run-time values within one pass
+  // through the block (not across a loop's back edge), so at its end they
+  // count as accesses anywhere.
   Effects transfer(llvm::BasicBlock &block, Effects state, bool place) {
     const bool uniform = !laneByLane.count(&block);
+    std::vector<llvm::Instruction *> known;
     for (llvm::Instruction &inst : block) {
       if (uniform && meetsWave(inst)) {
         state = {};
+        known.clear();
         continue;
       }
       Effects effects = effectsOf(inst);
-      if (inst.isTerminator() && atBranch.count(&block))
+      const bool regionToo = inst.isTerminator() && atBranch.count(&block);
+      if (regionToo)
         effects |= atBranch[&block];
       if (effects.empty())
         continue;
-      if (uniform && state.conflictsWith(effects)) {
+      const std::optional<LaneAddress> *address = uniform && !regionToo ? &addressOf(inst) : nullptr;
+      if (address && !address->has_value())
+        address = nullptr;
+      bool conflict = state.conflictsWith(effects);
+      for (size_t i = 0; i < known.size() && !conflict; ++i) {
+        const std::optional<LaneAddress> &earlier = addressOf(*known[i]);
+        conflict = effectsOf(*known[i]).conflictsWith(effects) &&
+                   (!address || mayOverlapAcrossLanes(*earlier, **address, waveSize));
+      }
+      if (uniform && conflict) {
         if (place)
           meetings.push_back(&inst);
         state = {};
+        known.clear();
       }
-      state |= effects;
+      if (address)
+        known.push_back(&inst);
+      else
+        state |= effects;
     }
+    for (llvm::Instruction *inst : known)
+      state |= effectsOf(*inst);
     return state;
   }
 
@@ -206,6 +245,26 @@ struct Lockstep {
   }
 };
 
+// A readfirstlane or readlane of a value every lane of the wave holds alike
+// (by the same uniformity analysis) is that value, on the GPU as here: the
+// call goes, and with it a meeting of the wave (the compiler puts one
+// before each buffer access, to make its size a scalar).
+void dropUniformLaneReads(llvm::Function &kernel, llvm::UniformityInfo &uniformity) {
+  std::vector<llvm::IntrinsicInst *> reads;
+  for (llvm::BasicBlock &block : kernel)
+    for (llvm::Instruction &inst : block)
+      if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+          call &&
+          (call->getIntrinsicID() == llvm::Intrinsic::amdgcn_readfirstlane ||
+           call->getIntrinsicID() == llvm::Intrinsic::amdgcn_readlane) &&
+          call->getArgOperand(0)->getType() == call->getType() && uniformity.isUniform(call->getArgOperand(0)))
+        reads.push_back(call);
+  for (llvm::IntrinsicInst *call : reads) {
+    call->replaceAllUsesWith(call->getArgOperand(0));
+    call->eraseFromParent();
+  }
+}
+
 } // namespace
 
 unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelName,
@@ -216,9 +275,16 @@ unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelN
   llvm::FunctionAnalysisManager functions;
   llvm::PassBuilder builder(&device);
   builder.registerFunctionAnalyses(functions);
-  Lockstep lockstep{*kernel, functions.getResult<llvm::UniformityInfoAnalysis>(*kernel),
+  // Replacing a uniform value's read by the value changes no block and no
+  // value's uniformity: the analyses stay valid for the pass below.
+  dropUniformLaneReads(*kernel, functions.getResult<llvm::UniformityInfoAnalysis>(*kernel));
+  const TargetFacts *target = lookupTarget(device.getTargetCPU().str());
+  Lockstep lockstep{*kernel,
+                    functions.getResult<llvm::UniformityInfoAnalysis>(*kernel),
                     functions.getResult<llvm::DominatorTreeAnalysis>(*kernel),
-                    functions.getResult<llvm::PostDominatorTreeAnalysis>(*kernel), {}, {}, {}, {}, {}};
+                    functions.getResult<llvm::PostDominatorTreeAnalysis>(*kernel),
+                    target ? target->waveSize : 0u,
+                    {}, {}, {}, {}, {}, {}};
   lockstep.run();
   if (lockstep.meetings.empty())
     return 0;

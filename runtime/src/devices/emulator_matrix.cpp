@@ -8,8 +8,8 @@
 //
 // Every lane of a wave calls tessel_emu_matrix with pointers to its A, B and
 // C registers (stored to memory by the retargeted code) and where to put D;
-// the lanes meet, each computes its own D registers from the whole wave's
-// operands, and they meet again before anyone's registers change.
+// the last lane to arrive computes the whole wave's D registers from the
+// wave's operands, and the lanes meet (once) before anyone reads its D.
 #include "emulator_runtime.hpp"
 
 #include "tessel/core/error.hpp"
@@ -19,6 +19,8 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 namespace tessel::emu {
 namespace {
@@ -73,12 +75,15 @@ unsigned elemBytes(Elem e) {
   return e == Elem::F32 ? 4 : (e == Elem::I8 || e == Elem::U8 || e == Elem::Fp8 || e == Elem::Bf8) ? 1 : 2;
 }
 
+// f16 -> double, exact: a normal half's bits placed in a float's (no libm
+// scaling: this runs for every element a matrix instruction reads).
 double halfValue(uint16_t h) {
-  int exp = (h >> 10) & 31, man = h & 1023;
-  double v = exp == 0 ? std::ldexp(double(man), -24)
-             : exp == 31 ? (man ? NAN : INFINITY)
-                         : std::ldexp(double(man | 1024), exp - 25);
-  return (h & 0x8000) ? -v : v;
+  const uint32_t exp = (h >> 10) & 31u, man = h & 1023u;
+  if (exp == 0 || exp == 31) { // subnormal (man * 2^-24), infinity, NaN
+    const double v = exp == 0 ? double(man) * 0x1p-24 : man ? double(NAN) : double(INFINITY);
+    return (h & 0x8000) ? -v : v;
+  }
+  return double(std::bit_cast<float>((uint32_t(h & 0x8000u) << 16) | ((exp + 112u) << 23) | (man << 13)));
 }
 
 double element(const uint8_t *base, unsigned index, Elem e, bool ocp) {
@@ -138,9 +143,75 @@ std::pair<unsigned, unsigned> elementOfD(const MatrixInstruction &mi, unsigned l
   return {4 * (lane / 16) + r, lane % 16};
 }
 
+// One lane's registers: A, B and C to read, D to write.
 struct Operands {
   const uint8_t *a, *b, *c;
+  uint8_t *d;
 };
+
+// D = A * B + C for a whole wave, by the wave's last lane to arrive while
+// the others wait at the meeting (their registers in memory, unchanging):
+// A and B are decoded once into dense matrices, then every element of D
+// sums its products in order of k, starting from C, as each lane did for
+// its own registers before. `Acc` is double for float accumulation
+// (products of the inputs are exact in double; the sum is rounded to f32
+// once), int64_t for integer accumulation (wrapped to 32 bits as the
+// hardware does).
+template <class Acc>
+void multiplyWave(const MatrixInstruction &mi, Elem inA, Elem inB, bool ocp, const Operands *const *lanes,
+                  unsigned wave) {
+  thread_local std::vector<Acc> A, B, D;
+  A.resize(size_t(mi.m) * mi.k);
+  B.resize(size_t(mi.k) * mi.n);
+  D.resize(size_t(mi.m) * mi.n);
+  for (unsigned i = 0; i < mi.m; ++i)
+    for (unsigned kk = 0; kk < mi.k; ++kk) {
+      Placement p = placeA(mi, i, kk);
+      A[size_t(i) * mi.k + kk] = Acc(element(lanes[p.lane]->a, p.index, inA, ocp));
+    }
+  for (unsigned kk = 0; kk < mi.k; ++kk)
+    for (unsigned j = 0; j < mi.n; ++j) {
+      Placement p = placeB(mi, kk, j);
+      B[size_t(kk) * mi.n + j] = Acc(element(lanes[p.lane]->b, p.index, inB, ocp));
+    }
+  const unsigned registers = mi.m * mi.n / wave;
+  for (unsigned lane = 0; lane < wave; ++lane)
+    for (unsigned r = 0; r < registers; ++r) {
+      auto [i, j] = elementOfD(mi, lane, r);
+      if constexpr (std::is_same_v<Acc, double>) {
+        float cv;
+        std::memcpy(&cv, lanes[lane]->c + 4 * r, 4);
+        D[size_t(i) * mi.n + j] = cv;
+      } else {
+        int32_t cv;
+        std::memcpy(&cv, lanes[lane]->c + 4 * r, 4);
+        D[size_t(i) * mi.n + j] = cv;
+      }
+    }
+  // Row by row, k outermost: each element still adds its products in order
+  // of k, and the innermost loop runs along a row (vectorizable).
+  for (unsigned i = 0; i < mi.m; ++i) {
+    Acc *row = &D[size_t(i) * mi.n];
+    for (unsigned kk = 0; kk < mi.k; ++kk) {
+      const Acc a = A[size_t(i) * mi.k + kk];
+      const Acc *bRow = &B[size_t(kk) * mi.n];
+      for (unsigned j = 0; j < mi.n; ++j)
+        row[j] += a * bRow[j];
+    }
+  }
+  for (unsigned lane = 0; lane < wave; ++lane)
+    for (unsigned r = 0; r < registers; ++r) {
+      auto [i, j] = elementOfD(mi, lane, r);
+      const Acc sum = D[size_t(i) * mi.n + j];
+      if constexpr (std::is_same_v<Acc, double>) {
+        const float out = float(sum);
+        std::memcpy(lanes[lane]->d + 4 * r, &out, 4);
+      } else {
+        const int32_t out = int32_t(uint32_t(uint64_t(sum))); // wraps as the 32-bit hardware does
+        std::memcpy(lanes[lane]->d + 4 * r, &out, 4);
+      }
+    }
+}
 
 } // namespace
 
@@ -167,44 +238,29 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
     wg.fail(std::string(mi.name) + " needs a wave of " + (mi.wmma ? "32" : "64") + " lanes, not " +
             std::to_string(wave));
   const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wave;
-  Operands mine{static_cast<const uint8_t *>(a), static_cast<const uint8_t *>(b), static_cast<const uint8_t *>(c)};
-  wg.exchange()[lane] = reinterpret_cast<uint64_t>(&mine);
-  wg.waveSync();
-  auto operandsOf = [&](unsigned l) { return *reinterpret_cast<const Operands *>(wg.exchange()[waveBase + l]); };
-  const Elem inA = (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
-  const Elem inB = mi.inB != Elem::Same ? mi.inB : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8 : mi.in;
-  const bool ocp = flags & 4;
-  const unsigned lanePos = lane % wave, registers = mi.m * mi.n / wave;
-  for (unsigned r = 0; r < registers; ++r) {
-    auto [i, j] = elementOfD(mi, lanePos, r);
-    if (mi.intAcc) {
-      int64_t sum;
-      int32_t cv;
-      std::memcpy(&cv, mine.c + 4 * r, 4);
-      sum = cv;
-      for (unsigned kk = 0; kk < mi.k; ++kk) {
-        Placement pa = placeA(mi, i, kk), pb = placeB(mi, kk, j);
-        sum += int64_t(element(operandsOf(pa.lane).a, pa.index, inA, ocp)) *
-               int64_t(element(operandsOf(pb.lane).b, pb.index, inB, ocp));
-      }
-      int32_t out = int32_t(uint32_t(uint64_t(sum))); // wraps as the 32-bit hardware does
-      std::memcpy(static_cast<uint8_t *>(d) + 4 * r, &out, 4);
-    } else {
-      // Products of f16/bf16/f32/8-bit float inputs are exact in double; the sum is
-      // rounded to f32 once (AMD leaves the order of the f32 accumulation
-      // unspecified; tests allow for it).
-      float cv;
-      std::memcpy(&cv, mine.c + 4 * r, 4);
-      double sum = cv;
-      for (unsigned kk = 0; kk < mi.k; ++kk) {
-        Placement pa = placeA(mi, i, kk), pb = placeB(mi, kk, j);
-        sum += element(operandsOf(pa.lane).a, pa.index, inA, ocp) * element(operandsOf(pb.lane).b, pb.index, inB, ocp);
-      }
-      float out = float(sum);
-      std::memcpy(static_cast<uint8_t *>(d) + 4 * r, &out, 4);
-    }
+  if (wg.blockSize() - waveBase < wave)
+    wg.fail(std::string(mi.name) + " needs a full wave; the workgroup's last wave has " +
+            std::to_string(wg.blockSize() - waveBase) + " of " + std::to_string(wave) + " lanes");
+  Operands mine{static_cast<const uint8_t *>(a), static_cast<const uint8_t *>(b), static_cast<const uint8_t *>(c),
+                static_cast<uint8_t *>(d)};
+  const uint32_t meeting = wg.waveSyncsPassed(lane);
+  uint64_t *slots = wg.exchangeSlots(lane);
+  slots[lane] = reinterpret_cast<uint64_t>(&mine);
+  if (wg.lastToArrive(lane)) {
+    const Operands *lanes[64];
+    for (unsigned l = 0; l < wave; ++l)
+      lanes[l] = reinterpret_cast<const Operands *>(slots[waveBase + l]);
+    const Elem inA = (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
+    const Elem inB = mi.inB != Elem::Same ? mi.inB : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8 : mi.in;
+    const bool ocp = flags & 4;
+    if (mi.intAcc)
+      multiplyWave<int64_t>(mi, inA, inB, ocp, lanes, wave);
+    else
+      multiplyWave<double>(mi, inA, inB, ocp, lanes, wave);
   }
-  wg.waveSync(); // no lane's operands change until every lane has read them
+  wg.waveSync(); // every lane's D is written when the wave meets
+  if (!wg.stepCompleted(lane, meeting))
+    wg.fail(std::string(mi.name) + " was reached by only part of a wave");
 }
 
 } // namespace tessel::emu

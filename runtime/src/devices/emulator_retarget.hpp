@@ -56,7 +56,9 @@ RetargetedKernel retargetForHost(llvm::Module &module, const std::string &kernel
 // Makes the lanes of a wave access memory in the GPU's order: a wave barrier
 // wherever an access follows a store, or a store follows a load, since the
 // wave last met, in uniform control flow (emulator_lockstep.cpp). Runs on the
-// AMDGPU module, before retargeting. Returns how many it placed.
+// AMDGPU module, before retargeting; first replaces a readfirstlane or
+// readlane of a uniform value by the value (no meeting). Returns how many
+// meetings it placed.
 unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelName,
                                 llvm::TargetMachine &device);
 

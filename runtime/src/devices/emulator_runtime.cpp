@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <stdexcept>
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -24,9 +25,13 @@ ThreadState &currentThread() { return tThread; }
 // ---- fibers ----------------------------------------------------------------
 
 FiberWorkgroup::FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes)
-    : fibers_(blockSize), exchange_(blockSize, 0), waveSyncs_((blockSize + waveSize - 1) / waveSize, 0),
-      stackBytes_(stackBytes), guardBytes_(size_t(sysconf(_SC_PAGESIZE))), slotBytes_(stackBytes + guardBytes_),
-      waveSize_(waveSize) {
+    : fibers_(blockSize), exchange_(2 * size_t(blockSize), 0), waveSyncs_((blockSize + waveSize - 1) / waveSize, 0),
+      arrivals_(waveSyncs_.size(), 0), completed_(waveSyncs_.size(), 0), waiting_(waveSyncs_.size(), 0),
+      stackBytes_(stackBytes), guardBytes_(size_t(sysconf(_SC_PAGESIZE))),
+      slotBytes_(stackBytes + guardBytes_ + kStackColorBytes),
+      waveSize_(waveSize), waveShift_(uint32_t(std::countr_zero(waveSize))) {
+  if (!std::has_single_bit(waveSize))
+    throw std::invalid_argument("the emulator's wave size must be a power of two");
   // Reserved lazily: only the pages a fiber touches cost memory. Below each
   // stack a page no access may touch: a stack that overflows faults (and the
   // fault report says so) instead of silently writing the next fiber's.
@@ -90,7 +95,12 @@ void FiberWorkgroup::start(Fiber &f, char *stack) {
   // the address it returns to (fiberMain), then a zero return address for
   // fiberMain, which never returns. fiberMain starts with rsp % 16 == 8, as
   // after a call.
-  auto top = reinterpret_cast<uintptr_t>(stack + stackBytes_) & ~uintptr_t(15);
+  // Each fiber's stack starts at its own offset within a page (the stacks
+  // are page-aligned, so their tops would otherwise share the same few
+  // cache sets, and a wave's lanes, switching in turn, evict each other's
+  // frames); consecutive fibers lie 37 cache lines apart.
+  const size_t color = (size_t(&f - fibers_.data()) * 37 % (kStackColorBytes / 64)) * 64;
+  auto top = reinterpret_cast<uintptr_t>(stack + stackBytes_ + color) & ~uintptr_t(15);
   auto *slots = reinterpret_cast<void **>(top);
   slots[-1] = nullptr;
   slots[-2] = reinterpret_cast<void *>(&FiberWorkgroup::fiberMain);
@@ -104,7 +114,7 @@ void FiberWorkgroup::switchTo(Context &save, Context &load) { swapcontext(&save.
 void FiberWorkgroup::start(Fiber &f, char *stack) {
   getcontext(&f.context.uc);
   f.context.uc.uc_stack.ss_sp = stack;
-  f.context.uc.uc_stack.ss_size = stackBytes_;
+  f.context.uc.uc_stack.ss_size = stackBytes_ + kStackColorBytes;
   f.context.uc.uc_link = nullptr;
   makecontext(&f.context.uc, &FiberWorkgroup::fiberMain, 0);
 }
@@ -114,29 +124,48 @@ void FiberWorkgroup::fiberMain() {
   FiberWorkgroup *self = tThread.fibers;
   self->entry_(self->kernarg_);
   self->fibers_[self->current_].state = State::Done;
+  ++self->done_;
   // Back to the scheduler for good: a finished fiber is never resumed.
   self->switchTo(self->fibers_[self->current_].context, self->scheduler_);
   __builtin_unreachable();
 }
 
-void FiberWorkgroup::suspend(State state) {
-  uint32_t lane = current_;
-  fibers_[lane].state = state;
-  switchTo(fibers_[lane].context, scheduler_);
-}
+void FiberWorkgroup::suspend() { switchTo(fibers_[current_].context, scheduler_); }
 
-void FiberWorkgroup::barrier() { suspend(State::AtBarrier); }
+// The last thread to reach a barrier releases the workgroup (every wave has
+// met as well); the scheduler's next sweep runs it again from thread 0.
+void FiberWorkgroup::barrier() {
+  fibers_[current_].state = State::AtBarrier;
+  if (++atBarrier_ == blockSize()) {
+    atBarrier_ = 0;
+    for (Fiber &f : fibers_)
+      f.state = State::Ready;
+    ++barriers_;
+    for (uint32_t &w : waveSyncs_)
+      ++w;
+  }
+  suspend();
+}
 
 // A lane that reaches a wave's meeting hands over to the next lane of its
 // wave directly when that one is ready: the lane the scheduler's sweep would
 // run next anyway, so the order of execution is the same, with one switch
-// per lane instead of two. The wave's last lane goes back to the scheduler,
-// which releases the wave after its sweep.
+// per lane instead of two. The wave's last lane to arrive releases the wave
+// and goes back to the scheduler, whose sweep goes on with the next wave and
+// comes back to this one from its first lane.
 void FiberWorkgroup::waveSync() {
-  const uint32_t lane = current_, next = lane + 1;
-  if (next % waveSize_ == 0 || next >= blockSize() || fibers_[next].state != State::Ready)
-    return suspend(State::AtWaveSync);
+  const uint32_t lane = current_, next = lane + 1, wave = waveOf(lane);
+  const uint32_t base = wave * waveSize_, end = std::min(blockSize(), base + waveSize_);
   fibers_[lane].state = State::AtWaveSync;
+  if (++waiting_[wave] == end - base) {
+    waiting_[wave] = 0;
+    for (uint32_t i = base; i < end; ++i)
+      fibers_[i].state = State::Ready;
+    ++waveSyncs_[wave];
+    return suspend();
+  }
+  if (next == end || fibers_[next].state != State::Ready)
+    return suspend();
   current_ = next;
   tThread.workitem[0] = next;
   switchTo(fibers_[lane].context, fibers_[next].context);
@@ -172,6 +201,10 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
   std::fill(exchange_.begin(), exchange_.end(), 0);
   barriers_ = 0;
   std::fill(waveSyncs_.begin(), waveSyncs_.end(), 0);
+  std::fill(arrivals_.begin(), arrivals_.end(), 0);
+  std::fill(completed_.begin(), completed_.end(), 0);
+  std::fill(waiting_.begin(), waiting_.end(), 0);
+  atBarrier_ = done_ = 0;
   for (uint32_t i = 0; i < n; ++i) {
     Fiber &f = fibers_[i];
     start(f, stacks_ + size_t(i) * slotBytes_ + guardBytes_);
@@ -180,9 +213,13 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
   ThreadState &ts = tThread;
   ts.fibers = this;
   for (;;) {
+    // A sweep runs every ready thread in order; a thread that hands over
+    // to the next lanes of its wave brings the sweep to where it stopped.
+    bool ran = false;
     for (uint32_t i = 0; i < n; ++i) {
       if (fibers_[i].state != State::Ready)
         continue;
+      ran = true;
       current_ = i;
       ts.workitem[0] = i;
       switchTo(scheduler_, fibers_[i].context);
@@ -190,38 +227,17 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
         ts.fibers = nullptr;
         return error_;
       }
+      i = current_;
     }
-    // Every fiber is now done or waiting: release whatever can go on.
-    uint32_t done = 0, atBarrier = 0, atWave = 0;
-    for (const Fiber &f : fibers_) {
-      done += f.state == State::Done;
-      atBarrier += f.state == State::AtBarrier;
-      atWave += f.state == State::AtWaveSync;
-    }
-    if (done == n)
+    if (done_ == n)
       break;
-    bool released = false;
-    for (uint32_t base = 0; base < n; base += waveSize_) {
-      uint32_t end = std::min(n, base + waveSize_), waiting = 0;
-      for (uint32_t i = base; i < end; ++i)
-        waiting += fibers_[i].state == State::AtWaveSync;
-      if (waiting == end - base) {
-        for (uint32_t i = base; i < end; ++i)
-          fibers_[i].state = State::Ready;
-        ++waveSyncs_[base / waveSize_];
-        released = true;
-      }
-    }
-    if (released)
+    if (ran)
       continue;
-    if (atBarrier == n) {
-      for (Fiber &f : fibers_)
-        f.state = State::Ready;
-      ++barriers_;
-      for (uint32_t &w : waveSyncs_)
-        ++w;
-      continue;
-    }
+    // Nothing can go on: threads wait for others that finished or wait elsewhere.
+    uint32_t atWave = 0;
+    for (uint32_t w : waiting_)
+      atWave += w;
+    const uint32_t atBarrier = atBarrier_, done = done_;
     ts.fibers = nullptr;
     if (atBarrier)
       return "s_barrier reached by only " + std::to_string(atBarrier) + " of " +
@@ -304,15 +320,14 @@ constexpr int64_t kNoLane = -1;
 template <typename Source>
 uint64_t readAcrossWave(uint64_t value, Source &&source, uint64_t none, uint64_t missing) {
   FiberWorkgroup &wg = currentWorkgroup();
-  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
-  wg.exchange()[lane] = value;
+  const uint32_t lane = wg.currentLane(), waveBase = lane & ~(wg.waveSize() - 1);
+  uint64_t *slots = wg.exchangeSlots(lane); // this meeting's set (see exchangeSlots)
+  slots[lane] = value;
   wg.waveSync();
   const int64_t from = source(lane - waveBase);
-  uint64_t result = from == kNoLane                          ? none
-                    : waveBase + uint64_t(from) < wg.blockSize() ? wg.exchange()[waveBase + from]
-                                                                 : missing;
-  wg.waveSync(); // nobody may overwrite the slots before every lane has read
-  return result;
+  return from == kNoLane                                   ? none
+         : waveBase + uint64_t(from) < wg.blockSize() ? slots[waveBase + from]
+                                                      : missing;
 }
 
 uint64_t updateDpp(uint64_t old, uint64_t src, uint32_t ctrl, uint32_t rowMask,
@@ -373,7 +388,7 @@ using tessel::emu::readAcrossWave;
 static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
   const uint32_t waveSize = tessel::emu::currentWorkgroup().waveSize();
   return int32_t(readAcrossWave(
-      uint32_t(data), [&](uint32_t) { return int64_t((uint32_t(byteAddress) >> 2) % waveSize); }, 0, 0));
+      uint32_t(data), [&](uint32_t) { return int64_t((uint32_t(byteAddress) >> 2) & (waveSize - 1)); }, 0, 0));
 }
 
 // V_PERMLANEX16_B32 (RDNA3 ISA, VOP3): a wave's lanes form rows of 16, two
@@ -405,7 +420,7 @@ static int32_t tessel_emu_readfirstlane(int32_t data) {
 static int32_t tessel_emu_readlane(int32_t data, int32_t lane) {
   const uint32_t waveSize = tessel::emu::currentWorkgroup().waveSize();
   return int32_t(
-      readAcrossWave(uint32_t(data), [&](uint32_t) { return int64_t(uint32_t(lane) % waveSize); }, 0, 0));
+      readAcrossWave(uint32_t(data), [&](uint32_t) { return int64_t(uint32_t(lane) & (waveSize - 1)); }, 0, 0));
 }
 
 static float tessel_emu_exp2_f32(float x) { return tessel::emu::hardwareExp2(x); }

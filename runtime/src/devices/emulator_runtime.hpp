@@ -4,6 +4,7 @@
 // Internal to tessel_devices.
 #pragma once
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
@@ -70,10 +71,35 @@ public:
   // Workgroup barriers every thread has passed; syncs the wave of `lane` has
   // passed (barriers included): what orders LDS accesses between threads.
   uint32_t barriersPassed() const { return barriers_; }
-  uint32_t waveSyncsPassed(uint32_t lane) const { return waveSyncs_[lane / waveSize_]; }
+  uint32_t waveSyncsPassed(uint32_t lane) const { return waveSyncs_[waveOf(lane)]; }
   uint32_t waveSize() const { return waveSize_; }
+  // The wave of `lane` (wave sizes are powers of two: a shift, not a division).
+  uint32_t waveOf(uint32_t lane) const { return lane >> waveShift_; }
   uint32_t blockSize() const { return static_cast<uint32_t>(fibers_.size()); }
-  std::vector<uint64_t> &exchange() { return exchange_; }
+  // The exchange slots (one per thread of the workgroup) of the meeting
+  // `lane`'s wave goes to next. Two sets alternate with the wave's meetings:
+  // a lane writes its slot, meets, reads another lane's slot; a lane that
+  // runs on to the next cross-lane op writes the other set, and the wave
+  // cannot meet again (and reuse this set) before every lane has read. So a
+  // cross-lane op costs one meeting.
+  uint64_t *exchangeSlots(uint32_t lane) {
+    return exchange_.data() + size_t(waveSyncs_[waveOf(lane)] & 1u) * fibers_.size();
+  }
+  // Counts `lane`'s arrival at a wave-wide step (a matrix instruction):
+  // true for the last of the wave's lanes to arrive, which then does the
+  // step for the whole wave before the meeting that follows.
+  bool lastToArrive(uint32_t lane) {
+    const uint32_t wave = waveOf(lane), base = wave * waveSize_;
+    if (++arrivals_[wave] < std::min(waveSize_, blockSize() - base))
+      return false;
+    arrivals_[wave] = 0;
+    completed_[wave] = waveSyncs_[wave] + 1;
+    return true;
+  }
+  // After the meeting that followed `lane`'s arrival at a wave-wide step,
+  // with `meeting` = waveSyncsPassed(lane) read before it: whether the wave's
+  // last lane did the step (else part of the wave met elsewhere).
+  bool stepCompleted(uint32_t lane, uint32_t meeting) const { return completed_[waveOf(lane)] == meeting + 1; }
   [[noreturn]] void fail(std::string why);
   // Whether `address` is in the guard page below a fiber's stack (a stack
   // that overflowed faults there instead of writing its neighbour's).
@@ -95,17 +121,22 @@ private:
     State state = State::Ready;
   };
   static void fiberMain();
-  void suspend(State state);
+  void suspend(); // back to the scheduler
   void start(Fiber &f, char *stack);
   static void switchTo(Context &save, Context &load);
 
   std::vector<Fiber> fibers_;
-  std::vector<uint64_t> exchange_; // one slot per lane for cross-lane ops
+  std::vector<uint64_t> exchange_; // two slots per lane for cross-lane ops
   uint32_t barriers_ = 0;
   std::vector<uint32_t> waveSyncs_; // per wave
+  std::vector<uint32_t> arrivals_;  // per wave: lanes at a wave-wide step
+  std::vector<uint32_t> completed_; // per wave: 1 + the meeting its last step was done at
+  std::vector<uint32_t> waiting_;   // per wave: lanes waiting at its meeting
+  uint32_t atBarrier_ = 0, done_ = 0; // threads at the barrier, finished
   char *stacks_ = nullptr; // per fiber: a guard page, then its stack
+  static constexpr size_t kStackColorBytes = 4096; // room to start each stack at its own offset
   size_t stackBytes_, guardBytes_, slotBytes_;
-  uint32_t waveSize_;
+  uint32_t waveSize_, waveShift_;
   uint32_t current_ = 0;
   Context scheduler_;
   EntryFn entry_ = nullptr;

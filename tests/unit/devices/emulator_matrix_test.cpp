@@ -253,3 +253,48 @@ TEST_CASE("emulator: an MFMA with a broadcast modifier (cbsz) is refused with a 
   CompiledKernel k = testing::kernelFromIR("bcast", ir, {{TraceArg::Pointer, DType::F32}});
   CHECK_THROWS_WITH_AS(dev.impl().load(k), doctest::Contains("cbsz = abid = blgp = 0 only (cbsz is 1)"), Error);
 }
+
+namespace {
+// An MFMA (16x16x16 f16, zero operands) that lanes below `lanes` execute;
+// the others meet their wave at a wave barrier instead.
+std::string partialMfmaIR(unsigned lanes) {
+  return "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+         "declare void @llvm.amdgcn.wave.barrier()\n"
+         "declare <4 x float> @llvm.amdgcn.mfma.f32.16x16x16f16(<4 x half>, <4 x half>, <4 x float>, i32 immarg, i32 "
+         "immarg, i32 immarg)\n"
+         "define amdgpu_kernel void @partial(ptr addrspace(1) %d) {\n"
+         "  %lane = call i32 @llvm.amdgcn.workitem.id.x()\n"
+         "  %in = icmp ult i32 %lane, " + std::to_string(lanes) + "\n"
+         "  br i1 %in, label %mfma, label %other\n"
+         "mfma:\n"
+         "  %v = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x16f16(<4 x half> zeroinitializer, <4 x half> "
+         "zeroinitializer, <4 x float> zeroinitializer, i32 0, i32 0, i32 0)\n"
+         "  %l = zext i32 %lane to i64\n"
+         "  %p = getelementptr <4 x float>, ptr addrspace(1) %d, i64 %l\n"
+         "  store <4 x float> %v, ptr addrspace(1) %p\n"
+         "  ret void\n"
+         "other:\n"
+         "  call void @llvm.amdgcn.wave.barrier()\n"
+         "  ret void\n}\n";
+}
+
+void launchPartial(unsigned mfmaLanes, uint32_t blockSize) {
+  Device dev = Device::emulator("gfx942");
+  auto d = dev.upload(std::vector<float>(4 * 64, 0.0f));
+  CompiledKernel k = testing::kernelFromIR("partial", partialMfmaIR(mfmaLanes), {{TraceArg::Pointer, DType::F32}});
+  auto loaded = dev.impl().load(k);
+  void *ptr = d.devicePtr();
+  std::vector<uint8_t> args(8);
+  std::memcpy(args.data(), &ptr, 8);
+  dev.impl().launch(*loaded, {1, 1, 1}, blockSize, args.data(), args.size());
+}
+} // namespace
+
+// The wave's last lane to arrive computes the whole wave's D: a wave whose
+// lanes did not all reach the instruction (some met elsewhere), or a partial
+// last wave, is an error, not a product of other lanes' stale registers.
+TEST_CASE("emulator: an MFMA reached by part of a wave, or in a partial wave, is an error") {
+  CHECK_NOTHROW(launchPartial(64, 64));
+  CHECK_THROWS_WITH_AS(launchPartial(32, 64), doctest::Contains("was reached by only part of a wave"), Error);
+  CHECK_THROWS_WITH_AS(launchPartial(64, 32), doctest::Contains("needs a full wave"), Error);
+}
