@@ -344,7 +344,8 @@ void DiskCache::fallBackToMemory(const std::string &why) {
 std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization &spec,
                                 std::string_view arch, unsigned numWarps,
                                 std::string_view compilerIdentity, unsigned codeObjectVersion,
-                                unsigned numStages, bool fastMath, bool fpFusion, bool debug) {
+                                unsigned numStages, bool fastMath, bool fpFusion, bool debug,
+                                bool directToLds) {
   std::string bytes;
   auto put = [&](uint64_t v) { bytes.append(reinterpret_cast<const char *>(&v), sizeof v); };
   put(traceFingerprint);
@@ -366,6 +367,8 @@ std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization 
     bytes.append("fp_fusion");
   if (debug) // or device_assert checks
     bytes.append("debug");
+  if (directToLds) // or TESSEL_DIRECT_TO_LDS
+    bytes.append("direct_to_lds");
   llvm::XXH128_hash_t h = llvm::xxh3_128bits(
       llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
   return hex64(h.high64) + hex64(h.low64);

@@ -38,7 +38,8 @@ public:
                               std::string_view arch, unsigned numWarps,
                               std::string_view compilerIdentity,
                               unsigned codeObjectVersion = 5, unsigned numStages = 1,
-                              bool fastMath = false, bool fpFusion = false, bool debug = false);
+                              bool fastMath = false, bool fpFusion = false, bool debug = false,
+                              bool directToLds = false);
 
   // The kernel stored under `key` (named `expectedName` when given), or
   // nullopt. Never throws for I/O problems.
