@@ -400,8 +400,6 @@ static int32_t tessel_emu_readfirstlane(int32_t data) {
   return int32_t(readAcrossWave(uint32_t(data), [](uint32_t) { return int64_t(0); }, 0, 0));
 }
 
-// V_READLANE_B32: the value of lane `lane` of the wave (the lane number
-// taken modulo the wave size, as the hardware reads only its low bits).
 // V_CMP into an SGPR pair (llvm.amdgcn.ballot.i64): bit l is lane l's
 // value; lanes past the workgroup are 0.
 static uint64_t tessel_emu_ballot(int32_t bit) {
@@ -416,6 +414,8 @@ static uint64_t tessel_emu_ballot(int32_t bit) {
   return result;
 }
 
+// V_READLANE_B32: the value of lane `lane` of the wave (the lane number
+// taken modulo the wave size, as the hardware reads only its low bits).
 static int32_t tessel_emu_readlane(int32_t data, int32_t lane) {
   const uint32_t waveSize = tessel::emu::currentWorkgroup().waveSize();
   return int32_t(

@@ -7,7 +7,7 @@
 // CHECK-LABEL: func.func @direct(
 // CHECK: %[[FIRST:.*]] = scf.if
 // CHECK-NEXT: tessel.buffer_load
-// CHECK: tessel.local_alloc : !tessel.lds<1x64x32xf16
+// CHECK: tessel.local_alloc : <1x64x32xf16
 // CHECK: tessel.local_store %[[FIRST]]
 // CHECK: scf.for
 // CHECK: tessel.local_load
@@ -25,9 +25,9 @@
 // offset, which is the shift), reads its own, and ends with the wait and one
 // barrier. No tile is carried in registers, none is stored by threads.
 // DIRECT-LABEL: func.func @direct(
-// DIRECT: %[[BUF:.*]] = tessel.local_alloc : !tessel.lds<2x64x32xf16
+// DIRECT: %[[BUF:.*]] = tessel.local_alloc : <2x64x32xf16
 // DIRECT: scf.if
-// DIRECT-NEXT: tessel.buffer_load_to_local %{{.*}}[%{{.*}} + %{{.*}}], %{{.*}} bound %{{.*}} into %[[BUF]][%{{.*}}] {vec = 8 : i32}
+// DIRECT-NEXT: tessel.buffer_load_to_local %{{.*}}[%{{.*}} + %{{.*}}], %{{.*}} into %[[BUF]][%{{.*}}] {vec = 8 : i32}
 // DIRECT-NEXT: }
 // DIRECT-NEXT: tessel.async_wait
 // DIRECT-NEXT: tessel.barrier
@@ -50,15 +50,19 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     %zero = arith.constant dense<0.0> : tensor<64x64xf32>
     %zh = arith.constant dense<0.0> : tensor<64x32xf16>
     %acc:2 = scf.for %k = %c0 to %n step %c32 iter_args(%acc = %zero, %off = %c0) -> (tensor<64x64xf32>, i32) : i32 {
-      %ra = tessel.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
-      %ia = tessel.reshape %ra : tensor<2048xi32> -> tensor<64x32xi32>
+      %row = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+      %rowe = tessel.expand_dims %row {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+      %c32s = tessel.splat %c32 : tensor<64x1xi32>
+      %rowk = arith.muli %rowe, %c32s : tensor<64x1xi32>
+      %rowb = tessel.broadcast %rowk : tensor<64x1xi32> -> tensor<64x32xi32>
       %col = tessel.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
       %cole = tessel.expand_dims %col {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
       %colb = tessel.broadcast %cole : tensor<1x32xi32> -> tensor<64x32xi32>
+      %ia = arith.addi %rowb, %colb : tensor<64x32xi32>
       %left = arith.subi %K, %k : i32
       %ls = tessel.splat %left : tensor<64x32xi32>
       %m = arith.cmpi slt, %colb, %ls : tensor<64x32xi32>
-      %os = tessel.splat %off : tensor<64x32xi32>
+      %os = tessel.splat %k : tensor<64x32xi32>
       %o = arith.addi %ia, %os : tensor<64x32xi32>
       %pa = tessel.splat %a : tensor<64x32x!tessel.ptr<f16>>
       %qa = tessel.addptr %pa, %o : tensor<64x32x!tessel.ptr<f16>>, tensor<64x32xi32>

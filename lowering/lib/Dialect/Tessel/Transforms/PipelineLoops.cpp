@@ -365,7 +365,7 @@ SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> 
     if (!l.direct)
       types.push_back(l.load->getResult(0).getType());
   // (Without results the branch gets its terminators made.)
-  auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/true);
+  auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/!types.empty());
   OpBuilder outer(branch);
   OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
   ahead.enter(outer, then);
