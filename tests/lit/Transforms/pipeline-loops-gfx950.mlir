@@ -29,7 +29,8 @@
 // DIRECT: scf.if
 // DIRECT-NEXT: tessel.buffer_load_to_local %{{.*}}[%{{.*}} + %{{.*}}], %{{.*}} into %[[BUF]][%{{.*}}] {vec = 8 : i32}
 // DIRECT-NEXT: }
-// DIRECT-NEXT: tessel.async_wait
+// DIRECT-NOT: tessel.barrier
+// DIRECT: tessel.async_wait
 // DIRECT-NEXT: tessel.barrier
 // DIRECT: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[READ:.*]] = %{{.*}}) -> (tensor<64x64xf32, #{{.*}}>, i32, i32)
 // DIRECT: %[[AFTER:.*]] = arith.addi %[[READ]], %{{.*}} : i32

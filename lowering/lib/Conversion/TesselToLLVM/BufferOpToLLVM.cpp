@@ -376,6 +376,13 @@ struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp
         rewriter.create<LLVM::MulOp>(loc, adaptor.getSlot().front(), i32Value(rewriter, loc, lds.slotBytes())));
     Value lane = target.laneId(rewriter, loc), wave = target.waveId(rewriter, loc);
     Value waveStart = ofBits(rewriter, loc, wave, plan->waveStep, /*xorThem=*/false);
+    // The wave's LDS pointer (M0) on the scalar unit: the same for every lane,
+    // which the backend does not know of the wave id (a VALU computation and
+    // a readfirstlane per load otherwise); each group adds a constant.
+    Value waveBase = rewriter.create<ROCDL::ReadfirstlaneOp>(
+        loc, rewriter.getI32Type(),
+        rewriter.create<LLVM::AddOp>(
+            loc, slotBase, rewriter.create<LLVM::MulOp>(loc, waveStart, i32Value(rewriter, loc, elemBytes))));
     // The lane whose registers group g takes, from `lane` and `wave`.
     auto sourceLane = [&](OpBuilder &b, Value lane, Value wave, size_t g) -> Value {
       Value lanes = b.create<LLVM::XOrOp>(loc, ofBits(b, loc, lane, plan->laneXor, true),
@@ -421,9 +428,8 @@ struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp
       if (shift)
         offset = rewriter.create<LLVM::AddOp>(loc, offset, shift);
       Value at = byteOffset(rewriter, loc, offset, elemBytes, pred, shared);
-      Value start = rewriter.create<LLVM::AddOp>(loc, waveStart, i32Value(rewriter, loc, plan->groupStart[g]));
-      Value ldsAt = rewriter.create<LLVM::AddOp>(
-          loc, slotBase, rewriter.create<LLVM::MulOp>(loc, start, i32Value(rewriter, loc, elemBytes)));
+      Value ldsAt =
+          rewriter.create<LLVM::AddOp>(loc, waveBase, i32Value(rewriter, loc, plan->groupStart[g] * elemBytes));
       rewriter.create<ROCDL::RawPtrBufferLoadLdsOp>(loc, rsrc, target.ldsAddress(rewriter, loc, ldsAt),
                                                     i32Value(rewriter, loc, vec * elemBytes), at, zero, zero, zero,
                                                     ArrayAttr(), ArrayAttr(), ArrayAttr());
