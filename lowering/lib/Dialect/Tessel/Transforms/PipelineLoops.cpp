@@ -417,14 +417,19 @@ scf::ForOp expandLoop(LoopSchedule &s) {
   const int64_t slots = direct ? distance + 1 : distance;
   Value zero;
   SmallVector<Value> buffers(n);
-  auto allocate = [&] {
+  // (`firsts`: each buffer's first tile, stored into slot 0 as it is made.)
+  auto allocate = [&](ArrayRef<Value> firsts) {
     zero = before.create<arith::ConstantIntOp>(loc, before.getI32Type(), 0);
-    for (auto [j, l] : llvm::enumerate(s.loads))
-      if (l.staged)
-        buffers[j] = before.create<LocalAllocOp>(loc, l.slotType);
+    for (auto [j, l] : llvm::enumerate(s.loads)) {
+      if (!l.staged)
+        continue;
+      buffers[j] = before.create<LocalAllocOp>(loc, l.slotType);
+      if (!firsts.empty())
+        before.create<LocalStoreOp>(loc, firsts[j], buffers[j], zero);
+    }
   };
   if (direct)
-    allocate();
+    allocate({});
 
   // Prologue: the first `distance` iterations' tiles, each masked off when
   // the loop does not reach its iteration (a direct load's into slot k).
@@ -444,10 +449,7 @@ scf::ForOp expandLoop(LoopSchedule &s) {
   // The first iteration's tile in slot 0, visible to every thread.
   if (staging) {
     if (!direct)
-      allocate();
-    for (auto [j, l] : llvm::enumerate(s.loads))
-      if (l.staged && !l.direct)
-        before.create<LocalStoreOp>(loc, firsts[j], buffers[j], zero);
+      allocate(firsts);
     if (direct)
       before.create<AsyncWaitOp>(loc);
     before.create<BarrierOp>(loc);
