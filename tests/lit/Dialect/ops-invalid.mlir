@@ -217,3 +217,21 @@ func.func @buffer_store_shape(%x: !tessel.ptr<f32>, %o: tensor<64xi32>, %v: tens
   tessel.buffer_store %x[%o], %v : (!tessel.ptr<f32>, tensor<64xi32>, tensor<32xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @load_to_lds_type(%p: !tessel.ptr<f32>, %o: tensor<64x32xi32>, %slot: i32) {
+  %b = tessel.local_alloc : !tessel.lds<2x64x32xf16, order [1, 0], pad 0>
+  // expected-error@below {{buffer element type must be the pointee type 'f32'}}
+  tessel.buffer_load_to_local %p[%o] into %b[%slot] {vec = 8 : i32} : (!tessel.ptr<f32>, tensor<64x32xi32>, !tessel.lds<2x64x32xf16, order [1, 0], pad 0>, i32) -> ()
+  return
+}
+
+// -----
+
+func.func @load_to_lds_shape(%p: !tessel.ptr<f16>, %o: tensor<32x32xi32>, %slot: i32) {
+  %b = tessel.local_alloc : !tessel.lds<2x64x32xf16, order [1, 0], pad 0>
+  // expected-error@below {{offsets 'tensor<32x32xi32>' do not match a slot of '!tessel.lds<2x64x32xf16, order [1, 0], pad 0>'}}
+  tessel.buffer_load_to_local %p[%o] into %b[%slot] {vec = 8 : i32} : (!tessel.ptr<f16>, tensor<32x32xi32>, !tessel.lds<2x64x32xf16, order [1, 0], pad 0>, i32) -> ()
+  return
+}
