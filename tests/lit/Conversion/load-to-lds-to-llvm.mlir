@@ -14,6 +14,8 @@
 // CHECK-NOT: rocdl.ds_bpermute
 // CHECK: rocdl.make.buffer.rsrc
 // CHECK: llvm.mlir.constant(4096 : i32) : i32
+// The wave's LDS pointer (M0) once, on the scalar unit.
+// CHECK: rocdl.readfirstlane
 // CHECK: rocdl.ballot
 // CHECK: llvm.mlir.constant(-2147483648 : i32) : i32
 // CHECK: llvm.select
