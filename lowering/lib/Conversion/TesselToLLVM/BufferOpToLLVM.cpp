@@ -432,7 +432,8 @@ struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp
           rewriter.create<LLVM::AddOp>(loc, waveBase, i32Value(rewriter, loc, plan->groupStart[g] * elemBytes));
       rewriter.create<ROCDL::RawPtrBufferLoadLdsOp>(loc, rsrc, target.ldsAddress(rewriter, loc, ldsAt),
                                                     i32Value(rewriter, loc, vec * elemBytes), at, zero, zero, zero,
-                                                    ArrayAttr(), ArrayAttr(), ArrayAttr());
+                                                    TargetInfo::asyncCopyScopes(rewriter.getContext()), ArrayAttr(),
+                                                    ArrayAttr());
     }
     rewriter.eraseOp(op);
     return success();

@@ -26,6 +26,10 @@ using namespace mlir::tessel;
 
 namespace {
 
+// On a local_load of a slot tiles load into straight from global memory
+// (LocalMemoryOpToLLVM reads it).
+constexpr const char *kAsyncCopiedAttr = "tessel.async_copied";
+
 bool isCarried(scf::ForOp loop, Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
   return arg && arg.getOwner() == loop.getBody() && v != loop.getInductionVar();
@@ -507,6 +511,10 @@ scf::ForOp expandLoop(LoopSchedule &s) {
       if (p.staged) {
         OpBuilder at(p.staged);
         Value tile = at.create<LocalLoadOp>(p.staged.getLoc(), p.staged.getType(), buffers[j], read);
+        // Of a slot whose loads to LDS were waited for, never of one being
+        // loaded: the lowering tells the backend (no wait before the reads).
+        if (p.direct)
+          tile.getDefiningOp()->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
         p.staged.getResult().replaceAllUsesWith(tile);
         p.staged.erase();
       } else {
