@@ -10,7 +10,7 @@
 // CHECK: tessel.local_alloc : <1x64x32xf16
 // CHECK: tessel.local_store %[[FIRST]]
 // CHECK: scf.for
-// CHECK: tessel.local_load
+// CHECK: tessel.local_load %{{.*}}[%{{.*}}] :
 // CHECK: tessel.dot
 // CHECK: tessel.barrier
 // CHECK: tessel.local_store
@@ -38,7 +38,7 @@
 // DIRECT: scf.if
 // DIRECT-NEXT: tessel.buffer_load_to_local %{{.*}} into %[[BUF]][%[[WRITE]]]
 // DIRECT-NOT: tessel.local_store
-// DIRECT: tessel.local_load %[[BUF]][%[[READ]]]
+// DIRECT: tessel.local_load %[[BUF]][%[[READ]]] {tessel.async_copied}
 // DIRECT: tessel.dot
 // DIRECT-NOT: tessel.local_store
 // DIRECT: tessel.async_wait

@@ -195,6 +195,8 @@ def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
     last iteration's barrier), and ends with `tessel.async_wait` and one
     barrier. All or none: a tile staged through registers in two slots
     costs an address op per swizzled access pattern each iteration.
+    The reads of those slots are marked `tessel.async_copied`: they never
+    read a slot being loaded, which the lowering tells LLVM (alias scopes).
   }];
   let options = [
     Option<"directToLds", "direct-to-lds", "bool", /*default=*/"false",
