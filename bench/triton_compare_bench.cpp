@@ -147,15 +147,17 @@ struct Case {
 
 constexpr int kM = 4096, kN = 4096, kK = 4096, kBM = 128, kBN = 128, kBK = 64, kGroupM = 8, kStages = 2;
 
-template <class T> Case matmulTriton03(const char *dtype, unsigned warps) {
-  return {std::string("matmul-triton03-") + dtype + "-w" + std::to_string(warps), "matmul", "triton03", dtype,
-          "M=N=K=4096", {kBM, kBN, kBK}, warps, kStages, [warps](Device &dev) {
+// transB: B stored [N, K] (strides (1, K)), form "triton03bt".
+template <class T> Case matmulTriton03(const char *dtype, unsigned warps, bool transB = false) {
+  const char *form = transB ? "triton03bt" : "triton03";
+  return {std::string("matmul-") + form + "-" + dtype + "-w" + std::to_string(warps), "matmul", form, dtype,
+          "M=N=K=4096", {kBM, kBN, kBK}, warps, kStages, [warps, transB](Device &dev) {
             static auto kernel = jit(&bench::triton_matmul<T>, "matmul_kernel");
             auto a = dev.alloc<T>(size_t(kM) * kK), b = dev.alloc<T>(size_t(kK) * kN);
             auto c = dev.alloc<T>(size_t(kM) * kN);
             kernel.launch(dev, {cdiv(kM, kBM) * cdiv(kN, kBN)},
                           {.num_warps = warps, .num_stages = kStages, .fp_fusion = true}, a, b, c, kM, kN, kK, kK, 1,
-                          kN, 1, kN, 1, kBM, kBN, kBK, kGroupM);
+                          transB ? 1 : kN, transB ? kK : 1, kN, 1, kBM, kBN, kBK, kGroupM);
             return kernel.lastCompiled();
           }};
 }
@@ -284,6 +286,7 @@ std::vector<Case> cases() {
   for (unsigned warps : {4u, 8u}) {
     all.push_back(matmulTriton03<half>("f16", warps));
     all.push_back(matmulTriton03<bfloat16>("bf16", warps));
+    all.push_back(matmulTriton03<half>("f16", warps, /*transB=*/true));
     all.push_back(matmulTutorial03<half>("f16", warps));
     all.push_back(matmulTutorial03<bfloat16>("bf16", warps));
     all.push_back(matmulLibrary<half>("f16", warps));

@@ -166,8 +166,11 @@ def triton_launch(case, variant=""):
         job = {"source": "matmul.py", "kernel": "matmul_kernel",
                "args": [tensor("a_ptr", dt, s * s), tensor("b_ptr", dt, s * s), tensor("c_ptr", ct_, s * s),
                         scalar("M", s), scalar("N", s), scalar("K", s),
-                        scalar("stride_am", s), scalar("stride_ak", 1), scalar("stride_bk", s),
-                        scalar("stride_bn", 1), scalar("stride_cm", s), scalar("stride_cn", 1),
+                        scalar("stride_am", s), scalar("stride_ak", 1),
+                        # B stored [N, K] in form triton03bt
+                        scalar("stride_bk", 1 if case["form"] == "triton03bt" else s),
+                        scalar("stride_bn", s if case["form"] == "triton03bt" else 1),
+                        scalar("stride_cm", s), scalar("stride_cn", 1),
                         const("BLOCK_SIZE_M", bm), const("BLOCK_SIZE_N", bn), const("BLOCK_SIZE_K", bk),
                         const("GROUP_SIZE_M", group), const("ACTIVATION", "")],
                "options": {"num_warps": warps, "num_stages": MATMUL_STAGES, **options}}
@@ -180,6 +183,8 @@ def triton_launch(case, variant=""):
     opts = job["options"]
     parts = [p, case["dtype"], f"w{opts['num_warps']}", f"s{opts.get('num_stages', 'default')}", variant,
              case["arch"]]
+    if p == "matmul" and case["form"] == "triton03bt":
+        parts[1:1] = ["bt"]
     if p == "attention":
         parts[1:1] = [f"d{case['head_dim']}", "causal" if case["causal"] else "nc", "x".join(map(str, case["block"]))]
     job["id"] = "-".join(x for x in parts if x)
@@ -502,6 +507,8 @@ FORMS = {
                   "(bench/triton/layer_norm.py)",
     "triton03": "tessel: Triton tutorial 03's kernel in C++, line by line (pointers advanced each iteration, "
                 "strides at run time, masks on K)",
+    "triton03bt": "tessel: Triton tutorial 03's kernel in C++, line by line, B stored [N, K] (stride_bk 1, "
+                  "stride_bn K); Triton: the same launch",
     "tutorial03": "tessel: tessel's tutorials/03-matrix-multiplication.cpp (offsets from k, masks on rows and K, "
                   "C in f32)",
     "library": "tessel: tessel::kernels::matmul with MatmulConfig{128, 128, 64, GROUP_M 8}",
@@ -652,8 +659,8 @@ def main():
     ap.add_argument("--arch", action="append", help="a target (repeatable or comma-separated); default all three")
     ap.add_argument("--case", action="append",
                     help="only cases whose name contains this (repeatable): vector_add, softmax, layer_norm, "
-                         "matmul-{triton03,tutorial03,library}-{f16,bf16}-w{4,8}, matmul-{triton03,library}-fp8-w{4,8} "
-                         "(gfx942, gfx950), "
+                         "matmul-{triton03,tutorial03,library}-{f16,bf16}-w{4,8}, matmul-triton03bt-f16-w{4,8}, "
+                         "matmul-{triton03,library}-fp8-w{4,8} (gfx942, gfx950), "
                          "attention-d{64,128}-{nc,causal}-{f16,bf16}")
     ap.add_argument("--no-hip-tutorial", action="store_true",
                     help="skip the extra tables against tutorial 03's HIP autotuning entry (8 waves)")

@@ -355,7 +355,8 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
       request.trace.kernelName = symbol; // each variant's code object names its specialization
       v.compiled = compileTrace(request.trace, request.spec,
                                 CompileOptions{arch, o.numWarps, o.codeObjectVersion, o.numStages, o.fastMath,
-                                               o.fpFusion, /*debug=*/false, o.wavesPerEu});
+                                               o.fpFusion, /*debug=*/false, /*directToLds=*/false,
+                                               o.wavesPerEu});
       v.file = o.name + "." + arch + "." + symbol.substr(o.name.size() + 2) + ".hsaco";
       variants.push_back(std::move(v));
     }

@@ -86,13 +86,13 @@ constexpr uint32_t kGfx11BufferFlags = 0x31027000;
 // minor*100 + stepping, with the hex stepping of gfx90a ('a' = 10) spelled 10.
 constexpr std::array<TargetFacts, 4> kTargets = {{
     {"gfx90a", 64, kLds64KiB, kMaxWorkgroup, 9010, "+wavefrontsize64", kGfx90aMatrix, kGfx9BufferFlags, false, true, true,
-     512, 8, 8, 4, 16, kLds64KiB, true, 4, 64, Fp8Family::None},
+     512, 8, 8, 4, 16, kLds64KiB, true, 4, 64, Fp8Family::None, false, 4},
     {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix, kGfx9BufferFlags, false, true, true,
-     512, 8, 8, 4, 16, kLds64KiB, true, 4, 64, Fp8Family::Fnuz},
+     512, 8, 8, 4, 16, kLds64KiB, true, 4, 64, Fp8Family::Fnuz, false, 4},
     {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix, kGfx9BufferFlags, false, true, true,
-     512, 8, 8, 4, 16, 160 * 1024, true, 4, 64, Fp8Family::Ocp},
+     512, 8, 8, 4, 16, 160 * 1024, true, 4, 64, Fp8Family::Ocp, false, 16},
     {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix, kGfx11BufferFlags, true, false, false,
-     1536, 24, 16, 4, 32, 128 * 1024, false, 1, 32, Fp8Family::None, /*fp8DotThroughF16=*/true},
+     1536, 24, 16, 4, 32, 128 * 1024, false, 1, 32, Fp8Family::None, /*fp8DotThroughF16=*/true, 0},
 }};
 
 } // namespace

@@ -485,6 +485,8 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     mlir::tessel::tesselDialect(ctx.get()).getFpFusionAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
   if (options.debug)
     mlir::tessel::tesselDialect(ctx.get()).getDebugAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
+  if (options.directToLds)
+    mlir::tessel::tesselDialect(ctx.get()).getDirectToLdsAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
   if (options.numStages > 1)
     mlir::tessel::tesselDialect(ctx.get()).getNumStagesAttrHelper().setAttr(
         *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));

@@ -169,10 +169,14 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
   DiskCache &cache = disk ? *disk : DiskCache::process();
   if (options.num_stages < 1 || options.num_stages > 4)
     throw Error("kernel '" + kernelName + "': num_stages must be 1 to 4, not " + std::to_string(options.num_stages));
+  // Experimental, off unless asked for (docs/user-guide.md): gfx950's staged
+  // dot operands loaded straight into LDS.
+  const bool directToLds = environmentFlag("TESSEL_DIRECT_TO_LDS");
   const std::string diskKey = DiskCache::entryKey(request.trace.fingerprint(), request.spec, arch,
                                                   options.num_warps, compilerIdentity,
                                                   codeObjectVersion, options.num_stages, options.fast_math,
-                                                  options.fp_fusion, debugEnabled(options), options.waves_per_eu);
+                                                  options.fp_fusion, debugEnabled(options), directToLds,
+                                                  options.waves_per_eu);
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->device = device.shared();
@@ -197,11 +201,10 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
     ++stats.diskHits;
     checkBlockSize(entry->compiled);
   } else {
-    entry->compiled = compile(request.trace, request.spec, CompileOptions{arch, options.num_warps, codeObjectVersion,
-                                                                               options.num_stages, options.fast_math,
-                                                                               options.fp_fusion,
-                                                                               debugEnabled(options),
-                                                                               options.waves_per_eu});
+    entry->compiled = compile(request.trace, request.spec,
+                              CompileOptions{arch, options.num_warps, codeObjectVersion, options.num_stages,
+                                             options.fast_math, options.fp_fusion, debugEnabled(options),
+                                             directToLds, options.waves_per_eu});
     entry->compiled.times.trace = traceMs;
     ++stats.compiles;
     if (environmentLists("TESSEL_LOG", "compile"))

@@ -8,6 +8,10 @@
 //   gfx11 (OOB_SELECT = 3, raw):   out of range when offset + its size > num_records.
 // An out-of-range component reads 0 and is not written. Offsets are unsigned
 // 32-bit values. The sanitizer checks the in-range components like any access.
+// A load to LDS (MUBUF with LDS = 1; gfx950 moves 12 or 16 bytes a lane, as
+// well as 1, 2 or 4) writes no register: lane l's bytes go to LDS at
+// M0 + inst_offset + l * size (tessel's offset is 0), where M0 holds the intrinsic's LDS pointer (a
+// value the whole wave shares); an out-of-range dword writes 0 there.
 #include "emulator_retarget.hpp"
 
 #include "tessel/core/error.hpp"
@@ -122,6 +126,45 @@ void rewriteBufferStore(llvm::CallInst &call, llvm::Module &module) {
     llvm::Value *at = t.CreateAdd(t.CreateZExt(voffset, t.getInt64Ty()), t.getInt64(uint64_t(k) * size));
     t.CreateAlignedStore(part, t.CreateGEP(t.getInt8Ty(), r.base, at), llvm::Align(1));
     b.SetInsertPoint(&call);
+  }
+  call.eraseFromParent();
+}
+
+// raw.ptr.buffer.load.lds(rsrc, lds, size, voffset, soffset, offset, aux).
+// The lane is workitem x mod the wave size (tessel's workgroups are 1-D).
+void rewriteBufferLoadToLds(llvm::CallInst &call, llvm::Module &module) {
+  requireZeroSOffset(call, call.getArgOperand(4));
+  Resource r = resourceOf(call, call.getArgOperand(0));
+  const bool gfx11 = isGfx11(call);
+  auto *sizeArg = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(2));
+  auto *immArg = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(5));
+  const uint64_t size = sizeArg ? sizeArg->getZExtValue() : 0;
+  // (The instruction offset would move the LDS address too; tessel puts
+  // all of it in the LDS pointer and voffset, and the emulator asks the same.)
+  if (!immArg || !immArg->isZero() || !(size == 1 || size == 2 || size == 4 || size == 12 || size == 16))
+    throw Error("the emulator runs buffer loads to LDS of 1, 2, 4, 12 or 16 bytes with instruction offset 0 (" +
+                call.getCalledFunction()->getName().str() + ")");
+  const unsigned count = size >= 4 ? unsigned(size / 4) : 1, component = size >= 4 ? 4 : unsigned(size);
+  llvm::IRBuilder<> b(&call);
+  llvm::Type *type = b.getIntNTy(component * 8);
+  // The runtime's own: the workitem intrinsics were rewritten before this.
+  auto workitem = module.getOrInsertFunction("tessel_emu_workitem_id_x", b.getInt32Ty());
+  llvm::Value *lane = b.CreateURem(b.CreateCall(workitem), b.getInt32(gfx11 ? 32 : 64));
+  llvm::Value *lds = b.CreateGEP(b.getInt8Ty(), call.getArgOperand(1), b.CreateMul(lane, b.getInt32(uint32_t(size))));
+  llvm::Value *voffset = call.getArgOperand(3);
+  for (unsigned k = 0; k < count; ++k) {
+    llvm::Value *ok = inRange(b, gfx11, voffset, k, component, r.numRecords);
+    llvm::BasicBlock *before = b.GetInsertBlock();
+    llvm::Instruction *then = llvm::SplitBlockAndInsertIfThen(ok, b.GetInsertPoint(), false);
+    llvm::IRBuilder<> t(then);
+    t.SetCurrentDebugLocation(call.getDebugLoc());
+    llvm::Value *at = t.CreateAdd(t.CreateZExt(voffset, t.getInt64Ty()), t.getInt64(uint64_t(k) * component));
+    llvm::Value *loaded = t.CreateAlignedLoad(type, t.CreateGEP(t.getInt8Ty(), r.base, at), llvm::Align(1));
+    b.SetInsertPoint(&call);
+    llvm::PHINode *value = b.CreatePHI(type, 2);
+    value->addIncoming(loaded, then->getParent());
+    value->addIncoming(llvm::ConstantInt::get(type, 0), before);
+    b.CreateAlignedStore(value, b.CreateConstGEP1_32(b.getInt8Ty(), lds, k * component), llvm::Align(1));
   }
   call.eraseFromParent();
 }

@@ -60,6 +60,15 @@ void rewriteReadlane(CallInst &call, Module &module);
 void rewriteMatrix(CallInst &call, Module &module);
 void rewriteFp8Conversion(CallInst &call, Module &module);
 bool fp8IsOcp(CallInst &call);
+void eraseCall(CallInst &call, Module &) { call.eraseFromParent(); }
+// ballot.i64(i1) / ballot.i32(i1): the wave's bits, from the runtime's i64.
+void rewriteBallot(CallInst &call, Module &module) {
+  IRBuilder<> b(&call);
+  auto callee = module.getOrInsertFunction("tessel_emu_ballot", b.getInt64Ty(), b.getInt32Ty());
+  Value *bits = b.CreateCall(callee, {b.CreateZExt(call.getArgOperand(0), b.getInt32Ty())});
+  call.replaceAllUsesWith(b.CreateTrunc(bits, call.getType()));
+  call.eraseFromParent();
+}
 
 // The AMDGPU intrinsics the emulator runs. Anything else named
 // llvm.amdgcn.* is an error that names it.
@@ -77,6 +86,7 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.ds.bpermute", false, "tessel_emu_ds_bpermute", false, true, nullptr},
     {"llvm.amdgcn.readfirstlane.i32", false, "tessel_emu_readfirstlane", false, true, nullptr},
     {"llvm.amdgcn.readlane", true, nullptr, false, true, &rewriteReadlane},
+    {"llvm.amdgcn.ballot", true, nullptr, false, true, &rewriteBallot},
     {"llvm.amdgcn.exp2.f32", false, "tessel_emu_exp2_f32", true, false, nullptr},
     {"llvm.amdgcn.rsq.f32", false, "tessel_emu_rsq_f32", true, false, nullptr},
     {"llvm.amdgcn.update.dpp", true, nullptr, false, true, &rewriteDpp},
@@ -84,8 +94,12 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.permlanex16", true, nullptr, false, true, &rewritePermlaneX16},
     {"llvm.amdgcn.mfma", true, nullptr, false, true, &rewriteMatrix},
     {"llvm.amdgcn.wmma", true, nullptr, false, true, &rewriteMatrix},
+    // Before raw.ptr.buffer.load, whose name is its prefix.
+    {"llvm.amdgcn.raw.ptr.buffer.load.lds", false, nullptr, false, false, &rewriteBufferLoadToLds},
     {"llvm.amdgcn.raw.ptr.buffer.load", true, nullptr, false, false, &rewriteBufferLoad},
     {"llvm.amdgcn.raw.ptr.buffer.store", true, nullptr, false, false, &rewriteBufferStore},
+    // A load to LDS has written it when it returns: nothing to wait for.
+    {"llvm.amdgcn.s.waitcnt", false, nullptr, false, false, &eraseCall},
     // Last: its users, the loads and stores above, are rewritten first.
     {"llvm.amdgcn.make.buffer.rsrc", true, nullptr, false, false, &rewriteBufferResource},
     {"llvm.amdgcn.cvt.pk.fp8.f32", false, nullptr, true, false, &rewriteFp8Conversion},

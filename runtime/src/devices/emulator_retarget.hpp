@@ -75,6 +75,7 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module &module, SanitizeM
 // call becomes range-checked plain loads / stores.
 void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module);
 void rewriteBufferStore(llvm::CallInst &call, llvm::Module &module);
+void rewriteBufferLoadToLds(llvm::CallInst &call, llvm::Module &module);
 void rewriteBufferResource(llvm::CallInst &call, llvm::Module &module);
 
 } // namespace tessel::emu

@@ -415,6 +415,20 @@ static int32_t tessel_emu_readfirstlane(int32_t data) {
   return int32_t(readAcrossWave(uint32_t(data), [](uint32_t) { return int64_t(0); }, 0, 0));
 }
 
+// V_CMP into an SGPR pair (llvm.amdgcn.ballot.i64): bit l is lane l's
+// value; lanes past the workgroup are 0.
+static uint64_t tessel_emu_ballot(int32_t bit) {
+  tessel::emu::FiberWorkgroup &wg = tessel::emu::currentWorkgroup();
+  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
+  wg.exchange()[lane] = uint64_t(bit & 1);
+  wg.waveSync();
+  uint64_t result = 0;
+  for (uint32_t l = 0; l < wg.waveSize() && waveBase + l < wg.blockSize(); ++l)
+    result |= (wg.exchange()[waveBase + l] & 1) << l;
+  wg.waveSync(); // nobody may overwrite the slots before every lane has read
+  return result;
+}
+
 // V_READLANE_B32: the value of lane `lane` of the wave (the lane number
 // taken modulo the wave size, as the hardware reads only its low bits).
 static int32_t tessel_emu_readlane(int32_t data, int32_t lane) {
@@ -524,6 +538,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_rsq_f32),        TESSEL_EMU_SYMBOL(tessel_emu_readfirstlane),
       TESSEL_EMU_SYMBOL(tessel_emu_cvt_pk_fp8_f32), TESSEL_EMU_SYMBOL(tessel_emu_cvt_f32_fp8),
       TESSEL_EMU_SYMBOL(tessel_emu_trap),
+      TESSEL_EMU_SYMBOL(tessel_emu_ballot),
   };
 #undef TESSEL_EMU_LIBCALL
 #undef TESSEL_EMU_SYMBOL

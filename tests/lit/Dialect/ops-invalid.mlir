@@ -228,6 +228,15 @@ func.func @dot_fp8_families(%a: tensor<32x32xf8E4M3FN>, %b: tensor<32x32xf8E5M2F
 
 // -----
 
+func.func @load_to_lds_type(%p: !tessel.ptr<f32>, %o: tensor<64x32xi32>, %slot: i32) {
+  %b = tessel.local_alloc : !tessel.lds<2x64x32xf16, order [1, 0], pad 0>
+  // expected-error@below {{buffer element type must be the pointee type 'f32'}}
+  tessel.buffer_load_to_local %p[%o] into %b[%slot] {vec = 8 : i32} : (!tessel.ptr<f32>, tensor<64x32xi32>, !tessel.lds<2x64x32xf16, order [1, 0], pad 0>, i32) -> ()
+  return
+}
+
+// -----
+
 func.func @dot_fp8_with_f16(%a: tensor<32x32xf8E4M3FNUZ>, %b: tensor<32x32xf16>, %c: tensor<32x32xf32>) {
   // expected-error@below {{a and b must have one element type}}
   %d = tessel.dot %a, %b, %c : tensor<32x32xf8E4M3FNUZ> * tensor<32x32xf16> -> tensor<32x32xf32>
@@ -239,5 +248,14 @@ func.func @dot_fp8_with_f16(%a: tensor<32x32xf8E4M3FNUZ>, %b: tensor<32x32xf16>,
 func.func @dot_fp8_accumulator(%a: tensor<32x32xf8E5M2>, %b: tensor<32x32xf8E4M3FN>, %c: tensor<32x32xf16>) {
   // expected-error@below {{takes f16, bf16, f32 or 8-bit float operands with an f32 accumulator, or i8 with i32}}
   %d = tessel.dot %a, %b, %c : tensor<32x32xf8E5M2> * tensor<32x32xf8E4M3FN> -> tensor<32x32xf16>
+  return
+}
+
+// -----
+
+func.func @load_to_lds_shape(%p: !tessel.ptr<f16>, %o: tensor<32x32xi32>, %slot: i32) {
+  %b = tessel.local_alloc : !tessel.lds<2x64x32xf16, order [1, 0], pad 0>
+  // expected-error@below {{offsets 'tensor<32x32xi32>' do not match a slot of '!tessel.lds<2x64x32xf16, order [1, 0], pad 0>'}}
+  tessel.buffer_load_to_local %p[%o] into %b[%slot] {vec = 8 : i32} : (!tessel.ptr<f16>, tensor<32x32xi32>, !tessel.lds<2x64x32xf16, order [1, 0], pad 0>, i32) -> ()
   return
 }

@@ -84,6 +84,7 @@ TEST_CASE("cache: keys depend on every input") {
   CHECK(key != DiskCache::entryKey(1, spec, "gfx90a", 4, "id"));
   CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 8, "id"));
   CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 4, "id2"));
+  CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 4, "id", 5, 1, false, false, false, /*directToLds=*/true));
 }
 
 TEST_CASE("cache: default directory follows TESSEL_CACHE_DIR, XDG_CACHE_HOME, HOME, TMPDIR") {

@@ -145,3 +145,88 @@ TEST_CASE("emulator: a buffer access with a non-zero soffset is refused with a m
     CHECK(std::string(e.what()).find("the emulator runs buffer accesses with soffset 0 only") != std::string::npos);
   }
 }
+
+namespace {
+
+// Two waves of 64. Lane l of wave w loads 16 bytes into LDS from `src` at
+// byte offset 16 * ((7 * l + w) % 64) (a permutation of the chunks), or at
+// 2^31 when l % 5 == 4 in wave 1 (a masked-off lane); the LDS pointer is
+// the wave's own, @lds + 16 + 1024 * w. After the wait and a barrier,
+// thread t copies the 16 LDS bytes at 16 + 16 * ((t + 64) % 128) (the
+// other wave's) to out[4t..4t+3].
+const char *kLoadToLdsKernel = R"(
+@lds = addrspace(3) global [2064 x i8] undef, align 16
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare void @llvm.amdgcn.s.barrier()
+declare void @llvm.amdgcn.s.waitcnt(i32)
+declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1), i16, i64, i32)
+declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)
+define amdgpu_kernel void @to_lds(ptr addrspace(1) %src, ptr addrspace(1) %out, i32 %records) #0 {
+entry:
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %n = zext i32 %records to i64
+  %in = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) %src, i16 0, i64 %n, i32 0)
+  %w = lshr i32 %t, 6
+  %l = and i32 %t, 63
+  %l7 = mul i32 %l, 7
+  %c0 = add i32 %l7, %w
+  %c = and i32 %c0, 63
+  %off = mul i32 %c, 16
+  %r5 = urem i32 %l, 5
+  %is4 = icmp eq i32 %r5, 4
+  %w1 = icmp eq i32 %w, 1
+  %off4 = and i1 %is4, %w1
+  %at = select i1 %off4, i32 2147483648, i32 %off
+  %wb = mul i32 %w, 1024
+  %base = add i32 %wb, 16
+  %ldsw = getelementptr i8, ptr addrspace(3) @lds, i32 %base
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %in, ptr addrspace(3) %ldsw, i32 16, i32 %at, i32 0, i32 0, i32 0)
+  call void @llvm.amdgcn.s.waitcnt(i32 3952)
+  call void @llvm.amdgcn.s.barrier()
+  %t64 = add i32 %t, 64
+  %o = and i32 %t64, 127
+  %o16 = mul i32 %o, 16
+  %rd = add i32 %o16, 16
+  %p = getelementptr i8, ptr addrspace(3) @lds, i32 %rd
+  %v = load <4 x i32>, ptr addrspace(3) %p, align 16
+  %t4 = mul i32 %t, 4
+  %t4x = zext i32 %t4 to i64
+  %q = getelementptr i32, ptr addrspace(1) %out, i64 %t4x
+  store <4 x i32> %v, ptr addrspace(1) %q, align 4
+  ret void
+}
+attributes #0 = { "amdgpu-flat-work-group-size"="1,1024" "target-cpu"="gfx950" }
+)";
+
+} // namespace
+
+TEST_CASE("emulator: a buffer load to LDS puts lane l's 16 bytes at the LDS pointer + 16 l, zeros out of range") {
+  Device dev = Device::emulator("gfx950");
+  for (uint32_t records : {1024u, 1000u, 517u}) {
+    CAPTURE(records);
+    CompiledKernel k = testing::kernelFromIR("to_lds", kLoadToLdsKernel, {kI32Ptr, kI32Ptr, kI32});
+    k.waveSize = 64;
+    auto loaded = dev.impl().load(k);
+    std::vector<int32_t> src(256);
+    for (int i = 0; i < 256; ++i)
+      src[size_t(i)] = 0x01000000 + i * 3;
+    auto bsrc = dev.upload(src);
+    auto bout = dev.upload(std::vector<int32_t>(512, int32_t(0xABABABAB)));
+    testing::Kernarg args(k.kernargs);
+    args.set(0, bsrc.devicePtr()).set(1, bout.devicePtr()).set(2, int32_t(records));
+    dev.impl().launch(*loaded, {1, 1, 1}, 128, args.data(), args.size());
+    std::vector<int32_t> out = bout.download();
+    for (uint32_t t = 0; t < 128; ++t) {
+      // The LDS chunk thread t reads was written by thread (t + 64) % 128.
+      const uint32_t writer = (t + 64) % 128, w = writer / 64, l = writer % 64;
+      const bool masked = w == 1 && l % 5 == 4;
+      const uint64_t at = masked ? (uint64_t(1) << 31) : 16 * ((7 * l + w) % 64);
+      for (uint32_t d = 0; d < 4; ++d) {
+        CAPTURE(t);
+        CAPTURE(d);
+        const uint64_t byte = at + 4 * d;
+        CHECK(out[4 * t + d] == (byte < records ? src[byte / 4] : 0));
+      }
+    }
+  }
+}

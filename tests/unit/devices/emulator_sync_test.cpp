@@ -308,3 +308,44 @@ entry:
     }
   }
 }
+
+TEST_CASE("emulator: ballot gathers a wave's compare bits, lane l in bit l") {
+  // 100 threads: a full wave of 64, then 36 (lanes past the workgroup are 0).
+  // Thread t's bit: t % 3 == 0 or t == 70. Each writes the low and high words.
+  Device dev = Device::emulator("gfx950");
+  CompiledKernel k = kernelFromIR("vote", R"(
+declare i64 @llvm.amdgcn.ballot.i64(i1)
+define amdgpu_kernel void @vote(ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %r = urem i32 %tid, 3
+  %a = icmp eq i32 %r, 0
+  %b = icmp eq i32 %tid, 70
+  %bit = or i1 %a, %b
+  %mask = call i64 @llvm.amdgcn.ballot.i64(i1 %bit)
+  %t2 = mul i32 %tid, 2
+  %t64 = zext i32 %t2 to i64
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %t64
+  store i64 %mask, ptr addrspace(1) %p, align 4
+  ret void
+}
+)", 1);
+  k.waveSize = 64;
+  auto loaded = dev.impl().load(k);
+  auto out = dev.alloc<int32_t>(200);
+  auto args = pointerKernarg({out.devicePtr()});
+  dev.impl().launch(*loaded, {1, 1, 1}, 100, args.data(), args.size());
+  auto got = out.download();
+  for (int t = 0; t < 100; ++t) {
+    const int wave = t / 64;
+    uint64_t want = 0;
+    for (int l = 0; l < 64 && wave * 64 + l < 100; ++l) {
+      const int u = wave * 64 + l;
+      if (u % 3 == 0 || u == 70)
+        want |= uint64_t(1) << l;
+    }
+    CAPTURE(t);
+    CHECK(uint32_t(got[2 * t]) == uint32_t(want));
+    CHECK(uint32_t(got[2 * t + 1]) == uint32_t(want >> 32));
+  }
+}

@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 using namespace tessel;
 using namespace e2e;
@@ -37,26 +39,32 @@ constexpr int blockK(unsigned stages) { return stages > 2 ? BK / 2 : BK; }
 namespace {
 
 // Largest |C - A @ B| over the largest |A @ B|; A [M, K] stored row-major, or
-// transposed ([K, M], strides (1, M)).
-double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2) {
+// transposed ([K, M], strides (1, M)); B [K, N] row-major, or stored [N, K]
+// (strides (1, K)); on `dev`. `loop` gets the main loop of the code that ran.
+double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2, Device &dev = emulator(),
+                       bool transB = false, std::string *loop = nullptr) {
   std::vector<half> ha(size_t(M) * K), hb(size_t(K) * N);
   auto fa = randomFloats(ha.size(), -1, 1), fb = randomFloats(hb.size(), -1, 1);
   std::copy(fa.begin(), fa.end(), ha.begin());
   std::copy(fb.begin(), fb.end(), hb.begin());
-  auto a = emulator().upload(ha), b = emulator().upload(hb);
-  auto c = poisoned<half>(size_t(M) * N);
+  auto a = dev.upload(ha), b = dev.upload(hb);
+  std::vector<half> junk(size_t(M) * N);
+  std::memset(static_cast<void *>(junk.data()), 0xA5, junk.size() * sizeof(half)); // as poisoned(), on `dev`
+  auto c = dev.upload(junk);
   static auto kernel = jit<triton_matmul<>>();
   const uint32_t grid = cdiv(M, BM) * cdiv(N, BN);
-  const int sam = transA ? 1 : K, sak = transA ? M : 1;
-  kernel.launch(emulator(), {grid}, {.num_warps = 4, .num_stages = stages}, a, b, c, M, N, K, sam, sak, N, 1, N, 1,
+  const int sam = transA ? 1 : K, sak = transA ? M : 1, sbk = transB ? 1 : N, sbn = transB ? K : 1;
+  kernel.launch(dev, {grid}, {.num_warps = 4, .num_stages = stages}, a, b, c, M, N, K, sam, sak, sbk, sbn, N, 1,
                 BM, BN, blockK(stages), GROUP_M);
+  if (loop)
+    *loop = bench::mainLoop(kernel.lastCompiled()->assembly());
   std::vector<half> got = c.download();
   std::vector<double> want(size_t(M) * N, 0.0);
   for (int i = 0; i < M; ++i)
     for (int k = 0; k < K; ++k) {
       const double av = float(ha[transA ? size_t(k) * M + i : size_t(i) * K + k]);
       for (int j = 0; j < N; ++j)
-        want[size_t(i) * N + j] += av * float(hb[size_t(k) * N + j]);
+        want[size_t(i) * N + j] += av * float(hb[transB ? size_t(j) * K + k : size_t(k) * N + j]);
     }
   double scale = 0, worst = 0;
   for (double w : want)
@@ -93,16 +101,56 @@ TEST_CASE("Triton's tutorial 03 matmul, line by line, pipelined two steps ahead:
   CHECK(tritonFormError(131, 70, 99, true, 3) < 1e-2);
 }
 
+TEST_CASE("Triton's tutorial 03 matmul on gfx950 with TESSEL_DIRECT_TO_LDS, A and B^T loaded straight into LDS: odd "
+          "M, N, K against float64") {
+  // With B stored [N, K], both operands run along K in global memory and in
+  // their slots: each loads straight into LDS (the test after the next
+  // checks the code). The emulator writes lane l's 16 bytes at the wave's
+  // LDS pointer + 16 l (runtime/src/devices/emulator_buffer.cpp, from the
+  // ISA): a wrong lane permutation, LDS pointer, slot or offset puts K
+  // chunks in the wrong place. K a multiple of 16 (aligned 16-byte loads:
+  // into LDS) with K tails (masked lanes write zeros), M and N not multiples
+  // of the blocks, an odd and an even number of K steps; odd K (narrower
+  // loads: through registers), A transposed (loaded along M: through
+  // registers) and num_stages 3 (direct loads only at 2) for comparison.
+  static Device gfx950 = Device::emulator("gfx950");
+  ::setenv("TESSEL_DIRECT_TO_LDS", "1", 1);
+  // The main loop's loads straight into LDS: 4 + 4 with num_stages 2.
+  auto intoLds = [](const std::string &loop) {
+    return matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)"));
+  };
+  std::string loop;
+  for (auto [M, N, K] : {std::array{333, 201, 160}, std::array{400, 208, 464}, std::array{129, 131, 64},
+                         std::array{130, 257, 192}}) {
+    CAPTURE(M);
+    CAPTURE(N);
+    CAPTURE(K);
+    CHECK(tritonFormError(M, N, K, false, 2, gfx950, true, &loop) < 1e-2);
+    CHECK(intoLds(loop) == 8u);
+    CHECK(tritonFormError(M, N, K, false, 3, gfx950, true, &loop) < 1e-2);
+    CHECK(intoLds(loop) == 0u);
+  }
+  CHECK(tritonFormError(130, 257, 77, false, 2, gfx950, true, &loop) < 1e-2);
+  CHECK(intoLds(loop) == 0u);
+  CHECK(tritonFormError(131, 70, 96, true, 2, gfx950, true, &loop) < 1e-2);
+  CHECK(intoLds(loop) == 0u);
+  CHECK(tritonFormError(131, 70, 96, false, 2, gfx950, false, &loop) < 1e-2);
+  CHECK(intoLds(loop) == 0u);
+  ::unsetenv("TESSEL_DIRECT_TO_LDS");
+}
+
 namespace {
 
-CompiledKernel compileTritonForm(const std::string &arch, int M, int N, int K, bool transA, unsigned stages = 2) {
+CompiledKernel compileTritonForm(const std::string &arch, int M, int N, int K, bool transA, unsigned stages = 2,
+                                 bool transB = false, bool directToLds = false) {
   auto a = emulator().alloc<half>(size_t(M) * K), b = emulator().alloc<half>(size_t(K) * N);
   auto c = emulator().alloc<half>(size_t(M) * N);
-  const int sam = transA ? 1 : K, sak = transA ? M : 1;
+  const int sam = transA ? 1 : K, sak = transA ? M : 1, sbk = transB ? 1 : N, sbn = transB ? K : 1;
   detail::TraceRequest request =
-      jit<triton_matmul<>>().trace(a, b, c, M, N, K, sam, sak, N, 1, N, 1, BM, BN, blockK(stages), GROUP_M);
+      jit<triton_matmul<>>().trace(a, b, c, M, N, K, sam, sak, sbk, sbn, N, 1, BM, BN, blockK(stages), GROUP_M);
   CompileOptions options{arch, 4};
   options.numStages = stages;
+  options.directToLds = directToLds;
   return compileTrace(request.trace, request.spec, options);
 }
 
@@ -147,6 +195,34 @@ TEST_CASE("Triton's tutorial 03 matmul, line by line: loads through the carried 
       // check, no exec-mask branch around each vector.
       CHECK(made.execBranches == 0);
       CHECK(matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b)")) == made.globalLoads128);
+    }
+  }
+}
+
+TEST_CASE("Triton's tutorial 03 matmul, B stored [N, K], direct-to-LDS asked for: gfx950 loads both operands straight "
+          "into LDS, one barrier") {
+  for (std::string arch : {"gfx942", "gfx950"}) {
+    for (bool direct : {false, true}) {
+      CAPTURE(arch);
+      CAPTURE(direct);
+      CompiledKernel k = compileTritonForm(arch, 400, 208, 464, false, 2, true, direct);
+      const std::string loop = bench::mainLoop(k.assembly());
+      REQUIRE(!loop.empty());
+      CAPTURE(loop);
+      const bench::LoopMakeUp made = bench::loopMakeUp(loop);
+      const bool intoLds = direct && arch == "gfx950";
+      // 128x64 and 64x128 f16 tiles over 256 lanes, 16 bytes a load: 4 + 4,
+      // into LDS on gfx950 when asked (two slots each: one barrier),
+      // through registers and one slot each (two barriers) otherwise:
+      // gfx942's loads to LDS move 4 bytes a lane.
+      CHECK(matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)")) == (intoLds ? 8u : 0u));
+      CHECK(matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b)")) == 8u);
+      CHECK(made.barriers == (intoLds ? 1u : 2u));
+      if (intoLds) {
+        CHECK(matchCount(loop, std::regex(R"(\bds_write)")) == 0u); // nothing staged through registers
+        // The wait for the loads to LDS before the barrier.
+        CHECK(matchCount(loop, std::regex(R"(s_waitcnt vmcnt\(0\)[^\n]*\n\s*s_barrier)")) == 1u);
+      }
     }
   }
 }

@@ -1,10 +1,14 @@
 // The LDS bank model (ldsAccessCycles) against cases worked by hand from its
 // definition: 32 banks of 4 bytes, 128 bytes a cycle in groups of
-// consecutive lanes; and the padding planLdsStaging picks for the matrix
-// operands.
+// consecutive lanes; the padding planLdsStaging picks for the matrix
+// operands; and the lanes of a load straight into LDS (planDirectLds).
+#include "tessel/Dialect/Tessel/IR/DirectLds.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
+#include "tessel/Dialect/Tessel/IR/LinearLayout.h"
 
 #include <doctest/doctest.h>
+
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -142,4 +146,55 @@ TEST_CASE("LdsStaging::offset: a swizzle permutes chunks within each row, one to
     CHECK(h == 1);
   // Row 5: phase (5 / 2) % 4 = 2, so chunk 1 (columns 4..7) goes to chunk 3.
   CHECK(plan.offset({5, 4}, {16, 32}) == 5 * 32 + 12);
+}
+
+TEST_CASE("planDirectLds: gfx950's A operand loads straight into its swizzled slot, the MFMA reads stay conflict-free") {
+  Context c;
+  Type f16 = Float16Type::get(&c.ctx);
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2}, true);
+  // A [128, 64] as loaded (8 halves a lane, 8 x 8 lanes, 4 waves along M),
+  // read as the 32x32x16 operand (8 halves of K a lane).
+  Attribute loadedLayout = c.blocked({1, 8}, {8, 8}, {4, 1}, {1, 0});
+  auto loaded = c.tile({128, 64}, f16, loadedLayout);
+  auto operand = c.tile({128, 64}, f16, DotOperandLayoutAttr::get(&c.ctx, 0, mfma, 8));
+  LdsStaging plan = planLdsStaging(loaded, operand, LdsPriority::Bytes);
+  REQUIRE(plan.swizzled());
+  CHECK(plan.pad == 0);
+  // The bank model: the operand's reads from the slot are conflict-free.
+  LdsCycles reads = ldsAccessCycles(operand, plan, plan.readVec);
+  CHECK(reads.cycles == reads.conflictFree);
+
+  auto lds = LdsType::get(&c.ctx, {2, 128, 64}, f16, plan.order, plan.pad, swizzleOf(plan));
+  auto offsets = c.tile({128, 64}, IntegerType::get(&c.ctx, 32), loadedLayout);
+  std::optional<DirectLdsPlan> direct = planDirectLds(offsets, lds, 8);
+  REQUIRE(direct);
+  CHECK(direct->permutes); // the swizzle moves chunks between the lanes of a row
+  // Lane l of wave w writes 8 halves at its wave's start + 8 l; the element
+  // it loads (the source lane's register g * 8) must sit there in the
+  // slot's swizzled layout (LdsStaging::offset), every chunk once.
+  LinearLayout layout = getLinearLayout(offsets);
+  std::set<int64_t> written;
+  for (int64_t w = 0; w < 4; ++w)
+    for (size_t g = 0; g < direct->groupStart.size(); ++g)
+      for (int64_t l = 0; l < 64; ++l) {
+        int64_t start = direct->groupStart[g], src = direct->groupLane[g];
+        for (size_t j = 0; j < direct->waveStep.size(); ++j)
+          if (w >> j & 1) {
+            start += direct->waveStep[j];
+            src ^= direct->waveLaneXor[j];
+          }
+        for (size_t i = 0; i < direct->laneXor.size(); ++i)
+          if (l >> i & 1)
+            src ^= direct->laneXor[i];
+        CAPTURE(w);
+        CAPTURE(g);
+        CAPTURE(l);
+        CHECK(plan.offset(layout.coords(int64_t(g) * 8, src, w), {128, 64}) == start + 8 * l);
+        written.insert(start + 8 * l);
+      }
+  CHECK(written.size() == 128 * 64 / 8);
+
+  // A padded slot cannot take it: the lanes' chunks are consecutive.
+  auto padded = LdsType::get(&c.ctx, {2, 128, 64}, f16, plan.order, 8, {});
+  CHECK(!planDirectLds(offsets, padded, 8));
 }

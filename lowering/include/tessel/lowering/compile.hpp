@@ -19,6 +19,7 @@ struct CompileOptions {
   bool fastMath = false;          // LaunchOptions::fast_math (tessel-fast-math)
   bool fpFusion = false;          // LaunchOptions::fp_fusion (tessel-fuse-fma)
   bool debug = false;             // LaunchOptions::debug: device_assert checked (else dropped)
+  bool directToLds = false;       // TESSEL_DIRECT_TO_LDS=1: gfx950 staged loads straight into LDS
   unsigned wavesPerEu = 0;        // LaunchOptions::waves_per_eu ("amdgpu-waves-per-eu"; 0: none)
 };
 

@@ -90,6 +90,14 @@ struct TargetFacts {
   // Whether the conversion instructions take the 8-bit float format `t`.
   bool convertsFp8(DType t) const;
 
+  // Bytes a lane's buffer/global load can write straight into LDS
+  // (`buffer_load ... lds`: lane l's bytes land at M0 + offset + l * width,
+  // no registers): 4 on gfx90a/gfx942, 16 on gfx950 (CDNA4's dwordx3/x4
+  // forms), 0 on gfx1100. Staging uses them from 16 bytes on (a dword a
+  // lane takes four times the instructions and breaks 16-byte LDS reads;
+  // Triton uses them on gfx950 only, too).
+  unsigned directLdsLoadBytes = 0;
+
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.
   std::vector<MatrixInstr> matrixInstrsFor(DType operand, DType accumulator) const;

@@ -1,5 +1,6 @@
 // Loads and stores at a scalar base plus 32-bit offsets (tessel.buffer_load /
-// buffer_store, formed by tessel-use-buffer-ops), each thread's `vec`-element
+// buffer_store, formed by tessel-use-buffer-ops; buffer_load_to_local and its
+// async_wait, formed by tessel-pipeline-loops), each thread's `vec`-element
 // groups at their byte offsets, through one of two instruction forms:
 // - a raw buffer resource over the base: a masked-off group's offset is
 //   kMaskedOffset, past the resource's range, so the hardware reads 0 and
@@ -14,6 +15,7 @@
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
+#include "tessel/Dialect/Tessel/IR/DirectLds.h"
 #include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -327,10 +329,133 @@ struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
   }
 };
 
+// `table`'s entries for the bits set in `id`, combined by XOR or by sum.
+Value ofBits(OpBuilder &b, Location loc, Value id, ArrayRef<int64_t> table, bool xorThem) {
+  Value acc = i32Value(b, loc, 0);
+  for (auto [i, entry] : llvm::enumerate(table)) {
+    if (!entry)
+      continue;
+    Value bit = b.create<LLVM::AndOp>(loc, b.create<LLVM::LShrOp>(loc, id, i32Value(b, loc, int64_t(i))),
+                                      i32Value(b, loc, 1));
+    Value term = b.create<LLVM::MulOp>(loc, bit, i32Value(b, loc, entry));
+    acc = xorThem ? Value(b.create<LLVM::XOrOp>(loc, acc, term)) : Value(b.create<LLVM::AddOp>(loc, acc, term));
+  }
+  return acc;
+}
+
+// One load to LDS per group of `vec` registers: the wave's LDS pointer for
+// the group, and the offset (and mask) of the element the slot's swizzle
+// puts at the lane's chunk, taken from the lane that holds it (planDirectLds):
+// offsets by ds_bpermute, masks from the wave's ballot. This assumes a wave
+// of 64 (the targets with loads to LDS).
+// Out of range (masked off, or past `bound`) writes 0, as a buffer load reads.
+struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp> {
+  BufferLoadToLocalOpConversion(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
+                                std::shared_ptr<SharedBufferValues> shared)
+      : TesselOpToLLVMPattern(converter, target), shared(*shared), keep(std::move(shared)) {}
+  SharedBufferValues &shared;
+  std::shared_ptr<SharedBufferValues> keep; // alive while the patterns are
+  LogicalResult matchAndRewrite(BufferLoadToLocalOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    LdsType lds = op.getBuffer().getType();
+    const int64_t vec = op.getVec();
+    std::optional<DirectLdsPlan> plan = planDirectLds(op.getOffsets().getType(), lds, vec);
+    if (!plan)
+      return rewriter.notifyMatchFailure(op, "the offsets' layout does not fill consecutive chunks of the slot");
+    Type mem = memoryType(rewriter, converter.scalarType(lds.getElementType()));
+    const int64_t elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
+    SmallVector<Value> offsets = registersOf(adaptor.getOffsets());
+    SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
+    Value shift = op.getShift() ? registersOf(adaptor.getShift()).front() : Value();
+    Value bound = op.getBound() ? registersOf(adaptor.getBound()).front() : Value();
+    Value base = registersOf(adaptor.getBase()).front();
+    Value rsrc = shared.resource(rewriter, loc, base, target.arch(), bound, elemBytes);
+    Value slotBase = rewriter.create<LLVM::AddOp>(
+        loc, adaptor.getBuffer().front(),
+        rewriter.create<LLVM::MulOp>(loc, adaptor.getSlot().front(), i32Value(rewriter, loc, lds.slotBytes())));
+    Value lane = target.laneId(rewriter, loc), wave = target.waveId(rewriter, loc);
+    Value waveStart = ofBits(rewriter, loc, wave, plan->waveStep, /*xorThem=*/false);
+    // The wave's LDS pointer (M0) on the scalar unit: the same for every lane,
+    // which the backend does not know of the wave id (a VALU computation and
+    // a readfirstlane per load otherwise); each group adds a constant.
+    Value waveBase = rewriter.create<ROCDL::ReadfirstlaneOp>(
+        loc, rewriter.getI32Type(),
+        rewriter.create<LLVM::AddOp>(
+            loc, slotBase, rewriter.create<LLVM::MulOp>(loc, waveStart, i32Value(rewriter, loc, elemBytes))));
+    // The lane whose registers group g takes, from `lane` and `wave`.
+    auto sourceLane = [&](OpBuilder &b, Value lane, Value wave, size_t g) -> Value {
+      Value lanes = b.create<LLVM::XOrOp>(loc, ofBits(b, loc, lane, plan->laneXor, true),
+                                          ofBits(b, loc, wave, plan->waveLaneXor, true));
+      return b.create<LLVM::XOrOp>(loc, lanes, i32Value(b, loc, plan->groupLane[g]));
+    };
+    // An offset register from its source lane, moved where the register is
+    // made (LLVM does not hoist a convergent shuffle out of the loop), with
+    // ids of its own there (LLVM merges them with the kernel's).
+    auto shuffled = [&](Value reg, size_t g) -> Value {
+      OpBuilder::InsertionGuard guard(rewriter);
+      reg = registerSource(reg);
+      if (Operation *def = reg.getDefiningOp())
+        rewriter.setInsertionPointAfter(def);
+      else
+        rewriter.setInsertionPointToStart(cast<BlockArgument>(reg).getOwner());
+      auto range = LLVM::ConstantRangeAttr::get(rewriter.getContext(), 32, 0,
+                                                int64_t(target.numWarps()) * target.waveSize());
+      Value thread = rewriter.create<ROCDL::ThreadIdXOp>(loc, rewriter.getI32Type(), range);
+      Value here = rewriter.create<LLVM::AndOp>(loc, thread, i32Value(rewriter, loc, target.waveSize() - 1));
+      Value waveHere =
+          rewriter.create<LLVM::LShrOp>(loc, thread, i32Value(rewriter, loc, llvm::Log2_32(target.waveSize())));
+      return target.shuffle(rewriter, loc, reg, sourceLane(rewriter, here, waveHere, g));
+    };
+    Value zero = i32Value(rewriter, loc, 0);
+    // A mask bit from the source lane: the wave's ballot (its compare's
+    // scalar mask) shifted, no LDS round trip.
+    Type i64 = rewriter.getI64Type();
+    for (size_t g = 0; g < plan->groupStart.size(); ++g) {
+      Value offset = offsets[g * vec];
+      Value pred = masks.empty() ? Value() : masks[g * vec];
+      if (plan->permutes) {
+        offset = shuffled(offset, g);
+        if (pred) {
+          Value ballot = rewriter.create<ROCDL::BallotOp>(loc, i64, pred);
+          Value from = rewriter.create<LLVM::ZExtOp>(loc, i64, sourceLane(rewriter, lane, wave, g));
+          Value bit = rewriter.create<LLVM::AndOp>(loc, rewriter.create<LLVM::LShrOp>(loc, ballot, from),
+                                                   rewriter.create<LLVM::ConstantOp>(loc, i64, 1));
+          pred = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, bit,
+                                               rewriter.create<LLVM::ConstantOp>(loc, i64, 0));
+        }
+      }
+      if (shift)
+        offset = rewriter.create<LLVM::AddOp>(loc, offset, shift);
+      Value at = byteOffset(rewriter, loc, offset, elemBytes, pred, shared);
+      Value ldsAt =
+          rewriter.create<LLVM::AddOp>(loc, waveBase, i32Value(rewriter, loc, plan->groupStart[g] * elemBytes));
+      rewriter.create<ROCDL::RawPtrBufferLoadLdsOp>(loc, rsrc, target.ldsAddress(rewriter, loc, ldsAt),
+                                                    i32Value(rewriter, loc, vec * elemBytes), at, zero, zero, zero,
+                                                    TargetInfo::asyncCopyScopes(rewriter.getContext()), ArrayAttr(),
+                                                    ArrayAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncWaitOpConversion : TesselOpToLLVMPattern<AsyncWaitOp> {
+  using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
+  LogicalResult matchAndRewrite(AsyncWaitOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    target.waitVectorMemory(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tessel::populateBufferOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                                   const TargetInfo &target, RewritePatternSet &patterns) {
   auto shared = std::make_shared<SharedBufferValues>(); // one conversion's (the patterns live as long)
-  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion>(converter, target, shared);
+  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion, BufferLoadToLocalOpConversion>(converter, target,
+                                                                                              shared);
+  patterns.add<AsyncWaitOpConversion>(converter, target);
 }

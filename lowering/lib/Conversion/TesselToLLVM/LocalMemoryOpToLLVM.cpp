@@ -47,10 +47,18 @@ struct LocalLoadOpConversion : TesselOpToLLVMPattern<LocalLoadOp> {
   LogicalResult matchAndRewrite(LocalLoadOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = op.getType();
+    Operation *last = op->getPrevNode();
     Slot slot = slotOf(rewriter, op.getLoc(), op.getBuffer().getType(), adaptor.getBuffer().front(),
                        adaptor.getSlot().front(), type);
     SmallVector<Value> regs =
         emitLdsTileRead(rewriter, op.getLoc(), target, type, converter.scalarType(type), slot.base, slot.plan);
+    // A buffer loads to LDS write: its reads are of slots already waited for
+    // (TargetInfo::asyncCopyScopes).
+    // (tessel-pipeline-loops marks those reads.)
+    if (op->hasAttr("tessel.async_copied"))
+      for (Operation *made = op->getPrevNode(); made && made != last; made = made->getPrevNode())
+        if (auto load = dyn_cast<LLVM::LoadOp>(made))
+          load.setNoaliasScopesAttr(TargetInfo::asyncCopyScopes(rewriter.getContext()));
     replaceWithRegisters(rewriter, op, {regs});
     return success();
   }

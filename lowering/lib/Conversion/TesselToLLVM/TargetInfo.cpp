@@ -200,6 +200,20 @@ Value planned(OpBuilder &b, Location loc, Operation *op, Value byteOffset) {
 }
 } // namespace
 
+Value TargetInfo::ldsAddress(OpBuilder &b, Location loc, Value address) const { return ldsPointer(b, loc, address); }
+
+ArrayAttr TargetInfo::asyncCopyScopes(MLIRContext *ctx) {
+  auto domain = LLVM::AliasScopeDomainAttr::get(ctx, StringAttr::get(ctx, "tessel.lds"), StringAttr());
+  auto scope = LLVM::AliasScopeAttr::get(ctx, StringAttr::get(ctx, "tessel.lds.async_copies"), domain, StringAttr());
+  return ArrayAttr::get(ctx, {scope});
+}
+
+void TargetInfo::waitVectorMemory(OpBuilder &b, Location loc) const {
+  // vmcnt 0 (bits 3:0 and 15:14), expcnt 7 (6:4) and lgkmcnt 15 (11:8): no wait on those.
+  constexpr int32_t kVmcntZero = 0x0F70;
+  b.create<ROCDL::SWaitcntOp>(loc, kVmcntZero);
+}
+
 void TargetInfo::ldsStore(OpBuilder &b, Location loc, Value address, Value v) const {
   if (v.getType().isInteger(1))
     v = b.create<LLVM::ZExtOp>(loc, b.getI8Type(), v);

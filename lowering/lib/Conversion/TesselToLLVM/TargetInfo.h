@@ -89,6 +89,18 @@ public:
   void ldsStore(OpBuilder &b, Location loc, Value address, Value v) const;
   Value ldsLoad(OpBuilder &b, Location loc, Value address, Type t) const;
 
+  // The LDS pointer `address` bytes from the start of the module's LDS.
+  Value ldsAddress(OpBuilder &b, Location loc, Value address) const;
+  // Waits until this thread's vector memory operations are done, loads to
+  // LDS included: s_waitcnt vmcnt(0) (gfx9's encoding: the targets with
+  // loads to LDS).
+  void waitVectorMemory(OpBuilder &b, Location loc) const;
+  // The alias scope of the loads to LDS (on them) and what the reads of their
+  // buffers say they do not alias (noalias): a read is of a slot whose loads
+  // were waited for, never of one still being loaded, and without it the
+  // backend waits for every load to LDS in flight (vmcnt(0)) before it.
+  static ArrayAttr asyncCopyScopes(MLIRContext *ctx);
+
   // The module's LDS, one array the LDS plan divides.
   static constexpr const char *kLdsSymbol = "tessel_lds";
 

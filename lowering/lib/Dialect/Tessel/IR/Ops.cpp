@@ -405,5 +405,16 @@ static LogicalResult verifyLocalAccess(Operation *op, Value buffer, Type tile) {
   return success();
 }
 
+LogicalResult BufferLoadToLocalOp::verify() {
+  auto lds = cast<LdsType>(getBuffer().getType());
+  if (lds.getElementType() != pointeeOf(getBase().getType()))
+    return emitOpError("buffer element type must be the pointee type ") << pointeeOf(getBase().getType());
+  if (getOffsets().getType().getShape() != lds.getTileShape())
+    return emitOpError("offsets ") << getOffsets().getType() << " do not match a slot of " << lds;
+  if (getMask() && failed(verifySameShape(*this, getOffsets().getType(), getMask().getType(), "mask")))
+    return failure();
+  return success();
+}
+
 LogicalResult LocalStoreOp::verify() { return verifyLocalAccess(*this, getBuffer(), getSrc().getType()); }
 LogicalResult LocalLoadOp::verify() { return verifyLocalAccess(*this, getBuffer(), getType()); }

@@ -1,12 +1,15 @@
 // One software pipeliner for the loops with dots (see Passes.td): a schedule
 // per loop (scheduleLoop), then the loop expanded by it (expandLoop).
+#include "tessel/Dialect/Tessel/IR/DirectLds.h"
 #include "tessel/Dialect/Tessel/IR/LayoutConversion.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
@@ -22,6 +25,10 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 namespace {
+
+// On a local_load of a slot tiles load into straight from global memory
+// (LocalMemoryOpToLLVM reads it).
+constexpr const char *kAsyncCopiedAttr = "tessel.async_copied";
 
 bool isCarried(scf::ForOp loop, Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
@@ -83,6 +90,11 @@ struct PipelinedLoad {
   // operand's layout: the tile waits in LDS slots, and the dot reads its
   // operand from there. Null: the tile waits in registers (carried).
   ConvertLayoutOp staged;
+  // The slots' type (staged loads only).
+  LdsType slotType;
+  // Whether the staged tile goes from global memory straight into its slot
+  // (tessel.buffer_load_to_local), not through registers.
+  bool direct = false;
 };
 
 // A loop's schedule over `distance` + 1 stages. Stage 0: the pipelined loads
@@ -104,6 +116,9 @@ struct LoopSchedule {
   bool hasStaged() const {
     return llvm::any_of(loads, [](const PipelinedLoad &l) { return bool(l.staged); });
   }
+  bool hasDirect() const {
+    return llvm::any_of(loads, [](const PipelinedLoad &l) { return l.direct; });
+  }
 };
 
 // Whether `load`'s tile can wait in LDS for its dot: its one use converts
@@ -119,10 +134,39 @@ ConvertLayoutOp stagedConversion(scf::ForOp loop, Operation *load) {
   return nullptr;
 }
 
+// The slots' type for a tile `from` waiting in LDS for `convert` (its
+// operand layout), `slots` of them. Kept over the loop: a swizzle rather
+// than padding when it is as conflict-free, so the buffers take the tiles'
+// bytes (occupancy).
+LdsType slotType(RankedTensorType from, ConvertLayoutOp convert, int64_t slots) {
+  LdsStaging plan = planLdsStaging(from, convert.getType(), LdsPriority::Bytes);
+  SmallVector<int64_t> shape{slots};
+  shape.append(from.getShape().begin(), from.getShape().end());
+  return LdsType::get(from.getContext(), shape, from.getElementType(), plan.order, plan.pad, swizzleOf(plan));
+}
+
+// Whether staged `load` can write its slots of `type` straight from global
+// memory, `directBytes` a lane: a buffer load (out of range reads 0, what a
+// load to LDS writes) with no `other` but zero, `directBytes` per group, and
+// a layout that puts a wave's lanes on consecutive chunks of the slot
+// (planDirectLds).
+bool loadsToLds(Operation *load, LdsType type, unsigned directBytes) {
+  auto buffer = dyn_cast<BufferLoadOp>(load);
+  if (!buffer || !directBytes)
+    return false;
+  if (Value other = buffer.getOther())
+    if (!matchPattern(other, m_AnyZeroFloat()) && !matchPattern(other, m_Zero()))
+      return false;
+  return buffer.getVec() * ldsElementBytes(type.getElementType()) == int64_t(directBytes) &&
+         planDirectLds(buffer.getOffsets().getType(), type, buffer.getVec()).has_value();
+}
+
 // The schedule of `loop`: the loads straight in its body that feed a dot
 // and whose operands can be computed `distance` iterations ahead go to
-// stage 0. None: nothing to pipeline.
-std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance) {
+// stage 0. None: nothing to pipeline. With `directBytes` (loads to LDS of
+// that many bytes a lane) and distance 1, the staged tiles load straight
+// into their slots when all of them can.
+std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsigned directBytes) {
   LoopSchedule schedule{loop, distance, {}, {}};
   llvm::SetVector<Operation *> ahead;
   for (Operation &op : *loop.getBody()) {
@@ -132,11 +176,30 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance) {
     llvm::SetVector<Operation *> slice;
     if (!computableAhead(loop, &op, slice))
       continue;
-    schedule.loads.push_back({&op, stagedConversion(loop, &op)});
+    schedule.loads.push_back({&op, stagedConversion(loop, &op), {}, false});
     ahead.insert(slice.begin(), slice.end());
   }
   if (schedule.loads.empty())
     return std::nullopt;
+  // A tile loaded straight into LDS lands there while the loop reads the
+  // other slot: one slot more. Only at distance 1, where the wait at the end
+  // of an iteration (vmcnt(0)) is for the next iteration's tiles alone.
+  // All or none: a tile staged through registers in two slots costs an
+  // address op per swizzled access pattern each iteration (its slot changes).
+  const bool direct = directBytes && distance == 1 &&
+                      llvm::any_of(schedule.loads, [](const PipelinedLoad &l) { return bool(l.staged); }) &&
+                      llvm::all_of(schedule.loads, [&](const PipelinedLoad &l) {
+                        return !l.staged ||
+                               loadsToLds(l.load, slotType(cast<RankedTensorType>(l.load->getResult(0).getType()),
+                                                           l.staged, distance + 1),
+                                          directBytes);
+                      });
+  for (PipelinedLoad &l : schedule.loads)
+    if (l.staged) {
+      l.direct = direct;
+      l.slotType = slotType(cast<RankedTensorType>(l.load->getResult(0).getType()), l.staged,
+                            direct ? distance + 1 : distance);
+    }
   // An address op goes with its loads to stage 0 when only stage 0 reads it.
   DenseSet<Operation *> first;
   for (const PipelinedLoad &l : schedule.loads)
@@ -272,6 +335,24 @@ private:
   DenseMap<Operation *, bool> variesMemo;
 };
 
+// `load` (its operands mapped by `map`) writing slot `slot` of `buffer`
+// straight from global memory. Offsets x + splat(s) (a carried offset) pass
+// x and s apart: the lowering moves x between lanes (for the slot's
+// swizzle) where x is made, before the loop, not each iteration.
+void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value slot) {
+  Value offsets = map.lookupOrDefault(load.getOffsets()), shift;
+  if (auto add = offsets.getDefiningOp<arith::AddIOp>())
+    for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())})
+      if (auto splat = y.getDefiningOp<SplatOp>(); splat && splat.getSrc().getType().isInteger(32)) {
+        offsets = x;
+        shift = splat.getSrc();
+        break;
+      }
+  auto mapped = [&](Value v) { return v ? map.lookupOrDefault(v) : Value(); };
+  b.create<BufferLoadToLocalOp>(load.getLoc(), mapped(load.getBase()), offsets, shift, mapped(load.getMask()),
+                                mapped(load.getBound()), buffer, slot, load.getVecAttr());
+}
+
 // Copies of the schedule's loads for iteration k of `ahead`, built at `b`,
 // run only when `valid` (one uniform branch around them all, not a mask on
 // every element); poison otherwise: nobody reads the tiles of an iteration
@@ -279,30 +360,43 @@ private:
 // register on the branch not taken, and copies where the branches meet).
 // Their address computations go before the branch where they can be
 // speculated, so what the body computes anyway is shared.
+// A direct load (PipelinedLoad::direct) writes slot `slot` of its buffer
+// instead (its result: null).
 SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> loads, Ahead &ahead, int64_t k,
-                            Value valid) {
+                            Value valid, ArrayRef<Value> buffers = {}, Value slot = {}) {
   SmallVector<Type> types;
   for (const PipelinedLoad &l : loads)
-    types.push_back(l.load->getResult(0).getType());
-  auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/true);
+    if (!l.direct)
+      types.push_back(l.load->getResult(0).getType());
+  // (Without results the branch gets its terminators made.)
+  auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/!types.empty());
   OpBuilder outer(branch);
   OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
   ahead.enter(outer, then);
-  SmallVector<Value> tiles;
-  for (const PipelinedLoad &l : loads) {
+  SmallVector<Value> tiles, results;
+  for (auto [j, l] : llvm::enumerate(loads)) {
     IRMapping map;
     for (Value operand : l.load->getOperands())
       map.map(operand, ahead.at(operand, k));
+    if (l.direct) {
+      toLds(then, cast<BufferLoadOp>(l.load), map, buffers[j], slot);
+      continue;
+    }
     tiles.push_back(then.clone(*l.load, map)->getResult(0));
   }
   ahead.leave();
-  then.create<scf::YieldOp>(loc, tiles);
-  OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
-  SmallVector<Value> unused;
-  for (Type t : types)
-    unused.push_back(otherwise.create<ub::PoisonOp>(loc, t));
-  otherwise.create<scf::YieldOp>(loc, unused);
-  return SmallVector<Value>(branch.getResults());
+  if (!types.empty()) {
+    then.create<scf::YieldOp>(loc, tiles);
+    OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
+    SmallVector<Value> unused;
+    for (Type t : types)
+      unused.push_back(otherwise.create<ub::PoisonOp>(loc, t));
+    otherwise.create<scf::YieldOp>(loc, unused);
+  }
+  auto result = branch.getResults().begin();
+  for (const PipelinedLoad &l : loads)
+    results.push_back(l.direct ? Value() : Value(*result++));
+  return results;
 }
 
 // Expands `s.loop` by its schedule. The loop carries, per load j and for
@@ -319,41 +413,49 @@ scf::ForOp expandLoop(LoopSchedule &s) {
   Location loc = loop.getLoc();
   MLIRContext *ctx = loop.getContext();
 
+  // The LDS slots per staged tile (the LDS plan keeps them over the loop):
+  // `distance` of them, one more for tiles loaded straight into LDS (loaded
+  // while the loop reads another). Made first when the prologue loads into
+  // them.
+  const bool staging = s.hasStaged(), direct = s.hasDirect();
+  const int64_t slots = direct ? distance + 1 : distance;
+  Value zero;
+  SmallVector<Value> buffers(n);
+  // (`firsts`: each buffer's first tile, stored into slot 0 as it is made.)
+  auto allocate = [&](ArrayRef<Value> firsts) {
+    zero = before.create<arith::ConstantIntOp>(loc, before.getI32Type(), 0);
+    for (auto [j, l] : llvm::enumerate(s.loads)) {
+      if (!l.staged)
+        continue;
+      buffers[j] = before.create<LocalAllocOp>(loc, l.slotType);
+      if (!firsts.empty())
+        before.create<LocalStoreOp>(loc, firsts[j], buffers[j], zero);
+    }
+  };
+  if (direct)
+    allocate({});
+
   // Prologue: the first `distance` iterations' tiles, each masked off when
-  // the loop does not reach its iteration.
+  // the loop does not reach its iteration (a direct load's into slot k).
   SmallVector<Value> firsts;
   {
     Ahead first(loop, /*inBody=*/false, loop.getLowerBound(), distance - 1);
     for (int64_t k = 0; k < distance; ++k) {
       first.enter(before, before);
       Value reached = before.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, first.iv(k), loop.getUpperBound());
-      llvm::append_range(firsts, loadsFor(before, loc, s.loads, first, k, reached));
+      Value slot = direct ? Value(before.create<arith::ConstantIntOp>(loc, before.getI32Type(), k)) : Value();
+      llvm::append_range(firsts, loadsFor(before, loc, s.loads, first, k, reached, buffers, slot));
     }
     first.finish();
   }
   Ahead next(loop, /*inBody=*/true, loop.getInductionVar(), distance);
 
-  // The LDS slots, `distance` per staged tile (the LDS plan keeps them over
-  // the loop), with the first iteration's tile in slot 0.
-  const int64_t slots = distance;
-  const bool staging = s.hasStaged();
-  Value zero;
-  SmallVector<Value> buffers(n);
+  // The first iteration's tile in slot 0, visible to every thread.
   if (staging) {
-    zero = before.create<arith::ConstantIntOp>(loc, before.getI32Type(), 0);
-    for (auto [j, l] : llvm::enumerate(s.loads)) {
-      if (!l.staged)
-        continue;
-      auto from = cast<RankedTensorType>(l.load->getResult(0).getType());
-      // Kept over the loop: a swizzle rather than padding when it is as
-      // conflict-free, so the buffers take the tiles' bytes (occupancy).
-      LdsStaging plan = planLdsStaging(from, l.staged.getType(), LdsPriority::Bytes);
-      SmallVector<int64_t> shape{slots};
-      shape.append(from.getShape().begin(), from.getShape().end());
-      buffers[j] = before.create<LocalAllocOp>(
-          loc, LdsType::get(ctx, shape, from.getElementType(), plan.order, plan.pad, swizzleOf(plan)));
-      before.create<LocalStoreOp>(loc, firsts[j], buffers[j], zero);
-    }
+    if (!direct)
+      allocate(firsts);
+    if (direct)
+      before.create<AsyncWaitOp>(loc);
     before.create<BarrierOp>(loc);
   }
 
@@ -378,33 +480,41 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     for (auto [set, arg] : llvm::zip(sets, newArgs))
       carried[set] = arg;
 
+    // The slots: read this iteration's, write the next one's (round);
+    // computed first when the loads at the top write into it.
+    OpBuilder top = OpBuilder::atBlockBegin(loop.getBody());
+    Value read = zero, write = zero;
+    if (carrySlot) {
+      OpBuilder &at = direct ? top : end;
+      read = newArgs.back();
+      Value after = at.create<arith::AddIOp>(l, read, at.create<arith::ConstantIntOp>(l, at.getI32Type(), 1));
+      Value wraps = at.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, after,
+                                             at.create<arith::ConstantIntOp>(l, at.getI32Type(), slots));
+      write = at.create<arith::SelectOp>(l, wraps, zero, after);
+    }
     // Stage 0 for iteration i + distance, first: its latency hides behind
-    // this iteration's math.
+    // this iteration's math. Direct loads write the slot of iteration i + 1
+    // (= i + distance), which every thread finished reading before the last
+    // iteration's barrier.
     SmallVector<Value> fresh;
     {
-      OpBuilder top = OpBuilder::atBlockBegin(loop.getBody());
       next.enter(top, top);
       Value valid = top.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, next.iv(distance), loop.getUpperBound());
-      fresh = loadsFor(top, l, s.loads, next, distance, valid);
+      fresh = loadsFor(top, l, s.loads, next, distance, valid, buffers, write);
     }
     // The tile of iteration i + k + 1, which set k yields.
     auto following = [&](int64_t k, size_t j) { return k + 1 < distance ? carried.lookup({k + 1, j}) : fresh[j]; };
 
-    // The slots: read this iteration's, write the next one's (round).
-    Value read = zero, write = zero;
-    if (carrySlot) {
-      read = newArgs.back();
-      Value after = end.create<arith::AddIOp>(l, read, end.create<arith::ConstantIntOp>(l, end.getI32Type(), 1));
-      Value wraps = end.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, after,
-                                              end.create<arith::ConstantIntOp>(l, end.getI32Type(), slots));
-      write = end.create<arith::SelectOp>(l, wraps, zero, after);
-    }
     // Stage `distance`: the dots read their operands from the slots or the
     // carried set 0.
     for (auto [j, p] : llvm::enumerate(s.loads)) {
       if (p.staged) {
         OpBuilder at(p.staged);
         Value tile = at.create<LocalLoadOp>(p.staged.getLoc(), p.staged.getType(), buffers[j], read);
+        // Of a slot whose loads to LDS were waited for, never of one being
+        // loaded: the lowering tells the backend (no wait before the reads).
+        if (p.direct)
+          tile.getDefiningOp()->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
         p.staged.getResult().replaceAllUsesWith(tile);
         p.staged.erase();
       } else {
@@ -413,13 +523,17 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     }
     // Then the next iteration's tiles into their slots, between barriers:
     // with one slot every thread must have read it before anyone writes it;
-    // with more, one barrier orders all the LDS traffic.
+    // with more, one barrier orders all the LDS traffic. Direct loads
+    // wrote theirs: the thread waits for its loads to land (vmcnt(0)) before
+    // the barrier that shows them to the others.
     if (staging) {
       if (slots == 1)
         end.create<BarrierOp>(loc);
       for (auto [j, p] : llvm::enumerate(s.loads))
-        if (p.staged)
+        if (p.staged && !p.direct)
           end.create<LocalStoreOp>(loc, following(0, j), buffers[j], write);
+      if (direct)
+        end.create<AsyncWaitOp>(loc);
       end.create<BarrierOp>(loc);
     }
 
@@ -445,16 +559,26 @@ scf::ForOp expandLoop(LoopSchedule &s) {
 }
 
 struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineLoopsPass> {
+  using TesselPipelineLoopsBase::TesselPipelineLoopsBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     IntegerAttr stages = tesselDialect(module.getContext()).getNumStagesAttrHelper().getAttr(module);
     if (!stages || stages.getInt() < 2)
       return markAllAnalysesPreserved();
+    // Loads to LDS of 16 bytes a lane (gfx950), when asked for; gfx942's
+    // 4-byte ones would take four times the instructions.
+    unsigned directBytes = 0;
+    if (directToLds || tesselDialect(module.getContext()).getDirectToLdsAttrHelper().isAttrPresent(module)) {
+      auto arch = tesselDialect(module.getContext()).getTargetAttrHelper().getAttr(module);
+      const ::tessel::TargetFacts *facts = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
+      if (facts && facts->directLdsLoadBytes >= 16)
+        directBytes = facts->directLdsLoadBytes;
+    }
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     llvm::SetVector<Operation *> expanded;
     for (scf::ForOp loop : loops)
-      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1)) {
+      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1, directBytes)) {
         if (auto function = loop->getParentOfType<FunctionOpInterface>())
           expanded.insert(function);
         if (scf::ForOp done = expandLoop(*schedule))

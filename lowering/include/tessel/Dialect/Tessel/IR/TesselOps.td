@@ -380,6 +380,44 @@ def Tessel_LocalLoadOp : Tessel_Op<"local_load", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Tessel_BufferLoadToLocalOp : Tessel_Op<"buffer_load_to_local",
+    [AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "load base[offsets] straight into a slot of an LDS buffer";
+  let description = [{
+    Each element of the slot gets base[offsets] at that element's
+    coordinates, as tessel.buffer_load reads it (a masked-off element, or
+    one at or past `bound`, gets 0), without passing through registers:
+    the target's load-to-LDS instructions (gfx950 `buffer_load_dwordx4 ...
+    lds`), where lane l's `vec` elements land at the wave's LDS pointer plus
+    l * `vec` elements. So the offsets' layout must put a wave's lanes on
+    consecutive chunks of the slot (ignoring its swizzle); each lane then
+    loads, from the lane that holds it, the offset of the element the
+    swizzle puts at its chunk (`planDirectLds`). With `shift`, every offset
+    is `offsets` + `shift` (a loop's carried offset: only the tile moves
+    between lanes, once, where it is made). The data is in LDS for other
+    threads after `tessel.async_wait` and a barrier. Formed by
+    tessel-pipeline-loops on targets with 16-byte loads to LDS.
+  }];
+  let arguments = (ins Tessel_Ptr:$base, RankedTensorOf<[I32]>:$offsets, Optional<I32>:$shift,
+                       Optional<Tessel_BoolLike>:$mask, Optional<I32>:$bound, Tessel_Lds:$buffer, I32:$slot,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$vec);
+  let assemblyFormat = [{
+    $base `[` $offsets (`+` $shift^)? `]` (`,` $mask^)? (`bound` $bound^)? `into` $buffer `[` $slot `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_AsyncWaitOp : Tessel_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until this thread's loads to LDS have written it";
+  let description = [{
+    Every `tessel.buffer_load_to_local` this thread issued has written its
+    bytes to LDS (the loads count as vector memory operations: vmcnt(0),
+    not a register dependence). A barrier after it makes them visible to
+    the workgroup.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tessel_BarrierOp : Tessel_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "every thread of the workgroup arrives before any goes on";
   let description = [{

@@ -206,7 +206,25 @@ def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
     functions: the prologue's copies
     of loop-invariant address ops come before the loop, so the body's own
     become them.
+
+    With `direct-to-lds` on a target with 16-byte loads to LDS (gfx950) at
+    num_stages 2, when every staged tile is a buffer load (masked-off
+    elements read 0) whose layout puts a wave's lanes on consecutive
+    16-byte chunks of its slot (planDirectLds), the tiles go from global
+    memory straight into their slots (`tessel.buffer_load_to_local`: no
+    registers, no `tessel.local_store`): the buffers get two slots, the
+    prologue loads slot 0, each iteration loads the next tiles into the
+    other slot at its top (which every thread finished reading before the
+    last iteration's barrier), and ends with `tessel.async_wait` and one
+    barrier. All or none: a tile staged through registers in two slots
+    costs an address op per swizzled access pattern each iteration.
+    The reads of those slots are marked `tessel.async_copied`: they never
+    read a slot being loaded, which the lowering tells LLVM (alias scopes).
   }];
+  let options = [
+    Option<"directToLds", "direct-to-lds", "bool", /*default=*/"false",
+           "load staged tiles straight into LDS where the target can (gfx950, num_stages 2)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
 }
 
