@@ -419,13 +419,13 @@ static int32_t tessel_emu_readfirstlane(int32_t data) {
 // value; lanes past the workgroup are 0.
 static uint64_t tessel_emu_ballot(int32_t bit) {
   tessel::emu::FiberWorkgroup &wg = tessel::emu::currentWorkgroup();
-  const uint32_t lane = wg.currentLane(), waveBase = lane - lane % wg.waveSize();
-  wg.exchange()[lane] = uint64_t(bit & 1);
+  const uint32_t lane = wg.currentLane(), waveBase = lane & ~(wg.waveSize() - 1);
+  uint64_t *slots = wg.exchangeSlots(lane); // this meeting's set (see exchangeSlots)
+  slots[lane] = uint64_t(bit & 1);
   wg.waveSync();
   uint64_t result = 0;
   for (uint32_t l = 0; l < wg.waveSize() && waveBase + l < wg.blockSize(); ++l)
-    result |= (wg.exchange()[waveBase + l] & 1) << l;
-  wg.waveSync(); // nobody may overwrite the slots before every lane has read
+    result |= (slots[waveBase + l] & 1) << l;
   return result;
 }
 
