@@ -2,6 +2,7 @@
 // TESSEL_DUMP_DIR writes it to files, one set per specialization.
 #include "e2e_common.hpp"
 #include "../scoped_env.hpp"
+#include "tessel/lowering/compile.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -110,4 +111,27 @@ TEST_CASE("TESSEL_DUMP_DIR writes the dumps to files, one set per specialization
   CHECK(contains(fileText(dir / (stem + "llvm-dialect.mlir")), "llvm.func @scale"));
   CHECK(contains(fileText(dir / (stem + "ll")), "define amdgpu_kernel void @scale"));
   CHECK(contains(fileText(dir / (stem + "s")), ".amdhsa_kernel scale"));
+}
+
+TEST_CASE("TESSEL_DUMP_DIR: launch options that change the code (waves_per_eu, direct-to-LDS) get dumps of their own") {
+  const std::filesystem::path dir = std::filesystem::path(TESSEL_BINARY_DIR) / "dump-options-test";
+  std::filesystem::remove_all(dir);
+  testing::ScopedEnv where("TESSEL_DUMP_DIR", dir.c_str());
+  testing::ScopedEnv dump("TESSEL_DUMP", "llvm");
+  testing::ScopedEnv always("TESSEL_ALWAYS_COMPILE", "1");
+  auto x = emulator().alloc<float>(256), out = emulator().alloc<float>(256);
+  auto kernel = jit<scale>();
+  auto count = [&] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto &e : std::filesystem::directory_iterator(dir)) ++n;
+    return n;
+  };
+  kernel.launch(emulator(), {1}, {.num_warps = 1}, x, out, 200, 256);
+  CHECK(count() == 1);
+  kernel.launch(emulator(), {1}, {.num_warps = 1, .waves_per_eu = 4}, x, out, 200, 256);
+  CHECK(count() == 2);
+  // The launch's memory cache would keep the kernel above: compile directly.
+  const detail::TraceRequest request = kernel.trace(x, out, 200, 256);
+  compileTrace(request.trace, request.spec, {.arch = "gfx942", .numWarps = 1, .directToLds = true, .wavesPerEu = 4});
+  CHECK(count() == 3);
 }
