@@ -354,9 +354,13 @@ std::vector<GeneratedFile> generate(const DriverOptions &o) {
       tessel::detail::TraceRequest request = k.trace(s, constants);
       request.trace.kernelName = symbol; // each variant's code object names its specialization
       v.compiled = compileTrace(request.trace, request.spec,
-                                CompileOptions{arch, o.numWarps, o.codeObjectVersion, o.numStages, o.fastMath,
-                                               o.fpFusion, /*debug=*/false, /*directToLds=*/false,
-                                               o.wavesPerEu});
+                                CompileOptions{.arch = arch,
+                                               .numWarps = o.numWarps,
+                                               .codeObjectVersion = o.codeObjectVersion,
+                                               .numStages = o.numStages,
+                                               .fastMath = o.fastMath,
+                                               .fpFusion = o.fpFusion,
+                                               .wavesPerEu = o.wavesPerEu});
       v.file = o.name + "." + arch + "." + symbol.substr(o.name.size() + 2) + ".hsaco";
       variants.push_back(std::move(v));
     }

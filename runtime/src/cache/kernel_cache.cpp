@@ -169,14 +169,23 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
   DiskCache &cache = disk ? *disk : DiskCache::process();
   if (options.num_stages < 1 || options.num_stages > 4)
     throw Error("kernel '" + kernelName + "': num_stages must be 1 to 4, not " + std::to_string(options.num_stages));
-  // Experimental, off unless asked for (docs/user-guide.md): gfx950's staged
-  // dot operands loaded straight into LDS.
-  const bool directToLds = environmentFlag("TESSEL_DIRECT_TO_LDS");
-  const std::string diskKey = DiskCache::entryKey(request.trace.fingerprint(), request.spec, arch,
-                                                  options.num_warps, compilerIdentity,
-                                                  codeObjectVersion, options.num_stages, options.fast_math,
-                                                  options.fp_fusion, debugEnabled(options), directToLds,
-                                                  options.waves_per_eu);
+  // What decides the code: the compile's options, and so the disk key.
+  // TESSEL_DIRECT_TO_LDS is experimental, off unless asked for
+  // (docs/user-guide.md): gfx950's staged dot operands loaded straight into LDS.
+  const CompileOptions compileOptions{.arch = arch,
+                                      .numWarps = options.num_warps,
+                                      .codeObjectVersion = codeObjectVersion,
+                                      .numStages = options.num_stages,
+                                      .fastMath = options.fast_math,
+                                      .fpFusion = options.fp_fusion,
+                                      .debug = debugEnabled(options),
+                                      .directToLds = environmentFlag("TESSEL_DIRECT_TO_LDS"),
+                                      .wavesPerEu = options.waves_per_eu};
+  const CompileOptions &o = compileOptions;
+  const std::string diskKey =
+      DiskCache::entryKey(request.trace.fingerprint(), request.spec, o.arch, o.numWarps, compilerIdentity,
+                          o.codeObjectVersion, o.numStages, o.fastMath, o.fpFusion, o.debug, o.directToLds,
+                          o.wavesPerEu);
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->device = device.shared();
@@ -201,10 +210,7 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
     ++stats.diskHits;
     checkBlockSize(entry->compiled);
   } else {
-    entry->compiled = compile(request.trace, request.spec,
-                              CompileOptions{arch, options.num_warps, codeObjectVersion, options.num_stages,
-                                             options.fast_math, options.fp_fusion, debugEnabled(options),
-                                             directToLds, options.waves_per_eu});
+    entry->compiled = compile(request.trace, request.spec, compileOptions);
     entry->compiled.times.trace = traceMs;
     ++stats.compiles;
     if (environmentLists("TESSEL_LOG", "compile"))
