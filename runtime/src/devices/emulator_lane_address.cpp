@@ -22,12 +22,14 @@ bool isWorkitemIdX(const llvm::Value *v) {
 struct Decomposer {
   const llvm::DataLayout &layout;
   const llvm::UniformityInfo &uniformity;
+  const llvm::CycleInfo &cycles;
+  const llvm::BasicBlock *at; // the access's block
   unsigned waveSize;
 
   // Adds scale * v to `into`; false when v is not of the form.
   bool add(const llvm::Value *v, int64_t scale, LaneAddress &into, unsigned depth = 0) {
     // Bounded depth and scales: no term's arithmetic can overflow.
-    if (depth > 16 || scale > (int64_t(1) << 32) || scale < -(int64_t(1) << 32))
+    if (depth > 16 || scale > (int64_t(1) << 32) || scale < -(int64_t(1) << 32) || leavesCycle(v, at, cycles))
       return false;
     if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(v)) {
       int64_t term;
@@ -100,7 +102,7 @@ struct Decomposer {
 
   // The base and offset of a pointer.
   bool pointer(const llvm::Value *p, LaneAddress &into, unsigned depth = 0) {
-    if (depth > 16)
+    if (depth > 16 || leavesCycle(p, at, cycles))
       return false;
     if (auto *gep = llvm::dyn_cast<llvm::GEPOperator>(p)) {
       const unsigned bits = layout.getIndexTypeSizeInBits(gep->getType());
@@ -124,11 +126,20 @@ struct Decomposer {
 
 } // namespace
 
+bool leavesCycle(const llvm::Value *v, const llvm::BasicBlock *at, const llvm::CycleInfo &cycles) {
+  auto *inst = llvm::dyn_cast<llvm::Instruction>(v);
+  if (!inst)
+    return false;
+  const llvm::Cycle *cycle = cycles.getCycle(inst->getParent());
+  return cycle && !cycle->contains(at);
+}
+
 std::optional<LaneAddress> laneAddressOf(llvm::Instruction &access, const llvm::DataLayout &layout,
-                                         const llvm::UniformityInfo &uniformity, unsigned waveSize) {
+                                         const llvm::UniformityInfo &uniformity, const llvm::CycleInfo &cycles,
+                                         unsigned waveSize) {
   if (waveSize == 0 || !llvm::isPowerOf2_32(waveSize))
     return std::nullopt;
-  Decomposer d{layout, uniformity, waveSize};
+  Decomposer d{layout, uniformity, cycles, access.getParent(), waveSize};
   LaneAddress address;
   llvm::Type *type = nullptr;
   bool ok = false;
@@ -156,7 +167,7 @@ std::optional<LaneAddress> laneAddressOf(llvm::Instruction &access, const llvm::
       return std::nullopt;
     }
     const llvm::Value *resource = call->getArgOperand(first);
-    if (!uniformity.isUniform(resource))
+    if (!uniformity.isUniform(resource) || leavesCycle(resource, access.getParent(), cycles))
       return std::nullopt;
     address.base = resource;
     ok = d.add(call->getArgOperand(first + 1), 1, address) && d.add(call->getArgOperand(first + 2), 1, address);

@@ -4,6 +4,7 @@
 // the wave needs to order them. Internal to tessel_devices.
 #pragma once
 
+#include <llvm/Analysis/CycleAnalysis.h>
 #include <llvm/Analysis/UniformityAnalysis.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/Instruction.h>
@@ -28,10 +29,17 @@ struct LaneAddress {
 // The lane address of a load, store or buffer load/store, or nothing when
 // the IR does not say it in that form. `isUniform` is LLVM's uniformity
 // analysis with the AMDGPU target's rules; lanes run in waves of `waveSize`
-// consecutive work-items (x).
+// consecutive work-items (x). A value computed in a cycle (a loop) that
+// does not hold the access is not followed: a lane leaves the loop on its
+// own trip, so a value alike in the wave inside the loop need not be after
+// it (LLVM's uniformity calls it uniform at its definition).
 std::optional<LaneAddress> laneAddressOf(llvm::Instruction &access, const llvm::DataLayout &layout,
-                                         const llvm::UniformityInfo &uniformity,
+                                         const llvm::UniformityInfo &uniformity, const llvm::CycleInfo &cycles,
                                          unsigned waveSize);
+
+// Whether `v` is computed in a cycle that does not hold `at`: its value
+// there is each lane's from its own last trip.
+bool leavesCycle(const llvm::Value *v, const llvm::BasicBlock *at, const llvm::CycleInfo &cycles);
 
 // Whether lanes l1 != l2 of one wave could have a byte in common, lane l1
 // accessing `a` and lane l2 `b`.

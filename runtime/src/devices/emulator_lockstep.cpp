@@ -99,6 +99,9 @@ Effects effectsOf(llvm::Instruction &inst) {
     return {};
   llvm::Function *callee = call->getCalledFunction();
   llvm::StringRef name = callee ? callee->getName() : "";
+  // A buffer load into LDS reads global memory and writes LDS.
+  if (name.starts_with("llvm.amdgcn.raw.ptr.buffer.load.lds") || name.starts_with("llvm.amdgcn.raw.buffer.load.lds"))
+    return {kGlobal, kLds};
   if (name.starts_with("llvm.amdgcn.raw.ptr.buffer.load") || name.starts_with("llvm.amdgcn.raw.buffer.load"))
     return {kGlobal, 0};
   if (name.starts_with("llvm.amdgcn.raw.ptr.buffer.store") || name.starts_with("llvm.amdgcn.raw.buffer.store"))
@@ -132,13 +135,14 @@ struct Lockstep {
   llvm::UniformityInfo &uniformity;
   llvm::DominatorTree &dominators;
   llvm::PostDominatorTree &postDominators;
+  const llvm::CycleInfo &cycles;
   unsigned waveSize; // 0: unknown (no access's lane address is used)
   std::map<llvm::Instruction *, std::optional<LaneAddress>> addresses;
 
   const std::optional<LaneAddress> &addressOf(llvm::Instruction &inst) {
     auto [at, inserted] = addresses.try_emplace(&inst);
     if (inserted && waveSize)
-      at->second = laneAddressOf(inst, kernel.getDataLayout(), uniformity, waveSize);
+      at->second = laneAddressOf(inst, kernel.getDataLayout(), uniformity, cycles, waveSize);
     return at->second;
   }
 
@@ -249,7 +253,7 @@ struct Lockstep {
 // (by the same uniformity analysis) is that value, on the GPU as here: the
 // call goes, and with it a meeting of the wave (the compiler puts one
 // before each buffer access, to make its size a scalar).
-void dropUniformLaneReads(llvm::Function &kernel, llvm::UniformityInfo &uniformity) {
+void dropUniformLaneReads(llvm::Function &kernel, llvm::UniformityInfo &uniformity, const llvm::CycleInfo &cycles) {
   std::vector<llvm::IntrinsicInst *> reads;
   for (llvm::BasicBlock &block : kernel)
     for (llvm::Instruction &inst : block)
@@ -257,7 +261,8 @@ void dropUniformLaneReads(llvm::Function &kernel, llvm::UniformityInfo &uniformi
           call &&
           (call->getIntrinsicID() == llvm::Intrinsic::amdgcn_readfirstlane ||
            call->getIntrinsicID() == llvm::Intrinsic::amdgcn_readlane) &&
-          call->getArgOperand(0)->getType() == call->getType() && uniformity.isUniform(call->getArgOperand(0)))
+          call->getArgOperand(0)->getType() == call->getType() && uniformity.isUniform(call->getArgOperand(0)) &&
+          !leavesCycle(call->getArgOperand(0), call->getParent(), cycles))
         reads.push_back(call);
   for (llvm::IntrinsicInst *call : reads) {
     call->replaceAllUsesWith(call->getArgOperand(0));
@@ -277,12 +282,14 @@ unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelN
   builder.registerFunctionAnalyses(functions);
   // Replacing a uniform value's read by the value changes no block and no
   // value's uniformity: the analyses stay valid for the pass below.
-  dropUniformLaneReads(*kernel, functions.getResult<llvm::UniformityInfoAnalysis>(*kernel));
+  dropUniformLaneReads(*kernel, functions.getResult<llvm::UniformityInfoAnalysis>(*kernel),
+                       functions.getResult<llvm::CycleAnalysis>(*kernel));
   const TargetFacts *target = lookupTarget(device.getTargetCPU().str());
   Lockstep lockstep{*kernel,
                     functions.getResult<llvm::UniformityInfoAnalysis>(*kernel),
                     functions.getResult<llvm::DominatorTreeAnalysis>(*kernel),
                     functions.getResult<llvm::PostDominatorTreeAnalysis>(*kernel),
+                    functions.getResult<llvm::CycleAnalysis>(*kernel),
                     target ? target->waveSize : 0u,
                     {}, {}, {}, {}, {}, {}};
   lockstep.run();

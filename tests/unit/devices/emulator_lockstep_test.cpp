@@ -282,3 +282,47 @@ exit:
   for (int i = 0; i < 68; ++i)
     REQUIRE(got[i] == want[i]);
 }
+
+TEST_CASE("emulator lockstep: a value alike in the wave inside a loop is not alike after a divergent exit") {
+  // Odd lanes leave the loop at k1 = 5, even ones at k1 = 1; then each lane
+  // reads and writes x[4 t + k1]: lanes 1 and 2 share x[9]. Inside the loop
+  // k1 is alike in every lane, so an address analysis that took it as alike
+  // after the loop too would see no two lanes share a byte and let lane 2
+  // read lane 1's store.
+  const char *ir = R"(
+define amdgpu_kernel void @exit_apart(ptr addrspace(1) %x) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %odd = and i32 %tid, 1
+  %isodd = icmp ne i32 %odd, 0
+  %limit = select i1 %isodd, i32 5, i32 1
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  %k1 = add i32 %k, 1
+  %more = icmp ult i32 %k1, %limit
+  br i1 %more, label %loop, label %exit
+exit:
+  %t4 = mul i32 %tid, 4
+  %i = add i32 %t4, %k1
+  %p = getelementptr i32, ptr addrspace(1) %x, i32 %i
+  %v = load i32, ptr addrspace(1) %p, align 4
+  %t1 = add i32 %tid, 1
+  %w = add i32 %v, %t1
+  store i32 %w, ptr addrspace(1) %p, align 4
+  ret void
+}
+)";
+  std::vector<int32_t> x(4 * 64 + 8);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = int32_t(100 * i);
+  std::vector<int32_t> want = x;
+  std::vector<int32_t> loaded(64);
+  for (int t = 0; t < 64; ++t) // every lane loads, then every lane stores (the last lane wins)
+    loaded[t] = x[4 * t + (t & 1 ? 5 : 1)];
+  for (int t = 0; t < 64; ++t)
+    want[4 * t + (t & 1 ? 5 : 1)] = loaded[t] + t + 1;
+  std::vector<int32_t> got = run("gfx942", kernelFromIR("exit_apart", ir, 1), x, 1, 64);
+  for (size_t i = 0; i < x.size(); ++i)
+    REQUIRE(got[i] == want[i]);
+}

@@ -17,27 +17,19 @@ namespace {
 // What `run()` writes to standard output (fd 1, through a file). The
 // tessel::Error it throws goes to `error` when given (else it fails the test).
 template <class Fn> std::string stdoutOf(const std::string &file, Fn run, std::string *errorOut = nullptr) {
-  std::fflush(stdout);
-  int saved = dup(1);
-  FILE *out = std::fopen(file.c_str(), "w");
-  REQUIRE(out != nullptr);
-  dup2(fileno(out), 1);
   std::string error;
-  try {
-    run();
-  } catch (const Error &e) {
-    error = e.what();
-  }
-  std::fflush(stdout);
-  dup2(saved, 1);
-  close(saved);
-  std::fclose(out);
+  std::string printed = testing::outputOf(1, file, [&] {
+    try {
+      run();
+    } catch (const Error &e) {
+      error = e.what();
+    }
+  });
   if (errorOut)
     *errorOut = error;
   else
     REQUIRE_MESSAGE(error.empty(), error);
-  std::ifstream in(file);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return printed;
 }
 
 std::vector<std::string> linesOf(const std::string &text) {

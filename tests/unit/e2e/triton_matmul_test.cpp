@@ -12,6 +12,7 @@
 // (two barriers a step with one slot, one with two), as buffer loads from a
 // carried offset (no exec-mask branches).
 #include "e2e_common.hpp"
+#include "../scoped_env.hpp"
 
 #include "../../../bench/matmul_forms.hpp" // the kernel, and what its main loop holds
 
@@ -114,7 +115,7 @@ TEST_CASE("Triton's tutorial 03 matmul on gfx950 with TESSEL_DIRECT_TO_LDS, A an
   // loads: through registers), A transposed (loaded along M: through
   // registers) and num_stages 3 (direct loads only at 2) for comparison.
   static Device gfx950 = Device::emulator("gfx950");
-  ::setenv("TESSEL_DIRECT_TO_LDS", "1", 1);
+  testing::ScopedEnv direct("TESSEL_DIRECT_TO_LDS", "1"); // unset again however the case ends
   // The main loop's loads straight into LDS: 4 + 4 with num_stages 2.
   auto intoLds = [](const std::string &loop) {
     return matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)"));
@@ -136,7 +137,6 @@ TEST_CASE("Triton's tutorial 03 matmul on gfx950 with TESSEL_DIRECT_TO_LDS, A an
   CHECK(intoLds(loop) == 0u);
   CHECK(tritonFormError(131, 70, 96, false, 2, gfx950, false, &loop) < 1e-2);
   CHECK(intoLds(loop) == 0u);
-  ::unsetenv("TESSEL_DIRECT_TO_LDS");
 }
 
 namespace {
