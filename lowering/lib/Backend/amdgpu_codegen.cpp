@@ -547,6 +547,7 @@ struct OptimizedKernel {
     llvm::internalizeModule(*kernel, isKernel);
     optimize(*kernel, generator.machine());
     boundSchedulingRegions(*kernel);
+    boundStagedStores(*kernel);
   }
 
   // Code generation to an object (the thread's kept pipeline) or to

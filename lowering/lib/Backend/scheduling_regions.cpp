@@ -61,4 +61,94 @@ unsigned boundSchedulingRegions(llvm::Module &module) {
   return inserted;
 }
 
+namespace {
+
+bool isMfma(const llvm::Instruction &inst) {
+  auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+  llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+  return callee && callee->getName().starts_with("llvm.amdgcn.mfma.");
+}
+
+// Operands of 8-bit (or narrower) elements come packed in i32 or i64 words.
+bool packsNarrowOperands(const llvm::Instruction &matrix) {
+  llvm::Type *t = llvm::cast<llvm::CallBase>(matrix).getArgOperand(0)->getType()->getScalarType();
+  return t->isIntegerTy() && t->getIntegerBitWidth() > 16;
+}
+
+bool isWorkgroupBarrier(const llvm::Instruction &inst) {
+  auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+  return call && call->getIntrinsicID() == llvm::Intrinsic::amdgcn_s_barrier;
+}
+
+bool isLdsStore(const llvm::Instruction &inst) {
+  auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+  return store && store->getPointerAddressSpace() == 3;
+}
+
+// The first part's loads and values that only instructions after
+// `boundary` use go after it (operands of the later matrix instructions),
+// keeping their order, so the boundary does not hold them live across the
+// first part. Calls stay; a load passes no instruction that may write.
+void sinkPastBoundary(llvm::BasicBlock &block, llvm::Instruction *boundary) {
+  std::vector<llvm::Instruction *> before;
+  for (llvm::Instruction &inst : block) {
+    if (&inst == boundary)
+      break;
+    before.push_back(&inst);
+  }
+  auto after = [&](const llvm::User *u) {
+    auto *user = llvm::dyn_cast<llvm::Instruction>(u);
+    return user && user->getParent() == &block && !llvm::isa<llvm::PHINode>(user) && boundary->comesBefore(user);
+  };
+  llvm::Instruction *insertAt = boundary->getNextNode();
+  bool writeBetween = false;
+  for (auto it = before.rbegin(); it != before.rend(); ++it) {
+    llvm::Instruction *inst = *it;
+    if (llvm::isa<llvm::CallBase>(inst) || inst->mayHaveSideEffects()) {
+      writeBetween |= inst->mayWriteToMemory() || !isMfma(*inst);
+      continue;
+    }
+    if (llvm::isa<llvm::PHINode>(inst) || inst->use_empty() || (inst->mayReadFromMemory() && writeBetween) ||
+        !llvm::all_of(inst->users(), after))
+      continue;
+    inst->moveBefore(insertAt->getIterator());
+    insertAt = inst;
+  }
+}
+
+} // namespace
+
+unsigned boundStagedStores(llvm::Module &module) {
+  unsigned inserted = 0;
+  for (llvm::Function &function : module) {
+    for (llvm::BasicBlock &block : function) {
+      std::vector<llvm::Instruction *> matrix;
+      llvm::Instruction *barrier = nullptr;
+      bool stores = false;
+      for (llvm::Instruction &inst : block) {
+        if (isMfma(inst)) {
+          if (barrier)
+            break;
+          matrix.push_back(&inst);
+        } else if (isWorkgroupBarrier(inst)) {
+          if (barrier)
+            break;
+          if (!matrix.empty())
+            barrier = &inst;
+        } else if (barrier && isLdsStore(inst)) {
+          stores = true;
+        }
+      }
+      if (!barrier || !stores || matrix.size() < kStagedStoresMinMatrix || packsNarrowOperands(*matrix.front()))
+        continue;
+      llvm::IRBuilder<> builder(matrix[matrix.size() / 4 - 1]->getNextNode());
+      llvm::Instruction *boundary =
+          builder.CreateIntrinsic(llvm::Intrinsic::amdgcn_sched_barrier, {}, {builder.getInt32(0)});
+      sinkPastBoundary(block, boundary);
+      ++inserted;
+    }
+  }
+  return inserted;
+}
+
 } // namespace tessel

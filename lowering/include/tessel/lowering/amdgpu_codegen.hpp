@@ -55,6 +55,26 @@ inline constexpr unsigned kLongBlock = 2048;
 inline constexpr unsigned kSchedulingRegion = 512;
 unsigned boundSchedulingRegions(llvm::Module &module);
 
+// A pipelined K loop computes the current tile's products, then (after a
+// workgroup barrier) stores the next tile, loaded from global memory this
+// iteration, into LDS. LLVM's post-RA scheduler, which sees MFMA chains
+// stall, hoists the barrier and the stores above most of the products, so
+// the stores wait on the global loads with little work between (gfx942
+// B^T matmul: 6 of 32 MFMAs before them, 334 mca cycles against Triton's
+// 316). boundStagedStores puts a scheduling boundary,
+// llvm.amdgcn.sched.barrier(0), after the first quarter of the MFMAs in
+// each such block (at least kStagedStoresMinMatrix MFMAs, a workgroup
+// barrier after them, LDS stores after it), and moves the values only the
+// rest use (their LDS operand loads) below the boundary, so the first
+// quarter holds no more registers than before. Measured over the matmul
+// comparison (gfx942, gfx950), a quarter was best of 1/4 .. 3/4: a half
+// put gfx950's bf16 library matmul at 1.07x Triton's cycles. Left alone:
+// operands of 8-bit elements (packed in i32/i64; fp8 matmul went from 3
+// waves to 2 on gfx942) and WMMA (gfx1100 spilled 4x more). Returns how
+// many it inserted.
+inline constexpr unsigned kStagedStoresMinMatrix = 8;
+unsigned boundStagedStores(llvm::Module &module);
+
 // `module` is the kernel module both executors start from; it is not
 // modified (work happens on a clone). Calls to __ocml_* functions are linked
 // from the ROCm device libraries. Throws tessel::Error on failure, including

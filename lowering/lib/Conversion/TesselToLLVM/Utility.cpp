@@ -268,6 +268,13 @@ public:
     return free ? Value(b_.create<LLVM::AddOp>(loc_, address, i32Value(b_, loc_, free))) : address;
   }
 
+  // The address register `reg`'s access goes through (registers with one
+  // key differ by an instruction's offset only); 0 where each register's
+  // address is its own.
+  int64_t registerKey(int64_t reg) const {
+    return linear_ ? (bytes(layout_.registerCoords(reg)) & laneBits_) : 0;
+  }
+
 private:
   int64_t bytes(ArrayRef<int64_t> coords) const { return plan_.offset(coords, type_.getShape()) * elemBytes_; }
 
@@ -289,8 +296,18 @@ private:
 void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type,
                                     ValueRange regs, Value base, const LdsStaging &plan) {
   StagedAddresses addresses(b, loc, target, type, base, plan);
+  // Stores through one address register next to each other, so the backend
+  // can pair them (ds_write2 / ds_write2st64): a 16-byte global load staged
+  // as two swizzled 8-byte halves otherwise alternates between the halves'
+  // registers, and a pair cannot be formed across a store LLVM cannot prove
+  // disjoint. A thread's stores of one tile never overlap, so their order is
+  // free.
+  auto runs = ldsRuns(type, plan.order.front(), plan.writeVec);
+  llvm::stable_sort(runs, [&](ArrayRef<int64_t> x, ArrayRef<int64_t> y) {
+    return addresses.registerKey(x.front()) < addresses.registerKey(y.front());
+  });
   onlyOwners(b, loc, target, type, [&] {
-    for (ArrayRef<int64_t> run : ldsRuns(type, plan.order.front(), plan.writeVec)) {
+    for (ArrayRef<int64_t> run : runs) {
       SmallVector<Value> elems;
       for (int64_t r : run)
         elems.push_back(regs[r]);
