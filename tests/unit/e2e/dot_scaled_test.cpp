@@ -191,6 +191,26 @@ void wrong_scale(Ptr<float8_e4m3fn> a, Ptr<int8_t> s, Ptr<float> c) {
   auto r = dot_scaled(t, scale, MxFormat::e4m3, t, std::nullopt, MxFormat::e4m3);
   store(c + expand_dims(i, 1) * 32 + expand_dims(i, 0), r);
 }
+void one_d(Ptr<float8_e4m3fn> a, Ptr<float> c) {
+  auto i = arange(0, 32);
+  auto t = load(a + i); // [32]
+  auto r = dot_scaled(t, std::nullopt, MxFormat::e4m3, t, std::nullopt, MxFormat::e4m3);
+  store(c + i, sum(r, 0));
+}
+void k_mismatch(Ptr<float8_e4m3fn> a, Ptr<float> c) {
+  auto i = arange(0, 32), h = arange(0, 64);
+  auto t = load(a + expand_dims(i, 1) * 32 + expand_dims(i, 0));  // [32, 32]: K = 32
+  auto u = load(a + expand_dims(h, 1) * 32 + expand_dims(i, 0));  // [64, 32]: K = 64
+  auto r = dot_scaled(t, std::nullopt, MxFormat::e4m3, u, std::nullopt, MxFormat::e4m3);
+  store(c + expand_dims(i, 1) * 32 + expand_dims(i, 0), r);
+}
+void acc_shape(Ptr<float8_e4m3fn> a, Ptr<float> c) {
+  auto i = arange(0, 32), h = arange(0, 16);
+  auto t = load(a + expand_dims(i, 1) * 32 + expand_dims(i, 0));
+  Tile<float> acc = load(c + expand_dims(h, 1) * 32 + expand_dims(i, 0)); // [16, 32]
+  auto r = dot_scaled(t, std::nullopt, MxFormat::e4m3, t, std::nullopt, MxFormat::e4m3, acc);
+  store(c + expand_dims(h, 1) * 32 + expand_dims(i, 0), r);
+}
 } // namespace
 
 TEST_CASE("dot_scaled's errors name the problem and the line") {
@@ -209,4 +229,11 @@ TEST_CASE("dot_scaled's errors name the problem and the line") {
                        Error);
   CHECK_THROWS_WITH_AS(jit<wrong_scale>().launch(dev, {1}, {}, f8, bytes, c),
                        doctest::Contains("dot_scaled_test.cpp:"), Error);
+  CHECK_THROWS_WITH_AS(jit<one_d>().launch(dev, {1}, {}, f8, c),
+                       doctest::Contains("dot_scaled: a and b must be 2-D, not [32] and [32]"), Error);
+  CHECK_THROWS_WITH_AS(jit<k_mismatch>().launch(dev, {1}, {}, f8, c),
+                       doctest::Contains("dot_scaled: a [32, 32] (e4m3) holds K = 32 and b [64, 32] (e4m3) K = 64"),
+                       Error);
+  CHECK_THROWS_WITH_AS(jit<acc_shape>().launch(dev, {1}, {}, f8, c),
+                       doctest::Contains("dot_scaled: acc is [16, 32], not the product's [32, 32]"), Error);
 }
