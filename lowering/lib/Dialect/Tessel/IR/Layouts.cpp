@@ -1,7 +1,9 @@
 // The layouts' linear forms and the queries built on them.
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 
+#include <array>
 #include <limits>
+#include <map>
 #include <tuple>
 
 using namespace mlir;
@@ -370,36 +372,66 @@ LdsStaging mlir::tessel::ldsAccessPlan(LdsType lds, RankedTensorType type) {
   return plan;
 }
 
-LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging &plan, int64_t vec) {
-  constexpr int64_t kBanks = 32, kBankBytes = 4, kBytesPerCycle = kBanks * kBankBytes;
-  LinearLayout layout = getLinearLayout(type);
-  const int64_t elemBytes = ldsElementBytes(type), bytes = vec * elemBytes;
-  const int64_t lanes = int64_t(1) << layout.laneBases().size();
-  const int64_t group = std::min(lanes, kBytesPerCycle / std::max(bytes, kBankBytes));
-  LdsCycles total;
-  // Wave 0 stands for all: another wave's addresses are wave 0's plus one
-  // offset, which keeps which lanes share a bank.
-  for (ArrayRef<int64_t> run : ldsRuns(type, plan.order.front(), vec)) {
-    for (int64_t first = 0; first < lanes; first += group) {
-      SmallVector<SmallVector<int64_t>> dwordsOfBank(kBanks);
-      for (int64_t lane = first; lane < first + group; ++lane) {
-        int64_t offset = plan.offset(layout.coords(run.front(), lane, 0), type.getShape());
-        int64_t begin = offset * elemBytes / kBankBytes;
-        int64_t end = (offset * elemBytes + bytes + kBankBytes - 1) / kBankBytes;
-        for (int64_t dword = begin; dword < end; ++dword) {
-          SmallVector<int64_t> &seen = dwordsOfBank[dword % kBanks];
-          if (!llvm::is_contained(seen, dword))
-            seen.push_back(dword);
-        }
+namespace {
+// What the LDS cost model reads of a tile's accesses, the same under every
+// candidate plan: per access (a run of `vec` registers along `dim`) and
+// lane of wave 0, the first element's coordinates. planLdsStaging prices
+// some hundred candidates with one of these per access width (each built
+// once: rebuilding them per candidate was most of a matmul's
+// tessel-pipeline-loops time).
+class LdsAccesses {
+public:
+  LdsAccesses(RankedTensorType type, unsigned dim, int64_t vec) : shape_(type.getShape()) {
+    constexpr int64_t kBytesPerCycle = kBanks * kBankBytes;
+    LinearLayout layout = getLinearLayout(type);
+    elemBytes_ = ldsElementBytes(type);
+    bytes_ = vec * elemBytes_;
+    lanes_ = int64_t(1) << layout.laneBases().size();
+    group_ = std::min(lanes_, kBytesPerCycle / std::max(bytes_, kBankBytes));
+    // Wave 0 stands for all: another wave's addresses are wave 0's plus one
+    // offset, which keeps which lanes share a bank.
+    for (ArrayRef<int64_t> run : ldsRuns(type, dim, vec))
+      for (int64_t lane = 0; lane < lanes_; ++lane)
+        coords_.push_back(layout.coords(run.front(), lane, 0));
+  }
+
+  size_t accesses() const { return coords_.size() / size_t(lanes_); }
+
+  LdsCycles cycles(const LdsStaging &plan) const {
+    LdsCycles total;
+    SmallVector<int64_t, 64> dwords;
+    for (size_t first = 0; first < coords_.size(); first += group_) {
+      dwords.clear();
+      for (size_t access = first; access < first + size_t(group_); ++access) {
+        const int64_t offset = plan.offset(coords_[access], shape_) * elemBytes_;
+        for (int64_t dword = offset / kBankBytes, end = (offset + bytes_ + kBankBytes - 1) / kBankBytes;
+             dword < end; ++dword)
+          dwords.push_back(dword);
       }
+      // Lanes touching one dword share it (a broadcast); distinct dwords of
+      // one bank take a cycle each.
+      llvm::sort(dwords);
+      std::array<int64_t, kBanks> perBank{};
       int64_t ways = 1;
-      for (auto &seen : dwordsOfBank)
-        ways = std::max<int64_t>(ways, seen.size());
+      for (size_t i = 0; i < dwords.size(); ++i)
+        if (i == 0 || dwords[i] != dwords[i - 1])
+          ways = std::max(ways, ++perBank[size_t(dwords[i] % kBanks)]);
       total.cycles += ways;
       total.conflictFree += 1;
     }
+    return total;
   }
-  return total;
+
+private:
+  static constexpr int64_t kBanks = 32, kBankBytes = 4;
+  ArrayRef<int64_t> shape_;
+  int64_t elemBytes_ = 0, bytes_ = 0, lanes_ = 0, group_ = 0;
+  SmallVector<SmallVector<int64_t>> coords_; // access-major: [run * lanes + lane]
+};
+} // namespace
+
+LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging &plan, int64_t vec) {
+  return LdsAccesses(type, plan.order.front(), vec).cycles(plan);
 }
 
 // What an access narrowed below 8 bytes (where the layouts allow wider)
@@ -444,16 +476,23 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
   const size_t fewestAccesses = ldsRuns(src, fastest, writeVec).size() + ldsRuns(dst, fastest, readVec).size();
   const int64_t elemBytes = ldsElementBytes(dst);
   Cost bestCost{std::numeric_limits<int64_t>::max(), false, 0, false};
+  // The accesses at each width a candidate gives them, built once.
+  std::map<std::pair<bool, int64_t>, LdsAccesses> accessesOf;
+  auto accessesAt = [&](bool write, int64_t vec) -> const LdsAccesses & {
+    auto it = accessesOf.find({write, vec});
+    if (it == accessesOf.end())
+      it = accessesOf.try_emplace({write, vec}, write ? src : dst, fastest, vec).first;
+    return it->second;
+  };
   auto consider = [&](LdsStaging candidate) {
     candidate.writeVec = alignedVec(writeVec, candidate, row);
     candidate.readVec = alignedVec(readVec, candidate, row);
-    const size_t accesses =
-        ldsRuns(src, fastest, candidate.writeVec).size() + ldsRuns(dst, fastest, candidate.readVec).size();
+    const LdsAccesses &writes = accessesAt(true, candidate.writeVec), &reads = accessesAt(false, candidate.readVec);
+    const size_t accesses = writes.accesses() + reads.accesses();
     auto narrowed = [&](int64_t vec, int64_t natural) { return vec < natural && vec * elemBytes < 8; };
     const bool belowPairs = readVec * elemBytes <= 8 &&
                             (narrowed(candidate.writeVec, writeVec) || narrowed(candidate.readVec, readVec));
-    Cost cost{ldsAccessCycles(src, candidate, candidate.writeVec).cycles +
-                  ldsAccessCycles(dst, candidate, candidate.readVec).cycles +
+    Cost cost{writes.cycles(candidate).cycles + reads.cycles(candidate).cycles +
                   (belowPairs ? kLdsIssueCycles * int64_t(accesses - fewestAccesses) : 0),
               priority == LdsPriority::Bytes && candidate.pad > 0, accesses, candidate.swizzled()};
     if (cost < bestCost) {
