@@ -127,6 +127,49 @@ template <class E4, class E5> void checkFamily(const char *arch) {
   check(E5(), E5(), "bf8_bf8");
 }
 
+// The first line of `assembly` that holds `mnemonic` ("" when none does).
+std::string lineWith(const std::string &assembly, const std::string &mnemonic) {
+  const size_t at = assembly.find(mnemonic);
+  if (at == std::string::npos)
+    return "";
+  const size_t start = assembly.rfind('\n', at) + 1, end = assembly.find('\n', at);
+  return assembly.substr(start, end - start);
+}
+
+// gfx950's f8f6f4 MFMAs, for a block K they divide (64: 32x32x64; 128 in a
+// 16x16 block: 16x16x128), every mix: the formats are the instruction's
+// cbsz (its A) and blgp (its B) fields, 1 for E5M2, printed only when set;
+// transposed, the instruction's A is the dot's B. Odd sizes, masked edges.
+template <class E4, class E5> void checkF8f6f4() {
+  auto check = [&](auto ta, auto tb) {
+    using Ea = decltype(ta);
+    using Eb = decltype(tb);
+    const bool aE5 = std::is_same_v<Ea, E5>, bE5 = std::is_same_v<Eb, E5>;
+    CAPTURE(aE5);
+    CAPTURE(bE5);
+    const std::string big = assemblyOf<Ea, Eb>("gfx950", 64, 32, 64);
+    const std::string line = lineWith(big, "v_mfma_f32_32x32x64_f8f6f4");
+    CAPTURE(line);
+    CHECK(!line.empty());
+    CHECK(contains(line, "cbsz:1") == bE5); // transposed: the dot's B is the instruction's A
+    CHECK(contains(line, "blgp:1") == aE5);
+    CHECK(!contains(big, "v_mfma_f32_32x32x16_"));
+    CHECK(!contains(big, "v_mfma_scale")); // zero scales: the unscaled instruction
+    const std::string small = assemblyOf<Ea, Eb>("gfx950", 16, 16, 128);
+    CHECK(contains(small, "v_mfma_f32_16x16x128_f8f6f4"));
+    Result r64 = runFp8Matmul<Ea, Eb>("gfx950", 77, 45, 100, 64, 32, 64);
+    CHECK(r64.written);
+    CHECK(r64.worst < 1e-5);
+    Result r128 = runFp8Matmul<Ea, Eb>("gfx950", 19, 33, 300, 16, 16, 128, 1);
+    CHECK(r128.written);
+    CHECK(r128.worst < 1e-5);
+  };
+  check(E4(), E4());
+  check(E4(), E5());
+  check(E5(), E4());
+  check(E5(), E5());
+}
+
 } // namespace
 
 TEST_CASE("fp8 dot on gfx942: FNUZ E4M3 and E5M2 in every mix on v_mfma_*_fp8/bf8 match float64") {
@@ -135,6 +178,10 @@ TEST_CASE("fp8 dot on gfx942: FNUZ E4M3 and E5M2 in every mix on v_mfma_*_fp8/bf
 
 TEST_CASE("fp8 dot on gfx950: OCP E4M3 and E5M2 in every mix on the same MFMAs match float64") {
   checkFamily<float8_e4m3fn, float8_e5m2>("gfx950");
+}
+
+TEST_CASE("fp8 dot on gfx950: a block K of 64 or 128 takes the f8f6f4 MFMAs, every mix, matching float64") {
+  checkF8f6f4<float8_e4m3fn, float8_e5m2>();
 }
 
 TEST_CASE("fp8 dot: a block smaller than the instruction pads it; a K below 16 widens to f16") {
