@@ -315,3 +315,56 @@ TEST_CASE("fp8 kernels::matmul: too few scales is an error naming both counts") 
   });
   CHECK(message == "matmul: per-row scales need 64 values for A and 64 for B; the buffers hold 1 and 1");
 }
+
+namespace {
+// A chain on 8-bit floats (attention's shape): S = Q K^T in f32, P = S cast
+// to E4M3, O = P V. The tail's A is the head's transposed accumulator, whose
+// registers run along K in 4s: on gfx950 the f8f6f4 tail reads its K in
+// that order (kGroup 4), B alike.
+void fp8_chain(Ptr<float8_e4m3fn> q, Ptr<float8_e4m3fn> k, Ptr<float8_e4m3fn> v, Ptr<float> o, Const<int> M,
+               Const<int> D) {
+  auto rows = arange(0, M), cols = arange(0, D);
+  auto tq = load(q + expand_dims(rows, 1) * D + expand_dims(cols, 0));
+  auto tk = load(k + expand_dims(rows, 1) * D + expand_dims(cols, 0));
+  auto tv = load(v + expand_dims(rows, 1) * D + expand_dims(cols, 0));
+  auto s = dot(tq, trans(tk));
+  auto p = cast<float8_e4m3fn>(s * 0.0625f);
+  store(o + expand_dims(rows, 1) * D + expand_dims(cols, 0), dot(p, tv));
+}
+} // namespace
+
+TEST_CASE("fp8 dot on gfx950: a chain (cast<float8_e4m3fn>(Q K^T) V) on the f8f6f4 MFMAs matches float64") {
+  const int M = 64, D = 64;
+  Device dev = Device::emulator("gfx950");
+  // Q, K: small integers and halves; S / 16 is then exact in E4M3 when small.
+  std::uniform_int_distribution<int> small(-2, 2);
+  std::vector<double> vq(M * D), vk(M * D), vv(M * D);
+  for (double &x : vq) x = small(rng()) * 0.5;
+  for (double &x : vk) x = small(rng()) * 0.5;
+  for (double &x : vv) x = small(rng());
+  auto q = dev.upload(toFormat<float8_e4m3fn>(vq)), k = dev.upload(toFormat<float8_e4m3fn>(vk)),
+       v = dev.upload(toFormat<float8_e4m3fn>(vv));
+  auto o = dev.upload(std::vector<float>(M * D, std::nanf("")));
+  auto kernel = jit<fp8_chain>();
+  kernel.launch(dev, {1}, {.num_warps = 4}, q, k, v, o, M, D);
+  std::vector<float> got = o.download();
+  // P as E4M3 holds it: S / 16 rounded to nearest even in E4M3 (the host type's conversion).
+  std::vector<double> p(M * M);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < M; ++j) {
+      double s = 0;
+      for (int d = 0; d < D; ++d) s += vq[i * D + d] * vk[j * D + d];
+      p[i * M + j] = double(float(float8_e4m3fn(float(s * 0.0625))));
+    }
+  double worst = 0, scale = 1e-30;
+  std::vector<double> want(M * D, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < M; ++j)
+      for (int d = 0; d < D; ++d) want[i * D + d] += p[i * M + j] * vv[j * D + d];
+  for (double w : want) scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]) / scale);
+  CHECK(worst < 1e-5);
+  auto tq = emulator().alloc<float8_e4m3fn>(M * D);
+  detail::TraceRequest request = kernel.trace(tq, tq, tq, emulator().alloc<float>(M * D), M, D);
+  CHECK(contains(compileTrace(request.trace, request.spec, {"gfx950", 4}).assembly(), "v_mfma_f32_32x32x64_f8f6f4"));
+}
