@@ -198,3 +198,20 @@ TEST_CASE("planDirectLds: gfx950's A operand loads straight into its swizzled sl
   auto padded = LdsType::get(&c.ctx, {2, 128, 64}, f16, plan.order, 8, {});
   CHECK(!planDirectLds(offsets, padded, 8));
 }
+
+TEST_CASE("planLdsStaging keeps 8-bit operand reads at least 8 bytes wide: 4-byte chunks cost copies and registers") {
+  Context c;
+  Type fp8 = Float8E4M3FNType::get(&c.ctx);
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2}, true);
+  // gfx950's fp8 B [64, 128] as tutorial 03 loads it (16 bytes along N, two
+  // rows of K a thread), read as the f8f6f4 operand (32 bytes of K a lane in
+  // runs of 16). Chunks of 4 bytes avoided the b16 writes' bank conflicts
+  // but split each run into 4-byte reads that ds_read2 pairs across tiles:
+  // 12 v_mov an iteration and ~8 VGPRs (bench-triton-compare, gfx950 fp8 w4:
+  // 353.9 -> 338.9 llvm-mca cycles with 8-byte reads).
+  auto loaded = c.tile({64, 128}, fp8, c.blocked({2, 16}, {8, 8}, {4, 1}, {1, 0}));
+  auto operand = c.tile({64, 128}, fp8, DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 32, 16));
+  LdsStaging plan = planLdsStaging(loaded, operand, LdsPriority::Bytes);
+  CHECK(plan.order.front() == 0); // K fastest: the reads' runs
+  CHECK(plan.readVec >= 8);
+}
