@@ -215,3 +215,15 @@ TEST_CASE("planLdsStaging keeps 8-bit operand reads at least 8 bytes wide: 4-byt
   CHECK(plan.order.front() == 0); // K fastest: the reads' runs
   CHECK(plan.readVec >= 8);
 }
+
+TEST_CASE("ldsVectorElems: two 8-bit elements go a byte at a time (a 2-byte access packs two registers with VALU)") {
+  Context c;
+  Type fp8 = Float8E4M3FNType::get(&c.ctx), f16 = Float16Type::get(&c.ctx);
+  // Two rows of K a thread (dim 0), 16 along N.
+  Attribute layout = c.blocked({2, 16}, {8, 8}, {4, 1}, {1, 0});
+  CHECK(ldsVectorElems(c.tile({64, 128}, fp8, layout), 0) == 1);
+  CHECK(ldsVectorElems(c.tile({64, 128}, fp8, layout), 1) == 16);
+  CHECK(ldsVectorElems(c.tile({64, 128}, f16, layout), 0) == 2); // one register of two halves
+  // Four bytes stay one 4-byte access.
+  CHECK(ldsVectorElems(c.tile({128, 128}, fp8, c.blocked({4, 16}, {8, 8}, {4, 1}, {1, 0})), 0) == 4);
+}

@@ -490,7 +490,12 @@ int64_t mlir::tessel::ldsVectorElems(RankedTensorType type, unsigned dim) {
   Type elem = type.getElementType();
   int64_t most = (isa<PtrType>(elem) || elem.isInteger(1)) ? 1 : std::max<int64_t>(1, 16 / ldsElementBytes(type));
   int64_t run = int64_t(1) << getLinearLayout(type).registerRunBits(dim).size();
-  return std::min({most, type.getDimSize(dim), run});
+  const int64_t vec = std::min({most, type.getDimSize(dim), run});
+  // Two 8-bit elements are two registers (an i8 each) that a 2-byte access
+  // packs or unpacks with 2-4 VALU instructions; a byte at a time costs one
+  // more LDS instruction instead (gfx950's fp8 B operand, two K rows a thread
+  // written along K: 149 -> 117 VALU, 339 -> 267 llvm-mca cycles an iteration).
+  return ldsElementBytes(type) == 1 && vec == 2 ? 1 : vec;
 }
 
 int64_t mlir::tessel::ldsScratchBytes(Operation *op) {
