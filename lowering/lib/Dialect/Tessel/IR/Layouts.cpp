@@ -471,8 +471,16 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
     consider(candidate);
   }
   // A kept buffer also tries narrower chunks: more phases fit in a row, an
-  // access may narrow.
-  const int64_t narrowest = priority == LdsPriority::Bytes ? 1 : widest;
+  // access may narrow; but not below 16-byte reads of 8-bit elements
+  // (gfx950's f8f6f4 operands): 8-byte pieces of two tiles come back paired
+  // (ds_read2) and are copied into each instruction's 8-register operand,
+  // copies and registers the bank model does not see (the 128x128x64 fp8
+  // matmul at 8 waves, with 8-bit carries packed: 88 -> 78 VGPRs, 4 -> 6
+  // waves, 151 -> 139 llvm-mca cycles; at 4 waves 138 -> 146 VGPRs, still 3
+  // waves, 167 -> 173 cycles).
+  const int64_t narrowest = priority != LdsPriority::Bytes ? widest
+                            : elemBytes == 1 && readVec * elemBytes >= 16 ? readVec
+                                                                          : 1;
   for (int64_t unit = widest; unit >= narrowest; unit /= 2)
     for (int64_t perPhase = 1; perPhase <= 8; perPhase *= 2)
       for (int64_t maxPhase = 2; unit * maxPhase <= row && maxPhase <= 32; maxPhase *= 2) {
