@@ -47,10 +47,12 @@ using namespace tessel;
 //
 // A (E4M3: the activations, precision) times B (E5M2: say gradients, range),
 // both of one family. Each program computes a BM x BN block, walking K in
-// steps of BK; the f32 accumulator is scaled once at the end. On gfx942 and
-// gfx950 a 32 x 32 x 16 step is one v_mfma_f32_32x32x16_{fp8,bf8}_{fp8,bf8}:
-// every lane gives 8 bytes (8 elements) of A and of B, twice the elements of
-// an f16 instruction for the same registers.
+// steps of BK; the f32 accumulator is scaled once at the end. On gfx942 a
+// 32 x 32 x 16 step is one v_mfma_f32_32x32x16_{fp8,bf8}_{fp8,bf8}: every
+// lane gives 8 bytes (8 elements) of A and of B, twice the elements of an
+// f16 instruction for the same registers. gfx950 has those too, and for a BK
+// of 64 or more (here) four times deeper ones, v_mfma_f32_32x32x64_f8f6f4:
+// 32 bytes a lane, the formats of A and B named by fields of the instruction.
 template <class E4, class E5>
 void fp8_matmul(Ptr<E4> a, Ptr<E5> b, Ptr<float> c, Ptr<float> scales, i32 M, i32 N, i32 K, Const<int> BM,
                 Const<int> BN, Const<int> BK) {

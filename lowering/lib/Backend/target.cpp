@@ -47,6 +47,8 @@ constexpr MatrixInstr kGfx942Matrix[] = {
     {kMfma, F8E5M2FNUZ, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8", F8E5M2FNUZ},
 };
 // CDNA4 (gfx950): f16, bf16 and i8 steps twice as deep again.
+constexpr const char *kF8f6f4x64 = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4";
+constexpr const char *kF8f6f4x128 = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4";
 constexpr MatrixInstr kGfx950Matrix[] = {
     {kMfma, F16, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.f16"},
     {kMfma, F16, F32, 16, 16, 32, "llvm.amdgcn.mfma.f32.16x16x32.f16"},
@@ -58,6 +60,18 @@ constexpr MatrixInstr kGfx950Matrix[] = {
     {kMfma, I8, I32, 16, 16, 64, "llvm.amdgcn.mfma.i32.16x16x64.i8"},
     {kMfma, F32, F32, 32, 32, 2, "llvm.amdgcn.mfma.f32.32x32x2f32"},
     {kMfma, F32, F32, 16, 16, 4, "llvm.amdgcn.mfma.f32.16x16x4f32"},
+    // 8-bit floats (OCP) four times as deep (CDNA4's f8f6f4 MFMAs, 32 bytes a
+    // lane as two runs of 16): A's and B's formats are operands, so one
+    // intrinsic serves every mix. Before the 16-deep ones: a K they do not
+    // divide falls to those.
+    {kMfma, F8E4M3FN, F32, 32, 32, 64, kF8f6f4x64, F8E4M3FN, 16, true},
+    {kMfma, F8E4M3FN, F32, 32, 32, 64, kF8f6f4x64, F8E5M2, 16, true},
+    {kMfma, F8E5M2, F32, 32, 32, 64, kF8f6f4x64, F8E4M3FN, 16, true},
+    {kMfma, F8E5M2, F32, 32, 32, 64, kF8f6f4x64, F8E5M2, 16, true},
+    {kMfma, F8E4M3FN, F32, 16, 16, 128, kF8f6f4x128, F8E4M3FN, 16, true},
+    {kMfma, F8E4M3FN, F32, 16, 16, 128, kF8f6f4x128, F8E5M2, 16, true},
+    {kMfma, F8E5M2, F32, 16, 16, 128, kF8f6f4x128, F8E4M3FN, 16, true},
+    {kMfma, F8E5M2, F32, 16, 16, 128, kF8f6f4x128, F8E5M2, 16, true},
     // 8-bit floats (OCP: gfx950's same instructions read OCP's formats): E4M3 is "fp8", E5M2 "bf8"; A and B in any mix.
     {kMfma, F8E4M3FN, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", F8E4M3FN},
     {kMfma, F8E4M3FN, F32, 32, 32, 16, "llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", F8E5M2},

@@ -30,16 +30,19 @@ namespace {
 enum class Elem : uint8_t { Same, F16, BF16, F32, I8, U8, Fp8, Bf8 };
 
 struct MatrixInstruction {
-  const char *name; // the LLVM intrinsic (WMMA: without its type suffixes)
+  const char *name; // the LLVM intrinsic (WMMA, f8f6f4: without its type suffixes)
   bool wmma;
   unsigned m, n, k;
   Elem in; // A's elements (and B's, unless inB says otherwise)
   bool intAcc;
   Elem inB = Elem::Same;
+  // CDNA4's f8f6f4 MFMAs: A's and B's formats are the caller's flags (the
+  // intrinsic's cbsz and blgp), and a lane's 32 bytes are runs of 16 K.
+  bool f8f6f4 = false;
 };
 
 // The instructions tessel's target table lists (lowering/lib/Backend/target.cpp).
-constexpr std::array<MatrixInstruction, 27> kInstructions{{
+constexpr std::array<MatrixInstruction, 29> kInstructions{{
     {"llvm.amdgcn.mfma.f32.32x32x8f16", false, 32, 32, 8, Elem::F16, false},
     {"llvm.amdgcn.mfma.f32.16x16x16f16", false, 16, 16, 16, Elem::F16, false},
     {"llvm.amdgcn.mfma.f32.32x32x8bf16.1k", false, 32, 32, 8, Elem::BF16, false},
@@ -69,6 +72,11 @@ constexpr std::array<MatrixInstruction, 27> kInstructions{{
     {"llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8", false, 16, 16, 32, Elem::Fp8, false, Elem::Bf8},
     {"llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8", false, 16, 16, 32, Elem::Bf8, false, Elem::Fp8},
     {"llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8", false, 16, 16, 32, Elem::Bf8, false, Elem::Bf8},
+    // gfx950 (CDNA4) V_MFMA_F32_32X32X64_F8F6F4 / 16X16X128 on 8-bit floats:
+    // the intrinsic is LLVM's scaled form, run with zero scales (the
+    // unscaled instruction, as LLVM's instruction selection makes it).
+    {"llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4", false, 32, 32, 64, Elem::Same, false, Elem::Same, true},
+    {"llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4", false, 16, 16, 128, Elem::Same, false, Elem::Same, true},
 }};
 
 unsigned elemBytes(Elem e) {
@@ -123,18 +131,32 @@ double element(const uint8_t *base, unsigned index, Elem e, bool ocp) {
 //   WMMA (wave32) A: row i in lane i (and i + 16), element kk; B: column j in
 //     lane j (and j + 16), element kk; D (32-bit): lane j + 16 * (i % 2),
 //     register i / 2.
+//   f8f6f4 (CDNA4, 8-bit floats: 32 bytes a lane in 8 VGPRs): row i of A
+//     in lane i + m * g, g < 64 / m a lane group; byte e of the lane holds
+//     K = 16 * (64 / m) * (e / 16) + 16 * g + e % 16: the first 4 VGPRs the
+//     groups' runs of 16 through K < 16 * (64 / m), the last 4 the next
+//     ones (AMD's CDNA3/CDNA4 matrix core guide draws 32x32x64: lane 0
+//     holds A[0][0..15] and A[0][32..47], lane 32 A[0][16..31] and
+//     A[0][48..63]); B's column j likewise.
 struct Placement {
   unsigned lane, index;
 };
+Placement placeOperand(const MatrixInstruction &mi, unsigned rowOrColumn, unsigned kk, unsigned mn) {
+  const unsigned groups = 64 / mn;
+  if (mi.f8f6f4) {
+    const unsigned run = 16, span = run * groups;
+    return {rowOrColumn + mn * ((kk % span) / run), run * (kk / span) + kk % run};
+  }
+  const unsigned perLane = mi.k / groups;
+  return {rowOrColumn + mn * (kk / perLane), kk % perLane};
+}
 Placement placeA(const MatrixInstruction &mi, unsigned i, unsigned kk) {
   if (mi.wmma) return {i, kk};
-  unsigned perLane = mi.k / (64 / mi.m);
-  return {i + mi.m * (kk / perLane), kk % perLane};
+  return placeOperand(mi, i, kk, mi.m);
 }
 Placement placeB(const MatrixInstruction &mi, unsigned kk, unsigned j) {
   if (mi.wmma) return {j, kk};
-  unsigned perLane = mi.k / (64 / mi.n);
-  return {j + mi.n * (kk / perLane), kk % perLane};
+  return placeOperand(mi, j, kk, mi.n);
 }
 // The (row, column) of register r of lane l of D.
 std::pair<unsigned, unsigned> elementOfD(const MatrixInstruction &mi, unsigned lane, unsigned r) {
@@ -218,7 +240,7 @@ void multiplyWave(const MatrixInstruction &mi, Elem inA, Elem inB, bool ocp, con
 int matrixInstructionId(std::string_view intrinsic) {
   for (size_t i = 0; i < kInstructions.size(); ++i) {
     std::string_view name = kInstructions[i].name;
-    bool overloaded = kInstructions[i].wmma;
+    bool overloaded = kInstructions[i].wmma || kInstructions[i].f8f6f4;
     if (intrinsic == name ||
         (overloaded && intrinsic.starts_with(name) && intrinsic.size() > name.size() && intrinsic[name.size()] == '.'))
       return int(i);
@@ -228,8 +250,11 @@ int matrixInstructionId(std::string_view intrinsic) {
 
 unsigned matrixWaveSize(int id) { return kInstructions[size_t(id)].wmma ? 32 : 64; }
 
+bool matrixFormatOperands(int id) { return kInstructions[size_t(id)].f8f6f4; }
+
 // flags: bit 0, A is unsigned; bit 1, B is unsigned (WMMA iu8's sign
-// operands); bit 2, 8-bit floats are OCP's (gfx950), else FNUZ (gfx942).
+// operands); bit 2, 8-bit floats are OCP's (gfx950), else FNUZ (gfx942);
+// bits 3-5 and 6-8, an f8f6f4 MFMA's A and B formats (0 E4M3, 1 E5M2).
 void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const void *c, void *d) {
   const MatrixInstruction &mi = kInstructions[size_t(id)];
   FiberWorkgroup &wg = currentWorkgroup();
@@ -250,8 +275,12 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
     const Operands *lanes[64];
     for (unsigned l = 0; l < wave; ++l)
       lanes[l] = reinterpret_cast<const Operands *>(slots[waveBase + l]);
-    const Elem inA = (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
-    const Elem inB = mi.inB != Elem::Same ? mi.inB : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8 : mi.in;
+    auto format = [](uint32_t code) { return code == 0 ? Elem::Fp8 : Elem::Bf8; };
+    const Elem inA = mi.f8f6f4 ? format((flags >> 3) & 7) : (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
+    const Elem inB = mi.f8f6f4 ? format((flags >> 6) & 7)
+                     : mi.inB != Elem::Same ? mi.inB
+                     : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8
+                                                           : mi.in;
     const bool ocp = flags & 4;
     if (mi.intAcc)
       multiplyWave<int64_t>(mi, inA, inB, ocp, lanes, wave);

@@ -222,6 +222,27 @@ void rewriteMatrix(CallInst &call, Module &module) {
     flags = (constantArg(0, "A sign") ? 0 : 1) | (constantArg(2, "B sign") ? 0 : 2);
     if (constantArg(5, "clamp"))
       throw Error("the emulator supports '" + name + "' without clamp only");
+  } else if (matrixFormatOperands(id)) {
+    // llvm.amdgcn.mfma.scale.*.f8f6f4 (A, B, C, cbsz, blgp, A's scale byte
+    // select, A's scale, B's select, B's scale): cbsz and blgp are A's and
+    // B's formats; zero scales are the unscaled instruction (what LLVM
+    // selects for them), the only form tessel emits.
+    a = call.getArgOperand(0);
+    bValue = call.getArgOperand(1);
+    c = call.getArgOperand(2);
+    flags |= fp8IsOcp(call) ? 4 : 0;
+    for (unsigned i : {3u, 4u}) {
+      const uint64_t format = constantArg(i, i == 3 ? "cbsz" : "blgp");
+      if (format > 1)
+        throw Error("the emulator runs '" + name + "' on E4M3 and E5M2 (formats 0 and 1) only; " +
+                    (i == 3 ? "cbsz" : "blgp") + " is " + std::to_string(format) + " (FP6 or FP4)");
+      flags |= uint32_t(format) << (i == 3 ? 3 : 6);
+    }
+    for (unsigned i : {6u, 8u}) {
+      auto *scale = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i));
+      if (!scale || !scale->isZero())
+        throw Error("the emulator runs '" + name + "' with zero scales only (the unscaled instruction)");
+    }
   } else {
     a = call.getArgOperand(0);
     bValue = call.getArgOperand(1);

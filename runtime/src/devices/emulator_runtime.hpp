@@ -195,6 +195,9 @@ float convertFromFp8(uint8_t bits, Fp8Encoding encoding);
 // has no semantics for it; and the wave size it needs.
 int matrixInstructionId(std::string_view name);
 unsigned matrixWaveSize(int id);
+// Whether instruction `id` takes its operands' formats as operands (gfx950's
+// f8f6f4 MFMAs: cbsz and blgp, in tessel_emu_matrix's flags).
+bool matrixFormatOperands(int id);
 
 // Runtime functions the retargeted module may call, by name.
 struct RuntimeSymbol {

@@ -125,3 +125,64 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// gfx950, K a multiple of 64: the f8f6f4 MFMA, 32 bytes a lane of A and of B
+// as <8 x i32>. A 64x64x128 block of E4M3 (A) times E5M2 (B) is 2 x 2 waves
+// of 32x32x64 tiles, K / 64 = 2 instructions a thread. Transposed, the
+// instruction's A is the dot's B: cbsz (its A's format) is 1 (E5M2), blgp 0
+// (E4M3); the scales are zero (LLVM selects the unscaled instruction).
+// CHECK-LABEL: llvm.func @fp8_f8f6f4(
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4"(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE:.*]], %[[ZERO:.*]], %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]]) : (vector<8xi32>, vector<8xi32>, vector<16xf32>, i32, i32, i32, i32, i32, i32) -> vector<16xf32>
+// CHECK-NOT: llvm.amdgcn.mfma
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
+  func.func @fp8_f8f6f4(%a: !tessel.ptr<f8E4M3FN>, %b: !tessel.ptr<f8E5M2>, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+    %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+    %pa = tessel.splat %a : tensor<64x128x!tessel.ptr<f8E4M3FN>>
+    %qa = tessel.addptr %pa, %ia : tensor<64x128x!tessel.ptr<f8E4M3FN>>, tensor<64x128xi32>
+    %va = tessel.load %qa : (tensor<64x128x!tessel.ptr<f8E4M3FN>>) -> tensor<64x128xf8E4M3FN>
+    %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+    %pb = tessel.splat %b : tensor<128x64x!tessel.ptr<f8E5M2>>
+    %qb = tessel.addptr %pb, %ib : tensor<128x64x!tessel.ptr<f8E5M2>>, tensor<128x64xi32>
+    %vb = tessel.load %qb : (tensor<128x64x!tessel.ptr<f8E5M2>>) -> tensor<128x64xf8E5M2>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %d = tessel.dot %va, %vb, %zero : tensor<64x128xf8E4M3FN> * tensor<128x64xf8E5M2> -> tensor<64x64xf32>
+    %rc = tessel.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+    %ic = tessel.reshape %rc : tensor<4096xi32> -> tensor<64x64xi32>
+    %pc = tessel.splat %c : tensor<64x64x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xi32>
+    tessel.store %qc, %d : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// gfx950, a 16x16 block with K = 128: the 16x16x128 f8f6f4 MFMA, once, not
+// transposed (the dot's own order: cbsz 0 for E4M3 A, blgp 0 for E4M3 B).
+// CHECK-LABEL: llvm.func @fp8_f8f6f4_small(
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4"(%{{.*}}, %{{.*}}, %{{.*}}, %[[Z:.*]], %[[Z]], %[[Z]], %[[Z]], %[[Z]], %[[Z]]) : (vector<8xi32>, vector<8xi32>, vector<4xf32>, i32, i32, i32, i32, i32, i32) -> vector<4xf32>
+// CHECK-NOT: llvm.amdgcn.mfma
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
+  func.func @fp8_f8f6f4_small(%a: !tessel.ptr<f8E4M3FN>, %b: !tessel.ptr<f8E4M3FN>, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+    %ia = tessel.reshape %ra : tensor<2048xi32> -> tensor<16x128xi32>
+    %pa = tessel.splat %a : tensor<16x128x!tessel.ptr<f8E4M3FN>>
+    %qa = tessel.addptr %pa, %ia : tensor<16x128x!tessel.ptr<f8E4M3FN>>, tensor<16x128xi32>
+    %va = tessel.load %qa : (tensor<16x128x!tessel.ptr<f8E4M3FN>>) -> tensor<16x128xf8E4M3FN>
+    %ib = tessel.reshape %ra : tensor<2048xi32> -> tensor<128x16xi32>
+    %pb = tessel.splat %b : tensor<128x16x!tessel.ptr<f8E4M3FN>>
+    %qb = tessel.addptr %pb, %ib : tensor<128x16x!tessel.ptr<f8E4M3FN>>, tensor<128x16xi32>
+    %vb = tessel.load %qb : (tensor<128x16x!tessel.ptr<f8E4M3FN>>) -> tensor<128x16xf8E4M3FN>
+    %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+    %d = tessel.dot %va, %vb, %zero : tensor<16x128xf8E4M3FN> * tensor<128x16xf8E4M3FN> -> tensor<16x16xf32>
+    %rc = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %ic = tessel.reshape %rc : tensor<256xi32> -> tensor<16x16xi32>
+    %pc = tessel.splat %c : tensor<16x16x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<16x16x!tessel.ptr<f32>>, tensor<16x16xi32>
+    tessel.store %qc, %d : (tensor<16x16x!tessel.ptr<f32>>, tensor<16x16xf32>) -> ()
+    return
+  }
+}

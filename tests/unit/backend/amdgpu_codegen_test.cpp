@@ -606,6 +606,38 @@ TEST_CASE("every matrix instruction in the target table compiles for its target"
   }
 }
 
+// gfx950's f8f6f4 rows name LLVM's scaled intrinsic (overloaded on the
+// operands' vector types, so skipped above): with the zero scales the dot
+// lowering passes, it compiles to the unscaled instruction, the formats in
+// its cbsz (A) and blgp (B) fields.
+TEST_CASE("gfx950's f8f6f4 intrinsic with zero scales compiles to the unscaled MFMA, formats in cbsz and blgp") {
+  const TargetFacts &target = requireTarget("gfx950");
+  for (const MatrixInstr &instr : target.matrixInstrs) {
+    if (!instr.formatOperands)
+      continue;
+    CAPTURE(instr.intrinsic);
+    const std::string acc = instr.m == 32 ? "<16 x float>" : "<4 x float>";
+    const std::string name = std::string(instr.intrinsic) + ".v8i32.v8i32";
+    const std::string ir = "define amdgpu_kernel void @k(<8 x i32> %a, <8 x i32> %b, " + acc +
+                           " %c, ptr addrspace(1) %out) {\n"
+                           "  %d = call " + acc + " @" + name + "(<8 x i32> %a, <8 x i32> %b, " + acc +
+                           " %c, i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)\n"
+                           "  store " + acc + " %d, ptr addrspace(1) %out\n  ret void\n}\n"
+                           "declare " + acc + " @" + name + "(<8 x i32>, <8 x i32>, " + acc +
+                           ", i32, i32, i32, i32, i32, i32)\n";
+    llvm::LLVMContext context;
+    auto module = parse(ir.c_str(), context);
+    configureModuleForTarget(*module, target);
+    const std::string assembly = generateAmdgpuAssembly(*module, target);
+    const std::string mnemonic = "v_mfma_f32_" + std::to_string(instr.m) + "x" + std::to_string(instr.n) + "x" +
+                                 std::to_string(instr.k) + "_f8f6f4";
+    CHECK(contains(assembly, mnemonic.c_str()));
+    CHECK(contains(assembly, "cbsz:1"));
+    CHECK_FALSE(contains(assembly, "blgp:"));
+    CHECK_FALSE(contains(assembly, "v_mfma_scale"));
+  }
+}
+
 namespace {
 // A kernel of one block of exactly `length` scheduled instructions: the
 // thread id, length - 2 adds, a store. `boundaryAt` > 0 puts a

@@ -80,8 +80,9 @@ TEST_CASE("matrix-core instructions per target and element type") {
   // 8-bit floats: gfx942's MFMAs take the FNUZ formats, gfx950's the OCP ones.
   CHECK(shapes("gfx942", DType::F8E4M3FNUZ, DType::F32) == V{"32x32x16", "16x16x32"});
   CHECK(shapes("gfx942", DType::F8E5M2FNUZ, DType::F32) == V{"32x32x16", "16x16x32"});
-  CHECK(shapes("gfx950", DType::F8E4M3FN, DType::F32) == V{"32x32x16", "16x16x32"});
-  CHECK(shapes("gfx950", DType::F8E5M2, DType::F32) == V{"32x32x16", "16x16x32"});
+  // gfx950: the f8f6f4 forms first (a K they divide), then the 16-deep ones.
+  CHECK(shapes("gfx950", DType::F8E4M3FN, DType::F32) == V{"32x32x64", "16x16x128", "32x32x16", "16x16x32"});
+  CHECK(shapes("gfx950", DType::F8E5M2, DType::F32) == V{"32x32x64", "16x16x128", "32x32x16", "16x16x32"});
   CHECK(shapes("gfx942", DType::F8E4M3FN, DType::F32).empty());
   CHECK(shapes("gfx950", DType::F8E4M3FNUZ, DType::F32).empty());
   CHECK(shapes("gfx90a", DType::F8E4M3FNUZ, DType::F32).empty());
@@ -100,10 +101,20 @@ TEST_CASE("8-bit float matrix instructions: the mixes, the family each target ta
         V{"llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", "llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8"});
   CHECK(intrinsics("gfx942", DType::F8E5M2FNUZ, DType::F8E4M3FNUZ) ==
         V{"llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8", "llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8"});
+  // gfx950's f8f6f4 MFMAs: one intrinsic for every mix (the formats are its
+  // operands), 32 bytes a lane in runs of 16.
+  const char *x64 = "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4", *x128 = "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4";
   CHECK(intrinsics("gfx950", DType::F8E5M2, DType::F8E5M2) ==
-        V{"llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", "llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8"});
+        V{x64, x128, "llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", "llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8"});
   CHECK(intrinsics("gfx950", DType::F8E4M3FN, DType::F8E4M3FN) ==
-        V{"llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8"});
+        V{x64, x128, "llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", "llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8"});
+  CHECK(intrinsics("gfx950", DType::F8E4M3FN, DType::F8E5M2) ==
+        V{x64, x128, "llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", "llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8"});
+  for (const MatrixInstr &i : requireTarget("gfx950").matrixInstrsFor(DType::F8E5M2, DType::F8E4M3FN, DType::F32)) {
+    const bool deep = i.k == 64 || i.k == 128;
+    CHECK(i.formatOperands == deep);
+    CHECK(i.kRun == (deep ? 16u : 0u));
+  }
   CHECK(intrinsics("gfx950", DType::F8E4M3FN, DType::F8E5M2FNUZ).empty());
   // The same-type form still finds the same-type rows only.
   CHECK(requireTarget("gfx942").matrixInstrsFor(DType::F8E5M2FNUZ, DType::F32).size() == 2);

@@ -127,6 +127,49 @@ template <class E4, class E5> void checkFamily(const char *arch) {
   check(E5(), E5(), "bf8_bf8");
 }
 
+// The first line of `assembly` that holds `mnemonic` ("" when none does).
+std::string lineWith(const std::string &assembly, const std::string &mnemonic) {
+  const size_t at = assembly.find(mnemonic);
+  if (at == std::string::npos)
+    return "";
+  const size_t start = assembly.rfind('\n', at) + 1, end = assembly.find('\n', at);
+  return assembly.substr(start, end - start);
+}
+
+// gfx950's f8f6f4 MFMAs, for a block K they divide (64: 32x32x64; 128 in a
+// 16x16 block: 16x16x128), every mix: the formats are the instruction's
+// cbsz (its A) and blgp (its B) fields, 1 for E5M2, printed only when set;
+// transposed, the instruction's A is the dot's B. Odd sizes, masked edges.
+template <class E4, class E5> void checkF8f6f4() {
+  auto check = [&](auto ta, auto tb) {
+    using Ea = decltype(ta);
+    using Eb = decltype(tb);
+    const bool aE5 = std::is_same_v<Ea, E5>, bE5 = std::is_same_v<Eb, E5>;
+    CAPTURE(aE5);
+    CAPTURE(bE5);
+    const std::string big = assemblyOf<Ea, Eb>("gfx950", 64, 32, 64);
+    const std::string line = lineWith(big, "v_mfma_f32_32x32x64_f8f6f4");
+    CAPTURE(line);
+    CHECK(!line.empty());
+    CHECK(contains(line, "cbsz:1") == bE5); // transposed: the dot's B is the instruction's A
+    CHECK(contains(line, "blgp:1") == aE5);
+    CHECK(!contains(big, "v_mfma_f32_32x32x16_"));
+    CHECK(!contains(big, "v_mfma_scale")); // zero scales: the unscaled instruction
+    const std::string small = assemblyOf<Ea, Eb>("gfx950", 16, 16, 128);
+    CHECK(contains(small, "v_mfma_f32_16x16x128_f8f6f4"));
+    Result r64 = runFp8Matmul<Ea, Eb>("gfx950", 77, 45, 100, 64, 32, 64);
+    CHECK(r64.written);
+    CHECK(r64.worst < 1e-5);
+    Result r128 = runFp8Matmul<Ea, Eb>("gfx950", 19, 33, 300, 16, 16, 128, 1);
+    CHECK(r128.written);
+    CHECK(r128.worst < 1e-5);
+  };
+  check(E4(), E4());
+  check(E4(), E5());
+  check(E5(), E4());
+  check(E5(), E5());
+}
+
 } // namespace
 
 TEST_CASE("fp8 dot on gfx942: FNUZ E4M3 and E5M2 in every mix on v_mfma_*_fp8/bf8 match float64") {
@@ -135,6 +178,10 @@ TEST_CASE("fp8 dot on gfx942: FNUZ E4M3 and E5M2 in every mix on v_mfma_*_fp8/bf
 
 TEST_CASE("fp8 dot on gfx950: OCP E4M3 and E5M2 in every mix on the same MFMAs match float64") {
   checkFamily<float8_e4m3fn, float8_e5m2>("gfx950");
+}
+
+TEST_CASE("fp8 dot on gfx950: a block K of 64 or 128 takes the f8f6f4 MFMAs, every mix, matching float64") {
+  checkF8f6f4<float8_e4m3fn, float8_e5m2>();
 }
 
 TEST_CASE("fp8 dot: a block smaller than the instruction pads it; a K below 16 widens to f16") {
@@ -267,4 +314,57 @@ TEST_CASE("fp8 kernels::matmul: too few scales is an error naming both counts") 
     kernels::matmul(dev, a, b, c, {.M = 64, .N = 64, .K = 64}, {one, one, kernels::Fp8Scaling::PerRow});
   });
   CHECK(message == "matmul: per-row scales need 64 values for A and 64 for B; the buffers hold 1 and 1");
+}
+
+namespace {
+// A chain on 8-bit floats (attention's shape): S = Q K^T in f32, P = S cast
+// to E4M3, O = P V. The tail's A is the head's transposed accumulator, whose
+// registers run along K in 4s: on gfx950 the f8f6f4 tail reads its K in
+// that order (kGroup 4), B alike.
+void fp8_chain(Ptr<float8_e4m3fn> q, Ptr<float8_e4m3fn> k, Ptr<float8_e4m3fn> v, Ptr<float> o, Const<int> M,
+               Const<int> D) {
+  auto rows = arange(0, M), cols = arange(0, D);
+  auto tq = load(q + expand_dims(rows, 1) * D + expand_dims(cols, 0));
+  auto tk = load(k + expand_dims(rows, 1) * D + expand_dims(cols, 0));
+  auto tv = load(v + expand_dims(rows, 1) * D + expand_dims(cols, 0));
+  auto s = dot(tq, trans(tk));
+  auto p = cast<float8_e4m3fn>(s * 0.0625f);
+  store(o + expand_dims(rows, 1) * D + expand_dims(cols, 0), dot(p, tv));
+}
+} // namespace
+
+TEST_CASE("fp8 dot on gfx950: a chain (cast<float8_e4m3fn>(Q K^T) V) on the f8f6f4 MFMAs matches float64") {
+  const int M = 64, D = 64;
+  Device dev = Device::emulator("gfx950");
+  // Q, K: small integers and halves; S / 16 is then exact in E4M3 when small.
+  std::uniform_int_distribution<int> small(-2, 2);
+  std::vector<double> vq(M * D), vk(M * D), vv(M * D);
+  for (double &x : vq) x = small(rng()) * 0.5;
+  for (double &x : vk) x = small(rng()) * 0.5;
+  for (double &x : vv) x = small(rng());
+  auto q = dev.upload(toFormat<float8_e4m3fn>(vq)), k = dev.upload(toFormat<float8_e4m3fn>(vk)),
+       v = dev.upload(toFormat<float8_e4m3fn>(vv));
+  auto o = dev.upload(std::vector<float>(M * D, std::nanf("")));
+  auto kernel = jit<fp8_chain>();
+  kernel.launch(dev, {1}, {.num_warps = 4}, q, k, v, o, M, D);
+  std::vector<float> got = o.download();
+  // P as E4M3 holds it: S / 16 rounded to nearest even in E4M3 (the host type's conversion).
+  std::vector<double> p(M * M);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < M; ++j) {
+      double s = 0;
+      for (int d = 0; d < D; ++d) s += vq[i * D + d] * vk[j * D + d];
+      p[i * M + j] = double(float(float8_e4m3fn(float(s * 0.0625))));
+    }
+  double worst = 0, scale = 1e-30;
+  std::vector<double> want(M * D, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < M; ++j)
+      for (int d = 0; d < D; ++d) want[i * D + d] += p[i * M + j] * vv[j * D + d];
+  for (double w : want) scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]) / scale);
+  CHECK(worst < 1e-5);
+  auto tq = emulator().alloc<float8_e4m3fn>(M * D);
+  detail::TraceRequest request = kernel.trace(tq, tq, tq, emulator().alloc<float>(M * D), M, D);
+  CHECK(contains(compileTrace(request.trace, request.spec, {"gfx950", 4}).assembly(), "v_mfma_f32_32x32x64_f8f6f4"));
 }

@@ -198,3 +198,37 @@ TEST_CASE("planDirectLds: gfx950's A operand loads straight into its swizzled sl
   auto padded = LdsType::get(&c.ctx, {2, 128, 64}, f16, plan.order, 8, {});
   CHECK(!planDirectLds(offsets, padded, 8));
 }
+
+TEST_CASE("planLdsStaging keeps 8-bit operand reads as wide as the operand's runs: narrower chunks cost copies and registers") {
+  Context c;
+  Type fp8 = Float8E4M3FNType::get(&c.ctx);
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2}, true);
+  // gfx950's fp8 B [64, 128] as tutorial 03 loads it (16 bytes along N, two
+  // rows of K a thread), read as the f8f6f4 operand (32 bytes of K a lane in
+  // runs of 16). Chunks of 4 bytes avoided the b16 writes' bank conflicts
+  // but split each run into 4-byte reads that ds_read2 pairs across tiles:
+  // 12 v_mov an iteration and ~8 VGPRs (bench-triton-compare, gfx950 fp8 w4:
+  // 353.9 -> 338.9 llvm-mca cycles with 8-byte reads); 8-byte chunks still
+  // pair, and at 8 waves cost two waves (88 against 78 VGPRs with 16).
+  auto loaded = c.tile({64, 128}, fp8, c.blocked({2, 16}, {8, 8}, {4, 1}, {1, 0}));
+  auto operand = c.tile({64, 128}, fp8, DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 32, 16));
+  LdsStaging plan = planLdsStaging(loaded, operand, LdsPriority::Bytes);
+  CHECK(plan.order.front() == 0); // K fastest: the reads' runs
+  CHECK(plan.readVec == 16);
+  CHECK(plan.writeVec == 1); // two rows of K a thread: bytes (ldsVectorElems)
+  // gfx942's 8-byte operand reads (32x32x16) may still take narrower chunks.
+  auto narrow = c.tile({64, 128}, fp8, DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 8));
+  CHECK(planLdsStaging(loaded, narrow, LdsPriority::Bytes).readVec == 8);
+}
+
+TEST_CASE("ldsVectorElems: two 8-bit elements go a byte at a time (a 2-byte access packs two registers with VALU)") {
+  Context c;
+  Type fp8 = Float8E4M3FNType::get(&c.ctx), f16 = Float16Type::get(&c.ctx);
+  // Two rows of K a thread (dim 0), 16 along N.
+  Attribute layout = c.blocked({2, 16}, {8, 8}, {4, 1}, {1, 0});
+  CHECK(ldsVectorElems(c.tile({64, 128}, fp8, layout), 0) == 1);
+  CHECK(ldsVectorElems(c.tile({64, 128}, fp8, layout), 1) == 16);
+  CHECK(ldsVectorElems(c.tile({64, 128}, f16, layout), 0) == 2); // one register of two halves
+  // Four bytes stay one 4-byte access.
+  CHECK(ldsVectorElems(c.tile({128, 128}, fp8, c.blocked({4, 16}, {8, 8}, {4, 1}, {1, 0})), 0) == 4);
+}

@@ -26,6 +26,15 @@ struct MatrixInstr {
   unsigned m, n, k;
   const char *intrinsic; // the LLVM intrinsic, "llvm.amdgcn.mfma.f32.32x32x8f16"
   DType operandB = operand;
+  // The runs of consecutive K a lane holds of its k / (64 / m) (0: one run).
+  // gfx950's f8f6f4 MFMAs read 8-bit floats as two runs of 16 a lane, the
+  // lane groups' runs between (CDNA4: 32x32x64 lane group g holds K
+  // g * 16 + [0, 16) and 32 + g * 16 + [0, 16)).
+  unsigned kRun = 0;
+  // gfx950's f8f6f4 MFMAs: one intrinsic (llvm.amdgcn.mfma.scale.*.f8f6f4,
+  // zero scales: LLVM selects the unscaled instruction) whose cbsz and blgp
+  // operands name A's and B's formats (0 E4M3, 1 E5M2).
+  bool formatOperands = false;
 };
 
 struct TargetFacts {

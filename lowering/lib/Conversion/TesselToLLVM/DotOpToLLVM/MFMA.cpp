@@ -21,7 +21,8 @@ namespace {
 // The LLVM type an MFMA intrinsic takes a lane's kWidth `elem` operands as
 // (IntrinsicsAMDGPU.td): f32 one float; f16 <kWidth x half>; bf16 <4 x i16>
 // for the .1k forms, <8 x bfloat> for gfx950's; i8 and the 8-bit floats
-// (whose registers are i8) packed into i32 or i64, or <4 x i32> for 16 of them.
+// (whose registers are i8) packed into i32 or i64, or <kWidth / 4 x i32> for
+// 16 or 32 of them (gfx950's i8 and f8f6f4 forms).
 Type operandType(MLIRContext *ctx, Type elem, unsigned kWidth, StringRef intrinsic) {
   if (kWidth == 1)
     return elem;
@@ -67,10 +68,13 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     if (mfma.getTransposed())
       std::swap(in, inB);
     const char *intrinsic = nullptr;
+    bool formatOperands = false;
     if (facts && in && inB && acc)
       for (const ::tessel::MatrixInstr &i : facts->matrixInstrsFor(*in, *inB, *acc))
-        if (i.kind == ::tessel::MatrixCore::Mfma && i.m == m && i.n == n && i.k == kInstr)
+        if (i.kind == ::tessel::MatrixCore::Mfma && i.m == m && i.n == n && i.k == kInstr) {
           intrinsic = i.intrinsic;
+          formatOperands = i.formatOperands;
+        }
     if (!intrinsic)
       return op.emitError() << "no MFMA instruction " << m << "x" << n << "x" << kInstr << " for " << inElem
                             << " on " << target.arch();
@@ -88,7 +92,19 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     Location loc = op.getLoc();
     Type operand = operandType(rewriter.getContext(), inElem, kWidth, intrinsic);
     auto accVecType = VectorType::get({instrRegs}, accElem);
-    Value zero = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(0));
+    auto i32Const = [&](int32_t v) {
+      return rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(v)).getResult();
+    };
+    Value zero = i32Const(0);
+    // The f8f6f4 MFMAs' trailing operands: cbsz and blgp are the instruction's
+    // A and B formats (0 E4M3, 1 E5M2: the table's A and B, swapped already
+    // when transposed), then A's and B's scale byte selects and scales, 0: no
+    // scaling (LLVM selects v_mfma_f32_*_f8f6f4 for constant zero scales).
+    SmallVector<Value> trailing{zero, zero, zero};
+    if (formatOperands) {
+      auto format = [](std::optional<::tessel::DType> t) { return t == ::tessel::DType::F8E5M2 ? 1 : 0; };
+      trailing = {i32Const(format(in)), i32Const(format(inB)), zero, zero, zero, zero};
+    }
     forEachMatrixInstruction(rewriter, loc, accRegs, a, b, batch, repsM, repsN, repsK, kWidth, instrRegs,
                              [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv) -> Value {
                                // Transposed: D^T = B^T A^T, B's registers as the instruction's A.
@@ -97,9 +113,11 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
                                if (mfma.getTransposed())
                                  std::swap(x, y);
                                // cbsz, abid, blgp = 0: no broadcast between blocks.
+                               SmallVector<Value> args{x, y, d};
+                               args.append(trailing);
                                return rewriter
                                    .create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic),
-                                                                  ValueRange{x, y, d, zero, zero, zero})
+                                                                  args)
                                    .getResult(0);
                              });
     replaceWithRegisters(rewriter, op, {accRegs});

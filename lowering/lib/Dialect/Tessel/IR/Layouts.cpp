@@ -440,7 +440,10 @@ LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging 
 // 128x128x64 matmul: its B operand read 4 bytes at a time took 24 v_mov an
 // iteration). Where the reads are 16 bytes (gfx950's f16 operands) the
 // narrower chunks measured cheaper than the bank conflicts they avoid
-// (llvm-mca, bench-triton-compare), so only 8-byte reads pay it.
+// (llvm-mca, bench-triton-compare), so only 8-byte reads pay it, and
+// 8-bit elements' reads of any width: gfx950's fp8 B operand (16-byte runs)
+// read in 4-byte chunks took 12 v_mov and ~8 VGPRs an iteration to pair
+// them across tiles, for 354 llvm-mca cycles against 339 with 8-byte reads.
 static constexpr int64_t kLdsIssueCycles = 8;
 
 LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType dst, LdsPriority priority) {
@@ -490,7 +493,7 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
     const LdsAccesses &writes = accessesAt(true, candidate.writeVec), &reads = accessesAt(false, candidate.readVec);
     const size_t accesses = writes.accesses() + reads.accesses();
     auto narrowed = [&](int64_t vec, int64_t natural) { return vec < natural && vec * elemBytes < 8; };
-    const bool belowPairs = readVec * elemBytes <= 8 &&
+    const bool belowPairs = (readVec * elemBytes <= 8 || elemBytes == 1) &&
                             (narrowed(candidate.writeVec, writeVec) || narrowed(candidate.readVec, readVec));
     Cost cost{writes.cycles(candidate).cycles + reads.cycles(candidate).cycles +
                   (belowPairs ? kLdsIssueCycles * int64_t(accesses - fewestAccesses) : 0),
@@ -507,8 +510,16 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
     consider(candidate);
   }
   // A kept buffer also tries narrower chunks: more phases fit in a row, an
-  // access may narrow.
-  const int64_t narrowest = priority == LdsPriority::Bytes ? 1 : widest;
+  // access may narrow; but not below 16-byte reads of 8-bit elements
+  // (gfx950's f8f6f4 operands): 8-byte pieces of two tiles come back paired
+  // (ds_read2) and are copied into each instruction's 8-register operand,
+  // copies and registers the bank model does not see (the 128x128x64 fp8
+  // matmul at 8 waves, with 8-bit carries packed: 88 -> 78 VGPRs, 4 -> 6
+  // waves, 151 -> 139 llvm-mca cycles; at 4 waves 138 -> 146 VGPRs, still 3
+  // waves, 167 -> 173 cycles).
+  const int64_t narrowest = priority != LdsPriority::Bytes ? widest
+                            : elemBytes == 1 && readVec * elemBytes >= 16 ? readVec
+                                                                          : 1;
   for (int64_t unit = widest; unit >= narrowest; unit /= 2)
     for (int64_t perPhase = 1; perPhase <= 8; perPhase *= 2)
       for (int64_t maxPhase = 2; unit * maxPhase <= row && maxPhase <= 32; maxPhase *= 2) {
@@ -526,7 +537,12 @@ int64_t mlir::tessel::ldsVectorElems(RankedTensorType type, unsigned dim) {
   Type elem = type.getElementType();
   int64_t most = (isa<PtrType>(elem) || elem.isInteger(1)) ? 1 : std::max<int64_t>(1, 16 / ldsElementBytes(type));
   int64_t run = int64_t(1) << getLinearLayout(type).registerRunBits(dim).size();
-  return std::min({most, type.getDimSize(dim), run});
+  const int64_t vec = std::min({most, type.getDimSize(dim), run});
+  // Two 8-bit elements are two registers (an i8 each) that a 2-byte access
+  // packs or unpacks with 2-4 VALU instructions; a byte at a time costs one
+  // more LDS instruction instead (gfx950's fp8 B operand, two K rows a thread
+  // written along K: 149 -> 117 VALU, 339 -> 267 llvm-mca cycles an iteration).
+  return ldsElementBytes(type) == 1 && vec == 2 ? 1 : vec;
 }
 
 int64_t mlir::tessel::ldsScratchBytes(Operation *op) {

@@ -185,6 +185,11 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
     // with the lane groups interleaved at 4 (kGroup), B alike.
     if (kWidth > 4 && isChainTail(dot))
       return DotLayouts{mfma, kWidth, 4};
+    // gfx950's f8f6f4 MFMAs take their 32 bytes a lane as runs of 16 (the
+    // target table's kRun), as the hardware orders K (any order A and B
+    // share sums the same products; this one is the instruction's).
+    if (chosen->kRun)
+      return DotLayouts{mfma, kWidth, chosen->kRun};
   }
   return DotLayouts{mfma, kWidth};
 }
