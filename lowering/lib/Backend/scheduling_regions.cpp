@@ -2,6 +2,7 @@
 // amdgpu_codegen.hpp).
 #include "tessel/lowering/amdgpu_codegen.hpp"
 
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/IntrinsicsAMDGPU.h>
@@ -85,33 +86,43 @@ bool isLdsStore(const llvm::Instruction &inst) {
   return store && store->getPointerAddressSpace() == 3;
 }
 
-// The first part's loads and values that only instructions after
-// `boundary` use go after it (operands of the later matrix instructions),
-// keeping their order, so the boundary does not hold them live across the
-// first part. Calls stay; a load passes no instruction that may write.
+// Values in the first part that only instructions after `boundary` use go
+// after it, in their order, so the boundary does not hold them live across
+// the first part: the later MFMAs' LDS operand loads and the shuffles
+// packing them, and address arithmetic of what follows. Loads from other
+// than LDS stay (the next tile's global loads are issued early on
+// purpose), calls never move, and an LDS load passes no instruction that
+// may write memory: a store, a fence or a call other than an MFMA.
 void sinkPastBoundary(llvm::BasicBlock &block, llvm::Instruction *boundary) {
+  llvm::SmallPtrSet<const llvm::Instruction *, 32> after;
   std::vector<llvm::Instruction *> before;
   for (llvm::Instruction &inst : block) {
-    if (&inst == boundary)
-      break;
-    before.push_back(&inst);
+    if (&inst == boundary) {
+      after.insert(&inst);
+      continue;
+    }
+    if (after.empty())
+      before.push_back(&inst);
+    else
+      after.insert(&inst);
   }
-  auto after = [&](const llvm::User *u) {
-    auto *user = llvm::dyn_cast<llvm::Instruction>(u);
-    return user && user->getParent() == &block && !llvm::isa<llvm::PHINode>(user) && boundary->comesBefore(user);
-  };
   llvm::Instruction *insertAt = boundary->getNextNode();
   bool writeBetween = false;
   for (auto it = before.rbegin(); it != before.rend(); ++it) {
     llvm::Instruction *inst = *it;
     if (llvm::isa<llvm::CallBase>(inst) || inst->mayHaveSideEffects()) {
-      writeBetween |= inst->mayWriteToMemory() || !isMfma(*inst);
+      writeBetween |= !isMfma(*inst) && !inst->isDebugOrPseudoInst();
       continue;
     }
-    if (llvm::isa<llvm::PHINode>(inst) || inst->use_empty() || (inst->mayReadFromMemory() && writeBetween) ||
-        !llvm::all_of(inst->users(), after))
+    auto *load = llvm::dyn_cast<llvm::LoadInst>(inst);
+    if ((load && (load->getPointerAddressSpace() != 3 || writeBetween)) || llvm::isa<llvm::PHINode>(inst) ||
+        (inst->mayReadFromMemory() && !load) ||
+        !llvm::all_of(inst->users(), [&](const llvm::User *user) {
+          return after.contains(llvm::dyn_cast<llvm::Instruction>(user));
+        }))
       continue;
     inst->moveBefore(insertAt->getIterator());
+    after.insert(inst);
     insertAt = inst;
   }
 }
@@ -139,7 +150,7 @@ unsigned boundStagedStores(llvm::Module &module) {
           stores = true;
         }
       }
-      if (!barrier || !stores || matrix.size() < kStagedStoresMinMatrix || packsNarrowOperands(*matrix.front()))
+      if (!barrier || !stores || matrix.size() < kStagedStoresMinMatrix || llvm::any_of(matrix, [](llvm::Instruction *m) { return packsNarrowOperands(*m); }))
         continue;
       llvm::IRBuilder<> builder(matrix[matrix.size() / 4 - 1]->getNextNode());
       llvm::Instruction *boundary =

@@ -112,8 +112,8 @@ bool calls(const llvm::Instruction &inst, llvm::StringRef prefix) {
 }
 
 // The loop block's instructions named by what they are: "M" an MFMA, "|" the
-// boundary, "a3"/"b3" the LDS load of that operand, other instructions left
-// out.
+// boundary, "a3"/"b3" the LDS load of that operand, "gv0" a global load of
+// the next tile, other instructions left out.
 std::vector<std::string> loopOrder(llvm::Module &module) {
   std::vector<std::string> order;
   for (llvm::BasicBlock &block : *module.getFunction("k")) {
@@ -124,7 +124,7 @@ std::vector<std::string> loopOrder(llvm::Module &module) {
         order.push_back("M");
       else if (calls(inst, "llvm.amdgcn.sched.barrier"))
         order.push_back("|");
-      else if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst); load && load->getPointerAddressSpace() == 3)
+      else if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst))
         order.push_back(load->getName().str());
     }
   }
@@ -139,8 +139,9 @@ TEST_CASE("a pipelined loop's MFMAs are cut after the first quarter; the rest's 
   CHECK(boundStagedStores(*module) == 1);
   REQUIRE_FALSE(llvm::verifyModule(*module, &llvm::errs()));
   // 8 MFMAs: two before the boundary with their four loads; the other six
-  // products' twelve loads after it, in their order.
-  std::vector<std::string> expected = {"a0", "b0", "a1", "b1"};
+  // products' twelve loads after it, in their order. The next tile's global
+  // loads (used only by the stores after the barrier) stay where they were.
+  std::vector<std::string> expected = {"gv0", "gv1", "gv2", "gv3", "a0", "b0", "a1", "b1"};
   for (const char *x : {"M", "M", "|"})
     expected.push_back(x);
   for (int k = 2; k < 8; ++k)
@@ -178,18 +179,50 @@ TEST_CASE("blocks that are not a staged K loop, fp8 operands and WMMA get no bou
   }
 }
 
-TEST_CASE("a load does not move below a store it followed") {
-  // An LDS store between an operand load and the boundary: the load stays.
+TEST_CASE("a load does not move below a store, a fence or a barrier it followed") {
+  // Between the operand loads and the boundary: an LDS store, a fence, or a
+  // workgroup barrier alone (LLVM marks it as touching no memory): the
+  // loads stay.
+  for (const char *between : {"  store <4 x half> %a0, ptr addrspace(3) %lds\n",
+                              "  fence syncscope(\"workgroup\") release\n",
+                              "  call void @llvm.amdgcn.s.barrier()\n"}) {
+    CAPTURE(between);
+    llvm::LLVMContext context;
+    std::string ir = loopKernel({});
+    ir.insert(ir.find("  %m0 = call"), between);
+    auto module = parse(ir, context);
+    CHECK(boundStagedStores(*module) == 1);
+    REQUIRE_FALSE(llvm::verifyModule(*module, &llvm::errs()));
+    std::vector<std::string> order = loopOrder(*module);
+    auto boundary = std::find(order.begin(), order.end(), "|");
+    REQUIRE(boundary != order.end());
+    for (int k = 2; k < 8; ++k)
+      CHECK(std::count(order.begin(), boundary, "a" + std::to_string(k)) == 1);
+  }
+}
+
+TEST_CASE("a value the loop's next trip uses (a PHI) does not move; address arithmetic does") {
+  // a5 also feeds the loop's next trip; %later, an add only the stores after
+  // the barrier use, moves below the boundary with the later operand loads.
   llvm::LLVMContext context;
   std::string ir = loopKernel({});
-  const std::string anchor = "  %m0 = call";
-  ir.insert(ir.find(anchor), "  store <4 x half> %a0, ptr addrspace(3) %lds\n");
+  ir.insert(ir.find("  %i = phi i32"), "  %keep = phi <4 x half> [ zeroinitializer, %entry ], [ %a5, %loop ]\n");
+  ir.insert(ir.find("  %m0 = call"), "  %later = add i32 %i, 7\n");
+  ir.insert(ir.find("  %next = add"), "  store i32 %later, ptr addrspace(3) %lds\n");
   auto module = parse(ir, context);
   CHECK(boundStagedStores(*module) == 1);
   REQUIRE_FALSE(llvm::verifyModule(*module, &llvm::errs()));
   std::vector<std::string> order = loopOrder(*module);
   auto boundary = std::find(order.begin(), order.end(), "|");
   REQUIRE(boundary != order.end());
-  for (int k = 2; k < 8; ++k)
-    CHECK(std::count(order.begin(), boundary, "a" + std::to_string(k)) == 1);
+  CHECK(std::count(order.begin(), boundary, std::string("a5")) == 1);
+  CHECK(std::count(boundary, order.end(), std::string("b5")) == 1);
+  CHECK(std::count(boundary, order.end(), std::string("a6")) == 1);
+  bool laterMoved = false;
+  for (llvm::BasicBlock &block : *module->getFunction("k"))
+    for (llvm::Instruction &inst : block)
+      if (inst.getName() == "later")
+        for (llvm::Instruction *i = inst.getPrevNode(); i; i = i->getPrevNode())
+          laterMoved |= calls(*i, "llvm.amdgcn.sched.barrier");
+  CHECK(laterMoved);
 }

@@ -64,9 +64,12 @@ unsigned boundSchedulingRegions(llvm::Module &module);
 // 316). boundStagedStores puts a scheduling boundary,
 // llvm.amdgcn.sched.barrier(0), after the first quarter of the MFMAs in
 // each such block (at least kStagedStoresMinMatrix MFMAs, a workgroup
-// barrier after them, LDS stores after it), and moves the values only the
-// rest use (their LDS operand loads) below the boundary, so the first
-// quarter holds no more registers than before. Measured over the matmul
+// barrier after them, LDS stores after it; no check that the block is a
+// loop's: any block of that shape is the same trade), and moves the values
+// only instructions after it use (the later MFMAs' LDS operand loads and
+// their packing, address arithmetic; not global loads, which are issued
+// early on purpose) below the boundary, so the first quarter holds no more
+// registers than before. Measured over the matmul
 // comparison (gfx942, gfx950), a quarter was best of 1/4 .. 3/4: a half
 // put gfx950's bf16 library matmul at 1.07x Triton's cycles. Left alone:
 // operands of 8-bit elements (packed in i32/i64; fp8 matmul went from 3

@@ -300,14 +300,17 @@ void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo
   // can pair them (ds_write2 / ds_write2st64): a 16-byte global load staged
   // as two swizzled 8-byte halves otherwise alternates between the halves'
   // registers, and a pair cannot be formed across a store LLVM cannot prove
-  // disjoint. A thread's stores of one tile never overlap, so their order is
-  // free.
+  // disjoint. A thread's stores of one tile go to distinct elements, or
+  // store one value twice where its registers replicate an element, so
+  // their order is free.
   auto runs = ldsRuns(type, plan.order.front(), plan.writeVec);
-  llvm::stable_sort(runs, [&](ArrayRef<int64_t> x, ArrayRef<int64_t> y) {
-    return addresses.registerKey(x.front()) < addresses.registerKey(y.front());
-  });
+  SmallVector<std::pair<int64_t, size_t>> order;
+  for (size_t i = 0; i < runs.size(); ++i)
+    order.push_back({addresses.registerKey(runs[i].front()), i});
+  llvm::stable_sort(order, [](auto x, auto y) { return x.first < y.first; });
   onlyOwners(b, loc, target, type, [&] {
-    for (ArrayRef<int64_t> run : runs) {
+    for (auto [key, i] : order) {
+      ArrayRef<int64_t> run = runs[i];
       SmallVector<Value> elems;
       for (int64_t r : run)
         elems.push_back(regs[r]);

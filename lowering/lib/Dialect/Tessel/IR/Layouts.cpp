@@ -393,6 +393,9 @@ public:
     for (ArrayRef<int64_t> run : ldsRuns(type, dim, vec))
       for (int64_t lane = 0; lane < lanes_; ++lane)
         coords_.push_back(layout.coords(run.front(), lane, 0));
+    // Groups never straddle two accesses: lanes and group are powers of two
+    // (tile extents are) and group is at most lanes.
+    assert(lanes_ % group_ == 0 && "an LDS cycle's lane group straddles two accesses");
   }
 
   size_t accesses() const { return coords_.size() / size_t(lanes_); }
@@ -479,7 +482,8 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
   const size_t fewestAccesses = ldsRuns(src, fastest, writeVec).size() + ldsRuns(dst, fastest, readVec).size();
   const int64_t elemBytes = ldsElementBytes(dst);
   Cost bestCost{std::numeric_limits<int64_t>::max(), false, 0, false};
-  // The accesses at each width a candidate gives them, built once.
+  // The accesses at each width a candidate gives them, built once (a
+  // std::map: a reference to one stays valid while another is added).
   std::map<std::pair<bool, int64_t>, LdsAccesses> accessesOf;
   auto accessesAt = [&](bool write, int64_t vec) -> const LdsAccesses & {
     auto it = accessesOf.find({write, vec});
