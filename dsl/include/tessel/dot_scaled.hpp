@@ -13,6 +13,7 @@
 
 #include "tessel/dot.hpp"
 #include "tessel/ops.hpp"
+#include "tessel/reduce.hpp"
 
 #include <limits>
 #include <optional>
@@ -98,13 +99,29 @@ template <class E> Tile<float> upcastRows(const Tile<E> &x, MxFormat format, int
   }
 }
 
-// Scales [R, K / 32] spread over [R, K] and applied.
+// Scales [R, K / 32] spread over [R, K] and applied. For a few groups (a
+// matmul's K step: 2 at BLOCK_K 64) each group's column is taken out with a
+// select and a sum over the groups and spread by selects on K: elementwise
+// work in x's own layout. Reshaping [R, K / 32, 32] to [R, K] instead moves
+// the tile through LDS (gfx942 at 128 x 128 x 128: more LDS than it has);
+// for many groups it is the cheaper of the two.
+inline constexpr int64_t kScaleGroupsBySelect = 8;
 inline Tile<float> applyScales(const Tile<float> &x, const std::optional<Tile<int8_t>> &scale, int64_t rows,
                                int64_t k) {
   if (!scale)
     return x;
-  Tile<float> s = expand_dims(decodeE8m0(*scale), 2);
-  return x * reshape(broadcast_to(s, {rows, k / 32, 32}), {rows, k});
+  const int64_t groups = k / 32;
+  Tile<float> decoded = decodeE8m0(*scale);
+  if (groups > kScaleGroupsBySelect)
+    return x * reshape(broadcast_to(expand_dims(decoded, 2), {rows, groups, 32}), {rows, k});
+  auto group = expand_dims(arange(0, int32_t(groups)), 0);    // [1, G]
+  auto groupOfK = expand_dims(arange(0, int32_t(k)) / 32, 0); // [1, K]
+  Tile<float> spread = zeros<float>({rows, k});
+  for (int32_t g = 0; g < int32_t(groups); ++g) {
+    Tile<float> column = expand_dims(sum(where(group == g, decoded, 0.0f), 1), 1); // [R, 1]
+    spread = g == 0 ? broadcast_to(column, {rows, k}) : where(groupOfK == g, column, spread);
+  }
+  return x * spread;
 }
 
 } // namespace detail

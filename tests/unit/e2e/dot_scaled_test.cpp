@@ -99,7 +99,8 @@ std::vector<int8_t> randomScales(size_t n, int lo, int hi) {
 }
 
 template <class A, class B>
-void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB, int M, int N, int K, int lo, int hi) {
+void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB, int M, int N, int K, int lo, int hi,
+           int block = 32) {
   const std::string target = arch;
   CAPTURE(target);
   CAPTURE(detail::mxFormatName(fa));
@@ -131,7 +132,7 @@ void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB,
   auto db = dev.upload(bStored);
   auto dsa = dev.upload(sa), dsb = dev.upload(sb);
   auto dc = dev.upload(std::vector<float>(size_t(M) * N, -12345.f)); // poison
-  constexpr int BM = 32, BN = 32;
+  const int BM = block, BN = block;
   jit<scaled_block<A, B>>().launch(dev, {cdiv(M, BM), cdiv(N, BN)}, {.num_warps = 4}, da, dsa, db, dsb, dc, M, N,
                                    int(fa), int(fb), scaleA, scaleB, BM, BN, K);
   std::vector<float> got = dc.download();
@@ -157,6 +158,20 @@ void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB,
 }
 
 } // namespace
+
+// Up to 8 scale groups along K (a matmul's K step) spread by selects in the
+// operand's layout; more go through a reshape: both against float64.
+TEST_CASE("dot_scaled matches float64 with 16 scale groups along K (K = 512)") {
+  check<float8_e4m3fn, float8_e5m2>("gfx950", MxFormat::e4m3, MxFormat::e5m2, true, true, 21, 35, 512, 115, 135);
+}
+
+// 128 x 128 blocks with K 128 (four scale groups): what Triton's scaled
+// matmuls use. The scales spread by reshape took 67584 bytes of LDS on
+// gfx942 (64 KiB): an error at launch. Spread by selects, no LDS for them.
+TEST_CASE("dot_scaled on 128 x 128 blocks with K 128 fits gfx942's LDS and matches float64") {
+  check<float8_e4m3fn, float8_e4m3fn>("gfx942", MxFormat::e4m3, MxFormat::e4m3, true, true, 131, 129, 128, 110,
+                                      140, 128);
+}
 
 TEST_CASE("dot_scaled matches float64: e2m1, e4m3, e5m2, bf16 and fp16 operands, scaled or not, every target") {
   for (const char *arch : {"gfx942", "gfx950", "gfx1100"}) {
