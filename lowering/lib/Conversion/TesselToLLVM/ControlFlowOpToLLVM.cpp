@@ -77,6 +77,11 @@ void mlir::tessel::populateControlFlowOpToLLVMPatterns(const TesselToLLVMTypeCon
 // loads and packed again for its LDS writes (gfx942 tutorial 03 fp8: 131 VALU
 // in the loop against Triton's 66). Words of four consecutive registers, as
 // the loads and LDS accesses hold them, fold away against those accesses.
+// The words are built with integer operations: from a bitcast of a byte
+// vector, InstCombine turns the phi back into a phi of byte vectors, which
+// the backend splits into bytes again. (16-bit elements gain nothing: the
+// backend carries them well, and packing f16 tiles cost tutorial 03's
+// gfx942 8-wave loop 168 -> 214 llvm-mca cycles.)
 void mlir::tessel::packByteBlockArguments(Operation *root) {
   constexpr unsigned kBytesPerWord = 4;
   auto isByte = [](Value v) { return v.getType().isInteger(8); };
@@ -99,26 +104,22 @@ void mlir::tessel::packByteBlockArguments(Operation *root) {
     // Groups of up to four consecutive byte arguments; a lone byte stays.
     SmallVector<std::pair<unsigned, unsigned>> groups; // (first argument, count)
     for (unsigned i = 0, n = block->getNumArguments(); i < n;) {
-      if (!isByte(block->getArgument(i))) {
-        ++i;
-        continue;
-      }
       unsigned count = 0;
       while (count < kBytesPerWord && i + count < n && isByte(block->getArgument(i + count)))
         ++count;
       if (count > 1)
         groups.push_back({i, count});
-      i += count;
+      i += std::max(count, 1u);
     }
     if (groups.empty())
       continue;
     MLIRContext *ctx = block->getParent()->getContext();
+    Type i8 = IntegerType::get(ctx, 8);
     Type i32 = IntegerType::get(ctx, 32);
-    auto bytes = VectorType::get({kBytesPerWord}, IntegerType::get(ctx, 8));
-    auto index = [&](OpBuilder &b, Location loc, unsigned j) {
-      return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(j));
+    auto constant = [&](OpBuilder &b, Location loc, unsigned v) {
+      return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(v));
     };
-    // Each edge passes the words.
+    // Each edge passes the words: register first + j in bits [8 j, 8 j + 8).
     for (BlockOperand *edge : edges) {
       auto branch = cast<BranchOpInterface>(edge->getOwner());
       OpBuilder b(branch);
@@ -134,7 +135,7 @@ void mlir::tessel::packByteBlockArguments(Operation *root) {
         for (unsigned j = 0; j < count; ++j) {
           Value part = b.create<LLVM::ZExtOp>(loc, i32, old[first + j]);
           if (j > 0)
-            part = b.create<LLVM::ShlOp>(loc, part, index(b, loc, 8 * j));
+            part = b.create<LLVM::ShlOp>(loc, part, constant(b, loc, 8 * j));
           word = word ? b.create<LLVM::OrOp>(loc, word, part, /*isDisjoint=*/true) : part;
         }
         passed.push_back(word);
@@ -144,15 +145,16 @@ void mlir::tessel::packByteBlockArguments(Operation *root) {
       forwarded.assign(passed);
     }
     // The block takes the words and unpacks them at its top (last group first,
-    // so the earlier groups' argument numbers stay put).
-    OpBuilder b = OpBuilder::atBlockBegin(block);
+    // so the earlier groups' argument numbers stay put; each group's unpacking
+    // goes before the later ones').
+    OpBuilder b(ctx);
     for (auto [first, count] : llvm::reverse(groups)) {
+      b.setInsertionPointToStart(block);
       Location loc = block->getArgument(first).getLoc();
       BlockArgument word = block->insertArgument(first, i32, loc);
       for (unsigned j = 0; j < count; ++j) {
-        Value shifted = j == 0 ? Value(word) : b.create<LLVM::LShrOp>(loc, word, index(b, loc, 8 * j));
-        Value byte = b.create<LLVM::TruncOp>(loc, IntegerType::get(ctx, 8), shifted);
-        block->getArgument(first + 1 + j).replaceAllUsesWith(byte);
+        Value shifted = j == 0 ? Value(word) : b.create<LLVM::LShrOp>(loc, word, constant(b, loc, 8 * j));
+        block->getArgument(first + 1 + j).replaceAllUsesWith(b.create<LLVM::TruncOp>(loc, i8, shifted));
       }
       for (unsigned j = 0; j < count; ++j)
         block->eraseArgument(first + 1);
