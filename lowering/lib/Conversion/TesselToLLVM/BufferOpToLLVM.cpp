@@ -9,10 +9,9 @@
 //   instruction at all;
 // - a global instruction at base + zext(byte offset) (the scalar-base
 //   `saddr` form: no 64-bit address per lane), for ops without `bound` whose
-//   groups are all unpredicated, or that hold one group per thread (a load
-//   outside loops): its predicate is one exec-mask branch, which the backend
-//   merges with the neighbouring accesses under the same mask, cheaper than
-//   a resource made for one access.
+//   groups are all unpredicated, or that hold one group per thread: its
+//   predicate is one exec-mask branch, which the backend merges with the
+//   neighbouring accesses under the same mask, cheaper than a resource.
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
@@ -20,7 +19,6 @@
 #include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
 #include <memory>
@@ -255,13 +253,7 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
     Value bound = op.getBound() ? registersOf(adaptor.getBound()).front() : Value();
     Value base = registersOf(adaptor.getBase()).front();
     SmallVector<Value> out;
-    // A masked load in a loop takes the resource: made once, before the loop
-    // (LLVM hoists it), a masked group costs a v_cndmask, where a branch
-    // costs the exec-mask instructions and the `other` values' moves each
-    // iteration (gfx942 fp8 tutorial 03 at 8 waves, one group a thread:
-    // 195 -> 132 llvm-mca cycles a K step).
-    const bool inLoop = op->getParentOfType<scf::ForOp>() || op->getParentOfType<scf::WhileOp>();
-    if (useGlobal(bound, !masks.empty(), offsets.size() / vec) && (masks.empty() || !inLoop)) {
+    if (useGlobal(bound, !masks.empty(), offsets.size() / vec)) {
       GlobalAddresses address(rewriter, loc, base, offsets, elemBytes, /*allAccessed=*/masks.empty());
       for (size_t g = 0; g < offsets.size(); g += vec)
         emitGlobalLoad(rewriter, loc, address(offsets[g]), mem, elem, vec, masks.empty() ? Value() : masks[g],
