@@ -223,58 +223,12 @@ Case matmulLibraryFp8(unsigned warps) {
   return c;
 }
 
-// Triton's tl.dot_scaled in a tutorial 03 loop (bench/triton/matmul_scaled.py,
-// line by line): OCP E4M3 A [M, K] and B [K, N], e8m0 scales per 32 of K
-// ([M, K / 32] and [N, K / 32]), K a multiple of the block (no masks on K),
-// C in f16. BLOCK_K 128: four scale groups a step.
-void mx_matmul_kernel(Ptr<float8_e4m3fn> a_ptr, Ptr<float8_e4m3fn> b_ptr, Ptr<half> c_ptr, Ptr<int8_t> a_scale_ptr,
-                      Ptr<int8_t> b_scale_ptr, i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak, i32 stride_bk,
-                      i32 stride_bn, i32 stride_cm, i32 stride_cn, i32 stride_asm, i32 stride_ask, i32 stride_bsn,
-                      i32 stride_bsk, Const<int> BLOCK_SIZE_M, Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K,
-                      Const<int> GROUP_SIZE_M) {
-  auto pid = program_id(0);
-  auto num_pid_m = cdiv(M, BLOCK_SIZE_M);
-  auto num_pid_n = cdiv(N, BLOCK_SIZE_N);
-  auto num_pid_in_group = GROUP_SIZE_M * num_pid_n;
-  auto group_id = pid / num_pid_in_group;
-  auto first_pid_m = group_id * GROUP_SIZE_M;
-  auto group_size_m = minimum(num_pid_m - first_pid_m, GROUP_SIZE_M);
-  auto pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m);
-  auto pid_n = (pid % num_pid_in_group) / group_size_m;
-  auto offs_am = (pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M)) % M;
-  auto offs_bn = (pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N)) % N;
-  auto offs_k = arange(0, BLOCK_SIZE_K);
-  auto offs_sk = arange(0, BLOCK_SIZE_K / 32);
-  auto a_ptrs = a_ptr + (expand_dims(offs_am, 1) * stride_am + expand_dims(offs_k, 0) * stride_ak);
-  auto b_ptrs = b_ptr + (expand_dims(offs_k, 1) * stride_bk + expand_dims(offs_bn, 0) * stride_bn);
-  auto a_scale_ptrs = a_scale_ptr + expand_dims(offs_am, 1) * stride_asm + expand_dims(offs_sk, 0) * stride_ask;
-  auto b_scale_ptrs = b_scale_ptr + expand_dims(offs_bn, 1) * stride_bsn + expand_dims(offs_sk, 0) * stride_bsk;
-  auto accumulator = zeros<float>({BLOCK_SIZE_M, BLOCK_SIZE_N});
-  for_range(0, cdiv(K, BLOCK_SIZE_K), [&](i32) {
-    auto a = load(a_ptrs);
-    auto b = load(b_ptrs);
-    Tile<int8_t> a_scale = load(a_scale_ptrs);
-    Tile<int8_t> b_scale = load(b_scale_ptrs);
-    accumulator = dot_scaled(a, a_scale, MxFormat::e4m3, b, b_scale, MxFormat::e4m3, accumulator);
-    a_ptrs += BLOCK_SIZE_K * stride_ak;
-    b_ptrs += BLOCK_SIZE_K * stride_bk;
-    a_scale_ptrs += (BLOCK_SIZE_K / 32) * stride_ask;
-    b_scale_ptrs += (BLOCK_SIZE_K / 32) * stride_bsk;
-  });
-  auto c = cast<half>(accumulator);
-  auto offs_cm = pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M);
-  auto offs_cn = pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N);
-  auto c_ptrs = c_ptr + stride_cm * expand_dims(offs_cm, 1) + stride_cn * expand_dims(offs_cn, 0);
-  auto c_mask = (expand_dims(offs_cm, 1) < M) & (expand_dims(offs_cn, 0) < N);
-  store(c_ptrs, c, c_mask);
-}
-
 constexpr int kMxBK = 64;
 
 Case matmulTriton03Mx(unsigned warps) {
   Case c{std::string("matmul-triton03mx-mxfp8-w") + std::to_string(warps), "matmul", "triton03mx", "mxfp8",
          "M=N=K=4096", {kBM, kBN, kMxBK}, warps, kStages, [warps](Device &dev) {
-           static auto kernel = jit(&mx_matmul_kernel, "mx_matmul_kernel");
+           static auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
            auto a = dev.alloc<float8_e4m3fn>(size_t(kM) * kK), b = dev.alloc<float8_e4m3fn>(size_t(kK) * kN);
            auto c = dev.alloc<half>(size_t(kM) * kN);
            auto as = dev.alloc<int8_t>(size_t(kM) * kK / 32), bs = dev.alloc<int8_t>(size_t(kN) * kK / 32);

@@ -25,6 +25,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -380,6 +381,60 @@ void attachLineTables(mlir::ModuleOp module) {
   }
 }
 
+// LLVM's machine scheduler and register allocator settle for the occupancy
+// their first schedule reaches, even where a schedule a few registers
+// smaller gives a SIMD another wave: gfx942 fp8 tutorial 03 at 4 waves takes
+// 140 VGPRs (3 waves a SIMD); asked for 4 (amdgpu-waves-per-eu), 124 without
+// spills. When the registers alone limit the kernel and it is within
+// kOccupancyMargin registers of the next step (one more workgroup a CU),
+// the module is compiled once more, asking for it; the answer is kept only
+// when it has no spills and more waves. `bitcode` (the kernel module) then
+// carries the request, so its assembly made later is this code's.
+constexpr unsigned kOccupancyMargin = 16;
+
+bool retryForOccupancy(std::string &bitcode, const TargetFacts &target, AmdgpuCode &code, unsigned blockSize,
+                       unsigned ldsBytes) {
+  const KernelResources &first = code.resources;
+  if (first.vgprSpills || first.sgprSpills || code.privateSegmentBytes)
+    return false;
+  const Occupancy now = occupancyOf(target, first, blockSize, ldsBytes);
+  if (std::string_view(now.limiter) != "VGPRs")
+    return false;
+  const unsigned wavesPerWorkgroup = blockSize / target.waveSize;
+  const unsigned want = now.registerWaves + std::max(1u, wavesPerWorkgroup / target.simdsPerCu);
+  if (want > target.waveSlots || first.vgprs > registersForWaves(target, want) + kOccupancyMargin)
+    return false;
+  KernelResources fewer = first; // what the request would give, if LDS and barriers let it
+  fewer.vgprs = registersForWaves(target, want);
+  if (occupancyOf(target, fewer, blockSize, ldsBytes).wavesPerSimd <= now.wavesPerSimd)
+    return false;
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> module =
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "kernel"), context);
+  if (!module) {
+    llvm::consumeError(module.takeError());
+    return false;
+  }
+  requestWavesPerEu(**module, want);
+  std::string asked;
+  {
+    llvm::raw_string_ostream os(asked);
+    llvm::WriteBitcodeToFile(**module, os);
+  }
+  AmdgpuCode retried = generateAmdgpuCode(std::move(*module), target, /*verified=*/true);
+  retried.times.optimize += code.times.optimize;
+  retried.times.codegen += code.times.codegen;
+  retried.times.link += code.times.link;
+  code.times = retried.times; // both attempts count
+  const KernelResources &second = retried.resources;
+  if (second.vgprSpills || second.sgprSpills || retried.privateSegmentBytes ||
+      occupancyOf(target, second, blockSize, ldsBytes).wavesPerSimd <= now.wavesPerSimd)
+    return false;
+  code = std::move(retried);
+  bitcode = std::move(asked);
+  return true;
+}
+
 } // namespace
 
 // Every pass, in order. tessel-opt's --tessel-lower-to-llvm runs this list.
@@ -543,6 +598,10 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   if (dumps.wants(DumpItem::Asm))
     assembly = generateAmdgpuAssembly(*llvmModule, target);
   AmdgpuCode code = generateAmdgpuCode(std::move(llvmModule), target, /*verified=*/true); // (translation)
+  if (!options.wavesPerEu &&
+      retryForOccupancy(out.llvmModule, target, code, options.numWarps * target.waveSize, ldsBytes) &&
+      dumps.wants(DumpItem::Asm))
+    assembly = generateAmdgpuAssembly(out.llvmModule, target);
   times.optimize = code.times.optimize;
   times.codegen = code.times.codegen;
   times.link = code.times.link;

@@ -10,9 +10,13 @@
 #include "e2e_common.hpp"
 
 #include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/compile.hpp"
+#include "tessel/lowering/target.hpp"
 
 #include <tessel/kernels/matmul.hpp>
+
+#include "../../../bench/matmul_forms.hpp" // bench::mx_matmul_kernel
 
 #include <optional>
 
@@ -367,4 +371,68 @@ TEST_CASE("fp8 dot on gfx950: a chain (cast<float8_e4m3fn>(Q K^T) V) on the f8f6
   auto tq = emulator().alloc<float8_e4m3fn>(M * D);
   detail::TraceRequest request = kernel.trace(tq, tq, tq, emulator().alloc<float>(M * D), M, D);
   CHECK(contains(compileTrace(request.trace, request.spec, {"gfx950", 4}).assembly(), "v_mfma_f32_32x32x64_f8f6f4"));
+}
+
+namespace {
+// The library's 8-bit float matmul at 128 x 128 x 64 over 4 waves (the
+// comparison bench's form), compiled for gfx942 as a launch would.
+const CompiledKernel &compileFp8Matmul(Device &dev, unsigned wavesPerEu) {
+  auto a = dev.alloc<float8_e4m3fnuz>(64), b = dev.alloc<float8_e4m3fnuz>(64);
+  auto c = dev.alloc<half>(64);
+  auto s = dev.upload(std::vector<float>{1.0f});
+  const int n = 4096;
+  return kernels::matmulFp8Kernel<float8_e4m3fnuz, float8_e4m3fnuz, half>().warmup(
+      dev, {.num_warps = 4, .num_stages = 2, .waves_per_eu = wavesPerEu}, a, b, c, s, s, c, n, n, n, n, 1, n, 1, n,
+      1, 0, 0, 0, 128, 128, 64, 8, 0, 0, 0);
+}
+double wavesOf(const CompiledKernel &k) {
+  return occupancyOf(requireTarget(k.arch), kernelResources(k.hsaco, k.name), k.blockSize, k.ldsBytes).wavesPerSimd;
+}
+} // namespace
+
+// The library's fp8 matmul at Triton's occupancy: 4 waves a SIMD, no
+// spills (3 before 8-bit tiles crossed branches packed and gfx942's LDS
+// rules for 8-bit accesses).
+TEST_CASE("fp8 kernels::matmul 128x128x64 over 4 waves runs 4 waves a SIMD on gfx942, without spills") {
+  Device dev = Device::emulator("gfx942");
+  const CompiledKernel &k = compileFp8Matmul(dev, 0);
+  const KernelResources r = kernelResources(k.hsaco, k.name);
+  CHECK(wavesOf(k) == 4);
+  CHECK(r.vgprSpills + r.sgprSpills == 0);
+  CHECK(r.privateSegmentBytes == 0);
+}
+
+namespace {
+// The comparison bench's tl.dot_scaled matmul (bench::mx_matmul_kernel) at
+// 128 x 128 x 64 over 4 waves on gfx950, as a launch compiles it.
+const CompiledKernel &compileMxMatmul(Device &dev, unsigned wavesPerEu) {
+  static auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
+  const int n = 4096;
+  auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
+  auto c = dev.alloc<half>(64);
+  auto as = dev.alloc<int8_t>(64), bs = dev.alloc<int8_t>(64);
+  return kernel.warmup(dev, {.num_warps = 4, .num_stages = 2, .fp_fusion = true, .waves_per_eu = wavesPerEu}, a, b,
+                       c, as, bs, n, n, n, n, 1, n, 1, n, 1, n / 32, 1, n / 32, 1, 128, 128, 64, 8);
+}
+} // namespace
+
+// LLVM's own schedule of this kernel takes 180 VGPRs (2 waves a SIMD);
+// asked for 3 (amdgpu-waves-per-eu) it fits in 168 without spills, and the
+// compiler asks when the registers alone stop a kernel this close to
+// another wave (retryForOccupancy). An explicit waves_per_eu is the user's:
+// the compiler asks nothing else.
+TEST_CASE("a kernel registers stop just short of another wave is compiled once more for it (gfx950 dot_scaled)") {
+  Device dev = Device::emulator("gfx950");
+  const CompiledKernel &k = compileMxMatmul(dev, 0);
+  const KernelResources r = kernelResources(k.hsaco, k.name);
+  CHECK(wavesOf(k) == 3);
+  CHECK(r.vgprSpills + r.sgprSpills == 0);
+  CHECK(r.privateSegmentBytes == 0);
+  // The kernel module carries the request, so its assembly is this code's.
+  CHECK(std::regex_search(k.assembly(), std::regex("\\.vgpr_count:\\s+" + std::to_string(r.vgprs) + "\\b")));
+  CHECK(contains(k.llvmIR(), "\"amdgpu-waves-per-eu\"=\"3\""));
+  const CompiledKernel &asked2 = compileMxMatmul(dev, 2);
+  CHECK(wavesOf(asked2) == 2);
+  CHECK(contains(asked2.llvmIR(), "\"amdgpu-waves-per-eu\"=\"2\""));
+  CHECK(!contains(asked2.llvmIR(), "\"amdgpu-waves-per-eu\"=\"3\""));
 }

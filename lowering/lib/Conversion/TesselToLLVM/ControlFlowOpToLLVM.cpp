@@ -5,6 +5,8 @@
 #include "PatternTesselOpToLLVM.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 
@@ -65,4 +67,97 @@ void mlir::tessel::populateControlFlowOpToLLVMPatterns(const TesselToLLVMTypeCon
   // scf.for/while/if/yield with tile operands take their registers instead;
   // scf ops on scalars are legal here and lowered to cf after the conversion.
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, legality);
+}
+
+// A tile's registers cross control flow as block arguments, one per element
+// (the 1:N conversion keeps a tile's registers consecutive, in its layout's
+// register order). For 8-bit elements LLVM then makes a `phi i8` per element,
+// which the AMDGPU backend keeps in a VGPR of its own: a prefetched fp8 tile
+// took 4x its registers across the pipeliner's branch, unpacked after its
+// loads and packed again for its LDS writes (gfx942 tutorial 03 fp8: 131 VALU
+// in the loop against Triton's 66). Words of four consecutive registers, as
+// the loads and LDS accesses hold them, fold away against those accesses.
+// The words are built with integer operations: from a bitcast of a byte
+// vector, InstCombine turns the phi back into a phi of byte vectors, which
+// the backend splits into bytes again. (16-bit elements gain nothing: the
+// backend carries them well, and packing f16 tiles cost tutorial 03's
+// gfx942 8-wave loop 168 -> 214 llvm-mca cycles.)
+void mlir::tessel::packByteBlockArguments(Operation *root) {
+  constexpr unsigned kBytesPerWord = 4;
+  auto isByte = [](Value v) { return v.getType().isInteger(8); };
+  SmallVector<Block *> blocks;
+  root->walk([&](Block *block) {
+    if (!block->isEntryBlock() && llvm::any_of(block->getArguments(), isByte))
+      blocks.push_back(block);
+  });
+  for (Block *block : blocks) {
+    // Every edge into the block must be a branch whose operands it can change.
+    SmallVector<BlockOperand *> edges;
+    bool branches = true;
+    for (BlockOperand &edge : block->getUses()) {
+      edges.push_back(&edge);
+      auto branch = dyn_cast<BranchOpInterface>(edge.getOwner());
+      branches &= branch && branch.getSuccessorOperands(edge.getOperandNumber()).getProducedOperandCount() == 0;
+    }
+    if (!branches)
+      continue;
+    // Groups of up to four consecutive byte arguments; a lone byte stays.
+    SmallVector<std::pair<unsigned, unsigned>> groups; // (first argument, count)
+    for (unsigned i = 0, n = block->getNumArguments(); i < n;) {
+      unsigned count = 0;
+      while (count < kBytesPerWord && i + count < n && isByte(block->getArgument(i + count)))
+        ++count;
+      if (count > 1)
+        groups.push_back({i, count});
+      i += std::max(count, 1u);
+    }
+    if (groups.empty())
+      continue;
+    MLIRContext *ctx = block->getParent()->getContext();
+    Type i8 = IntegerType::get(ctx, 8);
+    Type i32 = IntegerType::get(ctx, 32);
+    auto constant = [&](OpBuilder &b, Location loc, unsigned v) {
+      return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(v));
+    };
+    // Each edge passes the words: register first + j in bits [8 j, 8 j + 8).
+    for (BlockOperand *edge : edges) {
+      auto branch = cast<BranchOpInterface>(edge->getOwner());
+      OpBuilder b(branch);
+      Location loc = branch.getLoc();
+      MutableOperandRange forwarded =
+          branch.getSuccessorOperands(edge->getOperandNumber()).getMutableForwardedOperands();
+      SmallVector<Value> old(ValueRange(forwarded.getAsOperandRange()));
+      SmallVector<Value> passed;
+      unsigned next = 0;
+      for (auto [first, count] : groups) {
+        passed.append(old.begin() + next, old.begin() + first);
+        Value word;
+        for (unsigned j = 0; j < count; ++j) {
+          Value part = b.create<LLVM::ZExtOp>(loc, i32, old[first + j]);
+          if (j > 0)
+            part = b.create<LLVM::ShlOp>(loc, part, constant(b, loc, 8 * j));
+          word = word ? b.create<LLVM::OrOp>(loc, word, part, /*isDisjoint=*/true) : part;
+        }
+        passed.push_back(word);
+        next = first + count;
+      }
+      passed.append(old.begin() + next, old.end());
+      forwarded.assign(passed);
+    }
+    // The block takes the words and unpacks them at its top (last group first,
+    // so the earlier groups' argument numbers stay put; each group's unpacking
+    // goes before the later ones').
+    OpBuilder b(ctx);
+    for (auto [first, count] : llvm::reverse(groups)) {
+      b.setInsertionPointToStart(block);
+      Location loc = block->getArgument(first).getLoc();
+      BlockArgument word = block->insertArgument(first, i32, loc);
+      for (unsigned j = 0; j < count; ++j) {
+        Value shifted = j == 0 ? Value(word) : b.create<LLVM::LShrOp>(loc, word, constant(b, loc, 8 * j));
+        block->getArgument(first + 1 + j).replaceAllUsesWith(b.create<LLVM::TruncOp>(loc, i8, shifted));
+      }
+      for (unsigned j = 0; j < count; ++j)
+        block->eraseArgument(first + 1);
+    }
+  }
 }

@@ -126,6 +126,7 @@ struct ConvertTesselToLLVMPass
     arith::populateArithToLLVMConversionPatterns(converter, branchPatterns);
     if (failed(applyPartialConversion(module, branches, std::move(branchPatterns), config)))
       return signalPassFailure();
+    packByteBlockArguments(module);
   }
 };
 

@@ -88,5 +88,11 @@ void populateDebugOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, c
 void populateControlFlowOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
                                          const TargetInfo &target, RewritePatternSet &patterns,
                                          ConversionTarget &legality);
+// After scf became branches: every run of 8-bit block arguments (a tile of
+// 8-bit elements carried through an scf.if, for or while, as its registers)
+// becomes 32-bit words, four consecutive registers a word, packed at each
+// branch that passes them and unpacked at the block's top, so LLVM carries
+// words, not one `phi i8` (one VGPR) per element.
+void packByteBlockArguments(Operation *root);
 
 } // namespace mlir::tessel
