@@ -8,6 +8,7 @@
 #include "emulator_retarget.hpp"
 
 #include "emulator_runtime.hpp"
+#include "emulator_wave.hpp"
 
 #include "tessel/lowering/target.hpp"
 
@@ -616,7 +617,7 @@ void addEntry(Module &module, Function &kernel, const KernargLayout &layout) {
 RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
                                  const std::string &hostTriple, SanitizeMode sanitize,
-                                 llvm::TargetMachine &device) {
+                                 llvm::TargetMachine &device, unsigned waveForm) {
   Function *kernel = module.getFunction(kernelName);
   if (!kernel || kernel->isDeclaration())
     throw Error("the kernel module does not define the kernel '" + kernelName + "'");
@@ -626,6 +627,8 @@ RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
   result.kernargBytes = layout.totalBytes;
 
   insertLockstepMeetings(module, kernelName, device);
+  if (waveForm)
+    buildWaveKernel(*kernel, waveForm, sanitize);
   result.needsFibers = rewriteAmdgpuIntrinsics(module, kernelName);
   rewriteTraps(module);
   checkExternalSymbols(module, kernelName);

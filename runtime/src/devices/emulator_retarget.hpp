@@ -37,7 +37,7 @@ std::string kernelArch(const llvm::Function &fn);
 struct RetargetedKernel {
   uint32_t ldsBytes = 0;     // static LDS the module's addrspace(3) globals need
   uint32_t kernargBytes = 0; // bytes of kernarg the entry reads
-  bool needsFibers = false;  // has barriers or cross-lane ops
+  bool needsFibers = false;  // has barriers or cross-lane ops (in wave form: barriers)
   std::vector<AccessSite> sites; // the checked accesses, by the index their check passes
 };
 
@@ -47,11 +47,14 @@ struct RetargetedKernel {
 // when empty), its global and LDS accesses checked as `sanitize` asks.
 // Throws tessel::Error naming what the emulator cannot run. `device` is the
 // AMDGPU target the module was made for (its rules say which branches
-// diverge: insertLockstepMeetings).
+// diverge: insertLockstepMeetings). With `waveForm` (a wave size) the entry
+// runs a whole wave of that many lanes (buildWaveKernel; it throws
+// WaveUnsupported for a kernel the wave form does not cover, and the module
+// is then to be dropped); without, one thread.
 RetargetedKernel retargetForHost(llvm::Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
                                  const std::string &hostTriple, SanitizeMode sanitize,
-                                 llvm::TargetMachine &device);
+                                 llvm::TargetMachine &device, unsigned waveForm = 0);
 
 // Makes the lanes of a wave access memory in the GPU's order: a wave barrier
 // wherever an access follows a store, or a store follows a load, since the

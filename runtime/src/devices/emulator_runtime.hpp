@@ -55,7 +55,10 @@ using EntryFn = void (*)(const void *kernarg);
 // cross-lane ops (used when the kernel has any).
 class FiberWorkgroup {
 public:
-  FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes);
+  // A fiber per thread; or, for kernels in wave form (emulator_wave.hpp),
+  // a fiber per wave: `threadsPerFiber` = the wave size, `waveSize` 1, and
+  // the work-item x a fiber sees is its wave's first thread.
+  FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes, uint32_t threadsPerFiber = 1);
   ~FiberWorkgroup();
   FiberWorkgroup(const FiberWorkgroup &) = delete;
   FiberWorkgroup &operator=(const FiberWorkgroup &) = delete;
@@ -136,7 +139,7 @@ private:
   char *stacks_ = nullptr; // per fiber: a guard page, then its stack
   static constexpr size_t kStackColorBytes = 4096; // room to start each stack at its own offset
   size_t stackBytes_, guardBytes_, slotBytes_;
-  uint32_t waveSize_, waveShift_;
+  uint32_t waveSize_, waveShift_, threadsPerFiber_;
   uint32_t current_ = 0;
   Context scheduler_;
   EntryFn entry_ = nullptr;
