@@ -263,7 +263,36 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
     wg.fail(std::string(mi.name) + " was reached by only part of a wave");
 }
 
+// The wave form's (emulator_wave.hpp): every lane's registers side by side,
+// lane l's A at a + l * aBytes (and so on); the wave is complete by
+// construction.
+void matrixMultiplyWave(int id, uint32_t flags, const uint8_t *a, const uint8_t *b, const uint8_t *c, uint8_t *d,
+                        uint32_t aBytes, uint32_t bBytes, uint32_t cBytes, uint32_t dBytes, uint32_t wave) {
+  const MatrixInstruction &mi = kInstructions[size_t(id)];
+  Operands operands[64];
+  const Operands *lanes[64];
+  for (unsigned l = 0; l < wave; ++l) {
+    operands[l] = Operands{a + size_t(l) * aBytes, b + size_t(l) * bBytes, c + size_t(l) * cBytes, d + size_t(l) * dBytes};
+    lanes[l] = &operands[l];
+  }
+  const Elem inA = (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
+  const Elem inB = mi.inB != Elem::Same ? mi.inB : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8 : mi.in;
+  const bool ocp = flags & 4;
+  if (mi.intAcc)
+    multiplyWave<int64_t>(mi, inA, inB, ocp, lanes, wave);
+  else
+    multiplyWave<double>(mi, inA, inB, ocp, lanes, wave);
+}
+
 } // namespace tessel::emu
+
+extern "C" void tessel_emu_matrix_wave(int32_t id, uint32_t flags, const void *a, const void *b, const void *c,
+                                       void *d, uint32_t aBytes, uint32_t bBytes, uint32_t cBytes, uint32_t dBytes,
+                                       uint32_t wave) {
+  tessel::emu::matrixMultiplyWave(id, flags, static_cast<const uint8_t *>(a), static_cast<const uint8_t *>(b),
+                                  static_cast<const uint8_t *>(c), static_cast<uint8_t *>(d), aBytes, bBytes, cBytes,
+                                  dBytes, wave);
+}
 
 extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d) {
   tessel::emu::matrixMultiply(id, flags, a, b, c, d);

@@ -202,39 +202,10 @@ void rewriteReadlane(CallInst &call, Module &module) {
 // (emulator_matrix.cpp). Only the forms the compiler emits are accepted:
 // cbsz = abid = blgp = 0, no clamp.
 void rewriteMatrix(CallInst &call, Module &module) {
-  const std::string name = call.getCalledFunction()->getName().str();
-  const int id = matrixInstructionId(name);
-  if (id < 0)
-    throw Error("the emulator does not support the AMDGPU intrinsic '" + name + "'");
-  auto constantArg = [&](unsigned i, const char *what) -> uint64_t {
-    auto *c = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i));
-    if (!c)
-      throw Error("the emulator needs a constant " + std::string(what) + " for '" + name + "'");
-    return c->getZExtValue();
-  };
-  const bool wmma = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma");
-  const bool iu8 = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma.i32.16x16x16.iu8");
+  int id;
+  uint32_t flags;
   Value *a, *bValue, *c;
-  uint32_t flags = 0;
-  if (iu8) { // (A signed, A, B signed, B, C, clamp)
-    a = call.getArgOperand(1);
-    bValue = call.getArgOperand(3);
-    c = call.getArgOperand(4);
-    flags = (constantArg(0, "A sign") ? 0 : 1) | (constantArg(2, "B sign") ? 0 : 2);
-    if (constantArg(5, "clamp"))
-      throw Error("the emulator supports '" + name + "' without clamp only");
-  } else {
-    a = call.getArgOperand(0);
-    bValue = call.getArgOperand(1);
-    c = call.getArgOperand(2);
-    if (llvm::StringRef(name).contains("8.fp8") || llvm::StringRef(name).contains("8.bf8"))
-      flags |= fp8IsOcp(call) ? 4 : 0; // the 8-bit float MFMAs: FNUZ or OCP by target
-    if (!wmma)
-      for (unsigned i = 3; i < 6; ++i)
-        if (uint64_t v = constantArg(i, i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp"))
-          throw Error("the emulator supports '" + name + "' with cbsz = abid = blgp = 0 only (" +
-                      (i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp") + " is " + std::to_string(v) + ")");
-  }
+  matrixOperands(call, id, flags, a, bValue, c);
   Function &fn = *call.getFunction();
   unsigned allocaSpace = module.getDataLayout().getAllocaAddrSpace();
   IRBuilder<> entry(&fn.getEntryBlock(), fn.getEntryBlock().begin());
@@ -300,6 +271,41 @@ std::string kernelArch(const llvm::Function &fn) {
   if (auto *flag = llvm::dyn_cast_or_null<llvm::MDString>(fn.getParent()->getModuleFlag(kArchFlag)))
     return flag->getString().str();
   return "";
+}
+
+void matrixOperands(CallInst &call, int &id, uint32_t &flags, Value *&a, Value *&bValue, Value *&c) {
+  const std::string name = call.getCalledFunction()->getName().str();
+  id = matrixInstructionId(name);
+  if (id < 0)
+    throw Error("the emulator does not support the AMDGPU intrinsic '" + name + "'");
+  auto constantArg = [&](unsigned i, const char *what) -> uint64_t {
+    auto *c = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i));
+    if (!c)
+      throw Error("the emulator needs a constant " + std::string(what) + " for '" + name + "'");
+    return c->getZExtValue();
+  };
+  const bool wmma = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma");
+  const bool iu8 = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma.i32.16x16x16.iu8");
+  flags = 0;
+  if (iu8) { // (A signed, A, B signed, B, C, clamp)
+    a = call.getArgOperand(1);
+    bValue = call.getArgOperand(3);
+    c = call.getArgOperand(4);
+    flags = (constantArg(0, "A sign") ? 0 : 1) | (constantArg(2, "B sign") ? 0 : 2);
+    if (constantArg(5, "clamp"))
+      throw Error("the emulator supports '" + name + "' without clamp only");
+  } else {
+    a = call.getArgOperand(0);
+    bValue = call.getArgOperand(1);
+    c = call.getArgOperand(2);
+    if (llvm::StringRef(name).contains("8.fp8") || llvm::StringRef(name).contains("8.bf8"))
+      flags |= fp8IsOcp(call) ? 4 : 0; // the 8-bit float MFMAs: FNUZ or OCP by target
+    if (!wmma)
+      for (unsigned i = 3; i < 6; ++i)
+        if (uint64_t v = constantArg(i, i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp"))
+          throw Error("the emulator supports '" + name + "' with cbsz = abid = blgp = 0 only (" +
+                      (i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp") + " is " + std::to_string(v) + ")");
+  }
 }
 
 bool synchronizesWave(llvm::StringRef name) {

@@ -18,6 +18,7 @@ class Module;
 class DataLayout;
 class StringRef;
 class TargetMachine;
+class Value;
 } // namespace llvm
 
 namespace tessel::emu {
@@ -64,6 +65,13 @@ RetargetedKernel retargetForHost(llvm::Module &module, const std::string &kernel
 // meetings it placed.
 unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelName,
                                 llvm::TargetMachine &device);
+
+// An MFMA or WMMA call's instruction (matrixInstructionId), flags (as
+// tessel_emu_matrix takes them) and A, B, C operands. Only the forms the
+// compiler emits are accepted: cbsz = abid = blgp = 0, no clamp; else an
+// Error naming what is not.
+void matrixOperands(llvm::CallInst &call, int &id, uint32_t &flags, llvm::Value *&a, llvm::Value *&b,
+                    llvm::Value *&c);
 
 // Whether a call of the AMDGPU intrinsic `name` waits for its whole wave in
 // the emulator (barriers, cross-lane operations, matrix instructions).

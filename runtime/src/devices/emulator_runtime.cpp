@@ -546,7 +546,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
       TESSEL_EMU_SYMBOL(tessel_emu_permlanex16),    TESSEL_EMU_SYMBOL(tessel_emu_readlane),
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
-      TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
+      TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_matrix_wave),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
       TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_check_lanes),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),
       TESSEL_EMU_SYMBOL(tessel_emu_rsq_f32),        TESSEL_EMU_SYMBOL(tessel_emu_readfirstlane),
       TESSEL_EMU_SYMBOL(tessel_emu_cvt_pk_fp8_f32), TESSEL_EMU_SYMBOL(tessel_emu_cvt_f32_fp8),

@@ -14,6 +14,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
 namespace tessel::emu {
@@ -24,6 +25,9 @@ using llvm::Instruction;
 using llvm::Value;
 
 namespace {
+
+// The widest lane value (all lanes of a wave) the wave form makes.
+constexpr uint64_t kMaxWaveValueBits = 8192;
 
 // llvm.* intrinsics that act lane by lane and whose vector form the host
 // computes element by element with the scalar form's operation (no libm).
@@ -98,7 +102,7 @@ void WaveBuilder::checkSupported() {
             "workgroup.id.z", "dispatch.ptr", "implicitarg.ptr", "s.barrier", "wave.barrier",
             "readfirstlane", "readlane", "ballot", "exp2", "rsq", "update.dpp", "mov.dpp",
             "permlanex16", "ds.bpermute", "raw.ptr.buffer.load", "raw.ptr.buffer.store",
-            "s.waitcnt", "make.buffer.rsrc", "cvt.pk.fp8.f32", "cvt.pk.bf8.f32", "cvt.f32.fp8", "cvt.f32.bf8"};
+            "s.waitcnt", "make.buffer.rsrc", "mfma", "wmma", "cvt.pk.fp8.f32", "cvt.pk.bf8.f32", "cvt.f32.fp8", "cvt.f32.bf8"};
         bool ok = false;
         for (const char *k : known)
           ok |= named(*call, k);
@@ -208,33 +212,53 @@ bool WaveBuilder::computeVarying(Instruction &inst) {
 
 // An `if` on a lane value: `head` ends in `br c, then, join` (or the
 // reverse), `then` is a block of its own that falls into `join`, and `join`
-// has no other predecessor. Its instructions run masked.
+// has no other predecessor; or an if-else: two such blocks, both falling
+// into `join`. Their instructions run masked, one block after the other.
 void WaveBuilder::addMaskedRegion(llvm::BranchInst &br) {
   BasicBlock *head = br.getParent();
-  for (unsigned thenIndex : {0u, 1u}) {
-    BasicBlock *then = br.getSuccessor(thenIndex), *join = br.getSuccessor(1 - thenIndex);
-    if (then == join || then->getSinglePredecessor() != head)
-      continue;
-    auto *thenBr = llvm::dyn_cast<llvm::BranchInst>(then->getTerminator());
-    if (!thenBr || thenBr->isConditional() || thenBr->getSuccessor(0) != join)
-      continue;
+  auto ownBlockInto = [&](BasicBlock *block) -> BasicBlock * { // its join, or null
+    if (block->getSinglePredecessor() != head || maskOf_.count(block))
+      return nullptr;
+    auto *term = llvm::dyn_cast<llvm::BranchInst>(block->getTerminator());
+    return term && !term->isConditional() ? term->getSuccessor(0) : nullptr;
+  };
+  auto predecessorsAre = [](BasicBlock *join, BasicBlock *a, BasicBlock *b) {
     unsigned preds = 0;
-    bool others = false;
     for (BasicBlock *pred : llvm::predecessors(join)) {
       ++preds;
-      others |= pred != head && pred != then;
+      if (pred != a && pred != b)
+        return false;
     }
-    if (others || preds != 2 || maskOf_.count(head))
-      continue;
-    for (Instruction &inst : *then)
+    return preds == 2;
+  };
+  auto noMeetings = [&](BasicBlock *block) {
+    for (Instruction &inst : *block)
       if (auto *call = llvm::dyn_cast<CallInst>(&inst);
           call && (call->isConvergent() || named(*call, "s.barrier") || named(*call, "wave.barrier")))
         throw WaveUnsupported("a cross-lane operation under a branch on a lane value");
-    maskOf_[then] = MaskedRegion{br.getCondition(), thenIndex == 1, head};
-    joins_[join] = then;
-    return;
+  };
+  BasicBlock *s0 = br.getSuccessor(0), *s1 = br.getSuccessor(1);
+  if (maskOf_.count(head) == 0 && s0 != s1) {
+    BasicBlock *j0 = ownBlockInto(s0), *j1 = ownBlockInto(s1);
+    if (j0 && j1 && j0 == j1 && predecessorsAre(j0, s0, s1)) { // if-else
+      noMeetings(s0);
+      noMeetings(s1);
+      maskOf_[s0] = MaskedRegion{br.getCondition(), false, head, s1};
+      maskOf_[s1] = MaskedRegion{br.getCondition(), true, head, nullptr};
+      joins_[j0] = s0;
+      return;
+    }
+    for (unsigned thenIndex : {0u, 1u}) {
+      BasicBlock *then = br.getSuccessor(thenIndex), *join = br.getSuccessor(1 - thenIndex);
+      if (ownBlockInto(then) != join || !predecessorsAre(join, head, then))
+        continue;
+      noMeetings(then);
+      maskOf_[then] = MaskedRegion{br.getCondition(), thenIndex == 1, head, nullptr};
+      joins_[join] = then;
+      return;
+    }
   }
-  throw WaveUnsupported("a branch on a lane value (other than an `if` with one block)");
+  throw WaveUnsupported("a branch on a lane value (other than an `if` or if-else with one block each)");
 }
 
 void WaveBuilder::analyze() {
@@ -262,6 +286,13 @@ void WaveBuilder::analyze() {
       }
     }
   }
+  // Host code generation slows down sharply past a few KiB a vector (a
+  // matmul's 16 accumulators a lane are 4 KiB a wave: 10x the fibers'
+  // compile time and slower code): such kernels run as fibers.
+  for (const llvm::Value *v : varying_)
+    if (auto bits = layout_.getTypeSizeInBits(v->getType()).getFixedValue() * w_; bits > kMaxWaveValueBits)
+      throw WaveUnsupported("a lane value of " + std::to_string(bits / 8) + " bytes a wave (more than " +
+                            std::to_string(kMaxWaveValueBits / 8) + ")");
   // A masked block's values reach the rest only through the join's phis.
   for (auto &[then, region] : maskOf_)
     for (Instruction &inst : *then)
@@ -386,10 +417,11 @@ void WaveBuilder::emit(llvm::IRBuilder<> &b, Instruction &inst) {
   if (auto *phi = llvm::dyn_cast<llvm::PHINode>(&inst)) {
     if (auto join = joins_.find(bb); join != joins_.end()) {
       // The join of a masked `if`: lanes that ran the block take its value.
+      // (If-else: the lanes that ran the else block take its value.)
       BasicBlock *then = join->second;
       const MaskedRegion &region = maskOf_[then];
       Value *fromThen = vec(b, phi->getIncomingValueForBlock(then));
-      Value *fromHead = vec(b, phi->getIncomingValueForBlock(region.head));
+      Value *fromHead = vec(b, phi->getIncomingValueForBlock(region.next ? region.next : region.head));
       Value *mask = repeatLanes(b, maskValue(b, then), perLane(phi->getType()));
       vectors_[phi] = b.CreateSelect(mask, fromThen, fromHead);
       return;
@@ -426,11 +458,16 @@ void WaveBuilder::emit(llvm::IRBuilder<> &b, Instruction &inst) {
 
 void WaveBuilder::emitTerminator(llvm::IRBuilder<> &b, Instruction &inst) {
   if (auto *br = llvm::dyn_cast<llvm::BranchInst>(&inst)) {
+    if (auto region = maskOf_.find(inst.getParent()); region != maskOf_.end() && region->second.next) {
+      b.CreateBr(blocks_.at(region->second.next)); // an if-else's first block: on to the second
+      return;
+    }
     if (br->isConditional() && isVarying(br->getCondition())) {
       // The masked block runs for every wave; its accesses carry the mask.
-      for (BasicBlock *succ : br->successors())
-        if (maskOf_.count(succ)) {
-          b.CreateBr(blocks_.at(succ));
+      // (getSuccessor's order: successors() lists a branch's false target first.)
+      for (unsigned i : {0u, 1u})
+        if (maskOf_.count(br->getSuccessor(i))) {
+          b.CreateBr(blocks_.at(br->getSuccessor(i)));
           return;
         }
     }
@@ -570,6 +607,12 @@ bool WaveBuilder::emitCall(llvm::IRBuilder<> &b, CallInst &call) {
 void buildWaveKernel(llvm::Function &kernel, unsigned waveSize, SanitizeMode sanitize) {
   WaveBuilder builder(kernel, waveSize, sanitize);
   builder.build();
+  if (const char *dump = std::getenv("TESSEL_DEBUG_WAVE_DUMP")) {
+    std::error_code ec;
+    static int counter = 0;
+    llvm::raw_fd_ostream os(std::string(dump) + std::to_string(counter++), ec);
+    kernel.print(os);
+  }
 }
 
 } // namespace tessel::emu

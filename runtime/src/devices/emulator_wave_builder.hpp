@@ -31,6 +31,7 @@ private:
     llvm::Value *condition; // the lanes that run the block: condition, or its negation
     bool negated;
     llvm::BasicBlock *head;
+    llvm::BasicBlock *next; // an if-else's first block: the else block, which runs after it
   };
 
   static const char *amdgcnName(const llvm::CallInst &call);
@@ -65,6 +66,7 @@ private:
   bool emitMemory(llvm::IRBuilder<> &b, llvm::Instruction &inst);
   llvm::Value *emitPerLaneCall(llvm::IRBuilder<> &b, llvm::CallInst &call);
   llvm::Value *crossLane(llvm::IRBuilder<> &b, llvm::CallInst &call);
+  llvm::Value *emitMatrix(llvm::IRBuilder<> &b, llvm::CallInst &call);
   llvm::Value *accessMask(llvm::IRBuilder<> &b, llvm::BasicBlock *bb, unsigned n);
   llvm::Value *elementPointers(llvm::IRBuilder<> &b, llvm::Value *pointers, unsigned n, unsigned elementBytes);
   void checkLanes(llvm::IRBuilder<> &b, llvm::Instruction &access, llvm::Value *&pointers, llvm::Value *mask,

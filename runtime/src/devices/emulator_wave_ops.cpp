@@ -6,6 +6,9 @@
 // masked.scatter orders overlapping writes so), as the fibers' last lane
 // wins.
 #include "emulator_retarget.hpp"
+#include "emulator_runtime.hpp"
+
+#include "tessel/core/error.hpp"
 #include "emulator_wave_builder.hpp"
 
 #include <llvm/IR/Constants.h>
@@ -204,6 +207,10 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
     vectors_[&call] = crossLane(b, call);
     return true;
   }
+  if (named(call, "mfma") || named(call, "wmma")) {
+    vectors_[&call] = emitMatrix(b, call);
+    return true;
+  }
   const bool load = named(call, "raw.ptr.buffer.load"), store = named(call, "raw.ptr.buffer.store");
   if (!load && !store) {
     if (!isVarying(&call))
@@ -309,6 +316,35 @@ Value *WaveBuilder::crossLane(llvm::IRBuilder<> &b, CallInst &call) {
   }
   Value *r = b.CreateShuffleVector(src, old, mask, call.getName());
   return b.CreateSelect(llvm::ConstantVector::get(zero), llvm::Constant::getNullValue(r->getType()), r);
+}
+
+// An MFMA or WMMA: every lane's A, B and C registers side by side in memory
+// (a lane-major vector is that already), one runtime call for the wave
+// (emulator_matrix.cpp).
+Value *WaveBuilder::emitMatrix(llvm::IRBuilder<> &b, CallInst &call) {
+  int id;
+  uint32_t flags;
+  Value *a, *bv, *c;
+  try {
+    matrixOperands(call, id, flags, a, bv, c);
+  } catch (const Error &e) {
+    throw WaveUnsupported(e.what());
+  }
+  if (matrixWaveSize(id) != w_)
+    throw WaveUnsupported("a matrix instruction of another wave size");
+  auto spill = [&](Value *v) {
+    llvm::AllocaInst *slot = alloca(wide(v->getType()));
+    b.CreateStore(vec(b, v), slot);
+    return slot;
+  };
+  auto bytes = [&](llvm::Type *t) { return b.getInt32(uint32_t(layout_.getTypeStoreSize(t->getScalarType()) * perLane(t))); };
+  llvm::AllocaInst *pa = spill(a), *pb = spill(bv), *pc = spill(c), *pd = alloca(wide(call.getType()));
+  auto *i32 = b.getInt32Ty();
+  llvm::FunctionCallee fn = m_.getOrInsertFunction("tessel_emu_matrix_wave", b.getVoidTy(), i32, i32, b.getPtrTy(),
+                                                   b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), i32, i32, i32, i32, i32);
+  b.CreateCall(fn, {b.getInt32(uint32_t(id)), b.getInt32(flags), pa, pb, pc, pd, bytes(a->getType()),
+                    bytes(bv->getType()), bytes(c->getType()), bytes(call.getType()), b.getInt32(w_)});
+  return b.CreateLoad(wide(call.getType()), pd);
 }
 
 // A call with no vector form, once per lane in a loop: its lane values
