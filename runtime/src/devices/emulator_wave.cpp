@@ -80,8 +80,10 @@ void WaveBuilder::checkSupported() {
     for (Instruction &inst : bb) {
       if (llvm::isa<llvm::AllocaInst>(inst))
         throw WaveUnsupported("private memory (alloca)");
-      if (llvm::isa<llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst>(inst))
-        throw WaveUnsupported("atomics");
+      if (llvm::isa<llvm::AtomicCmpXchgInst>(inst))
+        throw WaveUnsupported("compare-and-swap");
+      if (auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst); rmw && rmw->getType()->isVectorTy())
+        throw WaveUnsupported("an atomic on a vector");
       if (llvm::isa<llvm::InvokeInst, llvm::CallBrInst, llvm::IndirectBrInst>(inst))
         throw WaveUnsupported("an " + std::string(inst.getOpcodeName()));
       if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst); load && !load->isSimple())
@@ -146,6 +148,8 @@ bool WaveBuilder::computeVarying(Instruction &inst) {
     return anyVarying() || joins_.count(phi->getParent());
   if (llvm::isa<llvm::LoadInst>(inst))
     return anyVarying() || masked;
+  if (llvm::isa<llvm::AtomicRMWInst>(inst))
+    return true; // every lane's own, in lane order
   if (auto *call = llvm::dyn_cast<CallInst>(&inst)) {
     if (named(*call, "workitem.id.x")) {
       affine_[&inst] = LaneAffine{1, true};
@@ -440,6 +444,9 @@ void WaveBuilder::emit(llvm::IRBuilder<> &b, Instruction &inst) {
   } else if (llvm::isa<llvm::LoadInst, llvm::StoreInst>(inst)) {
     if (emitMemory(b, inst))
       return;
+  } else if (auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) {
+    vectors_[rmw] = emitAtomic(b, *rmw);
+    return;
   }
   if (!isVarying(&inst)) {
     // Uniform: once per wave, as it was.

@@ -67,6 +67,7 @@ private:
   llvm::Value *emitPerLaneCall(llvm::IRBuilder<> &b, llvm::CallInst &call);
   llvm::Value *crossLane(llvm::IRBuilder<> &b, llvm::CallInst &call);
   llvm::Value *emitMatrix(llvm::IRBuilder<> &b, llvm::CallInst &call);
+  llvm::Value *emitAtomic(llvm::IRBuilder<> &b, llvm::AtomicRMWInst &rmw);
   llvm::Value *accessMask(llvm::IRBuilder<> &b, llvm::BasicBlock *bb, unsigned n);
   llvm::Value *elementPointers(llvm::IRBuilder<> &b, llvm::Value *pointers, unsigned n, unsigned elementBytes);
   void checkLanes(llvm::IRBuilder<> &b, llvm::Instruction &access, llvm::Value *&pointers, llvm::Value *mask,

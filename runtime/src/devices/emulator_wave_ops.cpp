@@ -347,6 +347,53 @@ Value *WaveBuilder::emitMatrix(llvm::IRBuilder<> &b, CallInst &call) {
   return b.CreateLoad(wide(call.getType()), pd);
 }
 
+// An atomic read-modify-write: each active lane's in lane order, as the
+// fibers' lanes do them.
+Value *WaveBuilder::emitAtomic(llvm::IRBuilder<> &b, llvm::AtomicRMWInst &rmw) {
+  llvm::Type *type = rmw.getType();
+  Value *pointers = vec(b, rmw.getPointerOperand());
+  Value *mask = accessMask(b, rmw.getParent(), 1);
+  checkLanes(b, rmw, pointers, mask, 1, layout_.getTypeStoreSize(type), int(AccessSite::Atomic));
+  llvm::AllocaInst *ptrSlots = alloca(pointers->getType()), *valueSlots = alloca(wide(type)), *out = alloca(wide(type));
+  b.CreateStore(pointers, ptrSlots);
+  b.CreateStore(vec(b, rmw.getValOperand()), valueSlots);
+  b.CreateStore(llvm::Constant::getNullValue(wide(type)), out);
+  llvm::AllocaInst *active = nullptr;
+  if (mask) {
+    active = alloca(llvm::FixedVectorType::get(b.getInt8Ty(), w_));
+    b.CreateStore(b.CreateZExt(mask, active->getAllocatedType()), active);
+  }
+  llvm::BasicBlock *before = b.GetInsertBlock();
+  llvm::BasicBlock *head = llvm::BasicBlock::Create(ctx_, "lanes.atomic", &f_);
+  llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "lanes.atomic.do", &f_);
+  llvm::BasicBlock *latch = llvm::BasicBlock::Create(ctx_, "lanes.atomic.next", &f_);
+  llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx_, "lanes.atomic.done", &f_);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  llvm::PHINode *lane = b.CreatePHI(b.getInt32Ty(), 2);
+  lane->addIncoming(b.getInt32(0), before);
+  if (active)
+    b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), active, lane)), b.getInt8(0)),
+                   body, latch);
+  else
+    b.CreateBr(body);
+  b.SetInsertPoint(body);
+  llvm::Type *ptrType = pointers->getType()->getScalarType();
+  Value *p = b.CreateLoad(ptrType, b.CreateGEP(ptrType, ptrSlots, lane));
+  Value *v = b.CreateLoad(type, b.CreateGEP(type, valueSlots, lane));
+  llvm::AtomicRMWInst *one = b.CreateAtomicRMW(rmw.getOperation(), p, v, rmw.getAlign(), rmw.getOrdering(),
+                                               rmw.getSyncScopeID());
+  one->setVolatile(rmw.isVolatile());
+  b.CreateStore(one, b.CreateGEP(type, out, lane));
+  b.CreateBr(latch);
+  b.SetInsertPoint(latch);
+  Value *next = b.CreateAdd(lane, b.getInt32(1));
+  lane->addIncoming(next, latch);
+  b.CreateCondBr(b.CreateICmpULT(next, b.getInt32(w_)), head, after);
+  b.SetInsertPoint(after);
+  return b.CreateLoad(wide(type), out);
+}
+
 // A call with no vector form, once per lane in a loop: its lane values
 // through memory.
 Value *WaveBuilder::emitPerLaneCall(llvm::IRBuilder<> &b, CallInst &call) {

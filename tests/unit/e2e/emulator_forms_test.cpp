@@ -69,8 +69,11 @@ void read_then_store(Ptr<f32> x, Const<int> B) {
   store(x + i, first + 100.0f);
 }
 
-// Atomics: outside the wave form.
-void add_ones(Ptr<f32> counts, Const<int> B) { atomic_add(counts + arange(0, B), full<float>({B}, 1.0f)); }
+// Compare-and-swap: outside the wave form.
+void swap_zeros(Ptr<i32> words, Const<int> B) {
+  auto offs = arange(0, B);
+  atomic_cas(words + offs, full<int32_t>({B}, 0), full<int32_t>({B}, 1), offs < B);
+}
 
 } // namespace
 
@@ -222,15 +225,15 @@ TEST_CASE("emulator forms: the sanitizer reports the same out-of-bounds access i
 
 TEST_CASE("emulator forms: TESSEL_EMULATOR_PATH=waves names why a kernel cannot run as waves") {
   Device dev = Device::emulator("gfx942");
-  auto counts = dev.upload(std::vector<float>(64, 0.0f));
-  auto kernel = jit<add_ones>();
+  auto counts = dev.upload(std::vector<int32_t>(64, 0));
+  auto kernel = jit<swap_zeros>();
   {
     ScopedEnv path("TESSEL_EMULATOR_PATH", "waves");
     CHECK(contains(errorOf([&] { kernel.launch(dev, {1}, {.num_warps = 1}, counts, 64); }),
-                   "cannot run as waves on the emulator (TESSEL_EMULATOR_PATH=waves): atomics"));
+                   "cannot run as waves on the emulator (TESSEL_EMULATOR_PATH=waves): compare-and-swap"));
   }
   kernel.launch(dev, {1}, {.num_warps = 1}, counts, 64); // auto: as fibers
-  CHECK(counts.download() == std::vector<float>(64, 1.0f));
+  CHECK(counts.download() == std::vector<int32_t>(64, 1));
   ScopedEnv bad("TESSEL_EMULATOR_PATH", "sideways");
   CHECK(contains(errorOf([&] { kernel.launch(dev, {1}, {.num_warps = 1}, counts, 64); }), "takes auto, fibers or waves"));
 }
