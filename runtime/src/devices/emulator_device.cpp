@@ -408,7 +408,7 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   // Without fibers: thread after thread, or (wave form) wave after wave,
   // each entry call starting at its first thread.
   const uint32_t step = job.waveSize ? job.waveSize : 1;
-  if (!form.needsFibers) {
+  if (!form.needsFibers || job.blockSize == job.waveSize) {
     // The sanitizer stops a thread that makes a bad access by jumping back here.
     std::jmp_buf abortRun;
     thread.abortRun = &abortRun;

@@ -385,8 +385,15 @@ static uint32_t tessel_emu_workgroup_id_z() { return tThread.workgroup[2]; }
 static const void *tessel_emu_dispatch_ptr() { return tThread.packet; }
 static void *tessel_emu_lds_base() { return tThread.lds; }
 static const void *tessel_emu_implicitarg_ptr() { return tThread.implicitArgs; }
-static void tessel_emu_barrier() { tessel::emu::currentWorkgroup().barrier(); }
-static void tessel_emu_wave_barrier() { tessel::emu::currentWorkgroup().waveSync(); }
+// Without fibers (a wave-form workgroup of one wave) there is no one to wait for.
+static void tessel_emu_barrier() {
+  if (tThread.fibers)
+    tThread.fibers->barrier();
+}
+static void tessel_emu_wave_barrier() {
+  if (tThread.fibers)
+    tThread.fibers->waveSync();
+}
 
 // llvm.trap (a failed device_assert, after it printed why): the workgroup
 // stops here and the launch reports the thread's last stderr message.

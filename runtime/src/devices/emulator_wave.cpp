@@ -293,10 +293,16 @@ void WaveBuilder::analyze() {
   // Host code generation slows down sharply past a few KiB a vector (a
   // matmul's 16 accumulators a lane are 4 KiB a wave: 10x the fibers'
   // compile time and slower code): such kernels run as fibers.
-  for (const llvm::Value *v : varying_)
+  // The host legalizes vectors of half and bfloat through f32, which quiets
+  // signalling NaNs even where the scalar code only moves the bits (a bf16
+  // load, extension and store): lane values of those types stay on fibers.
+  for (const llvm::Value *v : varying_) {
     if (auto bits = layout_.getTypeSizeInBits(v->getType()).getFixedValue() * w_; bits > kMaxWaveValueBits)
       throw WaveUnsupported("a lane value of " + std::to_string(bits / 8) + " bytes a wave (more than " +
                             std::to_string(kMaxWaveValueBits / 8) + ")");
+    if (v->getType()->getScalarType()->isHalfTy() || v->getType()->getScalarType()->isBFloatTy())
+      throw WaveUnsupported("a lane value of half or bfloat type");
+  }
   // A masked block's values reach the rest only through the join's phis.
   for (auto &[then, region] : maskOf_)
     for (Instruction &inst : *then)
@@ -463,6 +469,7 @@ void WaveBuilder::emit(llvm::IRBuilder<> &b, Instruction &inst) {
   vectors_[&inst] = emitLaneOp(b, inst);
 }
 
+
 void WaveBuilder::emitTerminator(llvm::IRBuilder<> &b, Instruction &inst) {
   if (auto *br = llvm::dyn_cast<llvm::BranchInst>(&inst)) {
     if (auto region = maskOf_.find(inst.getParent()); region != maskOf_.end() && region->second.next) {
@@ -607,7 +614,7 @@ bool WaveBuilder::emitCall(llvm::IRBuilder<> &b, CallInst &call) {
     vectors_[&call] = r;
     return true;
   }
-  vectors_[&call] = emitPerLaneCall(b, call);
+  vectors_[&call] = emitPerLane(b, call);
   return true;
 }
 

@@ -39,9 +39,11 @@ inline constexpr const char *kLaneCheckName = "tessel_emu_check_lanes";
 // loop over the lanes. The lockstep pass's wave meetings disappear: every
 // lane executes an instruction before any lane executes the next.
 //
-// Throws WaveUnsupported (the function unchanged) for what the wave form does
-// not cover: other divergent control flow, private memory, atomics, matrix
-// instructions, printf and traps, the races sanitizer.
+// Throws WaveUnsupported for what the wave form does not cover (the module
+// is then to be dropped): other divergent control flow, private memory,
+// compare-and-swap, printf and traps, the races sanitizer, lane values wider
+// than 8192 bits a wave. TESSEL_DEBUG_WAVE_DUMP=path writes each wave
+// kernel made to path0, path1, ...
 void buildWaveKernel(llvm::Function &kernel, unsigned waveSize, SanitizeMode sanitize);
 
 // The lane a DPP control `ctrl` (GFX9 rules) reads for lane `lane` of a wave

@@ -64,7 +64,7 @@ private:
   // emulator_wave_ops.cpp.
   bool emitAmdgcn(llvm::IRBuilder<> &b, llvm::CallInst &call);
   bool emitMemory(llvm::IRBuilder<> &b, llvm::Instruction &inst);
-  llvm::Value *emitPerLaneCall(llvm::IRBuilder<> &b, llvm::CallInst &call);
+  llvm::Value *emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst);
   llvm::Value *crossLane(llvm::IRBuilder<> &b, llvm::CallInst &call);
   llvm::Value *emitMatrix(llvm::IRBuilder<> &b, llvm::CallInst &call);
   llvm::Value *emitAtomic(llvm::IRBuilder<> &b, llvm::AtomicRMWInst &rmw);
@@ -94,6 +94,7 @@ private:
   llvm::DenseMap<llvm::BasicBlock *, llvm::BasicBlock *> blocks_, blockEnd_;
   std::vector<std::pair<llvm::PHINode *, llvm::PHINode *>> pendingPhis_;
   std::unique_ptr<llvm::IRBuilder<>> allocas_;
+  llvm::Function *meeting_ = nullptr; // llvm.amdgcn.wave.barrier
 };
 
 } // namespace tessel::emu

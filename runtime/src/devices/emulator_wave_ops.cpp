@@ -12,6 +12,7 @@
 #include "emulator_wave_builder.hpp"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/Module.h>
 
 namespace tessel::emu {
@@ -167,8 +168,17 @@ bool WaveBuilder::emitMemory(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
 bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
   llvm::BasicBlock *bb = call.getParent();
   const bool masked = maskOf_.count(bb) != 0;
+  // The lanes execute together: a wave meeting orders nothing among them.
+  // It stays as the point where the fibers would let the workgroup's other
+  // waves run (a fiber per wave yields there), so the waves interleave as
+  // the fibers' do and even a race between waves gives the same bytes.
   if (named(call, "wave.barrier"))
-    return true; // the lanes execute together: nothing to wait for
+    return false;
+  auto meet = [&] {
+    if (!meeting_)
+      meeting_ = llvm::Intrinsic::getOrInsertDeclaration(&m_, llvm::Intrinsic::amdgcn_wave_barrier);
+    b.CreateCall(meeting_);
+  };
   if (named(call, "workitem.id.x")) {
     // The wave's first thread (the runtime's work-item x) plus the lane.
     llvm::Instruction *first = call.clone();
@@ -184,6 +194,7 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
     }
     if (perLane(data->getType()) != 1)
       throw WaveUnsupported("a cross-lane read of a vector");
+    meet();
     Value *lane = b.getInt32(0);
     if (named(call, "readlane")) {
       if (isVarying(call.getArgOperand(1)))
@@ -196,6 +207,7 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
   if (named(call, "ballot")) {
     // Bit l is lane l's value (every lane of the wave is present).
     Value *bit = call.getArgOperand(0), *bits;
+    meet();
     if (isVarying(bit))
       bits = b.CreateBitCast(vec(b, bit), b.getIntNTy(w_));
     else
@@ -204,10 +216,12 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
     return true;
   }
   if (named(call, "update.dpp") || named(call, "mov.dpp") || named(call, "permlanex16") || named(call, "ds.bpermute")) {
+    meet();
     vectors_[&call] = crossLane(b, call);
     return true;
   }
   if (named(call, "mfma") || named(call, "wmma")) {
+    meet();
     vectors_[&call] = emitMatrix(b, call);
     return true;
   }
@@ -215,7 +229,7 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
   if (!load && !store) {
     if (!isVarying(&call))
       return false; // ids, barriers, resources, uniform math: once per wave
-    vectors_[&call] = emitPerLaneCall(b, call);
+    vectors_[&call] = emitPerLane(b, call);
     return true;
   }
   bool anyVarying = masked;
@@ -394,20 +408,21 @@ Value *WaveBuilder::emitAtomic(llvm::IRBuilder<> &b, llvm::AtomicRMWInst &rmw) {
   return b.CreateLoad(wide(type), out);
 }
 
-// A call with no vector form, once per lane in a loop: its lane values
-// through memory.
-Value *WaveBuilder::emitPerLaneCall(llvm::IRBuilder<> &b, CallInst &call) {
-  std::vector<llvm::AllocaInst *> slots(call.arg_size(), nullptr);
-  for (unsigned i = 0; i < call.arg_size(); ++i)
-    if (isVarying(call.getArgOperand(i))) {
-      slots[i] = alloca(wide(call.getArgOperand(i)->getType()));
-      b.CreateStore(vec(b, call.getArgOperand(i)), slots[i]);
+// An instruction with no vector form the host computes as it computes the
+// scalar one (a call of libm, exp2, rsq, ...), once per lane in a loop: its
+// lane values through memory.
+Value *WaveBuilder::emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
+  std::vector<llvm::AllocaInst *> slots(inst.getNumOperands(), nullptr);
+  for (unsigned i = 0; i < inst.getNumOperands(); ++i)
+    if (isVarying(inst.getOperand(i))) {
+      slots[i] = alloca(wide(inst.getOperand(i)->getType()));
+      b.CreateStore(vec(b, inst.getOperand(i)), slots[i]);
     }
-  llvm::Type *result = call.getType();
+  llvm::Type *result = inst.getType();
   llvm::AllocaInst *out = result->isVoidTy() ? nullptr : alloca(wide(result));
   llvm::BasicBlock *before = b.GetInsertBlock();
-  llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "lanes.call", &f_);
-  llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx_, "lanes.called", &f_);
+  llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "lanes.each", &f_);
+  llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx_, "lanes.done", &f_);
   b.CreateBr(body);
   b.SetInsertPoint(body);
   llvm::PHINode *lane = b.CreatePHI(b.getInt32Ty(), 2);
@@ -415,21 +430,31 @@ Value *WaveBuilder::emitPerLaneCall(llvm::IRBuilder<> &b, CallInst &call) {
   auto laneSlot = [&](llvm::AllocaInst *slot, llvm::Type *type) {
     return b.CreateGEP(type->getScalarType(), slot, b.CreateMul(lane, b.getInt32(perLane(type))));
   };
-  llvm::SmallVector<Value *> args;
-  for (unsigned i = 0; i < call.arg_size(); ++i) {
-    llvm::Type *type = call.getArgOperand(i)->getType();
-    args.push_back(slots[i] ? static_cast<Value *>(b.CreateAlignedLoad(type, laneSlot(slots[i], type),
-                                                                       layout_.getABITypeAlign(type->getScalarType())))
-                            : scalar(call.getArgOperand(i)));
+  llvm::Instruction *one = inst.clone();
+  for (unsigned i = 0; i < inst.getNumOperands(); ++i) {
+    llvm::Type *type = inst.getOperand(i)->getType();
+    one->setOperand(i, slots[i] ? static_cast<Value *>(b.CreateAlignedLoad(
+                                      type, laneSlot(slots[i], type), layout_.getABITypeAlign(type->getScalarType())))
+                                : scalar(inst.getOperand(i)));
   }
-  CallInst *one = b.CreateCall(call.getFunctionType(), call.getCalledOperand(), args);
-  one->setAttributes(call.getAttributes());
-  one->setCallingConv(call.getCallingConv());
+  b.Insert(one);
   if (out)
     b.CreateAlignedStore(one, laneSlot(out, result), layout_.getABITypeAlign(result->getScalarType()));
   Value *next = b.CreateAdd(lane, b.getInt32(1));
   lane->addIncoming(next, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpULT(next, b.getInt32(w_)), body, after);
+  llvm::BranchInst *back = b.CreateCondBr(b.CreateICmpULT(next, b.getInt32(w_)), body, after);
+  // The point is the scalar form: the host's optimizer must not vectorize
+  // (or unroll and then vectorize) the loop back.
+  llvm::Metadata *noVectors[] = {
+      nullptr,
+      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.width"),
+                               llvm::ConstantAsMetadata::get(b.getInt32(1))}),
+      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
+                               llvm::ConstantAsMetadata::get(b.getInt32(1))}),
+      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")})};
+  llvm::MDNode *loop = llvm::MDNode::getDistinct(ctx_, noVectors);
+  loop->replaceOperandWith(0, loop);
+  back->setMetadata(llvm::LLVMContext::MD_loop, loop);
   b.SetInsertPoint(after);
   return out ? b.CreateLoad(wide(result), out) : nullptr;
 }
