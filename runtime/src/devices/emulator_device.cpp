@@ -140,6 +140,20 @@ struct KernelForm {
   llvm::orc::JITDylib *dylib = nullptr;
 };
 
+// Launch time a kernel spends as fibers before it is compiled in wave form
+// (TESSEL_EMULATOR_WAVE_AFTER_MS, default 100): the wave form runs row
+// kernels 5-9x faster but takes several times longer to compile, which
+// small launches (most tests) never earn back.
+double waveAfterSeconds() {
+  static const double seconds = [] {
+    const char *v = std::getenv("TESSEL_EMULATOR_WAVE_AFTER_MS");
+    char *end = nullptr;
+    const double ms = v && *v ? std::strtod(v, &end) : 100.0;
+    return (end && *end) || ms < 0 ? 0.1 : ms / 1000.0;
+  }();
+  return seconds;
+}
+
 // Which form a launch runs (TESSEL_EMULATOR_PATH, read at every launch):
 // waves where the kernel allows (the default), always fibers, or waves or
 // an error naming why not.
@@ -169,6 +183,7 @@ public:
   KernelForm lanes, waves;
   bool lanesBuilt = false, wavesTried = false;
   std::string wavesUnsupported; // why the wave form does not cover the kernel
+  double fiberSeconds = 0;      // launch time spent in the fiber form so far
   EmulatorDevice &device_;
 };
 
@@ -512,9 +527,9 @@ public:
     loaded->kernargs = kernel.kernargs;
     loaded->declaredLdsBytes = kernel.ldsBytes;
     loaded->sanitize = emu::sanitizeModeFromEnvironment();
-    // The form the launches will want; the other is compiled when one asks.
-    const LanePath path = lanePathFromEnvironment();
-    if (path == LanePath::Fibers || !tryWaves(*loaded))
+    // The form the launches will want first; the other is compiled when one
+    // asks (see formFor).
+    if (lanePathFromEnvironment() != LanePath::Waves || !tryWaves(*loaded))
       buildLanes(*loaded);
     return loaded;
   }
@@ -587,7 +602,10 @@ public:
     }
     job.workgroups = workgroups;
     job.start = std::chrono::steady_clock::now();
+    const auto started = std::chrono::steady_clock::now();
     pool_.run(workgroups, &runWorkgroup, &job);
+    if (!waves)
+      loaded->fiberSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!sanitizer.report.empty())
       throw Error("the emulator's sanitizer stopped kernel '" + name + "': " + sanitizer.report);
     if (!job.trap.empty())
@@ -609,23 +627,29 @@ private:
     std::lock_guard lock(jitMutex_);
     if (!kernel.wavesTried) {
       kernel.wavesTried = true;
+      const auto start = std::chrono::steady_clock::now();
       try {
         kernel.waves = compileForm(kernel, target_.waveSize);
       } catch (const emu::WaveUnsupported &why) {
         kernel.wavesUnsupported = why.what();
       }
       if (const char *v = std::getenv("TESSEL_EMULATOR_REPORT"); v && *v && std::strcmp(v, "0") != 0)
-        std::fprintf(stderr, "tessel emulator: kernel '%s' runs %s%s\n", kernel.name.c_str(),
+        std::fprintf(stderr, "tessel emulator: kernel '%s' runs %s%s (%.0f ms)\n", kernel.name.c_str(),
                      kernel.waves.entry ? "as waves" : "as fibers: the wave form does not cover ",
-                     kernel.waves.entry ? "" : kernel.wavesUnsupported.c_str());
+                     kernel.waves.entry ? "" : kernel.wavesUnsupported.c_str(),
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     return kernel.waves.entry != nullptr;
   }
   void buildLanes(EmulatorKernel &kernel) {
     std::lock_guard lock(jitMutex_);
     if (!kernel.lanesBuilt) {
+      const auto start = std::chrono::steady_clock::now();
       kernel.lanes = compileForm(kernel, 0);
       kernel.lanesBuilt = true;
+      if (const char *v = std::getenv("TESSEL_EMULATOR_REPORT"); v && *v && std::strcmp(v, "0") != 0)
+        std::fprintf(stderr, "tessel emulator: kernel '%s' compiled as fibers (%.0f ms)\n", kernel.name.c_str(),
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
   }
 
@@ -684,9 +708,14 @@ private:
   }
 
   // The form a launch of `blockSize` threads runs, compiling it if needed.
+  // By default a kernel starts as fibers, which compile several times
+  // faster; once its launches have spent waveAfterSeconds() as fibers it is
+  // compiled in wave form (when that covers it) and runs so from then on.
+  // The forms give the same bytes, so the switch changes only the time.
   const KernelForm &formFor(EmulatorKernel &kernel, uint32_t blockSize, bool &waves) {
     const LanePath path = lanePathFromEnvironment();
-    waves = path != LanePath::Fibers && tryWaves(kernel) && blockSize % target_.waveSize == 0;
+    const bool hot = path == LanePath::Waves || kernel.waves.entry || kernel.fiberSeconds >= waveAfterSeconds();
+    waves = path != LanePath::Fibers && hot && tryWaves(kernel) && blockSize % target_.waveSize == 0;
     if (path == LanePath::Waves && !waves)
       throw Error("kernel '" + kernel.name + "' cannot run as waves on the emulator (TESSEL_EMULATOR_PATH=waves): " +
                   (kernel.waves.entry ? "its workgroup of " + std::to_string(blockSize) +

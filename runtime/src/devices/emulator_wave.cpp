@@ -15,6 +15,9 @@
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/FileSystem.h>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <llvm/Support/raw_ostream.h>
 
 namespace tessel::emu {
@@ -28,6 +31,8 @@ namespace {
 
 // The widest lane value (all lanes of a wave) the wave form makes.
 constexpr uint64_t kMaxWaveValueBits = 8192;
+// The most lane elements (values times their elements a wave) it makes.
+constexpr uint64_t kMaxWaveElements = 131072;
 
 // llvm.* intrinsics that act lane by lane and whose vector form the host
 // computes element by element with the scalar form's operation (no libm).
@@ -48,6 +53,11 @@ bool elementwiseIntrinsic(llvm::Intrinsic::ID id) {
   default:
     return false;
   }
+}
+
+bool waveMatrixEnabled() {
+  const char *v = std::getenv("TESSEL_EMULATOR_WAVE_MATRIX");
+  return v && *v && std::strcmp(v, "0") != 0;
 }
 
 } // namespace
@@ -111,6 +121,11 @@ void WaveBuilder::checkSupported() {
         // raw.ptr.buffer.load.lds starts like a buffer load: a load to LDS per lane slot.
         if (!ok || llvm::StringRef(amdgcnName(*call)).starts_with("raw.ptr.buffer.load.lds"))
           throw WaveUnsupported("the intrinsic " + callee->getName().str());
+        // Matrix kernels' wave form took 2-60x the fibers' host compile time
+        // (100-2900 ms against ~50 ms a kernel in the e2e dot tests) for
+        // little run time: off unless asked for.
+        if ((named(*call, "mfma") || named(*call, "wmma")) && !waveMatrixEnabled())
+          throw WaveUnsupported("a matrix instruction (TESSEL_EMULATOR_WAVE_MATRIX=1 allows it)");
         continue;
       }
       if (callee->isIntrinsic()) {
@@ -296,13 +311,27 @@ void WaveBuilder::analyze() {
   // The host legalizes vectors of half and bfloat through f32, which quiets
   // signalling NaNs even where the scalar code only moves the bits (a bf16
   // load, extension and store): lane values of those types stay on fibers.
+  uint64_t elements = 0, shuffled = 0;
   for (const llvm::Value *v : varying_) {
+    elements += uint64_t(w_) * perLane(v->getType());
+    if (llvm::isa<llvm::ExtractElementInst, llvm::InsertElementInst, llvm::ShuffleVectorInst>(v))
+      shuffled += uint64_t(w_) * perLane(v->getType());
     if (auto bits = layout_.getTypeSizeInBits(v->getType()).getFixedValue() * w_; bits > kMaxWaveValueBits)
       throw WaveUnsupported("a lane value of " + std::to_string(bits / 8) + " bytes a wave (more than " +
                             std::to_string(kMaxWaveValueBits / 8) + ")");
     if (v->getType()->getScalarType()->isHalfTy() || v->getType()->getScalarType()->isBFloatTy())
       throw WaveUnsupported("a lane value of half or bfloat type");
   }
+  // Host code generation time grows with the vector elements the kernel
+  // makes (e2e dot tests: 7616 elements 0.1 s, 15872 1.2 s, against ~0.05 s
+  // for the fiber form); past kMaxWaveElements the kernel stays on fibers.
+  if (const char *v = std::getenv("TESSEL_DEBUG_WAVE_ELEMENTS"))
+    std::fprintf(stderr, "tessel emulator: wave form of '%s': %llu lane elements, %llu shuffled\n",
+                 f_.getName().str().c_str(), static_cast<unsigned long long>(elements),
+                 static_cast<unsigned long long>(shuffled));
+  if (elements > kMaxWaveElements)
+    throw WaveUnsupported(std::to_string(elements) + " lane elements (more than " +
+                          std::to_string(kMaxWaveElements) + ": slower to compile than the fibers save)");
   // A masked block's values reach the rest only through the join's phis.
   for (auto &[then, region] : maskOf_)
     for (Instruction &inst : *then)
