@@ -545,6 +545,8 @@ public:
       throw Error("kernel '" + name + "': a workgroup of " + std::to_string(blockSize) +
                   " threads is outside 1.." + std::to_string(target_.maxWorkgroupSize) + " on " +
                   target_.arch);
+    // One launch at a time owns the scratch and the kernel's form state.
+    std::lock_guard lock(launchMutex_);
     bool waves = false;
     const KernelForm &form = formFor(*loaded, blockSize, waves);
     if (kernargBytes < form.kernargBytes)
@@ -575,7 +577,6 @@ public:
     implicitArgs.groupSize[0] = uint16_t(blockSize);
     implicitArgs.gridDims = 3;
 
-    std::lock_guard lock(launchMutex_); // one launch at a time owns the scratch
     prepareScratch(form, waves, blockSize);
     LaunchJob job;
     job.kernel = loaded;
