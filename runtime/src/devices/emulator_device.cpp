@@ -6,6 +6,7 @@
 #include "emulator_retarget.hpp"
 #include "emulator_runtime.hpp"
 #include "emulator_sanitizer.hpp"
+#include "emulator_wave.hpp"
 
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/core/error.hpp"
@@ -46,6 +47,7 @@ using emu::EntryFn;
 
 constexpr size_t kMemoryAlignment = 256;
 constexpr size_t kFiberStackBytes = 256 * 1024;
+constexpr size_t kWaveFiberStackBytes = 4 * 1024 * 1024; // a wave's vectors spill W times a lane's
 
 std::string llvmErrorText(llvm::Error error) { return llvm::toString(std::move(error)); }
 
@@ -127,22 +129,62 @@ private:
 
 class EmulatorDevice;
 
-class EmulatorKernel final : public LoadedKernel {
-public:
-  EmulatorKernel(EmulatorDevice &device, llvm::orc::JITDylib &dylib) : device_(device), dylib_(dylib) {}
-  ~EmulatorKernel() override;
-
-  std::string name;
+// One compiled form of a kernel: a thread per entry call (fibers), or a
+// wave per call (emulator_wave.hpp).
+struct KernelForm {
   EntryFn entry = nullptr;
   uint32_t ldsBytes = 0;
   uint32_t kernargBytes = 0;
   bool needsFibers = false;
-  emu::SanitizeMode sanitize = emu::SanitizeMode::Off;
   std::vector<emu::AccessSite> sites; // of the sanitizer's checks
-  EmulatorDevice &device_;
+  llvm::orc::JITDylib *dylib = nullptr;
+};
 
-private:
-  llvm::orc::JITDylib &dylib_;
+// Launch time a kernel spends as fibers before it is compiled in wave form
+// (TESSEL_EMULATOR_WAVE_AFTER_MS, default 100): the wave form runs row
+// kernels 5-9x faster but takes several times longer to compile, which
+// small launches (most tests) never earn back.
+double waveAfterSeconds() {
+  static const double seconds = [] {
+    const char *v = std::getenv("TESSEL_EMULATOR_WAVE_AFTER_MS");
+    char *end = nullptr;
+    const double ms = v && *v ? std::strtod(v, &end) : 100.0;
+    return (end && *end) || ms < 0 ? 0.1 : ms / 1000.0;
+  }();
+  return seconds;
+}
+
+// Which form a launch runs (TESSEL_EMULATOR_PATH, read at every launch):
+// waves where the kernel allows (the default), always fibers, or waves or
+// an error naming why not.
+enum class LanePath { Auto, Fibers, Waves };
+LanePath lanePathFromEnvironment() {
+  const char *v = std::getenv("TESSEL_EMULATOR_PATH");
+  if (!v || !*v || std::strcmp(v, "auto") == 0)
+    return LanePath::Auto;
+  if (std::strcmp(v, "fibers") == 0)
+    return LanePath::Fibers;
+  if (std::strcmp(v, "waves") == 0)
+    return LanePath::Waves;
+  throw Error(std::string("TESSEL_EMULATOR_PATH is '") + v + "'; it takes auto, fibers or waves");
+}
+
+class EmulatorKernel final : public LoadedKernel {
+public:
+  explicit EmulatorKernel(EmulatorDevice &device) : device_(device) {}
+  ~EmulatorKernel() override;
+
+  std::string name;
+  std::string module; // the kernel module, to compile a form when first needed
+  std::string arch;
+  KernargLayout kernargs;
+  uint32_t declaredLdsBytes = 0;
+  emu::SanitizeMode sanitize = emu::SanitizeMode::Off;
+  KernelForm lanes, waves;
+  bool lanesBuilt = false, wavesTried = false;
+  std::string wavesUnsupported; // why the wave form does not cover the kernel
+  double fiberSeconds = 0;      // launch time spent in the fiber form so far
+  EmulatorDevice &device_;
 };
 
 // Per host thread: the workgroup's LDS and, for kernels that need them, fibers.
@@ -153,11 +195,14 @@ struct WorkerScratch {
   std::unique_ptr<uint8_t, FreeDeleter> lds;
   size_t ldsCapacity = 0;
   std::unique_ptr<emu::FiberWorkgroup> fibers;
+  std::unique_ptr<emu::FiberWorkgroup> waveFibers; // a fiber per wave
   emu::LdsShadow shadow;
 };
 
 struct LaunchJob {
   const EmulatorKernel *kernel;
+  const KernelForm *form;
+  uint32_t waveSize = 0; // the form runs waves of this many lanes; 0: threads
   const DispatchPacket *packet;
   const emu::ImplicitArgs *implicitArgs;
   const void *kernarg;
@@ -350,16 +395,17 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
   thread.lds = scratch.lds.get();
   // Every workgroup starts with undefined LDS: poison it, so a read before
   // the matching write cannot pass on what the previous workgroup left.
-  if (job.kernel->ldsBytes)
-    std::memset(scratch.lds.get(), 0xAB, job.kernel->ldsBytes);
+  const KernelForm &form = *job.form;
+  if (form.ldsBytes)
+    std::memset(scratch.lds.get(), 0xAB, form.ldsBytes);
   if (thread.sanitizer != job.sanitizer) { // a new launch: forget the last one's buffers
     for (emu::BufferRange &r : thread.recentBuffers)
       r = {};
     thread.sanitizer = job.sanitizer;
   }
   thread.shadow = nullptr;
-  if (job.sanitizer && job.kernel->ldsBytes) {
-    scratch.shadow.reset(job.kernel->ldsBytes, job.sanitizer->mode);
+  if (job.sanitizer && form.ldsBytes) {
+    scratch.shadow.reset(form.ldsBytes, job.sanitizer->mode);
     thread.shadow = &scratch.shadow;
   }
   thread.trap.clear();
@@ -372,13 +418,16 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
       job.trapAfter.store(index);
     }
   };
-  const EntryFn entry = job.kernel->entry;
+  const EntryFn entry = form.entry;
   RunningKernel running(job.kernel->name.c_str());
-  if (!job.kernel->needsFibers) {
+  // Without fibers: thread after thread, or (wave form) wave after wave,
+  // each entry call starting at its first thread.
+  const uint32_t step = job.waveSize ? job.waveSize : 1;
+  if (!form.needsFibers || job.blockSize == job.waveSize) {
     // The sanitizer stops a thread that makes a bad access by jumping back here.
     std::jmp_buf abortRun;
     thread.abortRun = &abortRun;
-    for (uint32_t t = 0; t < job.blockSize; ++t) {
+    for (uint32_t t = 0; t < job.blockSize; t += step) {
       thread.workitem[0] = t;
       if (setjmp(abortRun))
         break;
@@ -390,7 +439,8 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
     estimateOnce(job);
     return;
   }
-  std::string why = scratch.fibers->run(entry, job.kernarg);
+  emu::FiberWorkgroup &fibers = job.waveSize ? *scratch.waveFibers : *scratch.fibers;
+  std::string why = fibers.run(entry, job.kernarg);
   estimateOnce(job);
   if (!thread.trap.empty()) {
     recordTrap();
@@ -470,54 +520,17 @@ public:
 
   std::unique_ptr<LoadedKernel> load(const CompiledKernel &kernel) override {
     std::lock_guard lock(jitMutex_);
-    auto context = std::make_unique<llvm::LLVMContext>();
-    llvm::SMDiagnostic diagnostic;
-    // Bitcode from a compile or the cache; text from tests and tools.
-    auto buffer = llvm::MemoryBuffer::getMemBuffer(kernel.llvmModule, kernel.name, false);
-    std::unique_ptr<llvm::Module> module = llvm::parseIR(*buffer, diagnostic, *context);
-    if (!module)
-      throw Error("emulator: cannot parse the LLVM IR of kernel '" + kernel.name + "': line " +
-                  std::to_string(diagnostic.getLineNo()) + ": " + diagnostic.getMessage().str());
-    // The target the module was compiled for: some instructions mean
-    // different things per target (the 8-bit float conversions).
-    module->addModuleFlag(llvm::Module::Warning, emu::kArchFlag,
-                          llvm::MDString::get(*context, kernel.arch.empty() ? std::string(target_.arch) : kernel.arch));
-    const emu::SanitizeMode sanitize = emu::sanitizeModeFromEnvironment();
-    if (!deviceMachine_)
-      deviceMachine_ = makeAmdgpuTargetMachine(target_);
-    emu::RetargetedKernel retargeted =
-        emu::retargetForHost(*module, kernel.name, kernel.kernargs, machine_->createDataLayout(),
-                             machine_->getTargetTriple().str(), sanitize, *deviceMachine_);
-    optimize(*module);
-
-    auto dylib = jit_->createJITDylib("tessel_kernel_" + std::to_string(nextDylib_++));
-    if (!dylib)
-      throw Error("emulator: " + llvmErrorText(dylib.takeError()));
-    auto loaded = std::make_unique<EmulatorKernel>(*this, *dylib);
-    dylib->addToLinkOrder(*runtime_);
-    // Device library calls resolve to their host versions, in this kernel's dylib.
-    llvm::orc::SymbolMap ocml;
-    for (llvm::Function &f : *module)
-      if (f.isDeclaration() && (f.getName().starts_with("__ocml_") || f.getName().starts_with("__ockl_")))
-        ocml[jit_->mangleAndIntern(f.getName())] = {
-            llvm::orc::ExecutorAddr::fromPtr(emu::findDeviceLibraryFunction(f.getName().str())),
-            llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
-    if (!ocml.empty())
-      if (auto err = dylib->define(llvm::orc::absoluteSymbols(std::move(ocml))))
-        throw Error("emulator: " + llvmErrorText(std::move(err)));
-    if (auto err = jit_->addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
-      throw Error("emulator: cannot add kernel '" + kernel.name + "': " + llvmErrorText(std::move(err)));
-    auto entry = jit_->lookup(*dylib, emu::kEntryName);
-    if (!entry)
-      throw Error("emulator: cannot compile kernel '" + kernel.name + "' for the host: " +
-                  llvmErrorText(entry.takeError()));
+    auto loaded = std::make_unique<EmulatorKernel>(*this);
     loaded->name = kernel.name;
-    loaded->entry = entry->toPtr<EntryFn>();
-    loaded->ldsBytes = std::max(kernel.ldsBytes, retargeted.ldsBytes);
-    loaded->kernargBytes = retargeted.kernargBytes;
-    loaded->needsFibers = retargeted.needsFibers;
-    loaded->sanitize = sanitize;
-    loaded->sites = std::move(retargeted.sites);
+    loaded->module = kernel.llvmModule;
+    loaded->arch = kernel.arch.empty() ? std::string(target_.arch) : kernel.arch;
+    loaded->kernargs = kernel.kernargs;
+    loaded->declaredLdsBytes = kernel.ldsBytes;
+    loaded->sanitize = emu::sanitizeModeFromEnvironment();
+    // The form the launches will want first; the other is compiled when one
+    // asks (see formFor).
+    if (lanePathFromEnvironment() != LanePath::Waves || !tryWaves(*loaded))
+      buildLanes(*loaded);
     return loaded;
   }
 
@@ -528,15 +541,19 @@ public:
     if (!loaded || &loaded->device_ != this)
       throw Error("emulator: the kernel was loaded on a different device");
     const std::string &name = loaded->name;
-    if (kernargBytes < loaded->kernargBytes)
-      throw Error("kernel '" + name + "' reads " + std::to_string(loaded->kernargBytes) +
-                  " bytes of arguments but the launch passed " + std::to_string(kernargBytes));
     if (blockSize == 0 || blockSize > target_.maxWorkgroupSize)
       throw Error("kernel '" + name + "': a workgroup of " + std::to_string(blockSize) +
                   " threads is outside 1.." + std::to_string(target_.maxWorkgroupSize) + " on " +
                   target_.arch);
-    if (loaded->ldsBytes > target_.ldsBytes)
-      throw Error("kernel '" + name + "' needs " + std::to_string(loaded->ldsBytes) +
+    // One launch at a time owns the scratch and the kernel's form state.
+    std::lock_guard lock(launchMutex_);
+    bool waves = false;
+    const KernelForm &form = formFor(*loaded, blockSize, waves);
+    if (kernargBytes < form.kernargBytes)
+      throw Error("kernel '" + name + "' reads " + std::to_string(form.kernargBytes) +
+                  " bytes of arguments but the launch passed " + std::to_string(kernargBytes));
+    if (form.ldsBytes > target_.ldsBytes)
+      throw Error("kernel '" + name + "' needs " + std::to_string(form.ldsBytes) +
                   " bytes of LDS; " + target_.arch + " has " + std::to_string(target_.ldsBytes));
     const uint64_t workgroups = uint64_t(grid.x) * grid.y * grid.z;
     if (workgroups == 0)
@@ -550,7 +567,7 @@ public:
     packet.gridSizeX = grid.x * blockSize;
     packet.gridSizeY = grid.y;
     packet.gridSizeZ = grid.z;
-    packet.groupSegmentSize = loaded->ldsBytes;
+    packet.groupSegmentSize = form.ldsBytes;
     packet.kernargAddress = kernarg;
 
     emu::ImplicitArgs implicitArgs;
@@ -560,10 +577,11 @@ public:
     implicitArgs.groupSize[0] = uint16_t(blockSize);
     implicitArgs.gridDims = 3;
 
-    std::lock_guard lock(launchMutex_); // one launch at a time owns the scratch
-    prepareScratch(*loaded, blockSize);
+    prepareScratch(form, waves, blockSize);
     LaunchJob job;
     job.kernel = loaded;
+    job.form = &form;
+    job.waveSize = waves ? target_.waveSize : 0;
     job.packet = &packet;
     job.implicitArgs = &implicitArgs;
     job.kernarg = kernarg;
@@ -573,8 +591,8 @@ public:
     emu::LaunchSanitizer sanitizer;
     if (loaded->sanitize != emu::SanitizeMode::Off) {
       sanitizer.mode = loaded->sanitize;
-      sanitizer.sites = &loaded->sites;
-      sanitizer.ldsBytes = loaded->ldsBytes;
+      sanitizer.sites = &form.sites;
+      sanitizer.ldsBytes = form.ldsBytes;
       sanitizer.waveSize = target_.waveSize;
       sanitizer.buffers = emu::liveBuffers();
       static std::atomic<uint64_t> launches{0};
@@ -585,7 +603,10 @@ public:
     }
     job.workgroups = workgroups;
     job.start = std::chrono::steady_clock::now();
+    const auto started = std::chrono::steady_clock::now();
     pool_.run(workgroups, &runWorkgroup, &job);
+    if (!waves)
+      loaded->fiberSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!sanitizer.report.empty())
       throw Error("the emulator's sanitizer stopped kernel '" + name + "': " + sanitizer.report);
     if (!job.trap.empty())
@@ -601,7 +622,113 @@ public:
   }
 
 private:
-  void prepareScratch(const EmulatorKernel &kernel, uint32_t blockSize) {
+  // The wave form, compiled the first time it is asked for; false when the
+  // kernel is outside what it covers (kernel.wavesUnsupported says why).
+  bool tryWaves(EmulatorKernel &kernel) {
+    std::lock_guard lock(jitMutex_);
+    if (!kernel.wavesTried) {
+      kernel.wavesTried = true;
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        kernel.waves = compileForm(kernel, target_.waveSize);
+      } catch (const emu::WaveUnsupported &why) {
+        kernel.wavesUnsupported = why.what();
+      }
+      if (const char *v = std::getenv("TESSEL_EMULATOR_REPORT"); v && *v && std::strcmp(v, "0") != 0)
+        std::fprintf(stderr, "tessel emulator: kernel '%s' runs %s%s (%.0f ms)\n", kernel.name.c_str(),
+                     kernel.waves.entry ? "as waves" : "as fibers: the wave form does not cover ",
+                     kernel.waves.entry ? "" : kernel.wavesUnsupported.c_str(),
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    return kernel.waves.entry != nullptr;
+  }
+  void buildLanes(EmulatorKernel &kernel) {
+    std::lock_guard lock(jitMutex_);
+    if (!kernel.lanesBuilt) {
+      const auto start = std::chrono::steady_clock::now();
+      kernel.lanes = compileForm(kernel, 0);
+      kernel.lanesBuilt = true;
+      if (const char *v = std::getenv("TESSEL_EMULATOR_REPORT"); v && *v && std::strcmp(v, "0") != 0)
+        std::fprintf(stderr, "tessel emulator: kernel '%s' compiled as fibers (%.0f ms)\n", kernel.name.c_str(),
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+  }
+
+  // Parses, retargets (waves of `waveForm` lanes, or threads), optimizes and
+  // JIT-compiles the kernel in a dylib of its own.
+  KernelForm compileForm(EmulatorKernel &kernel, unsigned waveForm) {
+    auto context = std::make_unique<llvm::LLVMContext>();
+    llvm::SMDiagnostic diagnostic;
+    // Bitcode from a compile or the cache; text from tests and tools.
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(kernel.module, kernel.name, false);
+    std::unique_ptr<llvm::Module> module = llvm::parseIR(*buffer, diagnostic, *context);
+    if (!module)
+      throw Error("emulator: cannot parse the LLVM IR of kernel '" + kernel.name + "': line " +
+                  std::to_string(diagnostic.getLineNo()) + ": " + diagnostic.getMessage().str());
+    // The target the module was compiled for: some instructions mean
+    // different things per target (the 8-bit float conversions).
+    module->addModuleFlag(llvm::Module::Warning, emu::kArchFlag, llvm::MDString::get(*context, kernel.arch));
+    if (!deviceMachine_)
+      deviceMachine_ = makeAmdgpuTargetMachine(target_);
+    emu::RetargetedKernel retargeted =
+        emu::retargetForHost(*module, kernel.name, kernel.kernargs, machine_->createDataLayout(),
+                             machine_->getTargetTriple().str(), kernel.sanitize, *deviceMachine_, waveForm);
+    optimize(*module);
+
+    auto dylib = jit_->createJITDylib("tessel_kernel_" + std::to_string(nextDylib_++));
+    if (!dylib)
+      throw Error("emulator: " + llvmErrorText(dylib.takeError()));
+    KernelForm form;
+    form.dylib = &*dylib;
+    dylib->addToLinkOrder(*runtime_);
+    // Device library calls resolve to their host versions, in this kernel's dylib.
+    llvm::orc::SymbolMap ocml;
+    for (llvm::Function &f : *module)
+      if (f.isDeclaration() && (f.getName().starts_with("__ocml_") || f.getName().starts_with("__ockl_")))
+        ocml[jit_->mangleAndIntern(f.getName())] = {
+            llvm::orc::ExecutorAddr::fromPtr(emu::findDeviceLibraryFunction(f.getName().str())),
+            llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    auto fail = [&](const std::string &what) {
+      unload(*dylib);
+      throw Error(what);
+    };
+    if (!ocml.empty())
+      if (auto err = dylib->define(llvm::orc::absoluteSymbols(std::move(ocml))))
+        fail("emulator: " + llvmErrorText(std::move(err)));
+    if (auto err = jit_->addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+      fail("emulator: cannot add kernel '" + kernel.name + "': " + llvmErrorText(std::move(err)));
+    auto entry = jit_->lookup(*dylib, emu::kEntryName);
+    if (!entry)
+      fail("emulator: cannot compile kernel '" + kernel.name + "' for the host: " + llvmErrorText(entry.takeError()));
+    form.entry = entry->toPtr<EntryFn>();
+    form.ldsBytes = std::max(kernel.declaredLdsBytes, retargeted.ldsBytes);
+    form.kernargBytes = retargeted.kernargBytes;
+    form.needsFibers = retargeted.needsFibers;
+    form.sites = std::move(retargeted.sites);
+    return form;
+  }
+
+  // The form a launch of `blockSize` threads runs, compiling it if needed.
+  // By default a kernel starts as fibers, which compile several times
+  // faster; once its launches have spent waveAfterSeconds() as fibers it is
+  // compiled in wave form (when that covers it) and runs so from then on.
+  // The forms give the same bytes, so the switch changes only the time.
+  const KernelForm &formFor(EmulatorKernel &kernel, uint32_t blockSize, bool &waves) {
+    const LanePath path = lanePathFromEnvironment();
+    const bool hot = path == LanePath::Waves || kernel.waves.entry || kernel.fiberSeconds >= waveAfterSeconds();
+    waves = path != LanePath::Fibers && hot && tryWaves(kernel) && blockSize % target_.waveSize == 0;
+    if (path == LanePath::Waves && !waves)
+      throw Error("kernel '" + kernel.name + "' cannot run as waves on the emulator (TESSEL_EMULATOR_PATH=waves): " +
+                  (kernel.waves.entry ? "its workgroup of " + std::to_string(blockSize) +
+                                            " threads is not whole waves"
+                                      : kernel.wavesUnsupported));
+    if (waves)
+      return kernel.waves;
+    buildLanes(kernel);
+    return kernel.lanes;
+  }
+
+  void prepareScratch(const KernelForm &kernel, bool waves, uint32_t blockSize) {
     for (WorkerScratch &s : scratch_) {
       if (s.ldsCapacity < kernel.ldsBytes) {
         size_t capacity = (kernel.ldsBytes + kMemoryAlignment - 1) / kMemoryAlignment * kMemoryAlignment;
@@ -611,8 +738,11 @@ private:
         s.ldsCapacity = capacity;
         std::memset(s.lds.get(), 0xAB, capacity); // LDS starts undefined: make misuse visible
       }
-      if (kernel.needsFibers && (!s.fibers || s.fibers->blockSize() != blockSize))
+      if (kernel.needsFibers && !waves && (!s.fibers || s.fibers->blockSize() != blockSize))
         s.fibers = std::make_unique<emu::FiberWorkgroup>(blockSize, target_.waveSize, kFiberStackBytes);
+      const uint32_t waveCount = blockSize / target_.waveSize;
+      if (kernel.needsFibers && waves && (!s.waveFibers || s.waveFibers->blockSize() != waveCount))
+        s.waveFibers = std::make_unique<emu::FiberWorkgroup>(waveCount, 1, kWaveFiberStackBytes, target_.waveSize);
     }
   }
 
@@ -642,7 +772,11 @@ private:
   std::vector<WorkerScratch> scratch_;
 };
 
-EmulatorKernel::~EmulatorKernel() { device_.unload(dylib_); }
+EmulatorKernel::~EmulatorKernel() {
+  for (KernelForm *form : {&lanes, &waves})
+    if (form->dylib)
+      device_.unload(*form->dylib);
+}
 
 } // namespace
 

@@ -5,7 +5,9 @@
 // compiler attaches the user's line to every op), and its kind.
 #include "emulator_retarget.hpp"
 #include "emulator_sanitizer.hpp"
+#include "emulator_wave.hpp"
 
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IRBuilder.h>
@@ -95,6 +97,16 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module &module, SanitizeM
       a.inst->setOperand(a.pointerOperand, checked);
       sites.push_back(siteOf(*a.inst, a.kind));
     }
+    // The wave form's checks (emulator_wave.hpp) carry their access's kind
+    // where their site goes.
+    if (llvm::Function *lanes = module.getFunction(kLaneCheckName))
+      for (llvm::User *user : lanes->users())
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(user)) {
+          const unsigned last = call->arg_size() - 1;
+          const auto kind = AccessSite::Kind(llvm::cast<llvm::ConstantInt>(call->getArgOperand(last))->getZExtValue());
+          call->setArgOperand(last, llvm::ConstantInt::get(call->getArgOperand(last)->getType(), sites.size()));
+          sites.push_back(siteOf(*call, kind));
+        }
   }
   // The host code needs no debug information; the sites hold the lines.
   llvm::StripDebugInfo(module);

@@ -165,11 +165,94 @@ std::pair<unsigned, unsigned> elementOfD(const MatrixInstruction &mi, unsigned l
   return {4 * (lane / 16) + r, lane % 16};
 }
 
+// The placements of every element of one instruction, computed once: A's
+// and B's (lane, element) in row-major order of the dense matrix, and for
+// each (lane, register) of D its element i * n + j.
+struct Placements {
+  std::vector<Placement> a, b;
+  std::vector<uint32_t> d;
+};
+const Placements &placementsOf(const MatrixInstruction &mi) {
+  static const std::vector<Placements> all = [] {
+    std::vector<Placements> made;
+    for (const MatrixInstruction &x : kInstructions) {
+      Placements p;
+      for (unsigned i = 0; i < x.m; ++i)
+        for (unsigned kk = 0; kk < x.k; ++kk)
+          p.a.push_back(placeA(x, i, kk));
+      for (unsigned kk = 0; kk < x.k; ++kk)
+        for (unsigned j = 0; j < x.n; ++j)
+          p.b.push_back(placeB(x, kk, j));
+      const unsigned wave = x.wmma ? 32 : 64, registers = x.m * x.n / wave;
+      for (unsigned lane = 0; lane < wave; ++lane)
+        for (unsigned r = 0; r < registers; ++r) {
+          auto [i, j] = elementOfD(x, lane, r);
+          p.d.push_back(i * x.n + j);
+        }
+      made.push_back(std::move(p));
+    }
+    return made;
+  }();
+  return all[size_t(&mi - kInstructions.data())];
+}
+
 // One lane's registers: A, B and C to read, D to write.
 struct Operands {
   const uint8_t *a, *b, *c;
   uint8_t *d;
 };
+
+// D[i][j] += A[i][k] * B[k][j], each element adding its products in order of
+// k. Eight columns at a time stay in registers across k; the innermost loop
+// runs along them (vectorizable). Products are exact (f16, bf16, fp8 and f32
+// inputs multiply exactly in double; integers in int64), so the host's
+// vector instructions, with or without FMA, give the same sums.
+template <class Acc>
+[[gnu::always_inline]] inline void accumulateBody(const Acc *A, const Acc *B, Acc *D, unsigned m, unsigned n,
+                                                  unsigned k) {
+  constexpr unsigned kCols = 8;
+  for (unsigned i = 0; i < m; ++i) {
+    Acc *row = D + size_t(i) * n;
+    const Acc *aRow = A + size_t(i) * k;
+    unsigned j0 = 0;
+    for (; j0 + kCols <= n; j0 += kCols) {
+      Acc acc[kCols];
+      for (unsigned j = 0; j < kCols; ++j)
+        acc[j] = row[j0 + j];
+      for (unsigned kk = 0; kk < k; ++kk) {
+        const Acc a = aRow[kk];
+        const Acc *b = B + size_t(kk) * n + j0;
+        for (unsigned j = 0; j < kCols; ++j)
+          acc[j] += a * b[j];
+      }
+      for (unsigned j = 0; j < kCols; ++j)
+        row[j0 + j] = acc[j];
+    }
+    for (; j0 < n; ++j0)
+      for (unsigned kk = 0; kk < k; ++kk)
+        row[j0] += aRow[kk] * B[size_t(kk) * n + j0];
+  }
+}
+#if defined(__x86_64__)
+#define TESSEL_EMU_VECTOR_CLONES [[gnu::target_clones("avx2", "default")]]
+#else
+#define TESSEL_EMU_VECTOR_CLONES
+#endif
+TESSEL_EMU_VECTOR_CLONES void accumulateDouble(const double *A, const double *B, double *D, unsigned m, unsigned n,
+                                               unsigned k) {
+  accumulateBody(A, B, D, m, n, k);
+}
+TESSEL_EMU_VECTOR_CLONES void accumulateInt(const int64_t *A, const int64_t *B, int64_t *D, unsigned m, unsigned n,
+                                            unsigned k) {
+  accumulateBody(A, B, D, m, n, k);
+}
+#undef TESSEL_EMU_VECTOR_CLONES
+template <class Acc> void accumulate(const Acc *A, const Acc *B, Acc *D, unsigned m, unsigned n, unsigned k) {
+  if constexpr (std::is_same_v<Acc, double>)
+    accumulateDouble(A, B, D, m, n, k);
+  else
+    accumulateInt(A, B, D, m, n, k);
+}
 
 // D = A * B + C for a whole wave, by the wave's last lane to arrive while
 // the others wait at the meeting (their registers in memory, unchanging):
@@ -186,45 +269,29 @@ void multiplyWave(const MatrixInstruction &mi, Elem inA, Elem inB, bool ocp, con
   A.resize(size_t(mi.m) * mi.k);
   B.resize(size_t(mi.k) * mi.n);
   D.resize(size_t(mi.m) * mi.n);
-  for (unsigned i = 0; i < mi.m; ++i)
-    for (unsigned kk = 0; kk < mi.k; ++kk) {
-      Placement p = placeA(mi, i, kk);
-      A[size_t(i) * mi.k + kk] = Acc(element(lanes[p.lane]->a, p.index, inA, ocp));
-    }
-  for (unsigned kk = 0; kk < mi.k; ++kk)
-    for (unsigned j = 0; j < mi.n; ++j) {
-      Placement p = placeB(mi, kk, j);
-      B[size_t(kk) * mi.n + j] = Acc(element(lanes[p.lane]->b, p.index, inB, ocp));
-    }
+  const Placements &at = placementsOf(mi);
+  for (size_t e = 0; e < A.size(); ++e)
+    A[e] = Acc(element(lanes[at.a[e].lane]->a, at.a[e].index, inA, ocp));
+  for (size_t e = 0; e < B.size(); ++e)
+    B[e] = Acc(element(lanes[at.b[e].lane]->b, at.b[e].index, inB, ocp));
   const unsigned registers = mi.m * mi.n / wave;
   for (unsigned lane = 0; lane < wave; ++lane)
     for (unsigned r = 0; r < registers; ++r) {
-      auto [i, j] = elementOfD(mi, lane, r);
+      const unsigned ij = at.d[size_t(lane) * registers + r];
       if constexpr (std::is_same_v<Acc, double>) {
         float cv;
         std::memcpy(&cv, lanes[lane]->c + 4 * r, 4);
-        D[size_t(i) * mi.n + j] = cv;
+        D[ij] = cv;
       } else {
         int32_t cv;
         std::memcpy(&cv, lanes[lane]->c + 4 * r, 4);
-        D[size_t(i) * mi.n + j] = cv;
+        D[ij] = cv;
       }
     }
-  // Row by row, k outermost: each element still adds its products in order
-  // of k, and the innermost loop runs along a row (vectorizable).
-  for (unsigned i = 0; i < mi.m; ++i) {
-    Acc *row = &D[size_t(i) * mi.n];
-    for (unsigned kk = 0; kk < mi.k; ++kk) {
-      const Acc a = A[size_t(i) * mi.k + kk];
-      const Acc *bRow = &B[size_t(kk) * mi.n];
-      for (unsigned j = 0; j < mi.n; ++j)
-        row[j] += a * bRow[j];
-    }
-  }
+  accumulate(A.data(), B.data(), D.data(), mi.m, mi.n, mi.k);
   for (unsigned lane = 0; lane < wave; ++lane)
     for (unsigned r = 0; r < registers; ++r) {
-      auto [i, j] = elementOfD(mi, lane, r);
-      const Acc sum = D[size_t(i) * mi.n + j];
+      const Acc sum = D[at.d[size_t(lane) * registers + r]];
       if constexpr (std::is_same_v<Acc, double>) {
         const float out = float(sum);
         std::memcpy(lanes[lane]->d + 4 * r, &out, 4);
@@ -292,7 +359,36 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
     wg.fail(std::string(mi.name) + " was reached by only part of a wave");
 }
 
+// The wave form's (emulator_wave.hpp): every lane's registers side by side,
+// lane l's A at a + l * aBytes (and so on); the wave is complete by
+// construction.
+void matrixMultiplyWave(int id, uint32_t flags, const uint8_t *a, const uint8_t *b, const uint8_t *c, uint8_t *d,
+                        uint32_t aBytes, uint32_t bBytes, uint32_t cBytes, uint32_t dBytes, uint32_t wave) {
+  const MatrixInstruction &mi = kInstructions[size_t(id)];
+  Operands operands[64];
+  const Operands *lanes[64];
+  for (unsigned l = 0; l < wave; ++l) {
+    operands[l] = Operands{a + size_t(l) * aBytes, b + size_t(l) * bBytes, c + size_t(l) * cBytes, d + size_t(l) * dBytes};
+    lanes[l] = &operands[l];
+  }
+  const Elem inA = (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
+  const Elem inB = mi.inB != Elem::Same ? mi.inB : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8 : mi.in;
+  const bool ocp = flags & 4;
+  if (mi.intAcc)
+    multiplyWave<int64_t>(mi, inA, inB, ocp, lanes, wave);
+  else
+    multiplyWave<double>(mi, inA, inB, ocp, lanes, wave);
+}
+
 } // namespace tessel::emu
+
+extern "C" void tessel_emu_matrix_wave(int32_t id, uint32_t flags, const void *a, const void *b, const void *c,
+                                       void *d, uint32_t aBytes, uint32_t bBytes, uint32_t cBytes, uint32_t dBytes,
+                                       uint32_t wave) {
+  tessel::emu::matrixMultiplyWave(id, flags, static_cast<const uint8_t *>(a), static_cast<const uint8_t *>(b),
+                                  static_cast<const uint8_t *>(c), static_cast<uint8_t *>(d), aBytes, bBytes, cBytes,
+                                  dBytes, wave);
+}
 
 extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d) {
   tessel::emu::matrixMultiply(id, flags, a, b, c, d);

@@ -8,6 +8,7 @@
 #include "emulator_retarget.hpp"
 
 #include "emulator_runtime.hpp"
+#include "emulator_wave.hpp"
 
 #include "tessel/lowering/target.hpp"
 
@@ -201,60 +202,10 @@ void rewriteReadlane(CallInst &call, Module &module) {
 // (emulator_matrix.cpp). Only the forms the compiler emits are accepted:
 // cbsz = abid = blgp = 0, no clamp.
 void rewriteMatrix(CallInst &call, Module &module) {
-  const std::string name = call.getCalledFunction()->getName().str();
-  const int id = matrixInstructionId(name);
-  if (id < 0)
-    throw Error("the emulator does not support the AMDGPU intrinsic '" + name + "'");
-  auto constantArg = [&](unsigned i, const char *what) -> uint64_t {
-    auto *c = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i));
-    if (!c)
-      throw Error("the emulator needs a constant " + std::string(what) + " for '" + name + "'");
-    return c->getZExtValue();
-  };
-  const bool wmma = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma");
-  const bool iu8 = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma.i32.16x16x16.iu8");
+  int id;
+  uint32_t flags;
   Value *a, *bValue, *c;
-  uint32_t flags = 0;
-  if (iu8) { // (A signed, A, B signed, B, C, clamp)
-    a = call.getArgOperand(1);
-    bValue = call.getArgOperand(3);
-    c = call.getArgOperand(4);
-    flags = (constantArg(0, "A sign") ? 0 : 1) | (constantArg(2, "B sign") ? 0 : 2);
-    if (constantArg(5, "clamp"))
-      throw Error("the emulator supports '" + name + "' without clamp only");
-  } else if (matrixFormatOperands(id)) {
-    // llvm.amdgcn.mfma.scale.*.f8f6f4 (A, B, C, cbsz, blgp, A's scale byte
-    // select, A's scale, B's select, B's scale): cbsz and blgp are A's and
-    // B's formats; zero scales are the unscaled instruction (what LLVM
-    // selects for them), the only form tessel emits.
-    a = call.getArgOperand(0);
-    bValue = call.getArgOperand(1);
-    c = call.getArgOperand(2);
-    flags |= fp8IsOcp(call) ? 4 : 0;
-    for (unsigned i : {3u, 4u}) {
-      const uint64_t format = constantArg(i, i == 3 ? "cbsz" : "blgp");
-      if (format > 1)
-        throw Error("the emulator runs '" + name + "' on E4M3 and E5M2 (formats 0 and 1) only; " +
-                    (i == 3 ? "cbsz" : "blgp") + " is " + std::to_string(format) + " (FP6 or FP4)");
-      flags |= uint32_t(format) << (i == 3 ? 3 : 6);
-    }
-    for (unsigned i : {6u, 8u}) {
-      auto *scale = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i));
-      if (!scale || !scale->isZero())
-        throw Error("the emulator runs '" + name + "' with zero scales only (the unscaled instruction)");
-    }
-  } else {
-    a = call.getArgOperand(0);
-    bValue = call.getArgOperand(1);
-    c = call.getArgOperand(2);
-    if (llvm::StringRef(name).contains("8.fp8") || llvm::StringRef(name).contains("8.bf8"))
-      flags |= fp8IsOcp(call) ? 4 : 0; // the 8-bit float MFMAs: FNUZ or OCP by target
-    if (!wmma)
-      for (unsigned i = 3; i < 6; ++i)
-        if (uint64_t v = constantArg(i, i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp"))
-          throw Error("the emulator supports '" + name + "' with cbsz = abid = blgp = 0 only (" +
-                      (i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp") + " is " + std::to_string(v) + ")");
-  }
+  matrixOperands(call, id, flags, a, bValue, c);
   Function &fn = *call.getFunction();
   unsigned allocaSpace = module.getDataLayout().getAllocaAddrSpace();
   IRBuilder<> entry(&fn.getEntryBlock(), fn.getEntryBlock().begin());
@@ -320,6 +271,62 @@ std::string kernelArch(const llvm::Function &fn) {
   if (auto *flag = llvm::dyn_cast_or_null<llvm::MDString>(fn.getParent()->getModuleFlag(kArchFlag)))
     return flag->getString().str();
   return "";
+}
+
+void matrixOperands(CallInst &call, int &id, uint32_t &flags, Value *&a, Value *&bValue, Value *&c) {
+  const std::string name = call.getCalledFunction()->getName().str();
+  id = matrixInstructionId(name);
+  if (id < 0)
+    throw Error("the emulator does not support the AMDGPU intrinsic '" + name + "'");
+  auto constantArg = [&](unsigned i, const char *what) -> uint64_t {
+    auto *c = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i));
+    if (!c)
+      throw Error("the emulator needs a constant " + std::string(what) + " for '" + name + "'");
+    return c->getZExtValue();
+  };
+  const bool wmma = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma");
+  const bool iu8 = llvm::StringRef(name).starts_with("llvm.amdgcn.wmma.i32.16x16x16.iu8");
+  flags = 0;
+  if (iu8) { // (A signed, A, B signed, B, C, clamp)
+    a = call.getArgOperand(1);
+    bValue = call.getArgOperand(3);
+    c = call.getArgOperand(4);
+    flags = (constantArg(0, "A sign") ? 0 : 1) | (constantArg(2, "B sign") ? 0 : 2);
+    if (constantArg(5, "clamp"))
+      throw Error("the emulator supports '" + name + "' without clamp only");
+  } else if (matrixFormatOperands(id)) {
+    // llvm.amdgcn.mfma.scale.*.f8f6f4 (A, B, C, cbsz, blgp, A's scale byte
+    // select, A's scale, B's select, B's scale): cbsz and blgp are A's and
+    // B's formats; zero scales are the unscaled instruction (what LLVM
+    // selects for them), the only form tessel emits.
+    a = call.getArgOperand(0);
+    bValue = call.getArgOperand(1);
+    c = call.getArgOperand(2);
+    flags |= fp8IsOcp(call) ? 4 : 0;
+    for (unsigned i : {3u, 4u}) {
+      const uint64_t format = constantArg(i, i == 3 ? "cbsz" : "blgp");
+      if (format > 1)
+        throw Error("the emulator runs '" + name + "' on E4M3 and E5M2 (formats 0 and 1) only; " +
+                    (i == 3 ? "cbsz" : "blgp") + " is " + std::to_string(format) + " (FP6 or FP4)");
+      flags |= uint32_t(format) << (i == 3 ? 3 : 6);
+    }
+    for (unsigned i : {6u, 8u}) {
+      auto *scale = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i));
+      if (!scale || !scale->isZero())
+        throw Error("the emulator runs '" + name + "' with zero scales only (the unscaled instruction)");
+    }
+  } else {
+    a = call.getArgOperand(0);
+    bValue = call.getArgOperand(1);
+    c = call.getArgOperand(2);
+    if (llvm::StringRef(name).contains("8.fp8") || llvm::StringRef(name).contains("8.bf8"))
+      flags |= fp8IsOcp(call) ? 4 : 0; // the 8-bit float MFMAs: FNUZ or OCP by target
+    if (!wmma)
+      for (unsigned i = 3; i < 6; ++i)
+        if (uint64_t v = constantArg(i, i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp"))
+          throw Error("the emulator supports '" + name + "' with cbsz = abid = blgp = 0 only (" +
+                      (i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp") + " is " + std::to_string(v) + ")");
+  }
 }
 
 bool synchronizesWave(llvm::StringRef name) {
@@ -637,7 +644,7 @@ void addEntry(Module &module, Function &kernel, const KernargLayout &layout) {
 RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
                                  const std::string &hostTriple, SanitizeMode sanitize,
-                                 llvm::TargetMachine &device) {
+                                 llvm::TargetMachine &device, unsigned waveForm) {
   Function *kernel = module.getFunction(kernelName);
   if (!kernel || kernel->isDeclaration())
     throw Error("the kernel module does not define the kernel '" + kernelName + "'");
@@ -647,6 +654,8 @@ RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
   result.kernargBytes = layout.totalBytes;
 
   insertLockstepMeetings(module, kernelName, device);
+  if (waveForm)
+    buildWaveKernel(*kernel, waveForm, sanitize);
   result.needsFibers = rewriteAmdgpuIntrinsics(module, kernelName);
   rewriteTraps(module);
   checkExternalSymbols(module, kernelName);

@@ -18,6 +18,7 @@ class Module;
 class DataLayout;
 class StringRef;
 class TargetMachine;
+class Value;
 } // namespace llvm
 
 namespace tessel::emu {
@@ -37,7 +38,7 @@ std::string kernelArch(const llvm::Function &fn);
 struct RetargetedKernel {
   uint32_t ldsBytes = 0;     // static LDS the module's addrspace(3) globals need
   uint32_t kernargBytes = 0; // bytes of kernarg the entry reads
-  bool needsFibers = false;  // has barriers or cross-lane ops
+  bool needsFibers = false;  // has barriers or cross-lane ops (in wave form: barriers)
   std::vector<AccessSite> sites; // the checked accesses, by the index their check passes
 };
 
@@ -47,11 +48,14 @@ struct RetargetedKernel {
 // when empty), its global and LDS accesses checked as `sanitize` asks.
 // Throws tessel::Error naming what the emulator cannot run. `device` is the
 // AMDGPU target the module was made for (its rules say which branches
-// diverge: insertLockstepMeetings).
+// diverge: insertLockstepMeetings). With `waveForm` (a wave size) the entry
+// runs a whole wave of that many lanes (buildWaveKernel; it throws
+// WaveUnsupported for a kernel the wave form does not cover, and the module
+// is then to be dropped); without, one thread.
 RetargetedKernel retargetForHost(llvm::Module &module, const std::string &kernelName,
                                  const KernargLayout &kernargs, const llvm::DataLayout &hostLayout,
                                  const std::string &hostTriple, SanitizeMode sanitize,
-                                 llvm::TargetMachine &device);
+                                 llvm::TargetMachine &device, unsigned waveForm = 0);
 
 // Makes the lanes of a wave access memory in the GPU's order: a wave barrier
 // wherever an access follows a store, or a store follows a load, since the
@@ -61,6 +65,13 @@ RetargetedKernel retargetForHost(llvm::Module &module, const std::string &kernel
 // meetings it placed.
 unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelName,
                                 llvm::TargetMachine &device);
+
+// An MFMA or WMMA call's instruction (matrixInstructionId), flags (as
+// tessel_emu_matrix takes them) and A, B, C operands. Only the forms the
+// compiler emits are accepted: cbsz = abid = blgp = 0, no clamp; else an
+// Error naming what is not.
+void matrixOperands(llvm::CallInst &call, int &id, uint32_t &flags, llvm::Value *&a, llvm::Value *&b,
+                    llvm::Value *&c);
 
 // Whether a call of the AMDGPU intrinsic `name` waits for its whole wave in
 // the emulator (barriers, cross-lane operations, matrix instructions).

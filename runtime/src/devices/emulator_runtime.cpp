@@ -1,6 +1,7 @@
 // The emulator's runtime functions and the fibers of a workgroup.
 #include "emulator_runtime.hpp"
 #include "emulator_sanitizer.hpp"
+#include "emulator_wave.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -24,12 +25,12 @@ ThreadState &currentThread() { return tThread; }
 
 // ---- fibers ----------------------------------------------------------------
 
-FiberWorkgroup::FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes)
+FiberWorkgroup::FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes, uint32_t threadsPerFiber)
     : fibers_(blockSize), exchange_(2 * size_t(blockSize), 0), waveSyncs_((blockSize + waveSize - 1) / waveSize, 0),
       arrivals_(waveSyncs_.size(), 0), completed_(waveSyncs_.size(), 0), waiting_(waveSyncs_.size(), 0),
       stackBytes_(stackBytes), guardBytes_(size_t(sysconf(_SC_PAGESIZE))),
       slotBytes_(stackBytes + guardBytes_ + kStackColorBytes),
-      waveSize_(waveSize), waveShift_(uint32_t(std::countr_zero(waveSize))) {
+      waveSize_(waveSize), waveShift_(uint32_t(std::countr_zero(waveSize))), threadsPerFiber_(threadsPerFiber) {
   if (!std::has_single_bit(waveSize))
     throw std::invalid_argument("the emulator's wave size must be a power of two");
   // Reserved lazily: only the pages a fiber touches cost memory. Below each
@@ -221,7 +222,7 @@ std::string FiberWorkgroup::run(EntryFn entry, const void *kernarg) {
         continue;
       ran = true;
       current_ = i;
-      ts.workitem[0] = i;
+      ts.workitem[0] = i * threadsPerFiber_;
       switchTo(scheduler_, fibers_[i].context);
       if (!error_.empty()) {
         ts.fibers = nullptr;
@@ -282,9 +283,8 @@ float hardwareRsq(float x) {
   return float(1.0 / std::sqrt(double(x)));
 }
 
-namespace {
-
-// The lane a DPP control reads from, or -1 when out of bounds (GFX9 rules).
+// The lane a DPP control reads from, or -1 when out of bounds (GFX9 rules);
+// -2 for a control the emulator does not know.
 int64_t dppSourceLane(uint32_t lane, uint32_t ctrl, uint32_t waveSize) {
   const int64_t l = lane, rowBase = lane & ~15u, inRow = lane & 15u, n = ctrl & 15u;
   if (ctrl <= 0xFF)
@@ -305,6 +305,26 @@ int64_t dppSourceLane(uint32_t lane, uint32_t ctrl, uint32_t waveSize) {
   case 0x142: return rowBase >= 16 ? rowBase - 1 : -1;     // row_bcast:15
   case 0x143: return l >= 32 ? 31 : -1;                    // row_bcast:31
   }
+  return -2;
+}
+
+// V_PERMLANEX16_B32 (RDNA3 ISA, VOP3): a wave's lanes form rows of 16, two
+// rows to each group of 32 lanes. Lane i of a row reads the other row of its
+// group, at the lane named by the i-th 4-bit select of {S2, S1} (S1 holds
+// selects 0-7 from its low bits up, S2 selects 8-15).
+uint32_t permlaneX16SourceLane(uint32_t inWave, uint32_t sel1, uint32_t sel2) {
+  const uint32_t inRow = inWave & 15u;
+  const uint32_t select = ((inRow < 8 ? sel1 : sel2) >> (4 * (inRow & 7u))) & 15u;
+  return (inWave & ~31u) + ((inWave & 16u) ^ 16u) + select;
+}
+
+namespace {
+
+// The source lane of a DPP control the runtime knows; an unknown control stops the workgroup.
+int64_t knownDppSourceLane(uint32_t lane, uint32_t ctrl, uint32_t waveSize) {
+  const int64_t from = dppSourceLane(lane, ctrl, waveSize);
+  if (from != -2)
+    return from;
   currentWorkgroup().fail("unsupported DPP control 0x" + [&] {
     char buf[16];
     snprintf(buf, sizeof buf, "%x", ctrl);
@@ -342,7 +362,7 @@ uint64_t updateDpp(uint64_t old, uint64_t src, uint32_t ctrl, uint32_t rowMask,
         bool enabled = ((rowMask >> (inWave / 16)) & 1) && ((bankMask >> ((inWave & 15) / 4)) & 1);
         if (!enabled)
           return kNoLane;
-        int64_t from = dppSourceLane(inWave, ctrl, waveSize);
+        int64_t from = knownDppSourceLane(inWave, ctrl, waveSize);
         outOfBounds = from < 0;
         return outOfBounds ? kNoLane : from;
       },
@@ -365,8 +385,15 @@ static uint32_t tessel_emu_workgroup_id_z() { return tThread.workgroup[2]; }
 static const void *tessel_emu_dispatch_ptr() { return tThread.packet; }
 static void *tessel_emu_lds_base() { return tThread.lds; }
 static const void *tessel_emu_implicitarg_ptr() { return tThread.implicitArgs; }
-static void tessel_emu_barrier() { tessel::emu::currentWorkgroup().barrier(); }
-static void tessel_emu_wave_barrier() { tessel::emu::currentWorkgroup().waveSync(); }
+// Without fibers (a wave-form workgroup of one wave) there is no one to wait for.
+static void tessel_emu_barrier() {
+  if (tThread.fibers)
+    tThread.fibers->barrier();
+}
+static void tessel_emu_wave_barrier() {
+  if (tThread.fibers)
+    tThread.fibers->waveSync();
+}
 
 // llvm.trap (a failed device_assert, after it printed why): the workgroup
 // stops here and the launch reports the thread's last stderr message.
@@ -391,20 +418,13 @@ static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
       uint32_t(data), [&](uint32_t) { return int64_t((uint32_t(byteAddress) >> 2) & (waveSize - 1)); }, 0, 0));
 }
 
-// V_PERMLANEX16_B32 (RDNA3 ISA, VOP3): a wave's lanes form rows of 16, two
-// rows to each group of 32 lanes. Lane i of a row reads the other row of its
-// group, at the lane named by the i-th 4-bit select of {S2, S1} (S1 holds
-// selects 0-7 from its low bits up, S2 selects 8-15). Every lane is active
-// here (waveSync requires all), so FI (fetch inactive) changes nothing; a
-// source lane past the workgroup gives 0 under bound_ctrl, else `old`.
+// V_PERMLANEX16_B32 (permlaneX16SourceLane). Every lane
+// is active here (waveSync requires all), so FI (fetch inactive) changes
+// nothing; a source lane past the workgroup gives 0 under bound_ctrl, else `old`.
 static int32_t tessel_emu_permlanex16(int32_t old, int32_t src, int32_t sel1, int32_t sel2,
                                       int32_t fetchInactive, int32_t boundCtrl) {
   (void)fetchInactive;
-  auto source = [&](uint32_t inWave) {
-    const uint32_t inRow = inWave & 15u;
-    const uint32_t select = ((inRow < 8 ? uint32_t(sel1) : uint32_t(sel2)) >> (4 * (inRow & 7u))) & 15u;
-    return int64_t((inWave & ~31u) + ((inWave & 16u) ^ 16u) + select);
-  };
+  auto source = [&](uint32_t inWave) { return int64_t(tessel::emu::permlaneX16SourceLane(inWave, uint32_t(sel1), uint32_t(sel2))); };
   return int32_t(readAcrossWave(uint32_t(src), source, 0, boundCtrl ? 0 : uint32_t(old)));
 }
 
@@ -533,8 +553,8 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
       TESSEL_EMU_SYMBOL(tessel_emu_permlanex16),    TESSEL_EMU_SYMBOL(tessel_emu_readlane),
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
-      TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
-      TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),
+      TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_matrix_wave),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),
+      TESSEL_EMU_SYMBOL(tessel_emu_check_lds),      TESSEL_EMU_SYMBOL(tessel_emu_check_lanes),      TESSEL_EMU_SYMBOL(tessel_emu_exp2_f32),
       TESSEL_EMU_SYMBOL(tessel_emu_rsq_f32),        TESSEL_EMU_SYMBOL(tessel_emu_readfirstlane),
       TESSEL_EMU_SYMBOL(tessel_emu_cvt_pk_fp8_f32), TESSEL_EMU_SYMBOL(tessel_emu_cvt_f32_fp8),
       TESSEL_EMU_SYMBOL(tessel_emu_trap),

@@ -55,7 +55,10 @@ using EntryFn = void (*)(const void *kernarg);
 // cross-lane ops (used when the kernel has any).
 class FiberWorkgroup {
 public:
-  FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes);
+  // A fiber per thread; or, for kernels in wave form (emulator_wave.hpp),
+  // a fiber per wave: `threadsPerFiber` = the wave size, `waveSize` 1, and
+  // the work-item x a fiber sees is its wave's first thread.
+  FiberWorkgroup(uint32_t blockSize, uint32_t waveSize, size_t stackBytes, uint32_t threadsPerFiber = 1);
   ~FiberWorkgroup();
   FiberWorkgroup(const FiberWorkgroup &) = delete;
   FiberWorkgroup &operator=(const FiberWorkgroup &) = delete;
@@ -136,7 +139,7 @@ private:
   char *stacks_ = nullptr; // per fiber: a guard page, then its stack
   static constexpr size_t kStackColorBytes = 4096; // room to start each stack at its own offset
   size_t stackBytes_, guardBytes_, slotBytes_;
-  uint32_t waveSize_, waveShift_;
+  uint32_t waveSize_, waveShift_, threadsPerFiber_;
   uint32_t current_ = 0;
   Context scheduler_;
   EntryFn entry_ = nullptr;
@@ -236,3 +239,7 @@ uint64_t tessel_emu_printf_append_args(uint64_t desc, uint32_t count, uint64_t a
 // D = A * B + C for one matrix instruction `id` of the calling lane's wave
 // (emulator_matrix.cpp); a, b, c and d point at the lane's registers.
 extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d);
+// The same for a wave in wave form: lane l's registers at a + l * aBytes, ...
+extern "C" void tessel_emu_matrix_wave(int32_t id, uint32_t flags, const void *a, const void *b, const void *c,
+                                       void *d, uint32_t aBytes, uint32_t bBytes, uint32_t cBytes, uint32_t dBytes,
+                                       uint32_t wave);

@@ -452,6 +452,38 @@ extern "C" void *tessel_emu_check_lds(void *p, uint64_t bytes, uint32_t site) {
   return p;
 }
 
+// A wave-form access (emulator_wave.hpp): each active lane's access checked
+// as the fibers check it, in lane order, with the lane as the thread a report
+// names. A global address in a buffer the thread hit last passes without
+// the full check.
+extern "C" void tessel_emu_check_lanes(uint32_t space, void *const *pointers, const uint8_t *active, uint32_t count,
+                                       uint32_t perLane, uint64_t bytes, uint32_t site) {
+  ThreadState &t = currentThread();
+  LaunchSanitizer *s = t.sanitizer;
+  if (!s)
+    return;
+  stopIfAnotherReported(*s, t);
+  const uint32_t first = t.workitem[0];
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!active[i])
+      continue;
+    if (space != 3 && !s->global) {
+      const uintptr_t a = reinterpret_cast<uintptr_t>(pointers[i]);
+      bool inside = false;
+      for (const BufferRange &hit : t.recentBuffers)
+        inside |= a >= hit.begin && a + bytes <= hit.end && a + bytes >= a;
+      if (inside)
+        continue;
+    }
+    t.workitem[0] = first + i / perLane;
+    if (space == 3)
+      tessel_emu_check_lds(pointers[i], bytes, site);
+    else
+      tessel_emu_check_global(pointers[i], bytes, site);
+  }
+  t.workitem[0] = first;
+}
+
 namespace tessel::emu {
 
 GlobalShadow::Byte *GlobalShadow::page(uintptr_t address) {

@@ -137,3 +137,7 @@ public:
 // workgroup stops before the access happens).
 extern "C" void *tessel_emu_check_global(void *p, uint64_t bytes, uint32_t site);
 extern "C" void *tessel_emu_check_lds(void *p, uint64_t bytes, uint32_t site);
+// The checks of one wave-form access: `count` pointers, `perLane` of them a
+// lane, those with a nonzero `active` byte checked (emulator_wave.hpp).
+extern "C" void tessel_emu_check_lanes(uint32_t space, void *const *pointers, const uint8_t *active, uint32_t count,
+                                       uint32_t perLane, uint64_t bytes, uint32_t site);

@@ -77,8 +77,11 @@
 #include "random_programs.hpp"
 
 #include <chrono>
+#include "../scoped_env.hpp"
+
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -150,6 +153,11 @@ template <class T> bool isPoison(const T &x) {
 double worstTolerance = 0;
 uint64_t inexactChecked = 0;
 
+// Whether runProgram runs each program in wave form where it can, then as
+// fibers, and compares the bytes; how many ran in wave form.
+bool gComparePaths = false;
+size_t gWaveLaunches = 0;
+
 // Runs `p`; empty when every element matches, else what went wrong.
 std::string runProgram(const Program &p) {
   uint64_t id = fingerprint(p);
@@ -192,15 +200,68 @@ std::string runProgram(const Program &p) {
   auto in = [&](size_t k) { return k < p.inputs.size() ? p.inputs[k] : p.inputs[0]; };
   auto outM = [&](size_t k) { return k < p.outputs.size() ? p.outputs[k].m : 1; };
   auto outN = [&](size_t k) { return k < p.outputs.size() ? p.outputs[k].n : 1; };
-  try {
+  auto launchInto = [&](std::vector<Buffer<float>> &of, std::vector<Buffer<int32_t>> &oi,
+                        std::vector<Buffer<half>> &oh, std::vector<Buffer<bfloat16>> &ob, Buffer<int32_t> &ai,
+                        Buffer<float> &af) {
     kernel().launch(dev, {uint32_t(p.gx), uint32_t(p.gy)}, {.num_warps = p.warps, .num_stages = p.stages}, xf[0],
                     xf[1], xf[2], xi[0], xi[1], xi[2], xh[0], xh[1], xh[2], xb[0], xb[1], xb[2], xc[0], xc[1], xc[2],
                     xs[0], xs[1], xs[2], xl[0], xl[1], xl[2], of[0], oi[0], oh[0], ob[0], of[1], oi[1], oh[1], ob[1],
                     ai, af, in(0).m,
                     in(0).n, in(1).m, in(1).n, in(2).m, in(2).n, outM(0), outN(0), outM(1), outN(1), p.ldx, p.ldo,
                     id);
+  };
+  try {
+    if (gComparePaths) {
+      // Wave form where it covers the program (it starts as fibers unless asked).
+      std::string why;
+      try {
+        tessel::testing::ScopedEnv waves("TESSEL_EMULATOR_PATH", "waves");
+        launchInto(of, oi, oh, ob, ai, af);
+        ++gWaveLaunches;
+      } catch (const std::exception &e) {
+        why = e.what();
+      }
+      if (!why.empty()) {
+        if (why.find("cannot run as waves") == std::string::npos)
+          throw std::runtime_error(why);
+        launchInto(of, oi, oh, ob, ai, af);
+      }
+    } else {
+      launchInto(of, oi, oh, ob, ai, af);
+    }
   } catch (const std::exception &e) {
     return std::string("the kernel failed to compile or run: ") + e.what() + "\n";
+  }
+  if (gComparePaths) {
+    // The emulator's other form (a fiber per thread instead of a wave per
+    // call) must leave every output byte the same.
+    std::vector<Buffer<float>> of2;
+    std::vector<Buffer<int32_t>> oi2;
+    std::vector<Buffer<half>> oh2;
+    std::vector<Buffer<bfloat16>> ob2;
+    for (size_t k = 0; k < 2; ++k) {
+      of2.push_back(poisonedOn<float>(dev, sizes[k]));
+      oi2.push_back(poisonedOn<int32_t>(dev, sizes[k]));
+      oh2.push_back(poisonedOn<half>(dev, sizes[k]));
+      ob2.push_back(poisonedOn<bfloat16>(dev, sizes[k]));
+    }
+    Buffer<int32_t> ai2 = dev.upload(atomicInitI(p));
+    Buffer<float> af2 = dev.upload(atomicInitF(p));
+    try {
+      tessel::testing::ScopedEnv fibers("TESSEL_EMULATOR_PATH", "fibers");
+      launchInto(of2, oi2, oh2, ob2, ai2, af2);
+    } catch (const std::exception &e) {
+      return std::string("the kernel failed to run as fibers: ") + e.what() + "\n";
+    }
+    auto same = [](auto &a, auto &b) {
+      auto x = a.download(), y = b.download();
+      return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
+    };
+    for (size_t k = 0; k < 2; ++k)
+      if (!same(of[k], of2[k]) || !same(oi[k], oi2[k]) || !same(oh[k], oh2[k]) || !same(ob[k], ob2[k]))
+        return "output " + std::to_string(k) + " differs between the emulator's wave and fiber forms\n";
+    if (!same(ai, ai2) || !same(af, af2))
+      return "the atomic regions differ between the emulator's wave and fiber forms\n";
   }
   std::vector<std::vector<HostTile>> want; // per program, p0-major
   std::vector<int32_t> wantI = atomicInitI(p);
@@ -505,3 +566,18 @@ TEST_CASE("random programs match a host evaluation") {
                 << inexactChecked << " inexact elements used at most " << worstTolerance << " of their tolerance");
 }
 
+
+// The emulator runs a kernel in wave form (a wave per call, lanes as host
+// vectors) where it can, else as a fiber per thread: both must give the same
+// bytes. Programs with every feature, each run both ways.
+TEST_CASE("random programs give the same bytes in the emulator's wave and fiber forms") {
+  gComparePaths = true;
+  const uint64_t count = envNumber("TESSEL_RANDOM_PATH_PROGRAMS", 40), first = envNumber("TESSEL_RANDOM_FIRST", 1);
+  size_t failures = 0;
+  for (uint64_t seed = first; seed < first + count; ++seed)
+    failures += !checkCase({seed, kAllFeatures}, false);
+  gComparePaths = false;
+  MESSAGE(gWaveLaunches << " of " << count << " programs ran in wave form");
+  CHECK(failures == 0);
+  CHECK(gWaveLaunches >= count / 2); // the comparison means something
+}

@@ -1,0 +1,239 @@
+// The emulator's two forms of a kernel (issue 35): a wave per call with its
+// lanes as host vectors, and a fiber per thread. Library and DSL kernels at
+// odd sizes on wave64 (gfx942) and wave32 (gfx1100) run both ways
+// (TESSEL_EMULATOR_PATH=waves, which fails unless the wave form runs, and
+// =fibers): every output byte the same, the values against float64.
+#include "e2e_common.hpp"
+
+#include "../scoped_env.hpp"
+
+#include <tessel/kernels/layer_norm.hpp>
+#include <tessel/kernels/softmax.hpp>
+
+#include <functional>
+
+using namespace tessel;
+using namespace e2e;
+using tessel::testing::ScopedEnv;
+
+namespace {
+
+// Runs `launch` as waves, then as fibers, and returns the outputs each
+// left (`outputs` downloads them as bytes).
+using Bytes = std::vector<uint8_t>;
+template <class T> Bytes bytesOf(const Buffer<T> &b) {
+  std::vector<T> v = b.download();
+  Bytes r(v.size() * sizeof(T));
+  std::memcpy(r.data(), v.data(), r.size());
+  return r;
+}
+
+std::pair<Bytes, Bytes> bothForms(const std::function<void()> &launch, const std::function<Bytes()> &outputs) {
+  Bytes waves, fibers;
+  {
+    ScopedEnv path("TESSEL_EMULATOR_PATH", "waves");
+    launch();
+    waves = outputs();
+  }
+  {
+    ScopedEnv path("TESSEL_EMULATOR_PATH", "fibers");
+    launch();
+    fibers = outputs();
+  }
+  return {waves, fibers};
+}
+
+// A reduction or scan of an R x C tile masked to M x N, along `AXIS`.
+void reduce_tile(Ptr<f32> x, Ptr<f32> out, Ptr<i32> idx, i32 M, i32 N, Const<int> R, Const<int> C, Const<int> AXIS,
+                 Const<int> KIND) {
+  auto rows = arange(0, R), cols = arange(0, C);
+  auto offs = expand_dims(rows, 1) * C + expand_dims(cols, 0);
+  auto mask = expand_dims(rows < M, 1) & expand_dims(cols < N, 0);
+  auto v = load(x + offs, mask, 0.0f);
+  auto line = AXIS == 0 ? cols : rows;
+  if (KIND == 0)
+    store(out + line, sum(v, AXIS));
+  else if (KIND == 1)
+    store(out + line, max(v, AXIS));
+  else if (KIND == 2)
+    store(idx + line, argmax(v, AXIS));
+  else
+    store(out + offs, cumsum(v, AXIS), mask);
+}
+
+// The issue's lockstep example: every lane reads x[8 * (i / 8)], then
+// stores x[i]; on the GPU (one wave) all loads come first.
+void read_then_store(Ptr<f32> x, Const<int> B) {
+  auto i = arange(0, B);
+  auto first = load(x + (i / 8) * 8);
+  store(x + i, first + 100.0f);
+}
+
+// Compare-and-swap: outside the wave form.
+void swap_zeros(Ptr<i32> words, Const<int> B) {
+  auto offs = arange(0, B);
+  atomic_cas(words + offs, full<int32_t>({B}, 0), full<int32_t>({B}, 1), offs < B);
+}
+
+} // namespace
+
+TEST_CASE("emulator forms: softmax is the same bytes as waves and as fibers, wave64 and wave32") {
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    Device dev = Device::emulator(arch);
+    for (auto [M, N] : {std::pair{37, 781}, std::pair{5, 100}, std::pair{3, 1025}}) {
+      INFO(arch << " " << M << " x " << N);
+      std::vector<float> hx = randomFloats(size_t(M) * N, -6, 6);
+      auto x = dev.upload(hx);
+      std::vector<float> junk(size_t(M) * N);
+      std::memset(junk.data(), 0xA5, junk.size() * sizeof(float));
+      auto y = dev.upload(junk);
+      auto [waves, fibers] = bothForms([&] { kernels::softmax(dev, x, y, M, N, N, N); }, [&] { return bytesOf(y); });
+      CHECK(waves == fibers);
+      std::vector<float> got(waves.size() / 4);
+      std::memcpy(got.data(), waves.data(), waves.size());
+      double worst = 0;
+      for (int r = 0; r < M; ++r) {
+        double m = -INFINITY, s = 0;
+        for (int c = 0; c < N; ++c)
+          m = std::max(m, double(hx[size_t(r) * N + c]));
+        for (int c = 0; c < N; ++c)
+          s += std::exp(double(hx[size_t(r) * N + c]) - m);
+        for (int c = 0; c < N; ++c)
+          worst = std::max(worst, relError(got[size_t(r) * N + c], std::exp(double(hx[size_t(r) * N + c]) - m) / s));
+      }
+      CHECK(worst < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("emulator forms: layer norm is the same bytes as waves and as fibers") {
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    Device dev = Device::emulator(arch);
+    const int M = 13, N = 1000;
+    INFO(arch);
+    std::vector<float> hx = randomFloats(size_t(M) * N, -3, 3), hw = randomFloats(N, -2, 2), hb = randomFloats(N, -2, 2);
+    auto x = dev.upload(hx), w = dev.upload(hw), b = dev.upload(hb);
+    std::vector<float> junk(size_t(M) * N);
+    std::memset(junk.data(), 0xA5, junk.size() * sizeof(float));
+    auto y = dev.upload(junk);
+    auto mean = dev.upload(std::vector<float>(size_t(M), -7.0f)), rstd = dev.upload(std::vector<float>(size_t(M), -7.0f));
+    auto [waves, fibers] = bothForms([&] { kernels::layer_norm(dev, x, y, w, b, mean, rstd, M, N, N, N); }, [&] {
+      Bytes all = bytesOf(y), m = bytesOf(mean), r = bytesOf(rstd);
+      all.insert(all.end(), m.begin(), m.end());
+      all.insert(all.end(), r.begin(), r.end());
+      return all;
+    });
+    CHECK(waves == fibers);
+    std::vector<float> got = y.download(), gotMean = mean.download();
+    double worst = 0;
+    for (int r = 0; r < M; ++r) {
+      double mu = 0, var = 0;
+      for (int c = 0; c < N; ++c)
+        mu += hx[size_t(r) * N + c];
+      mu /= N;
+      for (int c = 0; c < N; ++c)
+        var += (hx[size_t(r) * N + c] - mu) * (hx[size_t(r) * N + c] - mu);
+      const double rs = 1 / std::sqrt(var / N + 1e-5);
+      worst = std::max(worst, std::fabs(gotMean[size_t(r)] - mu));
+      for (int c = 0; c < N; ++c)
+        worst = std::max(worst, std::fabs(got[size_t(r) * N + c] - ((hx[size_t(r) * N + c] - mu) * rs * hw[size_t(c)] + hb[size_t(c)])));
+    }
+    CHECK(worst < 1e-4);
+  }
+}
+
+TEST_CASE("emulator forms: reductions and scans are the same bytes as waves and as fibers") {
+  auto kernel = jit<reduce_tile>();
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    Device dev = Device::emulator(arch);
+    for (int kind = 0; kind < 4; ++kind)
+      for (int axis = 0; axis < 2; ++axis)
+        for (unsigned warps : {4u, 8u}) {
+          const int R = 32, C = 64, M = 29, N = 53;
+          INFO(arch << " kind " << kind << " axis " << axis << " warps " << warps);
+          std::vector<float> hx = randomInts<float>(size_t(R) * C, -8, 8);
+          auto x = dev.upload(hx);
+          std::vector<float> junk(size_t(R) * C);
+          std::memset(junk.data(), 0xA5, junk.size() * sizeof(float));
+          auto out = dev.upload(junk);
+          auto idx = dev.upload(std::vector<int32_t>(size_t(R) * C, -5));
+          auto [waves, fibers] = bothForms(
+              [&] { kernel.launch(dev, {1}, {.num_warps = warps}, x, out, idx, M, N, R, C, axis, kind); },
+              [&] {
+                Bytes all = bytesOf(out), i = bytesOf(idx);
+                all.insert(all.end(), i.begin(), i.end());
+                return all;
+              });
+          CHECK(waves == fibers);
+          if (kind == 0) { // sums of small integers: exact
+            std::vector<float> got = out.download();
+            const int lines = axis == 0 ? C : R;
+            for (int l = 0; l < lines; ++l) {
+              double want = 0;
+              for (int k = 0; k < (axis == 0 ? R : C); ++k) {
+                const int r = axis == 0 ? k : l, c = axis == 0 ? l : k;
+                if (r < M && c < N)
+                  want += hx[size_t(r) * C + c];
+              }
+              CHECK(got[size_t(l)] == want);
+            }
+          }
+        }
+  }
+}
+
+TEST_CASE("emulator forms: a wave's loads all come before its stores (the issue's example), both forms") {
+  auto kernel = jit<read_then_store>();
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    Device dev = Device::emulator(arch);
+    const int B = dev.arch() == "gfx942" ? 64 : 32;
+    std::vector<float> hx = std::vector<float>(size_t(B));
+    for (int i = 0; i < B; ++i)
+      hx[size_t(i)] = float(i);
+    auto x = dev.upload(hx);
+    auto [waves, fibers] = bothForms(
+        [&] {
+          x = dev.upload(hx);
+          kernel.launch(dev, {1}, {.num_warps = 1}, x, B);
+        },
+        [&] { return bytesOf(x); });
+    CHECK(waves == fibers);
+    std::vector<float> got = x.download();
+    for (int i = 0; i < B; ++i)
+      CHECK(got[size_t(i)] == float(8 * (i / 8)) + 100.0f);
+  }
+}
+
+TEST_CASE("emulator forms: the sanitizer reports the same out-of-bounds access in both forms") {
+  auto kernel = jit<read_then_store>();
+  Device dev = Device::emulator("gfx942");
+  auto x = dev.upload(std::vector<float>(40, 1.0f)); // 64 lanes store: lanes 40..63 are outside
+  std::string waves, fibers;
+  {
+    ScopedEnv path("TESSEL_EMULATOR_PATH", "waves");
+    waves = errorOf([&] { kernel.launch(dev, {1}, {.num_warps = 1}, x, 64); });
+  }
+  {
+    ScopedEnv path("TESSEL_EMULATOR_PATH", "fibers");
+    fibers = errorOf([&] { kernel.launch(dev, {1}, {.num_warps = 1}, x, 64); });
+  }
+  // The same report (after the launch's own line, which differs).
+  auto report = [](const std::string &e) { return e.substr(std::min(e.size(), e.find("the emulator's sanitizer"))); };
+  CHECK(contains(waves, "global load out of bounds"));
+  CHECK(report(waves) == report(fibers));
+}
+
+TEST_CASE("emulator forms: TESSEL_EMULATOR_PATH=waves names why a kernel cannot run as waves") {
+  Device dev = Device::emulator("gfx942");
+  auto counts = dev.upload(std::vector<int32_t>(64, 0));
+  auto kernel = jit<swap_zeros>();
+  {
+    ScopedEnv path("TESSEL_EMULATOR_PATH", "waves");
+    CHECK(contains(errorOf([&] { kernel.launch(dev, {1}, {.num_warps = 1}, counts, 64); }),
+                   "cannot run as waves on the emulator (TESSEL_EMULATOR_PATH=waves): compare-and-swap"));
+  }
+  kernel.launch(dev, {1}, {.num_warps = 1}, counts, 64); // auto: as fibers
+  CHECK(counts.download() == std::vector<int32_t>(64, 1));
+  ScopedEnv bad("TESSEL_EMULATOR_PATH", "sideways");
+  CHECK(contains(errorOf([&] { kernel.launch(dev, {1}, {.num_warps = 1}, counts, 64); }), "takes auto, fibers or waves"));
+}
