@@ -3,6 +3,7 @@
 #include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/target.hpp"
 #include "tessel/core/error.hpp"
+#include "parse_ir.hpp"
 
 #include <doctest/doctest.h>
 
@@ -91,15 +92,7 @@ declare ptr @malloc(i64)
 )";
 
 std::unique_ptr<llvm::Module> parse(const char *text, llvm::LLVMContext &context) {
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(text, diagnostic, context);
-  if (!module) {
-    std::string message;
-    llvm::raw_string_ostream stream(message);
-    diagnostic.print("test", stream);
-    FAIL("test IR does not parse: " << message);
-  }
-  return module;
+  return testing::parseIR(text, context);
 }
 
 std::string print(const llvm::Module &module) {

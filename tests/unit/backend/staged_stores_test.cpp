@@ -4,6 +4,7 @@
 // below it. What it does to the code is checked on the real kernel in
 // triton_matmul_test ("the staged stores pair and follow a quarter").
 #include "tessel/lowering/amdgpu_codegen.hpp"
+#include "parse_ir.hpp"
 
 #include <doctest/doctest.h>
 
@@ -95,15 +96,7 @@ std::string loopKernel(const LoopShape &shape) {
 }
 
 std::unique_ptr<llvm::Module> parse(const std::string &text, llvm::LLVMContext &context) {
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(text, diagnostic, context);
-  if (!module) {
-    std::string message;
-    llvm::raw_string_ostream stream(message);
-    diagnostic.print("test", stream);
-    FAIL("test IR does not parse: " << message << "\n" << text);
-  }
-  return module;
+  return testing::parseIR(text, context);
 }
 
 bool calls(const llvm::Instruction &inst, llvm::StringRef prefix) {
