@@ -157,7 +157,7 @@ def triton_launch(case, variant=""):
                "options": {"num_warps": warps, "num_stages": ATTENTION_STAGES, "waves_per_eu": 3 if d <= 64 else 2,
                            "allow_flush_denorm": True}}
     elif p == "matmul" and case["form"] == "triton03mx":
-        # tl.dot_scaled on OCP E4M3 with e8m0 scales (bench/triton/matmul_scaled.py), BLOCK_K 128.
+        # tl.dot_scaled on OCP E4M3 with e8m0 scales (bench/triton/matmul_scaled.py), BLOCK_K 64.
         s, (bm, bn, bk) = MATMUL_SHAPE, MX_BLOCK
         expect = {"shape": f"M=N=K={s}", "block": MX_BLOCK, "num_stages": MATMUL_STAGES}
         job = {"source": "matmul_scaled.py", "kernel": "mx_matmul_kernel",

@@ -5,10 +5,11 @@
 //   1. the two families of 8-bit floats and which GPU takes which: gfx942
 //      (MI300) multiplies the *FNUZ* formats, gfx950 (MI350) the *OCP* ones;
 //      the same byte means different values in the two;
-//   2. quantizing: a scale per tensor (or per row) maps the data into the
-//      format's range, `cast<float8_...>(x, {.saturate = true})` rounds it;
-//   3. `dot` on 8-bit floats (the v_mfma_f32_*_fp8_fp8 family), E4M3 with
-//      E5M2 mixed, and the library's kernels::matmul with scales.
+//   2. `dot` on 8-bit floats (the v_mfma_f32_*_fp8_fp8 family), E4M3 with
+//      E5M2 mixed, and the library's kernels::matmul with scales;
+//   3. quantizing: a scale per tensor (or per row) maps the data into the
+//      format's range, and a saturating conversion rounds it (here on the
+//      host; on the device `cast<float8_...>(x, {.saturate = true})`).
 //
 // Build and run: scripts/tutorial.sh 09-fp8-matmul
 
@@ -43,7 +44,7 @@ using namespace tessel;
 // conversion). In tessel the format is the C++ type, so the kernel below is
 // written once and instantiated per family.
 
-// --- 3. A dot on 8-bit floats -------------------------------------------------
+// --- 2. A dot on 8-bit floats -------------------------------------------------
 //
 // A (E4M3: the activations, precision) times B (E5M2: say gradients, range),
 // both of one family. Each program computes a BM x BN block, walking K in
@@ -75,7 +76,7 @@ void fp8_matmul(Ptr<E4> a, Ptr<E5> b, Ptr<float> c, Ptr<float> scales, i32 M, i3
         expand_dims(rows < M, 1) & expand_dims(cols < N, 0));
 }
 
-// --- 2. Quantizing ------------------------------------------------------------
+// --- 3. Quantizing ------------------------------------------------------------
 //
 // x ~ q * scale with q in the format: scale = max|x| / (the format's largest
 // value), q = x / scale rounded (saturating, so a rounding up past the

@@ -4,8 +4,8 @@
 // come back to its element. The inputs give each position its own byte, so a
 // swapped byte within a word, or a word given to another register, shows;
 // sizes are odd (masked edges), outputs poisoned, and each kernel runs on a
-// wave64 and a wave32 target with one and four waves (8 and 32 registers of
-// the tile a thread).
+// wave64 and a wave32 target with one and four waves (a thread's share of the
+// tile differs with each).
 #include "e2e_common.hpp"
 
 using namespace tessel;

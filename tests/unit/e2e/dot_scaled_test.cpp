@@ -119,6 +119,9 @@ void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB,
   std::vector<int8_t> sa = randomScales(size_t(M) * K / 32, lo, hi), sb = randomScales(size_t(N) * K / 32, lo, hi);
   const int nanRow = M / 2;
   if (scaleA) sa[size_t(nanRow) * K / 32 + K / 32 - 1] = int8_t(uint8_t(255)); // NaN: row nanRow is NaN
+  // NaN in B's first group (B goes through trans): column nanCol is NaN.
+  const int nanCol = N / 3;
+  if (scaleB) sb[size_t(nanCol) * K / 32] = int8_t(uint8_t(255));
   std::vector<double> want(size_t(M) * N);
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
@@ -155,14 +158,18 @@ void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB,
   }
   CHECK(wrong == 0);
   if (scaleA) CHECK(std::isnan(got[size_t(nanRow) * N]));
+  if (scaleB) CHECK(std::isnan(got[size_t(nanCol)]));
 }
 
 } // namespace
 
 // Up to 8 scale groups along K (a matmul's K step) spread by selects in the
 // operand's layout; more go through a reshape: both against float64.
-TEST_CASE("dot_scaled matches float64 with 16 scale groups along K (K = 512)") {
+TEST_CASE("dot_scaled matches float64 with 1, 8 and 16 scale groups along K") {
   check<float8_e4m3fn, float8_e5m2>("gfx950", MxFormat::e4m3, MxFormat::e5m2, true, true, 21, 35, 512, 115, 135);
+  // 8 groups (K = 256), the most spread by selects; 1 group (K = 32) with both scaled.
+  check<float8_e4m3fn, float8_e4m3fn>("gfx942", MxFormat::e4m3, MxFormat::e4m3, true, true, 19, 27, 256, 118, 134);
+  check<float8_e5m2, float8_e4m3fn>("gfx950", MxFormat::e5m2, MxFormat::e4m3, true, true, 23, 17, 32, 110, 140);
 }
 
 // 128 x 128 blocks with K 128 (four scale groups): what Triton's scaled

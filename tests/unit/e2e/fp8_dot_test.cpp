@@ -421,7 +421,7 @@ const CompiledKernel &compileMxMatmul(Device &dev, unsigned wavesPerEu) {
 // compiler asks when the registers alone stop a kernel this close to
 // another wave (retryForOccupancy). An explicit waves_per_eu is the user's:
 // the compiler asks nothing else.
-TEST_CASE("a kernel registers stop just short of another wave is compiled once more for it (gfx950 dot_scaled)") {
+TEST_CASE("a kernel whose registers stop just short of another wave is compiled once more for it (gfx950 dot_scaled)") {
   Device dev = Device::emulator("gfx950");
   const CompiledKernel &k = compileMxMatmul(dev, 0);
   const KernelResources r = kernelResources(k.hsaco, k.name);
