@@ -587,21 +587,27 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   }
   times.translate = lap();
 
-  // 4. AMDGPU code object.
-  if (dumps.wants(DumpItem::Llvm)) {
-    out.setLlvmIR(printed(*llvmModule));
-    dumps.write(DumpItem::Llvm, out.llvmIR());
-  }
-  // The assembly for a dump comes from the module: otherwise the code
-  // generation takes it (no clone; llvmModule keeps its bitcode).
-  std::string assembly;
-  if (dumps.wants(DumpItem::Asm))
-    assembly = generateAmdgpuAssembly(*llvmModule, target);
+  // 4. AMDGPU code object. The dumps come after the retry for occupancy,
+  // from the bitcode it keeps (its waves-per-eu request included), so they
+  // show the code the kernel runs.
   AmdgpuCode code = generateAmdgpuCode(std::move(llvmModule), target, /*verified=*/true); // (translation)
-  if (!options.wavesPerEu &&
-      retryForOccupancy(out.llvmModule, target, code, options.numWarps * target.waveSize, ldsBytes) &&
-      dumps.wants(DumpItem::Asm))
-    assembly = generateAmdgpuAssembly(out.llvmModule, target);
+  if (!options.wavesPerEu)
+    retryForOccupancy(out.llvmModule, target, code, options.numWarps * target.waveSize, ldsBytes);
+  std::string assembly;
+  if (dumps.wants(DumpItem::Llvm) || dumps.wants(DumpItem::Asm)) {
+    llvm::LLVMContext dumpContext;
+    llvm::Expected<std::unique_ptr<llvm::Module>> kept =
+        llvm::parseBitcodeFile(llvm::MemoryBufferRef(out.llvmModule, "kernel"), dumpContext);
+    if (!kept)
+      throw Error("tessel: internal error: the kernel's bitcode does not read back: " +
+                  llvm::toString(kept.takeError()));
+    if (dumps.wants(DumpItem::Llvm)) {
+      out.setLlvmIR(printed(**kept));
+      dumps.write(DumpItem::Llvm, out.llvmIR());
+    }
+    if (dumps.wants(DumpItem::Asm))
+      assembly = generateAmdgpuAssembly(**kept, target);
+  }
   times.optimize = code.times.optimize;
   times.codegen = code.times.codegen;
   times.link = code.times.link;

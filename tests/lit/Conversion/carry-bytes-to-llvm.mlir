@@ -76,3 +76,32 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// A branch that passes poison bytes (the pipeliner's arm that loads nothing)
+// passes poison words, not the bytes or-ed into one: a defined byte sharing a
+// word with a poison one would turn poison. The tile's registers: 4 words.
+// CHECK-LABEL: llvm.func @if_poison(
+// CHECK: llvm.br ^[[JOIN:bb[0-9]+]](%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i32, i32, i32, i32)
+// CHECK: %[[P0:.*]] = llvm.mlir.poison : i32
+// CHECK-NEXT: %[[P1:.*]] = llvm.mlir.poison : i32
+// CHECK-NEXT: %[[P2:.*]] = llvm.mlir.poison : i32
+// CHECK-NEXT: %[[P3:.*]] = llvm.mlir.poison : i32
+// CHECK-NEXT: llvm.br ^[[JOIN]](%[[P0]], %[[P1]], %[[P2]], %[[P3]] : i32, i32, i32, i32)
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @if_poison(%out: !tessel.ptr<i8> {tessel.divisibility = 16 : i32}, %c: i1) {
+    %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %t = arith.trunci %r : tensor<256xi32> to tensor<256xi8>
+    %y = scf.if %c -> (tensor<256xi8>) {
+      scf.yield %t : tensor<256xi8>
+    } else {
+      %p = ub.poison : tensor<256xi8>
+      scf.yield %p : tensor<256xi8>
+    }
+    %os = tessel.splat %out : tensor<256x!tessel.ptr<i8>>
+    %q = tessel.addptr %os, %r : tensor<256x!tessel.ptr<i8>>, tensor<256xi32>
+    tessel.store %q, %y : (tensor<256x!tessel.ptr<i8>>, tensor<256xi8>) -> ()
+    return
+  }
+}

@@ -133,11 +133,19 @@ void mlir::tessel::packByteBlockArguments(Operation *root) {
         passed.append(old.begin() + next, old.begin() + first);
         Value word;
         for (unsigned j = 0; j < count; ++j) {
-          Value part = b.create<LLVM::ZExtOp>(loc, i32, old[first + j]);
+          // A poison byte (the pipeliner's branch that loads nothing) is
+          // passed as 0: or-ing its zext into the word would make the
+          // word's other, defined bytes poison too.
+          Value byte = old[first + j];
+          if (byte.getDefiningOp<LLVM::PoisonOp>() || byte.getDefiningOp<LLVM::UndefOp>())
+            continue;
+          Value part = b.create<LLVM::ZExtOp>(loc, i32, byte);
           if (j > 0)
             part = b.create<LLVM::ShlOp>(loc, part, constant(b, loc, 8 * j));
           word = word ? b.create<LLVM::OrOp>(loc, word, part, /*isDisjoint=*/true) : part;
         }
+        if (!word) // every byte poison
+          word = b.create<LLVM::PoisonOp>(loc, i32);
         passed.push_back(word);
         next = first + count;
       }
