@@ -52,9 +52,9 @@ struct LocalLoadOpConversion : TesselOpToLLVMPattern<LocalLoadOp> {
                        adaptor.getSlot().front(), type);
     SmallVector<Value> regs =
         emitLdsTileRead(rewriter, op.getLoc(), target, type, converter.scalarType(type), slot.base, slot.plan);
-    // A buffer loads to LDS write: its reads are of slots already waited for
-    // (TargetInfo::asyncCopyScopes).
-    // (tessel-pipeline-loops marks those reads.)
+    // A read of a slot that buffer loads to LDS filled (tessel-pipeline-loops
+    // marks it) reads what is already waited for: its loads are marked not to
+    // alias the loads to LDS in flight (TargetInfo::asyncCopyScopes).
     if (op->hasAttr("tessel.async_copied"))
       for (Operation *made = op->getPrevNode(); made && made != last; made = made->getPrevNode())
         if (auto load = dyn_cast<LLVM::LoadOp>(made))

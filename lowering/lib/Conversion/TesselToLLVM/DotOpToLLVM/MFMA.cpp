@@ -112,7 +112,8 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
                                      y = packRegisters(rewriter, loc, bv, operand);
                                if (mfma.getTransposed())
                                  std::swap(x, y);
-                               // cbsz, abid, blgp = 0: no broadcast between blocks.
+                               // The trailing operands: cbsz, abid, blgp = 0 (no broadcast between
+                               // blocks), or for the f8f6f4 rows A's and B's formats and zero scales.
                                SmallVector<Value> args{x, y, d};
                                args.append(trailing);
                                return rewriter
