@@ -633,6 +633,12 @@ private:
         kernel.waves = compileForm(kernel, target_.waveSize);
       } catch (const emu::WaveUnsupported &why) {
         kernel.wavesUnsupported = why.what();
+      } catch (const Error &e) {
+        // A wave form that does not build (its IR does not verify) is the
+        // wave form's gap, not the kernel's: fibers run it, and
+        // TESSEL_EMULATOR_PATH=waves reports why.
+        kernel.waves = {};
+        kernel.wavesUnsupported = std::string("the wave form did not build (an emulator bug): ") + e.what();
       }
       if (const char *v = std::getenv("TESSEL_EMULATOR_REPORT"); v && *v && std::strcmp(v, "0") != 0)
         std::fprintf(stderr, "tessel emulator: kernel '%s' runs %s%s (%.0f ms)\n", kernel.name.c_str(),
@@ -716,12 +722,12 @@ private:
   const KernelForm &formFor(EmulatorKernel &kernel, uint32_t blockSize, bool &waves) {
     const LanePath path = lanePathFromEnvironment();
     const bool hot = path == LanePath::Waves || kernel.waves.entry || kernel.fiberSeconds >= waveAfterSeconds();
-    waves = path != LanePath::Fibers && hot && tryWaves(kernel) && blockSize % target_.waveSize == 0;
+    waves = path != LanePath::Fibers && hot && blockSize % target_.waveSize == 0 && tryWaves(kernel);
     if (path == LanePath::Waves && !waves)
       throw Error("kernel '" + kernel.name + "' cannot run as waves on the emulator (TESSEL_EMULATOR_PATH=waves): " +
-                  (kernel.waves.entry ? "its workgroup of " + std::to_string(blockSize) +
-                                            " threads is not whole waves"
-                                      : kernel.wavesUnsupported));
+                  (blockSize % target_.waveSize ? "its workgroup of " + std::to_string(blockSize) +
+                                                      " threads is not whole waves"
+                                                : kernel.wavesUnsupported));
     if (waves)
       return kernel.waves;
     buildLanes(kernel);

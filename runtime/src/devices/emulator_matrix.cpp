@@ -319,6 +319,23 @@ unsigned matrixWaveSize(int id) { return kInstructions[size_t(id)].wmma ? 32 : 6
 
 bool matrixFormatOperands(int id) { return kInstructions[size_t(id)].f8f6f4; }
 
+
+// The element types of an instruction's A and B for `flags` (below) and the
+// product, shared by the fiber and wave forms.
+void multiplyWaveAs(const MatrixInstruction &mi, uint32_t flags, const Operands *const *lanes, uint32_t wave) {
+  auto format = [](uint32_t code) { return code == 0 ? Elem::Fp8 : Elem::Bf8; };
+  const Elem inA = mi.f8f6f4 ? format((flags >> 3) & 7) : (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
+  const Elem inB = mi.f8f6f4 ? format((flags >> 6) & 7)
+                   : mi.inB != Elem::Same ? mi.inB
+                   : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8
+                                                         : mi.in;
+  const bool ocp = flags & 4;
+  if (mi.intAcc)
+    multiplyWave<int64_t>(mi, inA, inB, ocp, lanes, wave);
+  else
+    multiplyWave<double>(mi, inA, inB, ocp, lanes, wave);
+}
+
 // flags: bit 0, A is unsigned; bit 1, B is unsigned (WMMA iu8's sign
 // operands); bit 2, 8-bit floats are OCP's (gfx950), else FNUZ (gfx942);
 // bits 3-5 and 6-8, an f8f6f4 MFMA's A and B formats (0 E4M3, 1 E5M2).
@@ -342,17 +359,7 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
     const Operands *lanes[64];
     for (unsigned l = 0; l < wave; ++l)
       lanes[l] = reinterpret_cast<const Operands *>(slots[waveBase + l]);
-    auto format = [](uint32_t code) { return code == 0 ? Elem::Fp8 : Elem::Bf8; };
-    const Elem inA = mi.f8f6f4 ? format((flags >> 3) & 7) : (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
-    const Elem inB = mi.f8f6f4 ? format((flags >> 6) & 7)
-                     : mi.inB != Elem::Same ? mi.inB
-                     : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8
-                                                           : mi.in;
-    const bool ocp = flags & 4;
-    if (mi.intAcc)
-      multiplyWave<int64_t>(mi, inA, inB, ocp, lanes, wave);
-    else
-      multiplyWave<double>(mi, inA, inB, ocp, lanes, wave);
+    multiplyWaveAs(mi, flags, lanes, wave);
   }
   wg.waveSync(); // every lane's D is written when the wave meets
   if (!wg.stepCompleted(lane, meeting))
@@ -371,13 +378,7 @@ void matrixMultiplyWave(int id, uint32_t flags, const uint8_t *a, const uint8_t 
     operands[l] = Operands{a + size_t(l) * aBytes, b + size_t(l) * bBytes, c + size_t(l) * cBytes, d + size_t(l) * dBytes};
     lanes[l] = &operands[l];
   }
-  const Elem inA = (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
-  const Elem inB = mi.inB != Elem::Same ? mi.inB : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8 : mi.in;
-  const bool ocp = flags & 4;
-  if (mi.intAcc)
-    multiplyWave<int64_t>(mi, inA, inB, ocp, lanes, wave);
-  else
-    multiplyWave<double>(mi, inA, inB, ocp, lanes, wave);
+  multiplyWaveAs(mi, flags, lanes, wave);
 }
 
 } // namespace tessel::emu

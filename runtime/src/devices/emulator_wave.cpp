@@ -563,9 +563,9 @@ Value *WaveBuilder::emitLaneOp(llvm::IRBuilder<> &b, Instruction &inst) {
   if (auto *sel = llvm::dyn_cast<llvm::SelectInst>(&inst)) {
     Value *c = sel->getCondition();
     Value *cv;
-    if (!isVarying(c))
+    if (!isVarying(c) && !c->getType()->isVectorTy())
       cv = scalar(c); // one choice for the wave
-    else if (c->getType()->isVectorTy())
+    else if (c->getType()->isVectorTy()) // a choice per element: per element of each lane
       cv = vec(b, c);
     else
       cv = repeatLanes(b, vec(b, c), perLane(sel->getType()));

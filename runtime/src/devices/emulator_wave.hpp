@@ -36,8 +36,11 @@ inline constexpr const char *kLaneCheckName = "tessel_emu_check_lanes";
 // masked. Memory accesses of lane values become gathers and scatters in lane
 // order (contiguous ones vector loads and stores), cross-lane operations
 // vector shuffles from the ISA's definitions, calls without a vector form a
-// loop over the lanes. The lockstep pass's wave meetings disappear: every
-// lane executes an instruction before any lane executes the next.
+// loop over the lanes. Every lane executes an instruction before any lane
+// executes the next, so within the wave the lockstep pass's meetings order
+// nothing; they stay as the points where, with several waves in a
+// workgroup, a wave's fiber yields to the next (waves interleave as the
+// fibers' do).
 //
 // Throws WaveUnsupported for what the wave form does not cover (the module
 // is then to be dropped): other divergent control flow, private memory,

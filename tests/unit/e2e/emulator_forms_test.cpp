@@ -75,6 +75,16 @@ void swap_zeros(Ptr<i32> words, Const<int> B) {
   atomic_cas(words + offs, full<int32_t>({B}, 0), full<int32_t>({B}, 1), offs < B);
 }
 
+// A 16 x 16 dot of two tiles (one wave): 16x16x32 fp8 MFMAs, whose operands
+// and accumulator fit the wave form's limits (f16 lane values stay on
+// fibers).
+template <class E> void small_dot(Ptr<E> a, Ptr<E> b, Ptr<f32> c, Const<int> K) {
+  auto r = arange(0, 16), k = arange(0, K);
+  auto ta = load(a + expand_dims(r, 1) * K + expand_dims(k, 0));
+  auto tb = load(b + expand_dims(k, 1) * 16 + expand_dims(r, 0));
+  store(c + expand_dims(r, 1) * 16 + expand_dims(r, 0), dot(ta, tb));
+}
+
 } // namespace
 
 TEST_CASE("emulator forms: softmax is the same bytes as waves and as fibers, wave64 and wave32") {
@@ -236,4 +246,34 @@ TEST_CASE("emulator forms: TESSEL_EMULATOR_PATH=waves names why a kernel cannot 
   CHECK(counts.download() == std::vector<int32_t>(64, 1));
   ScopedEnv bad("TESSEL_EMULATOR_PATH", "sideways");
   CHECK(contains(errorOf([&] { kernel.launch(dev, {1}, {.num_warps = 1}, counts, 64); }), "takes auto, fibers or waves"));
+}
+
+// The wave form runs a matrix instruction for the whole wave from the
+// lanes' registers side by side (TESSEL_EMULATOR_WAVE_MATRIX=1; off by
+// default for its compile time): the same bytes as the fibers' meeting.
+TEST_CASE("emulator forms: matrix instructions give the same bytes as waves and as fibers (fp8, gfx942, gfx950)") {
+  ScopedEnv matrix("TESSEL_EMULATOR_WAVE_MATRIX", "1");
+  auto check = [&]<class E>(const char *arch, int K) {
+    Device dev = Device::emulator(arch);
+    std::vector<E> ha(16 * K), hb(K * 16);
+    auto fa = randomFloats(ha.size(), -2, 2), fb = randomFloats(hb.size(), -2, 2);
+    for (size_t i = 0; i < ha.size(); ++i) ha[i] = E(fa[i]);
+    for (size_t i = 0; i < hb.size(); ++i) hb[i] = E(fb[i]);
+    auto a = dev.upload(ha), b = dev.upload(hb);
+    auto c = dev.upload(std::vector<float>(256, std::nanf("")));
+    auto [waves, fibers] = bothForms(
+        [&] { jit<small_dot<E>>().launch(dev, {1}, {.num_warps = 1}, a, b, c, K); }, [&] { return bytesOf(c); });
+    CHECK(waves == fibers);
+    std::vector<float> got = c.download();
+    double worst = 0;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        double want = 0;
+        for (int k = 0; k < K; ++k) want += double(float(ha[i * K + k])) * double(float(hb[k * 16 + j]));
+        worst = std::max(worst, std::fabs(got[i * 16 + j] - want));
+      }
+    CHECK(worst < 1e-3);
+  };
+  check.operator()<float8_e4m3fnuz>("gfx942", 32);
+  check.operator()<float8_e4m3fn>("gfx950", 32);
 }
