@@ -68,7 +68,7 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module &module, SanitizeM
     std::vector<Access> accesses;
     for (llvm::Function &f : module)
       for (llvm::Instruction &inst : llvm::instructions(f))
-        if (auto access = accessOf(inst)) {
+        if (auto access = accessOf(inst); access && !inst.getMetadata(kLanesCheckedMetadata)) {
           unsigned space = inst.getOperand(access->pointerOperand)->getType()->getPointerAddressSpace();
           if (space == kGlobalAddressSpace || space == kLdsAddressSpace)
             accesses.push_back(*access);

@@ -325,7 +325,7 @@ void WaveBuilder::analyze() {
   // Host code generation time grows with the vector elements the kernel
   // makes (e2e dot tests: 7616 elements 0.1 s, 15872 1.2 s, against ~0.05 s
   // for the fiber form); past kMaxWaveElements the kernel stays on fibers.
-  if (const char *v = std::getenv("TESSEL_DEBUG_WAVE_ELEMENTS"))
+  if (std::getenv("TESSEL_DEBUG_WAVE_ELEMENTS"))
     std::fprintf(stderr, "tessel emulator: wave form of '%s': %llu lane elements, %llu shuffled\n",
                  f_.getName().str().c_str(), static_cast<unsigned long long>(elements),
                  static_cast<unsigned long long>(shuffled));

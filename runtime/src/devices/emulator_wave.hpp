@@ -25,6 +25,11 @@ struct WaveUnsupported : std::runtime_error {
 // holds the access's kind (AccessSite::Kind) until instrumentMemoryAccesses
 // gives it its site.
 inline constexpr const char *kLaneCheckName = "tessel_emu_check_lanes";
+// Metadata on the wave form's own whole-wave loads and stores, whose lanes
+// kLaneCheckName already checked: the sanitizer's instrumentation leaves
+// them alone (checked again as one range, lanes running into a neighbouring
+// buffer read as out of bounds).
+inline constexpr const char *kLanesCheckedMetadata = "tessel.emu.lanes_checked";
 
 // Rewrites `kernel` (an AMDGPU kernel after insertLockstepMeetings, before
 // its intrinsics are retargeted) in place into its wave form for waves of

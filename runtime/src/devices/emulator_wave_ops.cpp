@@ -70,6 +70,11 @@ void WaveBuilder::checkLanes(llvm::IRBuilder<> &b, llvm::Instruction &access, Va
   pointers = b.CreateLoad(type, slots);
 }
 
+void WaveBuilder::markLanesChecked(Value *access) {
+  if (auto *inst = llvm::dyn_cast<llvm::Instruction>(access))
+    inst->setMetadata(kLanesCheckedMetadata, llvm::MDNode::get(ctx_, {}));
+}
+
 // Whether every pointer is the first + its index * elementBytes.
 Value *WaveBuilder::contiguous(llvm::IRBuilder<> &b, Value *pointers, unsigned elementBytes) {
   const unsigned count = llvm::cast<llvm::FixedVectorType>(pointers->getType())->getNumElements();
@@ -95,6 +100,7 @@ Value *WaveBuilder::loadLanes(llvm::IRBuilder<> &b, llvm::Type *element, Value *
   Value *zero = llvm::Constant::getNullValue(type);
   Value *denseValue = mask ? static_cast<Value *>(b.CreateMaskedLoad(type, first, align, mask, zero))
                            : b.CreateAlignedLoad(type, first, align);
+  markLanesChecked(denseValue);
   b.CreateBr(join);
   b.SetInsertPoint(gather);
   Value *all = mask ? mask : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b.getInt1Ty(), count));
@@ -116,10 +122,8 @@ void WaveBuilder::storeLanes(llvm::IRBuilder<> &b, Value *values, Value *pointer
   b.CreateCondBr(contiguous(b, pointers, bytes), dense, scatter);
   b.SetInsertPoint(dense);
   Value *first = b.CreateExtractElement(pointers, uint64_t(0));
-  if (mask)
-    b.CreateMaskedStore(values, first, align, mask);
-  else
-    b.CreateAlignedStore(values, first, align);
+  markLanesChecked(mask ? static_cast<Value *>(b.CreateMaskedStore(values, first, align, mask))
+                        : b.CreateAlignedStore(values, first, align));
   b.CreateBr(join);
   b.SetInsertPoint(scatter);
   Value *all = mask ? mask : llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b.getInt1Ty(), type->getNumElements()));
