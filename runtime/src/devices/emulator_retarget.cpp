@@ -71,6 +71,19 @@ void rewriteBallot(CallInst &call, Module &module) {
   call.eraseFromParent();
 }
 
+// ds.read.tr8.b64 / ds.read.tr16.b64 (gfx950's LDS transpose loads): this
+// lane's 8 bytes at its LDS address (an ordinary load, which the sanitizer
+// checks), then the wave's exchange (tessel_emu_ds_read_tr).
+void rewriteDsReadTranspose(CallInst &call, Module &module) {
+  IRBuilder<> b(&call);
+  const int32_t elemBytes = call.getCalledFunction()->getName().starts_with("llvm.amdgcn.ds.read.tr8.") ? 1 : 2;
+  Value *loaded = b.CreateAlignedLoad(b.getInt64Ty(), call.getArgOperand(0), llvm::Align(8));
+  auto callee = module.getOrInsertFunction("tessel_emu_ds_read_tr", b.getInt64Ty(), b.getInt64Ty(), b.getInt32Ty());
+  Value *result = b.CreateCall(callee, {loaded, b.getInt32(elemBytes)});
+  call.replaceAllUsesWith(b.CreateBitCast(result, call.getType()));
+  call.eraseFromParent();
+}
+
 // The AMDGPU intrinsics the emulator runs. Anything else named
 // llvm.amdgcn.* is an error that names it.
 const IntrinsicRule kIntrinsicRules[] = {
@@ -85,6 +98,8 @@ const IntrinsicRule kIntrinsicRules[] = {
     {"llvm.amdgcn.s.barrier", false, "tessel_emu_barrier", false, true, nullptr},
     {"llvm.amdgcn.wave.barrier", false, "tessel_emu_wave_barrier", false, true, nullptr},
     {"llvm.amdgcn.ds.bpermute", false, "tessel_emu_ds_bpermute", false, true, nullptr},
+    {"llvm.amdgcn.ds.read.tr8.b64", true, nullptr, false, true, &rewriteDsReadTranspose},
+    {"llvm.amdgcn.ds.read.tr16.b64", true, nullptr, false, true, &rewriteDsReadTranspose},
     {"llvm.amdgcn.readfirstlane.i32", false, "tessel_emu_readfirstlane", false, true, nullptr},
     {"llvm.amdgcn.readlane", true, nullptr, false, true, &rewriteReadlane},
     {"llvm.amdgcn.ballot", true, nullptr, false, true, &rewriteBallot},

@@ -418,6 +418,32 @@ static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
       uint32_t(data), [&](uint32_t) { return int64_t((uint32_t(byteAddress) >> 2) & (waveSize - 1)); }, 0, 0));
 }
 
+// DS_READ_B64_TR_B8 / DS_READ_B64_TR_B16 (CDNA4 ISA, section 11.4, "LDS
+// transpose loads"; gfx950): `loaded` is the 8 bytes this lane read at its
+// own address, as E = 8 / elemBytes elements. The wave's lanes form groups
+// of 16 that do not mix; row j of a group's E x 16 tile is the reads of its
+// lanes R * j .. R * j + R - 1 side by side (R = 16 / E), and lane l of the
+// group receives column l: its element j is element l % E of the read of
+// group lane R * j + l / E. (AMD's rocRoller TransposeLoadsTest expects this
+// on gfx950, as do Triton's ds_read_tr layouts; tests/unit/devices checks
+// rocjitsu's b16 reference vectors.)
+static int64_t tessel_emu_ds_read_tr(int64_t loaded, int32_t elemBytes) {
+  tessel::emu::FiberWorkgroup &wg = tessel::emu::currentWorkgroup();
+  const uint32_t lane = wg.currentLane(), group = lane & ~15u, inGroup = lane & 15u;
+  uint64_t *slots = wg.exchangeSlots(lane);
+  slots[lane] = uint64_t(loaded);
+  wg.waveSync();
+  const uint32_t elems = 8u / uint32_t(elemBytes), rows = 16u / elems, bits = 8u * uint32_t(elemBytes);
+  const uint64_t mask = (uint64_t(1) << bits) - 1;
+  uint64_t result = 0;
+  for (uint32_t j = 0; j < elems; ++j) {
+    const uint32_t from = group + rows * j + inGroup / elems; // a lane past the workgroup reads 0
+    const uint64_t read = from < wg.blockSize() ? slots[from] : 0;
+    result |= ((read >> (bits * (inGroup % elems))) & mask) << (bits * j);
+  }
+  return int64_t(result);
+}
+
 // V_PERMLANEX16_B32 (permlaneX16SourceLane). Every lane
 // is active here (waveSync requires all), so FI (fetch inactive) changes
 // nothing; a source lane past the workgroup gives 0 under bound_ctrl, else `old`.
@@ -551,6 +577,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       TESSEL_EMU_SYMBOL(tessel_emu_dispatch_ptr),   TESSEL_EMU_SYMBOL(tessel_emu_lds_base),
       TESSEL_EMU_SYMBOL(tessel_emu_barrier),        TESSEL_EMU_SYMBOL(tessel_emu_wave_barrier),
       TESSEL_EMU_SYMBOL(tessel_emu_ds_bpermute),    TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b32),
+      TESSEL_EMU_SYMBOL(tessel_emu_ds_read_tr),
       TESSEL_EMU_SYMBOL(tessel_emu_permlanex16),    TESSEL_EMU_SYMBOL(tessel_emu_readlane),
       TESSEL_EMU_SYMBOL(tessel_emu_update_dpp_b64), TESSEL_EMU_SYMBOL(tessel_emu_implicitarg_ptr),
       TESSEL_EMU_SYMBOL(tessel_emu_matrix),         TESSEL_EMU_SYMBOL(tessel_emu_matrix_wave),         TESSEL_EMU_SYMBOL(tessel_emu_check_global),

@@ -349,3 +349,112 @@ entry:
     CHECK(uint32_t(got[2 * t + 1]) == uint32_t(want >> 32));
   }
 }
+
+// DS_READ_B64_TR_B8 / _B16 (gfx950; CDNA4 ISA section 11.4): every lane reads
+// 8 bytes at its own LDS address; in each group of 16 lanes, lane l receives
+// column l of the E x 16 tile whose row j is the reads of lanes R*j ..
+// R*j + R - 1 (E elements a lane, R = 16 / E). Checked against reference
+// vectors from AMD's own sources, and against that rule with addresses the
+// lanes gather in any order (a workgroup of two waves).
+TEST_CASE("emulator: ds_read_b64_tr_b8 and _b16 transpose a group of 16 lanes' reads") {
+  Device dev = Device::emulator("gfx950"); // wave64
+  CompiledKernel k = kernelFromIR("tr", R"(
+@lds = internal addrspace(3) global [2048 x i8] poison, align 16
+declare <2 x i32> @llvm.amdgcn.ds.read.tr8.b64.v2i32(ptr addrspace(3))
+declare <4 x i16> @llvm.amdgcn.ds.read.tr16.b64.v4i16(ptr addrspace(3))
+define amdgpu_kernel void @tr(ptr addrspace(1) %bytes, ptr addrspace(1) %addrs, ptr addrspace(1) %out8, ptr addrspace(1) %out16) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %t64 = zext i32 %tid to i64
+  %ps = getelementptr <4 x i32>, ptr addrspace(1) %bytes, i64 %t64
+  %v = load <4 x i32>, ptr addrspace(1) %ps, align 16
+  %pl = getelementptr <4 x i32>, ptr addrspace(3) @lds, i32 %tid
+  store <4 x i32> %v, ptr addrspace(3) %pl, align 16
+  fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire
+  %pa = getelementptr i32, ptr addrspace(1) %addrs, i64 %t64
+  %a = load i32, ptr addrspace(1) %pa, align 4
+  %p = getelementptr i8, ptr addrspace(3) @lds, i32 %a
+  %r8 = call <2 x i32> @llvm.amdgcn.ds.read.tr8.b64.v2i32(ptr addrspace(3) %p)
+  %r16 = call <4 x i16> @llvm.amdgcn.ds.read.tr16.b64.v4i16(ptr addrspace(3) %p)
+  %p8 = getelementptr <2 x i32>, ptr addrspace(1) %out8, i64 %t64
+  store <2 x i32> %r8, ptr addrspace(1) %p8, align 8
+  %p16 = getelementptr <4 x i16>, ptr addrspace(1) %out16, i64 %t64
+  store <4 x i16> %r16, ptr addrspace(1) %p16, align 8
+  ret void
+}
+)", 4);
+  auto loaded = dev.impl().load(k);
+  constexpr int kThreads = 128, kLdsBytes = 2048;
+  auto bytes = dev.alloc<uint8_t>(kLdsBytes);
+  auto addrs = dev.alloc<int32_t>(kThreads);
+  auto out8 = dev.alloc<uint8_t>(kThreads * 8);
+  auto out16 = dev.alloc<uint16_t>(kThreads * 4);
+  auto run = [&](const std::vector<uint8_t> &lds, const std::vector<int32_t> &addr) {
+    bytes.copyFrom(lds);
+    addrs.copyFrom(addr);
+    auto args = pointerKernarg({bytes.devicePtr(), addrs.devicePtr(), out8.devicePtr(), out16.devicePtr()});
+    dev.impl().launch(*loaded, {1, 1, 1}, kThreads, args.data(), args.size());
+  };
+  std::vector<uint8_t> lds(kLdsBytes);
+  std::vector<int32_t> addr(kThreads);
+
+  SUBCASE("b16: rocjitsu's reference (halfword h at 8t + 2h holds 0x1200 + 0x11t + h)") {
+    for (int t = 0; t < 64; ++t)
+      for (int h = 0; h < 4; ++h) {
+        const uint16_t v = uint16_t(0x1200 + 0x11 * t + h);
+        std::memcpy(&lds[size_t(8 * t + 2 * h)], &v, 2);
+      }
+    for (int t = 0; t < kThreads; ++t)
+      addr[size_t(t)] = 8 * (t % 64);
+    run(lds, addr);
+    auto got = out16.download();
+    auto dwords = [&](int lane) {
+      return std::pair<uint32_t, uint32_t>{uint32_t(got[size_t(4 * lane)]) | uint32_t(got[size_t(4 * lane + 1)]) << 16,
+                                           uint32_t(got[size_t(4 * lane + 2)]) | uint32_t(got[size_t(4 * lane + 3)]) << 16};
+    };
+    for (int wave : {0, 64}) {
+      CHECK(dwords(wave + 0) == std::pair<uint32_t, uint32_t>{0x12441200u, 0x12cc1288u});
+      CHECK(dwords(wave + 5) == std::pair<uint32_t, uint32_t>{0x12561212u, 0x12de129au});
+      CHECK(dwords(wave + 16) == std::pair<uint32_t, uint32_t>{0x13541310u, 0x13dc1398u});
+      CHECK(dwords(wave + 63) == std::pair<uint32_t, uint32_t>{0x15aa1566u, 0x163215eeu});
+    }
+  }
+  SUBCASE("b8: lanes pointing at 8 * (l % 16) read byte j = LDS[16 j + l % 16]") {
+    for (int i = 0; i < kLdsBytes; ++i)
+      lds[size_t(i)] = uint8_t(i * 7 + 3);
+    for (int t = 0; t < kThreads; ++t)
+      addr[size_t(t)] = 8 * (t % 16);
+    run(lds, addr);
+    auto got = out8.download();
+    for (int t = 0; t < kThreads; ++t)
+      for (int j = 0; j < 8; ++j) {
+        CAPTURE(t);
+        CAPTURE(j);
+        CHECK(got[size_t(8 * t + j)] == lds[size_t(16 * j + t % 16)]);
+      }
+  }
+  SUBCASE("any addresses: each group's reads, transposed") {
+    uint32_t seed = 12345;
+    auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+    for (uint8_t &b : lds)
+      b = uint8_t(next() >> 24);
+    for (int t = 0; t < kThreads; ++t)
+      addr[size_t(t)] = int32_t(8 * (next() % (kLdsBytes / 8)));
+    run(lds, addr);
+    auto got8 = out8.download();
+    auto got16 = out16.download();
+    for (int t = 0; t < kThreads; ++t) {
+      CAPTURE(t);
+      const int group = t & ~15, l = t & 15;
+      for (int j = 0; j < 8; ++j) // E = 8, R = 2
+        CHECK(got8[size_t(8 * t + j)] == lds[size_t(addr[size_t(group + 2 * j + l / 8)] + l % 8)]);
+      for (int j = 0; j < 4; ++j) { // E = 4, R = 4
+        uint16_t want;
+        std::memcpy(&want, &lds[size_t(addr[size_t(group + 4 * j + l / 4)] + 2 * (l % 4))], 2);
+        CHECK(got16[size_t(4 * t + j)] == want);
+      }
+    }
+  }
+}

@@ -107,6 +107,13 @@ struct TargetFacts {
   // Triton uses them on gfx950 only, too).
   unsigned directLdsLoadBytes = 0;
 
+  // DS_READ_B64_TR_B8 / DS_READ_B64_TR_B16 (gfx950; CDNA4 ISA 11.4): each
+  // lane reads 8 bytes at its own LDS address and every group of 16 lanes
+  // transposes them, so a tile kept in LDS along one dim reaches registers
+  // that run along another (B stored [K, N] row-major, read K-contiguous
+  // for the matrix cores) in 8-byte reads (ldsTransposedRead).
+  bool ldsTransposeReads = false;
+
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.
   std::vector<MatrixInstr> matrixInstrsFor(DType operand, DType accumulator) const;

@@ -15,9 +15,10 @@ struct Slot {
   Value base;
   LdsStaging plan;
 };
-Slot slotOf(OpBuilder &b, Location loc, LdsType lds, Value buffer, Value slot, RankedTensorType type) {
+Slot slotOf(OpBuilder &b, Location loc, LdsType lds, Value buffer, Value slot, RankedTensorType type,
+            bool transposeReads = false) {
   Value start = b.create<LLVM::AddOp>(loc, buffer, b.create<LLVM::MulOp>(loc, slot, i32Value(b, loc, lds.slotBytes())));
-  return {start, ldsAccessPlan(lds, type)};
+  return {start, ldsAccessPlan(lds, type, transposeReads)};
 }
 
 struct LocalAllocOpConversion : TesselOpToLLVMPattern<LocalAllocOp> {
@@ -49,7 +50,7 @@ struct LocalLoadOpConversion : TesselOpToLLVMPattern<LocalLoadOp> {
     RankedTensorType type = op.getType();
     Operation *last = op->getPrevNode();
     Slot slot = slotOf(rewriter, op.getLoc(), op.getBuffer().getType(), adaptor.getBuffer().front(),
-                       adaptor.getSlot().front(), type);
+                       adaptor.getSlot().front(), type, target.hasLdsTransposeReads());
     SmallVector<Value> regs =
         emitLdsTileRead(rewriter, op.getLoc(), target, type, converter.scalarType(type), slot.base, slot.plan);
     // A read of a slot that buffer loads to LDS filled (tessel-pipeline-loops

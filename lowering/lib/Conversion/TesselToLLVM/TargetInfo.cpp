@@ -226,6 +226,20 @@ Value TargetInfo::ldsLoad(OpBuilder &b, Location loc, Value address, Type t) con
   return t.isInteger(1) ? Value(b.create<LLVM::TruncOp>(loc, t, v)) : v;
 }
 
+bool TargetInfo::hasLdsTransposeReads() const { return facts_ && facts_->ldsTransposeReads; }
+
+Value TargetInfo::ldsTransposedLoad(OpBuilder &b, Location loc, Value address, Type elem, int64_t elems) const {
+  // ds_read_b64_tr_b8 returns two dwords (LLVM's <2 x i32>); _b16 four
+  // 16-bit elements of the type asked for.
+  const bool bytes = elem.getIntOrFloatBitWidth() == 8;
+  Type result = bytes ? VectorType::get({2}, b.getI32Type()) : VectorType::get({elems}, elem);
+  Value v = b.create<LLVM::CallIntrinsicOp>(
+                 loc, result, b.getStringAttr(bytes ? "llvm.amdgcn.ds.read.tr8.b64" : "llvm.amdgcn.ds.read.tr16.b64"),
+                 ValueRange{ldsPointer(b, loc, address)})
+                .getResult(0);
+  return bytes ? Value(b.create<LLVM::BitcastOp>(loc, VectorType::get({elems}, elem), v)) : v;
+}
+
 void TargetInfo::ldsStore(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const {
   ldsStore(b, loc, planned(b, loc, op, byteOffset), v);
 }

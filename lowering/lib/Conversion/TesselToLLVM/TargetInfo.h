@@ -88,6 +88,11 @@ public:
   // Accesses at `address`: bytes from the start of the module's LDS.
   void ldsStore(OpBuilder &b, Location loc, Value address, Value v) const;
   Value ldsLoad(OpBuilder &b, Location loc, Value address, Type t) const;
+  // Whether the target has LDS transpose reads (TargetFacts::ldsTransposeReads),
+  // and one: 8 bytes at `address` as `elems` elements of `elem` (i8 or a
+  // 16-bit type), exchanged in each group of 16 lanes (ldsTransposedRead).
+  bool hasLdsTransposeReads() const;
+  Value ldsTransposedLoad(OpBuilder &b, Location loc, Value address, Type elem, int64_t elems) const;
 
   // The LDS pointer `address` bytes from the start of the module's LDS.
   Value ldsAddress(OpBuilder &b, Location loc, Value address) const;

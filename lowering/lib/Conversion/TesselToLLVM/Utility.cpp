@@ -79,7 +79,11 @@ static Value idContribution(OpBuilder &b, Location loc, ArrayRef<LinearLayout::B
 SmallVector<Value> mlir::tessel::emitCoordinates(OpBuilder &b, Location loc,
                                                  const TargetInfo &target, RankedTensorType type,
                                                  unsigned dim) {
-  LinearLayout layout = getLinearLayout(type);
+  return emitCoordinates(b, loc, target, getLinearLayout(type), dim);
+}
+
+SmallVector<Value> mlir::tessel::emitCoordinates(OpBuilder &b, Location loc, const TargetInfo &target,
+                                                 const LinearLayout &layout, unsigned dim) {
   Value lane, wave;
   if (!layout.laneBitsAlong(dim).empty())
     lane = idContribution(b, loc, layout.laneBases(), target.laneId(b, loc), target.laneIdBits(),
@@ -109,13 +113,19 @@ SmallVector<SmallVector<Value>> mlir::tessel::emitRegisterCoords(OpBuilder &b, L
   auto type = dyn_cast<RankedTensorType>(t);
   if (!type)
     return {SmallVector<Value>()};
+  return emitRegisterCoords(b, loc, target, getLinearLayout(type));
+}
+
+SmallVector<SmallVector<Value>> mlir::tessel::emitRegisterCoords(OpBuilder &b, Location loc,
+                                                                 const TargetInfo &target,
+                                                                 const LinearLayout &layout) {
   SmallVector<SmallVector<Value>> perDim;
-  for (unsigned d = 0; d < type.getRank(); ++d)
-    perDim.push_back(emitCoordinates(b, loc, target, type, d));
-  int64_t n = registersPerThread(type);
+  for (unsigned d = 0; d < layout.rank(); ++d)
+    perDim.push_back(emitCoordinates(b, loc, target, layout, d));
+  int64_t n = layout.numRegisters();
   SmallVector<SmallVector<Value>> out(n);
   for (int64_t r = 0; r < n; ++r)
-    for (unsigned d = 0; d < type.getRank(); ++d)
+    for (unsigned d = 0; d < layout.rank(); ++d)
       out[r].push_back(perDim[d][r]);
   return out;
 }
@@ -240,11 +250,13 @@ namespace {
 // register's offset is emitted from its coordinates.
 class StagedAddresses {
 public:
+  // `layout`: the registers whose addresses these are, when not the tile's
+  // own (a transposed read's loading layout).
   StagedAddresses(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type, Value base,
-                  const LdsStaging &plan)
-      : b_(b), loc_(loc), type_(type), base_(base), plan_(plan), layout_(getLinearLayout(type)),
-        elemBytes_(ldsElementBytes(type)) {
-    coords_ = emitRegisterCoords(b, loc, target, type);
+                  const LdsStaging &plan, std::optional<LinearLayout> layout = std::nullopt)
+      : b_(b), loc_(loc), type_(type), base_(base), plan_(plan),
+        layout_(layout ? std::move(*layout) : getLinearLayout(type)), elemBytes_(ldsElementBytes(type)) {
+    coords_ = emitRegisterCoords(b, loc, target, layout_);
     linear_ = plan.pad == 0 || plan.order.size() < 2;
     for (int64_t e : type.getShape())
       linear_ &= llvm::isPowerOf2_64(uint64_t(e));
@@ -322,8 +334,31 @@ void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo
 SmallVector<Value> mlir::tessel::emitLdsTileRead(OpBuilder &b, Location loc, const TargetInfo &target,
                                                  RankedTensorType type, Type elem, Value base,
                                                  const LdsStaging &plan) {
-  StagedAddresses addresses(b, loc, target, type, base, plan);
   SmallVector<Value> out(registersPerThread(type));
+  if (plan.transposedRead) {
+    // Each read's addresses are the loading layout's; its element e fills
+    // this thread's register r with the moved bits spelling e.
+    std::optional<LdsTransposedRead> read = ldsTransposedRead(type, plan);
+    assert(read && "a plan reads transposed what ldsTransposedRead cannot");
+    StagedAddresses addresses(b, loc, target, type, base, plan, read->loading);
+    uint64_t moved = 0;
+    for (unsigned bit : read->moved)
+      moved |= uint64_t(1) << bit;
+    for (int64_t r = 0; r < int64_t(out.size()); ++r) {
+      if (uint64_t(r) & moved)
+        continue;
+      Value v = target.ldsTransposedLoad(b, loc, addresses.at(r), elem, read->elems);
+      for (int64_t e = 0; e < read->elems; ++e) {
+        int64_t reg = r;
+        for (size_t i = 0; i < read->moved.size(); ++i)
+          if (e >> i & 1)
+            reg |= int64_t(1) << read->moved[i];
+        out[reg] = b.create<LLVM::ExtractElementOp>(loc, v, i32Value(b, loc, e));
+      }
+    }
+    return out;
+  }
+  StagedAddresses addresses(b, loc, target, type, base, plan);
   Type access = plan.readVec == 1 ? elem : Type(VectorType::get({plan.readVec}, elem));
   for (ArrayRef<int64_t> run : ldsRuns(type, plan.order.front(), plan.readVec)) {
     Value v = target.ldsLoad(b, loc, addresses.at(run.front()), access);

@@ -19,10 +19,14 @@ Value constantValue(OpBuilder &b, Location loc, Type type, TypedAttr value);
 // Coordinates (i32) along `dim` of every register of a tile of `type`.
 SmallVector<Value> emitCoordinates(OpBuilder &b, Location loc, const TargetInfo &target,
                                    RankedTensorType type, unsigned dim);
+SmallVector<Value> emitCoordinates(OpBuilder &b, Location loc, const TargetInfo &target,
+                                   const LinearLayout &layout, unsigned dim);
 // Per register, its coordinates in every dim; a scalar is one register
 // with no coordinates.
 SmallVector<SmallVector<Value>> emitRegisterCoords(OpBuilder &b, Location loc,
                                                    const TargetInfo &target, Type type);
+SmallVector<SmallVector<Value>> emitRegisterCoords(OpBuilder &b, Location loc, const TargetInfo &target,
+                                                   const LinearLayout &layout);
 // The id bits `bits` of `id` (a lane or wave id), packed: this thread's
 // coordinate among the lanes (waves) that hold distinct data along a dim.
 // `idWidth`: the bits the id has (TargetInfo::laneIdBits, waveIdBits).

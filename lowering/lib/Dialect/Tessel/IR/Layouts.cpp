@@ -365,11 +365,56 @@ int64_t alignedVec(int64_t vec, const LdsStaging &plan, int64_t row) {
 }
 } // namespace
 
-LdsStaging mlir::tessel::ldsAccessPlan(LdsType lds, RankedTensorType type) {
+LdsStaging mlir::tessel::ldsAccessPlan(LdsType lds, RankedTensorType type, bool transposeReads) {
   LdsStaging plan = lds.staging();
   int64_t vec = alignedVec(ldsVectorElems(type, plan.order.front()), plan, type.getDimSize(plan.order.front()));
   plan.writeVec = plan.readVec = vec;
+  if (transposeReads)
+    if (std::optional<LdsTransposedRead> read = ldsTransposedRead(type, plan)) {
+      plan.transposedRead = true;
+      plan.readVec = read->elems;
+    }
   return plan;
+}
+
+std::optional<LdsTransposedRead> mlir::tessel::ldsTransposedRead(RankedTensorType type, const LdsStaging &plan) {
+  const int64_t elemBytes = ldsElementBytes(type);
+  if ((elemBytes != 1 && elemBytes != 2) || plan.order.size() < 2 || !type.getEncoding())
+    return std::nullopt;
+  const int64_t elems = 8 / elemBytes;
+  const unsigned k = unsigned(log2Of(elems)), along = plan.order.front(), rank = type.getRank();
+  // A read as wide as 8 bytes along the buffer's order needs no transposing.
+  if (ldsVectorElems(type, along) * elemBytes >= 8)
+    return std::nullopt;
+  LinearLayout layout = getLinearLayout(type);
+  ArrayRef<LinearLayout::Basis> lanes = layout.laneBases();
+  if (lanes.size() < 4)
+    return std::nullopt;
+  for (unsigned i = 0; i < k; ++i)
+    for (unsigned d = 0; d < rank; ++d)
+      if (lanes[i][d] != (d == along ? int64_t(1) << i : 0))
+        return std::nullopt;
+  // Each read's E elements fill a run of registers along another dim (the
+  // longest: a matrix operand's K run).
+  SmallVector<unsigned> moved;
+  for (unsigned d = 0; d < rank; ++d) {
+    SmallVector<unsigned> bits = layout.registerRunBits(d);
+    if (d != along && bits.size() >= k && bits.size() > moved.size())
+      moved = bits;
+  }
+  if (moved.size() < k || alignedVec(elems, plan, type.getDimSize(along)) != elems)
+    return std::nullopt;
+  moved.resize(k);
+  SmallVector<LinearLayout::Basis> registers(layout.registerBases()), loadingLanes(lanes);
+  for (unsigned i = 0; i < k; ++i) {
+    registers[moved[i]] = lanes[i];
+    loadingLanes[4 - k + i] = layout.registerBases()[moved[i]];
+  }
+  for (unsigned i = 0; i < 4 - k; ++i)
+    loadingLanes[i] = lanes[k + i];
+  return LdsTransposedRead{LinearLayout(type.getShape(), registers, loadingLanes,
+                                        SmallVector<LinearLayout::Basis>(layout.waveBases())),
+                           moved, elems};
 }
 
 namespace {
@@ -382,20 +427,21 @@ namespace {
 class LdsAccesses {
 public:
   LdsAccesses(RankedTensorType type, unsigned dim, int64_t vec) : shape_(type.getShape()) {
-    constexpr int64_t kBytesPerCycle = kBanks * kBankBytes;
-    LinearLayout layout = getLinearLayout(type);
-    elemBytes_ = ldsElementBytes(type);
-    bytes_ = vec * elemBytes_;
-    lanes_ = int64_t(1) << layout.laneBases().size();
-    group_ = std::min(lanes_, kBytesPerCycle / std::max(bytes_, kBankBytes));
-    // Wave 0 stands for all: another wave's addresses are wave 0's plus one
-    // offset, which keeps which lanes share a bank.
+    SmallVector<int64_t> firsts;
     for (ArrayRef<int64_t> run : ldsRuns(type, dim, vec))
-      for (int64_t lane = 0; lane < lanes_; ++lane)
-        coords_.push_back(layout.coords(run.front(), lane, 0));
-    // Groups never straddle two accesses: lanes and group are powers of two
-    // (tile extents are) and group is at most lanes.
-    assert(lanes_ % group_ == 0 && "an LDS cycle's lane group straddles two accesses");
+      firsts.push_back(run.front());
+    init(getLinearLayout(type), ldsElementBytes(type), firsts, vec);
+  }
+  // Transpose reads: each lane's 8 bytes at the loading layout's runs.
+  LdsAccesses(RankedTensorType type, const LdsTransposedRead &read) : shape_(type.getShape()) {
+    uint64_t moved = 0;
+    for (unsigned bit : read.moved)
+      moved |= uint64_t(1) << bit;
+    SmallVector<int64_t> firsts;
+    for (int64_t r = 0, n = read.loading.numRegisters(); r < n; ++r)
+      if (!(uint64_t(r) & moved))
+        firsts.push_back(r);
+    init(read.loading, ldsElementBytes(type), firsts, read.elems);
   }
 
   size_t accesses() const { return coords_.size() / size_t(lanes_); }
@@ -426,6 +472,22 @@ public:
   }
 
 private:
+  void init(const LinearLayout &layout, int64_t elemBytes, ArrayRef<int64_t> firsts, int64_t vec) {
+    constexpr int64_t kBytesPerCycle = kBanks * kBankBytes;
+    elemBytes_ = elemBytes;
+    bytes_ = vec * elemBytes_;
+    lanes_ = int64_t(1) << layout.laneBases().size();
+    group_ = std::min(lanes_, kBytesPerCycle / std::max(bytes_, kBankBytes));
+    // Wave 0 stands for all: another wave's addresses are wave 0's plus one
+    // offset, which keeps which lanes share a bank.
+    for (int64_t first : firsts)
+      for (int64_t lane = 0; lane < lanes_; ++lane)
+        coords_.push_back(layout.coords(first, lane, 0));
+    // Groups never straddle two accesses: lanes and group are powers of two
+    // (tile extents are) and group is at most lanes.
+    assert(lanes_ % group_ == 0 && "an LDS cycle's lane group straddles two accesses");
+  }
+
   static constexpr int64_t kBanks = 32, kBankBytes = 4;
   ArrayRef<int64_t> shape_;
   int64_t elemBytes_ = 0, bytes_ = 0, lanes_ = 0, group_ = 0;
@@ -449,91 +511,137 @@ LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging 
 // them across tiles, for 354 llvm-mca cycles against 339 with 8-byte reads.
 static constexpr int64_t kLdsIssueCycles = 8;
 
-LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType dst, LdsPriority priority) {
+LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType dst, LdsPriority priority,
+                                        bool transposeReads) {
   LdsStaging plan;
   const unsigned rank = dst.getRank();
   LinearLayout from = getLinearLayout(src), to = getLinearLayout(dst);
   // Fastest: where the destination's runs are longest (then the source's, then the last dim).
-  unsigned fastest = rank - 1;
-  int64_t best = 0;
+  unsigned fastest = rank - 1, sourceFastest = rank - 1;
+  int64_t best = 0, bestSource = 0;
   for (unsigned d = 0; d < rank; ++d) {
     int64_t score = (int64_t(1) << to.registerRunBits(d).size()) * 64 + (int64_t(1) << from.registerRunBits(d).size());
     if (score > best || (score == best && d == rank - 1)) {
       best = score;
       fastest = d;
     }
+    int64_t sourceScore = int64_t(1) << from.registerRunBits(d).size();
+    if (sourceScore > bestSource || (sourceScore == bestSource && d == rank - 1)) {
+      bestSource = sourceScore;
+      sourceFastest = d;
+    }
   }
-  plan.order.push_back(fastest);
-  for (int d = int(rank) - 1; d >= 0; --d)
-    if (unsigned(d) != fastest)
-      plan.order.push_back(d);
-  const int64_t writeVec = ldsVectorElems(src, fastest), readVec = ldsVectorElems(dst, fastest);
-  plan.writeVec = writeVec;
-  plan.readVec = readVec;
-  plan.pad = std::max(writeVec, readVec);
+  auto orderFrom = [&](unsigned first) {
+    LdsStaging p;
+    p.order.push_back(first);
+    for (int d = int(rank) - 1; d >= 0; --d)
+      if (unsigned(d) != first)
+        p.order.push_back(d);
+    p.writeVec = ldsVectorElems(src, first);
+    p.readVec = ldsVectorElems(dst, first);
+    p.pad = std::max(p.writeVec, p.readVec);
+    return p;
+  };
+  plan = orderFrom(fastest);
   if (rank < 2)
     return plan;
+  const int64_t elemBytes = ldsElementBytes(dst);
   // Candidates: pads up to twice the widest access (a pad that breaks an
   // access's alignment narrows it), and swizzles of chunks of the widest
   // access. Cost: cycles, (for a kept buffer: whether it pads,) then
   // accesses, then a swizzle (an XOR per access).
-  const int64_t row = dst.getDimSize(fastest), widest = std::max(writeVec, readVec);
   using Cost = std::tuple<int64_t, bool, size_t, bool>;
-  const size_t fewestAccesses = ldsRuns(src, fastest, writeVec).size() + ldsRuns(dst, fastest, readVec).size();
-  const int64_t elemBytes = ldsElementBytes(dst);
-  Cost bestCost{std::numeric_limits<int64_t>::max(), false, 0, false};
   // The accesses at each width a candidate gives them, built once (a
   // std::map: a reference to one stays valid while another is added).
-  std::map<std::pair<bool, int64_t>, LdsAccesses> accessesOf;
-  auto accessesAt = [&](bool write, int64_t vec) -> const LdsAccesses & {
-    auto it = accessesOf.find({write, vec});
+  std::map<std::tuple<unsigned, bool, int64_t>, LdsAccesses> accessesOf;
+  auto accessesAt = [&](unsigned dim, bool write, int64_t vec) -> const LdsAccesses & {
+    auto it = accessesOf.find({dim, write, vec});
     if (it == accessesOf.end())
-      it = accessesOf.try_emplace({write, vec}, write ? src : dst, fastest, vec).first;
+      it = accessesOf.try_emplace({dim, write, vec}, write ? src : dst, dim, vec).first;
     return it->second;
   };
-  auto consider = [&](LdsStaging candidate) {
-    candidate.writeVec = alignedVec(writeVec, candidate, row);
-    candidate.readVec = alignedVec(readVec, candidate, row);
-    const LdsAccesses &writes = accessesAt(true, candidate.writeVec), &reads = accessesAt(false, candidate.readVec);
-    const size_t accesses = writes.accesses() + reads.accesses();
-    auto narrowed = [&](int64_t vec, int64_t natural) { return vec < natural && vec * elemBytes < 8; };
-    const bool belowPairs = (readVec * elemBytes <= 8 || elemBytes == 1) &&
-                            (narrowed(candidate.writeVec, writeVec) || narrowed(candidate.readVec, readVec));
-    Cost cost{writes.cycles(candidate).cycles + reads.cycles(candidate).cycles +
-                  (belowPairs ? kLdsIssueCycles * int64_t(accesses - fewestAccesses) : 0),
-              priority == LdsPriority::Bytes && candidate.pad > 0, accesses, candidate.swizzled()};
-    if (cost < bestCost) {
-      bestCost = cost;
-      plan = candidate;
-    }
-  };
-  LdsStaging base = plan;
-  for (int64_t pad = 0; pad <= 2 * widest; pad = pad ? pad * 2 : 1) {
-    LdsStaging candidate = base;
-    candidate.pad = pad;
-    consider(candidate);
-  }
-  // A kept buffer also tries narrower chunks: more phases fit in a row, an
-  // access may narrow; but not below 16-byte reads of 8-bit elements
-  // (gfx950's f8f6f4 operands): 8-byte pieces of two tiles come back paired
-  // (ds_read2) and are copied into each instruction's 8-register operand,
-  // copies and registers the bank model does not see (the 128x128x64 fp8
-  // matmul at 8 waves, with 8-bit carries packed: 88 -> 78 VGPRs, 4 -> 6
-  // waves, 151 -> 139 llvm-mca cycles; at 4 waves 138 -> 146 VGPRs, still 3
-  // waves, 167 -> 173 cycles).
-  const int64_t narrowest = priority != LdsPriority::Bytes ? widest
-                            : elemBytes == 1 && readVec * elemBytes >= 16 ? readVec
-                                                                          : 1;
-  for (int64_t unit = widest; unit >= narrowest; unit /= 2)
-    for (int64_t perPhase = 1; perPhase <= 8; perPhase *= 2)
-      for (int64_t maxPhase = 2; unit * maxPhase <= row && maxPhase <= 32; maxPhase *= 2) {
-        LdsStaging candidate = base;
-        candidate.pad = 0;
-        candidate.unit = unit;
-        candidate.perPhase = perPhase;
-        candidate.maxPhase = maxPhase;
-        consider(candidate);
+  // The best candidate laid out along `base.order[0]`, read as usual or
+  // (`transposed`) by transpose reads, with its cost and its accesses.
+  auto search = [&](const LdsStaging &base, bool transposed) {
+    const unsigned along = base.order.front();
+    const int64_t row = dst.getDimSize(along), writeVec = base.writeVec, readVec = base.readVec;
+    const int64_t widest = std::max(writeVec, transposed ? int64_t(1) : readVec);
+    const size_t fewestAccesses = ldsRuns(src, along, writeVec).size() + ldsRuns(dst, along, readVec).size();
+    Cost bestCost{std::numeric_limits<int64_t>::max(), false, 0, false};
+    std::optional<LdsStaging> chosen;
+    std::optional<LdsAccesses> transposedReads; // the loading layout is the candidates' alike
+    auto consider = [&](LdsStaging candidate) {
+      candidate.writeVec = alignedVec(writeVec, candidate, row);
+      candidate.readVec = alignedVec(readVec, candidate, row);
+      const LdsAccesses &writes = accessesAt(along, true, candidate.writeVec);
+      const LdsAccesses *reads = nullptr;
+      if (transposed) {
+        std::optional<LdsTransposedRead> read = ldsTransposedRead(dst, candidate);
+        if (!read)
+          return;
+        candidate.transposedRead = true;
+        candidate.readVec = read->elems;
+        if (!transposedReads)
+          transposedReads.emplace(dst, *read);
+        reads = &*transposedReads;
+      } else {
+        reads = &accessesAt(along, false, candidate.readVec);
       }
+      const size_t accesses = writes.accesses() + reads->accesses();
+      auto narrowed = [&](int64_t vec, int64_t natural) { return vec < natural && vec * elemBytes < 8; };
+      const bool belowPairs = !transposed && (readVec * elemBytes <= 8 || elemBytes == 1) &&
+                              (narrowed(candidate.writeVec, writeVec) || narrowed(candidate.readVec, readVec));
+      Cost cost{writes.cycles(candidate).cycles + reads->cycles(candidate).cycles +
+                    (belowPairs ? kLdsIssueCycles * int64_t(accesses - fewestAccesses) : 0),
+                priority == LdsPriority::Bytes && candidate.pad > 0, accesses, candidate.swizzled()};
+      if (cost < bestCost) {
+        bestCost = cost;
+        chosen = candidate;
+      }
+    };
+    for (int64_t pad = 0; pad <= 2 * widest; pad = pad ? pad * 2 : 1) {
+      LdsStaging candidate = base;
+      candidate.pad = pad;
+      consider(candidate);
+    }
+    // A kept buffer also tries narrower chunks: more phases fit in a row, an
+    // access may narrow; but not below 16-byte reads of 8-bit elements
+    // (gfx950's f8f6f4 operands): 8-byte pieces of two tiles come back paired
+    // (ds_read2) and are copied into each instruction's 8-register operand,
+    // copies and registers the bank model does not see (the 128x128x64 fp8
+    // matmul at 8 waves, with 8-bit carries packed: 88 -> 78 VGPRs, 4 -> 6
+    // waves, 151 -> 139 llvm-mca cycles; at 4 waves 138 -> 146 VGPRs, still 3
+    // waves, 167 -> 173 cycles). Transpose reads take 8 bytes whatever the
+    // chunk.
+    const int64_t narrowest = priority != LdsPriority::Bytes ? widest
+                              : transposed                    ? std::min(widest, 8 / elemBytes)
+                              : elemBytes == 1 && readVec * elemBytes >= 16 ? readVec
+                                                                           : 1;
+    for (int64_t unit = widest; unit >= narrowest; unit /= 2)
+      for (int64_t perPhase = 1; perPhase <= 8; perPhase *= 2)
+        for (int64_t maxPhase = 2; unit * maxPhase <= row && maxPhase <= 32; maxPhase *= 2) {
+          LdsStaging candidate = base;
+          candidate.pad = 0;
+          candidate.unit = unit;
+          candidate.perPhase = perPhase;
+          candidate.maxPhase = maxPhase;
+          consider(candidate);
+        }
+    return std::make_pair(chosen, bestCost);
+  };
+  auto [usual, usualCost] = search(plan, false);
+  if (usual)
+    plan = *usual;
+  // Kept along the source's fastest dim and read transposed: taken when its
+  // cycles and its accesses' issue together cost less (fp8 B [K, N] kept
+  // along K is written a byte at a time: 64 one-byte stores a thread for a
+  // 128 x 128 tile over 256 threads, against 4 of 16 bytes and 8 reads).
+  if (transposeReads && sourceFastest != fastest) {
+    auto [transposed, transposedCost] = search(orderFrom(sourceFastest), true);
+    auto total = [](const Cost &c) { return std::get<0>(c) + kLdsIssueCycles * int64_t(std::get<2>(c)); };
+    if (transposed && (!usual || total(transposedCost) < total(usualCost)))
+      plan = *transposed;
+  }
   return plan;
 }
 

@@ -139,7 +139,11 @@ ConvertLayoutOp stagedConversion(scf::ForOp loop, Operation *load) {
 // than padding when it is as conflict-free, so the buffers take the tiles'
 // bytes (occupancy).
 LdsType slotType(RankedTensorType from, ConvertLayoutOp convert, int64_t slots) {
-  LdsStaging plan = planLdsStaging(from, convert.getType(), LdsPriority::Bytes);
+  auto module = convert->getParentOfType<ModuleOp>();
+  auto arch = tesselDialect(module.getContext()).getTargetAttrHelper().getAttr(module);
+  const ::tessel::TargetFacts *facts = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
+  LdsStaging plan =
+      planLdsStaging(from, convert.getType(), LdsPriority::Bytes, facts && facts->ldsTransposeReads);
   SmallVector<int64_t> shape{slots};
   shape.append(from.getShape().begin(), from.getShape().end());
   return LdsType::get(from.getContext(), shape, from.getElementType(), plan.order, plan.pad, swizzleOf(plan));

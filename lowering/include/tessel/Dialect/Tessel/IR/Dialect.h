@@ -40,6 +40,8 @@ struct LdsStaging {
   SmallVector<unsigned> order;
   int64_t writeVec = 1, readVec = 1, pad = 1;
   int64_t unit = 1, perPhase = 1, maxPhase = 1;
+  // Reads are LDS transpose reads (ldsTransposedRead), readVec elements a lane.
+  bool transposedRead = false;
   bool swizzled() const { return maxPhase > 1 && order.size() > 1; }
   // The element stride of each dimension of `shape` (order[0]'s chunks
   // move under a swizzle; its stride is still 1).

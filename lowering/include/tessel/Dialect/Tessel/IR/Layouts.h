@@ -62,15 +62,40 @@ inline int64_t ldsPaddedSlots(int64_t elements) { return elements + elements / 3
 // whole loop, the XOR instructions and an address register per chunk a
 // thread's accesses XOR differently (the 128x128x64 matmul: ~50 VGPRs).
 enum class LdsPriority { Accesses, Bytes };
+// With `transposeReads` (the target has ldsTransposedRead's instructions)
+// the tile may also be kept along the source's fastest dimension and read
+// transposed, when that costs less (accesses issued counted too: the other
+// way, 8-bit elements are written a byte at a time).
 LdsStaging planLdsStaging(RankedTensorType src, RankedTensorType dst,
-                          LdsPriority priority = LdsPriority::Accesses);
+                          LdsPriority priority = LdsPriority::Accesses, bool transposeReads = false);
 // An LdsType's swizzle parameters for `plan`: [unit, perPhase, maxPhase],
 // or none.
 SmallVector<int64_t> swizzleOf(const LdsStaging &plan);
 // How a tile of `type` is written to or read from a slot of `lds`: the
 // buffer's order and pad, each access as wide as the tile's layout allows
 // without crossing into a row's padding.
-LdsStaging ldsAccessPlan(LdsType lds, RankedTensorType type);
+// With `transposeReads`, a read narrower than 8 bytes that
+// ldsTransposedRead can make is one (plan.transposedRead).
+LdsStaging ldsAccessPlan(LdsType lds, RankedTensorType type, bool transposeReads = false);
+// gfx950's LDS transpose reads (ds_read_b64_tr_b8 / _b16, CDNA4 ISA 11.4):
+// each lane reads E = 8 / elemBytes elements at its own address, and in
+// every group of 16 lanes lane l receives column l of the E x 16 tile whose
+// row j is the reads of lanes R j .. R j + R - 1 (R = 16 / E). Read as
+// layouts: the lane that reads element e of a run holds, after the
+// exchange, lane bits [0, k) (k = log2 E) of the receiver in its register
+// bits, and the receiver's lane bits [k, 4) and its k register bits in its
+// own lane bits [0, 4). So a tile of `type` staged as `plan` can be read
+// this way when its lanes [0, k) step 1, 2, 4 elements along plan.order[0]
+// (each read is 8 contiguous, aligned bytes) and it has k register bits
+// running along another dim (`moved`, whose element e of a read fills
+// them); `loading` is the layout of what each lane reads (addresses), the
+// receiver's registers with `moved` bits standing for the read's elements.
+struct LdsTransposedRead {
+  LinearLayout loading;
+  SmallVector<unsigned> moved; // the receiver's register bits an element index sets, lowest first
+  int64_t elems = 0;           // E
+};
+std::optional<LdsTransposedRead> ldsTransposedRead(RankedTensorType type, const LdsStaging &plan);
 // A thread's registers in runs of `vec` elements contiguous along `dim`
 // (vec at most ldsVectorElems): each run's registers, first to last. A run's
 // registers need not be neighbours (a B operand loaded along N holds its K
