@@ -617,7 +617,12 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
                               : transposed                    ? std::min(widest, 8 / elemBytes)
                               : elemBytes == 1 && readVec * elemBytes >= 16 ? readVec
                                                                            : 1;
-    for (int64_t unit = widest; unit >= narrowest; unit /= 2)
+    // Transpose reads take a group of 16 lanes' rows (of 8 bytes) side by
+    // side: chunks wider than the writes move a row's reads past the others'
+    // banks (16-bit elements: 4 rows of 32 bytes a group, which chunks of 8
+    // or 16 bytes XOR within the same 32 bytes).
+    const int64_t widestUnit = transposed ? std::max(widest, std::min(row / 2, 64 / elemBytes)) : widest;
+    for (int64_t unit = widestUnit; unit >= narrowest; unit /= 2)
       for (int64_t perPhase = 1; perPhase <= 8; perPhase *= 2)
         for (int64_t maxPhase = 2; unit * maxPhase <= row && maxPhase <= 32; maxPhase *= 2) {
           LdsStaging candidate = base;
