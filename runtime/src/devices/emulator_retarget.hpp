@@ -83,6 +83,13 @@ bool synchronizesWave(llvm::StringRef name);
 // Returns each check's site (emulator_instrument.cpp).
 std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module &module, SanitizeMode mode);
 
+// fptosi / fptoui (poison for NaN and out-of-range values in LLVM, 0x80000000
+// on x86) as the AMDGPU code computes them: saturating conversions, NaN -> 0,
+// in the widths and sequences the AMDGPU backend lowers each to
+// (emulator_float_to_int.cpp). Runs on the AMDGPU module, before
+// buildWaveKernel, which widens the saturating conversions lane by lane.
+void rewriteFloatToInt(llvm::Module &module);
+
 // Buffer instructions as the ISA defines them (emulator_buffer.cpp): each
 // call becomes range-checked plain loads / stores.
 void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module);

@@ -49,6 +49,7 @@ bool elementwiseIntrinsic(llvm::Intrinsic::ID id) {
   case llvm::Intrinsic::fshr: case llvm::Intrinsic::uadd_sat: case llvm::Intrinsic::usub_sat:
   case llvm::Intrinsic::sadd_sat: case llvm::Intrinsic::ssub_sat:
   case llvm::Intrinsic::abs: case llvm::Intrinsic::ctlz: case llvm::Intrinsic::cttz:
+  case llvm::Intrinsic::fptosi_sat: case llvm::Intrinsic::fptoui_sat:
     return true;
   default:
     return false;
