@@ -77,7 +77,7 @@ private:
   void storeLanes(llvm::IRBuilder<> &b, llvm::Value *values, llvm::Value *pointers, llvm::Value *mask,
                   llvm::Align align);
   void markLanesChecked(llvm::Value *access);
-  llvm::Value *contiguous(llvm::IRBuilder<> &b, llvm::Value *pointers, unsigned elementBytes);
+  llvm::Value *contiguous(llvm::IRBuilder<> &b, llvm::Value *&pointers, unsigned elementBytes);
   llvm::AllocaInst *alloca(llvm::Type *t);
 
   llvm::Function &f_;

@@ -75,12 +75,17 @@ void WaveBuilder::markLanesChecked(Value *access) {
     inst->setMetadata(kLanesCheckedMetadata, llvm::MDNode::get(ctx_, {}));
 }
 
-// Whether every pointer is the first + its index * elementBytes.
-Value *WaveBuilder::contiguous(llvm::IRBuilder<> &b, Value *pointers, unsigned elementBytes) {
+// Whether every pointer is the first + its index * elementBytes. A masked-off
+// lane's pointer may be poison (an inbounds GEP past its object): the test
+// compares the pointers frozen, so the branch on it is defined, and
+// `pointers` becomes the frozen vector, which the active lanes' pointers
+// are unchanged in (they are not poison: the GPU accesses them).
+Value *WaveBuilder::contiguous(llvm::IRBuilder<> &b, Value *&pointers, unsigned elementBytes) {
   const unsigned count = llvm::cast<llvm::FixedVectorType>(pointers->getType())->getNumElements();
   std::vector<llvm::Constant *> offsets;
   for (unsigned i = 0; i < count; ++i)
     offsets.push_back(b.getInt64(uint64_t(i) * elementBytes));
+  pointers = b.CreateFreeze(pointers, "lanes.at");
   Value *first = b.CreateExtractElement(pointers, uint64_t(0));
   Value *expected = b.CreateGEP(b.getInt8Ty(), first, llvm::ConstantVector::get(offsets));
   return b.CreateAndReduce(b.CreateICmpEQ(pointers, expected));
