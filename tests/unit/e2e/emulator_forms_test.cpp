@@ -85,6 +85,13 @@ template <class E> void small_dot(Ptr<E> a, Ptr<E> b, Ptr<f32> c, Const<int> K) 
   store(c + expand_dims(r, 1) * 16 + expand_dims(r, 0), dot(ta, tb));
 }
 
+// y = x * 3 - 1 over n elements, BLOCK a program: wave-form material.
+void affine_rows(Ptr<f32> x, Ptr<f32> y, i32 n, Const<int> BLOCK) {
+  auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
+  store(y + offs, load(x + offs, offs < n) * 3.0f - 1.0f, offs < n);
+}
+void affine_rows_primer(Ptr<f32> x, Ptr<f32> y, i32 n, Const<int> BLOCK) { affine_rows(x, y, n, BLOCK); }
+
 } // namespace
 
 TEST_CASE("emulator forms: softmax is the same bytes as waves and as fibers, wave64 and wave32") {
@@ -276,4 +283,52 @@ TEST_CASE("emulator forms: matrix instructions give the same bytes as waves and 
   };
   check.operator()<float8_e4m3fnuz>("gfx942", 32);
   check.operator()<float8_e4m3fn>("gfx950", 32);
+}
+
+// The switch from fibers to waves (formFor): a kernel runs as fibers until
+// its launches have spent TESSEL_EMULATOR_WAVE_AFTER_MS as fibers, read when
+// the kernel is loaded; here 1 ms, which the first launch spends, so the
+// second compiles and runs the wave form. Another kernel loaded before under
+// a threshold of 10^9 ms stays as fibers (a threshold read once a process
+// would hold either for both).
+TEST_CASE("emulator forms: a kernel moves from fibers to waves after TESSEL_EMULATOR_WAVE_AFTER_MS, same bytes") {
+  ScopedEnv path("TESSEL_EMULATOR_PATH", "auto");
+  ScopedEnv report("TESSEL_EMULATOR_REPORT", "1");
+  Device dev = Device::emulator("gfx942");
+  const int n = 1 << 18, BLOCK = 1024;
+  std::vector<float> hx = randomFloats(size_t(n), -4, 4);
+  auto x = dev.upload(hx);
+  std::vector<float> junk(static_cast<size_t>(n));
+  std::memset(junk.data(), 0xA5, junk.size() * sizeof(float));
+  const std::string log = std::string(TESSEL_BINARY_DIR) + "/wave-after-" + std::to_string(getpid()) + ".txt";
+  // Which form each launch compiled (REPORT's lines name them), and its output.
+  auto launch = [&](auto &kernel, const char *name) {
+    auto y = dev.upload(junk);
+    std::string said = stderrOf(log, [&] { kernel.launch(dev, {n / BLOCK}, {.num_warps = 4}, x, y, n, BLOCK); });
+    CHECK(said.find("kernel '" + std::string(name) + "' runs as fibers") == std::string::npos); // covered
+    return std::pair{said.find("kernel '" + std::string(name) + "' runs as waves") != std::string::npos, bytesOf(y)};
+  };
+  {
+    ScopedEnv after("TESSEL_EMULATOR_WAVE_AFTER_MS", "1000000000");
+    auto primer = jit<affine_rows_primer>();
+    for (int i = 0; i < 3; ++i)
+      CHECK_FALSE(launch(primer, "affine_rows_primer").first);
+  }
+  ScopedEnv after("TESSEL_EMULATOR_WAVE_AFTER_MS", "1");
+  auto kernel = jit<affine_rows>();
+  auto [first, expected] = launch(kernel, "affine_rows");
+  CHECK_FALSE(first); // fibers: nothing spent yet
+  std::vector<float> got(static_cast<size_t>(n));
+  std::memcpy(got.data(), expected.data(), expected.size());
+  int wrong = 0;
+  for (int i = 0; i < n; ++i)
+    wrong += got[size_t(i)] != hx[size_t(i)] * 3.0f - 1.0f;
+  CHECK(wrong == 0);
+  auto [second, bytes] = launch(kernel, "affine_rows");
+  CHECK(second); // the wave form, compiled for this launch
+  CHECK(bytes == expected);
+  auto [third, again] = launch(kernel, "affine_rows");
+  CHECK_FALSE(third); // compiled once
+  CHECK(again == expected);
+  std::remove(log.c_str());
 }
