@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace llvm {
@@ -16,6 +17,8 @@ class CallInst;
 class Function;
 class Module;
 class DataLayout;
+class IRBuilderBase;
+class Type;
 class StringRef;
 class TargetMachine;
 class Value;
@@ -96,5 +99,16 @@ void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module);
 void rewriteBufferStore(llvm::CallInst &call, llvm::Module &module);
 void rewriteBufferLoadToLds(llvm::CallInst &call, llvm::Module &module);
 void rewriteBufferResource(llvm::CallInst &call, llvm::Module &module);
+// What both forms' buffer accesses share (emulator_buffer.cpp; the wave form's
+// in emulator_wave_ops.cpp): the make.buffer.rsrc call a raw.ptr.buffer
+// load, store or load to LDS accesses, checked raw (stride 0) with soffset 0,
+// else an Error naming what is not; the components a transfer of `type`
+// moves, {count, bytes each}: whole dwords, or one byte or short; and whether
+// a component of `size` bytes at byte offset `at` (i64, or a vector of them,
+// `numRecords` alike) is in range by the rule of `fn`'s target.
+llvm::CallInst &rawBufferResource(llvm::CallInst &access);
+std::pair<unsigned, unsigned> bufferComponents(const llvm::DataLayout &layout, llvm::Type *type);
+llvm::Value *bufferComponentInRange(llvm::IRBuilderBase &b, const llvm::Function &fn, llvm::Value *at, unsigned size,
+                                    llvm::Value *numRecords);
 
 } // namespace tessel::emu

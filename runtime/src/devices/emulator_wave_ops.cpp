@@ -248,20 +248,17 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
     return false;
   // A raw buffer access as the ISA defines it (emulator_buffer.cpp): each
   // dword, or the one byte or short, checked on its own against num_records.
-  Value *rsrc = call.getArgOperand(load ? 0 : 1);
-  auto *make = llvm::dyn_cast<CallInst>(rsrc);
-  if (!make || !named(*make, "make.buffer.rsrc") || isVarying(make))
-    throw WaveUnsupported("a buffer access on a resource that is not one uniform make.buffer.rsrc");
-  auto *stride = llvm::dyn_cast<llvm::ConstantInt>(make->getArgOperand(1));
-  auto *soffset = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(load ? 2 : 3));
-  if (!stride || !stride->isZero() || !soffset || !soffset->isZero())
-    throw WaveUnsupported("a buffer access with a stride or soffset");
+  llvm::CallInst *make;
   llvm::Type *type = load ? call.getType() : call.getArgOperand(0)->getType();
-  const unsigned bytes = unsigned(layout_.getTypeStoreSize(type));
-  if (bytes >= 4 && bytes % 4)
-    throw WaveUnsupported("a buffer access that is not whole dwords");
-  const unsigned count = bytes >= 4 ? bytes / 4 : 1, size = bytes >= 4 ? 4 : bytes;
-  const bool gfx11 = llvm::StringRef(kernelArch(f_)).starts_with("gfx11");
+  unsigned count, size;
+  try {
+    make = &rawBufferResource(call);
+    std::tie(count, size) = bufferComponents(layout_, type);
+  } catch (const Error &e) {
+    throw WaveUnsupported(e.what());
+  }
+  if (isVarying(make))
+    throw WaveUnsupported("a buffer access on a resource that differs between lanes");
   Value *base = scalar(make->getArgOperand(0));
   Value *records = b.CreateVectorSplat(w_ * count, b.CreateZExtOrTrunc(scalar(make->getArgOperand(2)), b.getInt64Ty()));
   Value *offsets = repeatLanes(b, b.CreateZExt(vec(b, call.getArgOperand(load ? 1 : 2)), llvm::FixedVectorType::get(b.getInt64Ty(), w_)), count);
@@ -269,8 +266,7 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
   for (unsigned i = 0; i < w_ * count; ++i)
     parts.push_back(b.getInt64(uint64_t(i % count) * size));
   Value *at = b.CreateAdd(offsets, llvm::ConstantVector::get(parts));
-  Value *inRange = gfx11 ? b.CreateICmpULE(b.CreateAdd(at, llvm::ConstantInt::get(at->getType(), size)), records)
-                         : b.CreateICmpULT(at, records);
+  Value *inRange = bufferComponentInRange(b, f_, at, size, records);
   if (Value *m = accessMask(b, bb, count))
     inRange = b.CreateAnd(inRange, m);
   Value *pointers = b.CreateGEP(b.getInt8Ty(), base, at);
