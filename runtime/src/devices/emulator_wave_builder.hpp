@@ -11,6 +11,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -78,7 +79,8 @@ private:
                   llvm::Align align);
   void markLanesChecked(llvm::Value *access);
   llvm::Value *contiguous(llvm::IRBuilder<> &b, llvm::Value *&pointers, unsigned elementBytes);
-  llvm::AllocaInst *alloca(llvm::Type *t);
+  llvm::AllocaInst *newSlot(llvm::IRBuilder<> &b, llvm::Type *t);
+  void release(llvm::IRBuilder<> &b, std::initializer_list<llvm::AllocaInst *> slots);
 
   llvm::Function &f_;
   llvm::Module &m_;

@@ -20,10 +20,21 @@ namespace tessel::emu {
 using llvm::CallInst;
 using llvm::Value;
 
-llvm::AllocaInst *WaveBuilder::alloca(llvm::Type *t) {
+// A slot for lane values in the entry block, live from here (b's point) to
+// the release() after its last use: the host's stack colouring then lets the
+// slots of different accesses share the frame (a kernel makes one an access).
+llvm::AllocaInst *WaveBuilder::newSlot(llvm::IRBuilder<> &b, llvm::Type *t) {
   llvm::BasicBlock *entry = allocas_->GetInsertBlock();
   allocas_->SetInsertPoint(entry, entry->begin());
-  return allocas_->Insert(new llvm::AllocaInst(t, 0, nullptr, layout_.getPrefTypeAlign(t), "lanes"));
+  llvm::AllocaInst *slot = allocas_->Insert(new llvm::AllocaInst(t, 0, nullptr, layout_.getPrefTypeAlign(t), "lanes"));
+  b.CreateLifetimeStart(slot);
+  return slot;
+}
+
+void WaveBuilder::release(llvm::IRBuilder<> &b, std::initializer_list<llvm::AllocaInst *> slots) {
+  for (llvm::AllocaInst *slot : slots)
+    if (slot)
+      b.CreateLifetimeEnd(slot);
 }
 
 // Lane l's element k at its pointer + k * elementBytes, lane by lane: <W x ptr> -> <W*n x ptr>.
@@ -52,8 +63,8 @@ void WaveBuilder::checkLanes(llvm::IRBuilder<> &b, llvm::Instruction &access, Va
     return;
   auto *type = llvm::cast<llvm::FixedVectorType>(pointers->getType());
   const unsigned count = type->getNumElements();
-  llvm::AllocaInst *slots = alloca(type);
-  llvm::AllocaInst *active = alloca(llvm::FixedVectorType::get(b.getInt8Ty(), count));
+  llvm::AllocaInst *slots = newSlot(b, type);
+  llvm::AllocaInst *active = newSlot(b, llvm::FixedVectorType::get(b.getInt8Ty(), count));
   b.CreateStore(pointers, slots);
   b.CreateStore(mask ? b.CreateZExt(mask, active->getAllocatedType())
                      : llvm::ConstantInt::get(active->getAllocatedType(), 1),
@@ -68,6 +79,7 @@ void WaveBuilder::checkLanes(llvm::IRBuilder<> &b, llvm::Instruction &access, Va
                                               b.getInt32(perLaneCount), b.getInt64(bytes), b.getInt32(uint32_t(kind))});
   call->setDebugLoc(access.getDebugLoc());
   pointers = b.CreateLoad(type, slots);
+  release(b, {slots, active});
 }
 
 void WaveBuilder::markLanesChecked(Value *access) {
@@ -293,13 +305,15 @@ Value *WaveBuilder::crossLane(llvm::IRBuilder<> &b, CallInst &call) {
   };
   if (named(call, "ds.bpermute")) {
     // Lane l reads lane (address / 4) mod W: through memory, as a gather.
-    llvm::AllocaInst *slots = alloca(wide(call.getType()));
+    llvm::AllocaInst *slots = newSlot(b, wide(call.getType()));
     b.CreateStore(vec(b, call.getArgOperand(1)), slots);
     Value *lanes = b.CreateAnd(b.CreateLShr(vec(b, call.getArgOperand(0)), 2),
                                b.CreateVectorSplat(w_, b.getInt32(w_ - 1)));
     Value *from = b.CreateGEP(call.getType(), slots, lanes);
-    return b.CreateMaskedGather(wide(call.getType()), from, llvm::Align(4),
-                                llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b.getInt1Ty(), w_)));
+    Value *read = b.CreateMaskedGather(wide(call.getType()), from, llvm::Align(4),
+                                       llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b.getInt1Ty(), w_)));
+    release(b, {slots});
+    return read;
   }
   const unsigned n = perLane(call.getType()), total = w_ * n;
   llvm::SmallVector<int> mask(total);
@@ -352,18 +366,20 @@ Value *WaveBuilder::emitMatrix(llvm::IRBuilder<> &b, CallInst &call) {
   if (matrixWaveSize(id) != w_)
     throw WaveUnsupported("a matrix instruction of another wave size");
   auto spill = [&](Value *v) {
-    llvm::AllocaInst *slot = alloca(wide(v->getType()));
+    llvm::AllocaInst *slot = newSlot(b, wide(v->getType()));
     b.CreateStore(vec(b, v), slot);
     return slot;
   };
   auto bytes = [&](llvm::Type *t) { return b.getInt32(uint32_t(layout_.getTypeStoreSize(t->getScalarType()) * perLane(t))); };
-  llvm::AllocaInst *pa = spill(a), *pb = spill(bv), *pc = spill(c), *pd = alloca(wide(call.getType()));
+  llvm::AllocaInst *pa = spill(a), *pb = spill(bv), *pc = spill(c), *pd = newSlot(b, wide(call.getType()));
   auto *i32 = b.getInt32Ty();
   llvm::FunctionCallee fn = m_.getOrInsertFunction("tessel_emu_matrix_wave", b.getVoidTy(), i32, i32, b.getPtrTy(),
                                                    b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), i32, i32, i32, i32, i32);
   b.CreateCall(fn, {b.getInt32(uint32_t(id)), b.getInt32(flags), pa, pb, pc, pd, bytes(a->getType()),
                     bytes(bv->getType()), bytes(c->getType()), bytes(call.getType()), b.getInt32(w_)});
-  return b.CreateLoad(wide(call.getType()), pd);
+  Value *d = b.CreateLoad(wide(call.getType()), pd);
+  release(b, {pa, pb, pc, pd});
+  return d;
 }
 
 // An atomic read-modify-write: each active lane's in lane order, as the
@@ -373,13 +389,14 @@ Value *WaveBuilder::emitAtomic(llvm::IRBuilder<> &b, llvm::AtomicRMWInst &rmw) {
   Value *pointers = vec(b, rmw.getPointerOperand());
   Value *mask = accessMask(b, rmw.getParent(), 1);
   checkLanes(b, rmw, pointers, mask, 1, layout_.getTypeStoreSize(type), int(AccessSite::Atomic));
-  llvm::AllocaInst *ptrSlots = alloca(pointers->getType()), *valueSlots = alloca(wide(type)), *out = alloca(wide(type));
+  llvm::AllocaInst *ptrSlots = newSlot(b, pointers->getType()), *valueSlots = newSlot(b, wide(type)),
+                   *out = newSlot(b, wide(type));
   b.CreateStore(pointers, ptrSlots);
   b.CreateStore(vec(b, rmw.getValOperand()), valueSlots);
   b.CreateStore(llvm::Constant::getNullValue(wide(type)), out);
   llvm::AllocaInst *active = nullptr;
   if (mask) {
-    active = alloca(llvm::FixedVectorType::get(b.getInt8Ty(), w_));
+    active = newSlot(b, llvm::FixedVectorType::get(b.getInt8Ty(), w_));
     b.CreateStore(b.CreateZExt(mask, active->getAllocatedType()), active);
   }
   llvm::BasicBlock *before = b.GetInsertBlock();
@@ -410,7 +427,9 @@ Value *WaveBuilder::emitAtomic(llvm::IRBuilder<> &b, llvm::AtomicRMWInst &rmw) {
   lane->addIncoming(next, latch);
   b.CreateCondBr(b.CreateICmpULT(next, b.getInt32(w_)), head, after);
   b.SetInsertPoint(after);
-  return b.CreateLoad(wide(type), out);
+  Value *old = b.CreateLoad(wide(type), out);
+  release(b, {ptrSlots, valueSlots, out, active});
+  return old;
 }
 
 // An instruction with no vector form the host computes as it computes the
@@ -420,11 +439,11 @@ Value *WaveBuilder::emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
   std::vector<llvm::AllocaInst *> slots(inst.getNumOperands(), nullptr);
   for (unsigned i = 0; i < inst.getNumOperands(); ++i)
     if (isVarying(inst.getOperand(i))) {
-      slots[i] = alloca(wide(inst.getOperand(i)->getType()));
+      slots[i] = newSlot(b, wide(inst.getOperand(i)->getType()));
       b.CreateStore(vec(b, inst.getOperand(i)), slots[i]);
     }
   llvm::Type *result = inst.getType();
-  llvm::AllocaInst *out = result->isVoidTy() ? nullptr : alloca(wide(result));
+  llvm::AllocaInst *out = result->isVoidTy() ? nullptr : newSlot(b, wide(result));
   llvm::BasicBlock *before = b.GetInsertBlock();
   llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "lanes.each", &f_);
   llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx_, "lanes.done", &f_);
@@ -461,7 +480,11 @@ Value *WaveBuilder::emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
   loop->replaceOperandWith(0, loop);
   back->setMetadata(llvm::LLVMContext::MD_loop, loop);
   b.SetInsertPoint(after);
-  return out ? b.CreateLoad(wide(result), out) : nullptr;
+  Value *values = out ? b.CreateLoad(wide(result), out) : nullptr;
+  for (llvm::AllocaInst *slot : slots)
+    release(b, {slot});
+  release(b, {out});
+  return values;
 }
 
 } // namespace tessel::emu
