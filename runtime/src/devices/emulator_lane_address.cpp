@@ -85,7 +85,7 @@ struct Decomposer {
       }
       case llvm::Instruction::ZExt:
       case llvm::Instruction::SExt:
-        return add(op->getOperand(0), scale, into, depth + 1);
+        return addWidened(op->getOperand(0), scale, into, depth + 1);
       case llvm::Instruction::And:
         // id & (waveSize - 1): the lane.
         if (auto c = constantOperand(1); c && *c == int64_t(waveSize) - 1 && isWorkitemIdX(op->getOperand(0)))
@@ -106,6 +106,33 @@ struct Decomposer {
     return false;
   }
 
+  // Adds scale * v for v an integer of fewer than 64 bits made wider (an
+  // extension, a GEP index, a buffer offset). v's own arithmetic wraps
+  // modulo 2^bits, which its terms describe exactly; the wider value
+  // follows them only while no two lanes' values straddle a wrap: the lane
+  // part's spread over the wave must fit in bits - 1 bits (the uniform part
+  // is taken not to wrap, as the kernel's own indexing does not). Else
+  // (tid * 2^32 in i32 is 0 in every lane) there is no lane address.
+  bool addWidened(const llvm::Value *v, int64_t scale, LaneAddress &into, unsigned depth = 0) {
+    const unsigned bits = v->getType()->getScalarSizeInBits();
+    if (bits >= 64)
+      return add(v, scale, into, depth);
+    LaneAddress inner;
+    if (bits == 0 || !add(v, 1, inner, depth))
+      return false;
+    const __int128 spread = __int128(inner.laneStride) * (waveSize - 1);
+    if (spread >= (__int128(1) << (bits - 1)) || -spread >= (__int128(1) << (bits - 1)))
+      return false;
+    int64_t term;
+    if (!times(inner.laneStride, scale, term) || !accumulate(into.laneStride, term) ||
+        !times(inner.constant, scale, term) || !accumulate(into.constant, term))
+      return false;
+    for (const auto &[u, coefficient] : inner.uniform)
+      if (!times(coefficient, scale, term) || !accumulate(into.uniform[u], term))
+        return false;
+    return true;
+  }
+
   // The base and offset of a pointer.
   bool pointer(const llvm::Value *p, LaneAddress &into, unsigned depth = 0) {
     if (depth > 16 || leavesCycle(p, at, cycles))
@@ -118,8 +145,8 @@ struct Decomposer {
         return false;
       if (__builtin_add_overflow(into.constant, constant.getSExtValue(), &into.constant))
         return false;
-      for (auto &[value, scale] : variable)
-        if (!add(value, scale.getSExtValue(), into, depth + 1))
+      for (auto &[value, scale] : variable) // (an index narrower than 64 bits is sign-extended)
+        if (!addWidened(value, scale.getSExtValue(), into, depth + 1))
           return false;
       return pointer(gep->getPointerOperand(), into, depth + 1);
     }
@@ -176,7 +203,8 @@ std::optional<LaneAddress> laneAddressOf(llvm::Instruction &access, const llvm::
     if (!uniformity.isUniform(resource) || leavesCycle(resource, access.getParent(), cycles))
       return std::nullopt;
     address.base = resource;
-    ok = d.add(call->getArgOperand(first + 1), 1, address) && d.add(call->getArgOperand(first + 2), 1, address);
+    ok = d.addWidened(call->getArgOperand(first + 1), 1, address) &&
+         d.addWidened(call->getArgOperand(first + 2), 1, address);
   }
   if (!ok || !type || !type->isSized())
     return std::nullopt;
