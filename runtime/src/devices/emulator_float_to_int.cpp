@@ -4,9 +4,10 @@
 // conversion instructions saturate instead (V_CVT_I32_F32, V_CVT_U32_F32,
 // V_CVT_I32_F64, V_CVT_U32_F64, V_CVT_I16_F16, V_CVT_U16_F16: "out-of-range
 // floating point values (including infinity) saturate. NAN is converted to
-// 0", AMD's CDNA3 and RDNA3 ISA references). Which instruction a conversion
-// becomes, and what comes around it, is the AMDGPU backend's lowering (LLVM
-// 22, the same on gfx90a, gfx942, gfx950 and gfx1100):
+// 0", AMD's CDNA3 and RDNA3 ISA references; the 16-bit ones' text says only
+// that they saturate, and NaN is taken to give 0 there too). Which
+// instruction a conversion becomes, and what comes around it, is the AMDGPU
+// backend's lowering (LLVM 22, the same on gfx90a, gfx942, gfx950, gfx1100):
 //   to i8 / i16 / i32   the 32-bit conversion (signed for i8 even when
 //                       unsigned), truncated: f32 -> i8 of 300 is 44; from
 //                       f16 to i8 / i16 the 16-bit one (again signed for i8).
