@@ -680,6 +680,7 @@ private:
         emu::retargetForHost(*module, kernel.name, kernel.kernargs, machine_->createDataLayout(),
                              machine_->getTargetTriple().str(), kernel.sanitize, *deviceMachine_, waveForm);
     optimize(*module);
+    emu::moveHalvesAsBits(*module);
 
     auto dylib = jit_->createJITDylib("tessel_kernel_" + std::to_string(nextDylib_++));
     if (!dylib)

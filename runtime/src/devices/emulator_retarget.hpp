@@ -93,6 +93,12 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module &module, SanitizeM
 // buildWaveKernel, which widens the saturating conversions lane by lane.
 void rewriteFloatToInt(llvm::Module &module);
 
+// After the host's optimization: stores of half and bfloat values store the
+// i16 bits of the loads, extracts, inserts, shuffles and selects that moved
+// them, so the host's legalization through f32 cannot quiet a signalling
+// NaN the kernel only moves (emulator_half_bits.cpp).
+void moveHalvesAsBits(llvm::Module &module);
+
 // Buffer instructions as the ISA defines them (emulator_buffer.cpp): each
 // call becomes range-checked plain loads / stores.
 void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module);

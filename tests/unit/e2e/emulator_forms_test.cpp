@@ -85,6 +85,15 @@ template <class E> void small_dot(Ptr<E> a, Ptr<E> b, Ptr<f32> c, Const<int> K) 
   store(c + expand_dims(r, 1) * 16 + expand_dims(r, 0), dot(ta, tb));
 }
 
+// y = x (bits moved), z = float(x), w = x * 2 (computed) for 16-bit floats.
+template <class E> void halves(Ptr<E> x, Ptr<E> y, Ptr<f32> z, Ptr<E> w, Const<int> B) {
+  auto i = arange(0, B);
+  auto v = load(x + i);
+  store(y + i, v);
+  store(z + i, cast<float>(v));
+  store(w + i, v * 2.0);
+}
+
 // y = x * 3 - 1 over n elements, BLOCK a program: wave-form material.
 void affine_rows(Ptr<f32> x, Ptr<f32> y, i32 n, Const<int> BLOCK) {
   auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
@@ -331,4 +340,43 @@ TEST_CASE("emulator forms: a kernel moves from fibers to waves after TESSEL_EMUL
   CHECK_FALSE(third); // compiled once
   CHECK(again == expected);
   std::remove(log.c_str());
+}
+
+// A kernel that loads 16-bit floats, stores them back and computes with them
+// moves their bits, signalling NaNs too, as the GPU's loads and stores do
+// (the host legalizes <8 x bfloat> extracts, inserts and stores through f32,
+// which quieted 0x7f81 into 0x7fc1 before the retargeting moved them as i16).
+TEST_CASE("emulator: 16-bit floats a kernel only moves keep their bits, signalling NaNs too") {
+  auto check = [&]<class E>(const char *arch) {
+    Device dev = Device::emulator(arch);
+    const int B = 256;
+    std::vector<E> hx(B);
+    std::vector<uint16_t> special = {0x7f81, 0xff81, 0x7fc1, 0x7c01, 0xfc01, 0x7e00, 0x7f80, 0xff80, 0x7c00,
+                                     0x0001, 0x8001, 0x0000, 0x8000, 0x3c00, 0x3f80, 0xc000};
+    std::vector<float> random = randomFloats(B, -100, 100);
+    for (int i = 0; i < B; ++i)
+      hx[size_t(i)] = i < int(special.size()) ? E::fromBits(special[size_t(i)]) : E(random[size_t(i)]);
+    auto x = dev.upload(hx);
+    auto y = dev.upload(std::vector<E>(B, E::fromBits(0x5555)));
+    auto z = dev.upload(std::vector<float>(B, -1.0f));
+    auto w = dev.upload(std::vector<E>(B, E::fromBits(0x5555)));
+    ScopedEnv fibers("TESSEL_EMULATOR_PATH", "fibers");
+    jit<halves<E>>().launch(dev, {1}, {.num_warps = 4}, x, y, z, w, B);
+    std::vector<E> gotY = y.download(), gotW = w.download();
+    std::vector<float> gotZ = z.download();
+    for (int i = 0; i < B; ++i) {
+      INFO(std::hex << hx[size_t(i)].bits);
+      CHECK(gotY[size_t(i)].bits == hx[size_t(i)].bits); // a load and a store move bits
+      if constexpr (std::is_same_v<E, bfloat16>) // the GPU widens a bfloat by a shift (v_lshlrev_b32)
+        CHECK(std::bit_cast<uint32_t>(gotZ[size_t(i)]) == uint32_t(hx[size_t(i)].bits) << 16);
+      const float twice = float(hx[size_t(i)]) * 2.0f;
+      if (!std::isnan(twice))
+        CHECK(float(gotW[size_t(i)]) == float(E(twice)));
+    }
+  };
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    INFO(arch);
+    check.operator()<half>(arch);
+    check.operator()<bfloat16>(arch);
+  }
 }
