@@ -48,7 +48,11 @@ private:
   std::optional<LaneAffine> affineOf(const llvm::Value *v) const;
 
   // Values.
+  static bool isHalfLike(llvm::Type *t);
+  static bool computesOnHalves(const llvm::Instruction &inst);
+  llvm::Type *carried(llvm::Type *t) const;
   llvm::Type *wide(llvm::Type *t) const;
+  llvm::Value *laneZero(llvm::IRBuilder<> &b, llvm::Value *v);
   llvm::Value *scalar(llvm::Value *v) const;
   llvm::Value *vec(llvm::IRBuilder<> &b, llvm::Value *v);
   llvm::Value *splat(llvm::IRBuilder<> &b, llvm::Value *s) const;

@@ -150,11 +150,12 @@ void WaveBuilder::storeLanes(llvm::IRBuilder<> &b, Value *values, Value *pointer
 }
 
 namespace {
+// The element a lane access moves (half and bfloat as their bits).
 llvm::Type *checkedElement(llvm::Type *t, const llvm::DataLayout &layout) {
   llvm::Type *e = t->getScalarType();
   if (e->isIntegerTy(1) || layout.getTypeStoreSizeInBits(e) != layout.getTypeSizeInBits(e))
     throw WaveUnsupported("a memory access of a type that is not whole bytes");
-  return e;
+  return e->isHalfTy() || e->isBFloatTy() ? llvm::Type::getInt16Ty(e->getContext()) : e;
 }
 } // namespace
 
@@ -222,7 +223,8 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
         throw WaveUnsupported("readlane of a lane number that differs between lanes");
       lane = b.CreateAnd(b.CreateZExtOrTrunc(scalar(call.getArgOperand(1)), b.getInt32Ty()), b.getInt32(w_ - 1));
     }
-    scalars_[&call] = b.CreateExtractElement(vec(b, data), lane, call.getName());
+    Value *read = b.CreateExtractElement(vec(b, data), lane, call.getName());
+    scalars_[&call] = isHalfLike(data->getType()) ? b.CreateBitCast(read, data->getType()) : read;
     return true;
   }
   if (named(call, "ballot")) {
@@ -436,14 +438,26 @@ Value *WaveBuilder::emitAtomic(llvm::IRBuilder<> &b, llvm::AtomicRMWInst &rmw) {
 // scalar one (a call of libm, exp2, rsq, ...), once per lane in a loop: its
 // lane values through memory.
 Value *WaveBuilder::emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
+  // Booleans go through memory as bytes (a vector of i1 is stored as bits).
+  auto inMemory = [&](llvm::Type *t) {
+    llvm::Type *e = t->getScalarType();
+    return e->isIntegerTy(1) ? llvm::Type::getInt8Ty(ctx_) : e;
+  };
+  auto memoryType = [&](llvm::Type *t) {
+    llvm::Type *e = inMemory(t);
+    return t->isVectorTy() ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(e, perLane(t))) : e;
+  };
+  auto toMemory = [&](Value *v, llvm::Type *memory) { return v->getType()->isIntOrIntVectorTy(1) ? b.CreateZExt(v, memory) : v; };
+  auto fromMemory = [&](Value *v, llvm::Type *type) { return type->isIntOrIntVectorTy(1) ? b.CreateTrunc(v, type) : v; };
   std::vector<llvm::AllocaInst *> slots(inst.getNumOperands(), nullptr);
   for (unsigned i = 0; i < inst.getNumOperands(); ++i)
     if (isVarying(inst.getOperand(i))) {
-      slots[i] = newSlot(b, wide(inst.getOperand(i)->getType()));
-      b.CreateStore(vec(b, inst.getOperand(i)), slots[i]);
+      llvm::Type *memory = wide(memoryType(inst.getOperand(i)->getType()));
+      slots[i] = newSlot(b, memory);
+      b.CreateStore(toMemory(vec(b, inst.getOperand(i)), memory), slots[i]);
     }
   llvm::Type *result = inst.getType();
-  llvm::AllocaInst *out = result->isVoidTy() ? nullptr : newSlot(b, wide(result));
+  llvm::AllocaInst *out = result->isVoidTy() ? nullptr : newSlot(b, wide(memoryType(result)));
   llvm::BasicBlock *before = b.GetInsertBlock();
   llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "lanes.each", &f_);
   llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx_, "lanes.done", &f_);
@@ -452,18 +466,20 @@ Value *WaveBuilder::emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
   llvm::PHINode *lane = b.CreatePHI(b.getInt32Ty(), 2);
   lane->addIncoming(b.getInt32(0), before);
   auto laneSlot = [&](llvm::AllocaInst *slot, llvm::Type *type) {
-    return b.CreateGEP(type->getScalarType(), slot, b.CreateMul(lane, b.getInt32(perLane(type))));
+    return b.CreateGEP(inMemory(type), slot, b.CreateMul(lane, b.getInt32(perLane(type))));
   };
   llvm::Instruction *one = inst.clone();
   for (unsigned i = 0; i < inst.getNumOperands(); ++i) {
-    llvm::Type *type = inst.getOperand(i)->getType();
-    one->setOperand(i, slots[i] ? static_cast<Value *>(b.CreateAlignedLoad(
-                                      type, laneSlot(slots[i], type), layout_.getABITypeAlign(type->getScalarType())))
+    llvm::Type *type = inst.getOperand(i)->getType(), *memory = memoryType(type);
+    one->setOperand(i, slots[i] ? fromMemory(b.CreateAlignedLoad(memory, laneSlot(slots[i], type),
+                                                                 layout_.getABITypeAlign(inMemory(type))),
+                                             type)
                                 : scalar(inst.getOperand(i)));
   }
   b.Insert(one);
   if (out)
-    b.CreateAlignedStore(one, laneSlot(out, result), layout_.getABITypeAlign(result->getScalarType()));
+    b.CreateAlignedStore(toMemory(one, memoryType(result)), laneSlot(out, result),
+                         layout_.getABITypeAlign(inMemory(result)));
   Value *next = b.CreateAdd(lane, b.getInt32(1));
   lane->addIncoming(next, b.GetInsertBlock());
   llvm::BranchInst *back = b.CreateCondBr(b.CreateICmpULT(next, b.getInt32(w_)), body, after);
@@ -480,7 +496,7 @@ Value *WaveBuilder::emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
   loop->replaceOperandWith(0, loop);
   back->setMetadata(llvm::LLVMContext::MD_loop, loop);
   b.SetInsertPoint(after);
-  Value *values = out ? b.CreateLoad(wide(result), out) : nullptr;
+  Value *values = out ? fromMemory(b.CreateLoad(wide(memoryType(result)), out), wide(result)) : nullptr;
   for (llvm::AllocaInst *slot : slots)
     release(b, {slot});
   release(b, {out});

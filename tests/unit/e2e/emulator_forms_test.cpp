@@ -76,8 +76,7 @@ void swap_zeros(Ptr<i32> words, Const<int> B) {
 }
 
 // A 16 x 16 dot of two tiles (one wave): 16x16x32 fp8 MFMAs, whose operands
-// and accumulator fit the wave form's limits (f16 lane values stay on
-// fibers).
+// and accumulator fit the wave form's limits.
 template <class E> void small_dot(Ptr<E> a, Ptr<E> b, Ptr<f32> c, Const<int> K) {
   auto r = arange(0, 16), k = arange(0, K);
   auto ta = load(a + expand_dims(r, 1) * K + expand_dims(k, 0));
@@ -346,7 +345,9 @@ TEST_CASE("emulator forms: a kernel moves from fibers to waves after TESSEL_EMUL
 // moves their bits, signalling NaNs too, as the GPU's loads and stores do
 // (the host legalizes <8 x bfloat> extracts, inserts and stores through f32,
 // which quieted 0x7f81 into 0x7fc1 before the retargeting moved them as i16).
-TEST_CASE("emulator: 16-bit floats a kernel only moves keep their bits, signalling NaNs too") {
+// The wave form carries such lanes as i16 vectors and computes on them lane
+// by lane in the fibers' scalar code: the same bytes as fibers.
+TEST_CASE("emulator forms: 16-bit floats a kernel only moves keep their bits, signalling NaNs too, both forms") {
   auto check = [&]<class E>(const char *arch) {
     Device dev = Device::emulator(arch);
     const int B = 256;
@@ -360,8 +361,14 @@ TEST_CASE("emulator: 16-bit floats a kernel only moves keep their bits, signalli
     auto y = dev.upload(std::vector<E>(B, E::fromBits(0x5555)));
     auto z = dev.upload(std::vector<float>(B, -1.0f));
     auto w = dev.upload(std::vector<E>(B, E::fromBits(0x5555)));
-    ScopedEnv fibers("TESSEL_EMULATOR_PATH", "fibers");
-    jit<halves<E>>().launch(dev, {1}, {.num_warps = 4}, x, y, z, w, B);
+    auto [waves, fibers] = bothForms([&] { jit<halves<E>>().launch(dev, {1}, {.num_warps = 4}, x, y, z, w, B); },
+                                     [&] {
+                                       Bytes all = bytesOf(y), zz = bytesOf(z), ww = bytesOf(w);
+                                       all.insert(all.end(), zz.begin(), zz.end());
+                                       all.insert(all.end(), ww.begin(), ww.end());
+                                       return all;
+                                     });
+    CHECK(waves == fibers);
     std::vector<E> gotY = y.download(), gotW = w.download();
     std::vector<float> gotZ = z.download();
     for (int i = 0; i < B; ++i) {

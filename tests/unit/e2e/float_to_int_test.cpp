@@ -109,13 +109,11 @@ TEST_CASE("cast float to int: NaN is 0 and out-of-range values saturate as the G
 
   for (const char *arch : {"gfx942", "gfx1100"}) {
     Device dev = Device::emulator(arch);
-    // f32 and f64 lanes run in both forms; f16 and bf16 lane values are
-    // outside the wave form (emulator_wave.cpp): fibers.
     for (const char *path : {"waves", "fibers"}) {
       checkAllWidths<float>(dev, path);
       checkAllWidths<double>(dev, path);
+      checkAllWidths<half>(dev, path);
+      checkAllWidths<bfloat16>(dev, path);
     }
-    checkAllWidths<half>(dev, "fibers");
-    checkAllWidths<bfloat16>(dev, "fibers");
   }
 }
