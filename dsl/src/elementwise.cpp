@@ -270,7 +270,11 @@ ValueRef emitCast(const OpSite &site, ValueRef a, DType to, bool saturate) {
   } else if (fromInt) {
     id = one(from == DType::I1 ? "arith.uitofp" : "arith.sitofp", id, to);
   } else if (toInt) {
-    id = one("arith.fptosi", id, to);
+    // To i8 / i16 through i32, then its low bits: one result on every
+    // target (gfx11 would convert two f32 -> i16 at once where the backend
+    // pairs them, saturating to 16 bits, and the others one at a time
+    // through 32 bits); the 32-bit conversion saturates, NaN -> 0.
+    id = dtypeBits(to) < 32 ? one("arith.trunci", one("arith.fptosi", id, DType::I32), to) : one("arith.fptosi", id, to);
   } else if (isHalf(from) && isHalf(to)) { // bf16 <-> f16 through f32
     id = one("arith.truncf", one("arith.extf", id, DType::F32), to);
   } else {

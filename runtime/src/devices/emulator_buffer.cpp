@@ -26,30 +26,34 @@ namespace tessel::emu {
 
 namespace {
 
-struct Resource {
-  llvm::Value *base;       // ptr
-  llvm::Value *numRecords; // i64
-};
+bool named(const llvm::CallInst &call, llvm::StringRef prefix) {
+  const llvm::Function *callee = call.getCalledFunction();
+  return callee && callee->getName().starts_with(prefix);
+}
 
-Resource resourceOf(llvm::CallInst &access, llvm::Value *rsrc) {
-  auto *make = llvm::dyn_cast<llvm::CallInst>(rsrc);
-  llvm::Function *callee = make ? make->getCalledFunction() : nullptr;
-  if (!callee || !callee->getName().starts_with("llvm.amdgcn.make.buffer.rsrc"))
+} // namespace
+
+llvm::CallInst &rawBufferResource(llvm::CallInst &access) {
+  const std::string name = access.getCalledFunction()->getName().str();
+  // (rsrc, voffset, soffset, aux), (data, rsrc, voffset, soffset, aux) and
+  // (rsrc, lds, size, voffset, soffset, offset, aux).
+  const bool toLds = named(access, "llvm.amdgcn.raw.ptr.buffer.load.lds");
+  const bool store = named(access, "llvm.amdgcn.raw.ptr.buffer.store");
+  const unsigned rsrc = store ? 1 : 0, soffset = toLds ? 4 : store ? 3 : 2;
+  auto *make = llvm::dyn_cast<llvm::CallInst>(access.getArgOperand(rsrc));
+  if (!make || !named(*make, "llvm.amdgcn.make.buffer.rsrc"))
     throw Error("the emulator runs buffer accesses only on a resource made by llvm.amdgcn.make.buffer.rsrc in "
-                "the same function (" + access.getCalledFunction()->getName().str() + ")");
+                "the same function (" + name + ")");
   auto *stride = llvm::dyn_cast<llvm::ConstantInt>(make->getArgOperand(1));
   if (!stride || !stride->isZero())
     throw Error("the emulator runs raw buffer accesses only (stride 0)");
-  llvm::IRBuilder<> b(&access);
-  return {make->getArgOperand(0), b.CreateZExtOrTrunc(make->getArgOperand(2), b.getInt64Ty())};
+  auto *c = llvm::dyn_cast<llvm::ConstantInt>(access.getArgOperand(soffset));
+  if (!c || !c->isZero())
+    throw Error("the emulator runs buffer accesses with soffset 0 only (" + name + ")");
+  return *make;
 }
 
-bool isGfx11(const llvm::CallInst &call) {
-  return llvm::StringRef(kernelArch(*call.getFunction())).starts_with("gfx11");
-}
-
-// The component accesses of a `type` transfer: dwords, or the one sub-dword.
-std::pair<unsigned, unsigned> componentsOf(const llvm::DataLayout &layout, llvm::Type *type) {
+std::pair<unsigned, unsigned> bufferComponents(const llvm::DataLayout &layout, llvm::Type *type) {
   const unsigned bytes = unsigned(layout.getTypeStoreSize(type));
   if (bytes >= 4) {
     if (bytes % 4)
@@ -59,42 +63,55 @@ std::pair<unsigned, unsigned> componentsOf(const llvm::DataLayout &layout, llvm:
   return {1, bytes};
 }
 
-// Whether component k (of `size` bytes at voffset + k * size) is in range.
-llvm::Value *inRange(llvm::IRBuilder<> &b, bool gfx11, llvm::Value *voffset, unsigned k, unsigned size,
-                     llvm::Value *numRecords) {
-  llvm::Value *at = b.CreateAdd(b.CreateZExt(voffset, b.getInt64Ty()), b.getInt64(uint64_t(k) * size));
-  if (gfx11)
-    return b.CreateICmpULE(b.CreateAdd(at, b.getInt64(size)), numRecords);
+llvm::Value *bufferComponentInRange(llvm::IRBuilderBase &b, const llvm::Function &fn, llvm::Value *at, unsigned size,
+                                    llvm::Value *numRecords) {
+  if (llvm::StringRef(kernelArch(fn)).starts_with("gfx11"))
+    return b.CreateICmpULE(b.CreateAdd(at, llvm::ConstantInt::get(at->getType(), size)), numRecords);
   return b.CreateICmpULT(at, numRecords);
 }
 
-void requireZeroSOffset(llvm::CallInst &call, llvm::Value *soffset) {
-  auto *c = llvm::dyn_cast<llvm::ConstantInt>(soffset);
-  if (!c || !c->isZero())
-    throw Error("the emulator runs buffer accesses with soffset 0 only (" +
-                call.getCalledFunction()->getName().str() + ")");
+namespace {
+
+struct Resource {
+  llvm::Value *base;       // ptr
+  llvm::Value *numRecords; // i64
+};
+
+Resource resourceOf(llvm::CallInst &access) {
+  llvm::CallInst &make = rawBufferResource(access);
+  llvm::IRBuilder<> b(&access);
+  return {make.getArgOperand(0), b.CreateZExtOrTrunc(make.getArgOperand(2), b.getInt64Ty())};
+}
+
+// Byte offset of component k (of `size` bytes) of an access at `voffset`.
+llvm::Value *componentAt(llvm::IRBuilder<> &b, llvm::Value *voffset, unsigned k, unsigned size) {
+  return b.CreateAdd(b.CreateZExt(voffset, b.getInt64Ty()), b.getInt64(uint64_t(k) * size));
+}
+
+// Whether component k of an access at `voffset` is in range.
+llvm::Value *inRange(llvm::IRBuilder<> &b, llvm::CallInst &access, llvm::Value *voffset, unsigned k, unsigned size,
+                     llvm::Value *numRecords) {
+  return bufferComponentInRange(b, *access.getFunction(), componentAt(b, voffset, k, size), size, numRecords);
 }
 
 } // namespace
 
 // raw.ptr.buffer.load(rsrc, voffset, soffset, aux) -> T
 void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module) {
-  requireZeroSOffset(call, call.getArgOperand(2));
-  Resource r = resourceOf(call, call.getArgOperand(0));
-  const bool gfx11 = isGfx11(call);
-  auto [count, size] = componentsOf(module.getDataLayout(), call.getType());
+  Resource r = resourceOf(call);
+  auto [count, size] = bufferComponents(module.getDataLayout(), call.getType());
   llvm::IRBuilder<> b(&call);
   llvm::Type *component = b.getIntNTy(size * 8);
   llvm::Value *voffset = call.getArgOperand(1);
   llvm::Value *result = llvm::PoisonValue::get(llvm::FixedVectorType::get(component, count));
   for (unsigned k = 0; k < count; ++k) {
-    llvm::Value *ok = inRange(b, gfx11, voffset, k, size, r.numRecords);
+    llvm::Value *ok = inRange(b, call, voffset, k, size, r.numRecords);
     llvm::BasicBlock *before = b.GetInsertBlock();
     llvm::Instruction *then = llvm::SplitBlockAndInsertIfThen(ok, b.GetInsertPoint(), false);
     llvm::IRBuilder<> t(then);
     t.SetCurrentDebugLocation(call.getDebugLoc());
-    llvm::Value *at = t.CreateAdd(t.CreateZExt(voffset, t.getInt64Ty()), t.getInt64(uint64_t(k) * size));
-    llvm::Value *loaded = t.CreateAlignedLoad(component, t.CreateGEP(t.getInt8Ty(), r.base, at), llvm::Align(1));
+    llvm::Value *loaded =
+        t.CreateAlignedLoad(component, t.CreateGEP(t.getInt8Ty(), r.base, componentAt(t, voffset, k, size)), llvm::Align(1));
     b.SetInsertPoint(&call);
     llvm::PHINode *value = b.CreatePHI(component, 2);
     value->addIncoming(loaded, then->getParent());
@@ -108,23 +125,20 @@ void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module) {
 
 // raw.ptr.buffer.store(data, rsrc, voffset, soffset, aux)
 void rewriteBufferStore(llvm::CallInst &call, llvm::Module &module) {
-  requireZeroSOffset(call, call.getArgOperand(3));
-  Resource r = resourceOf(call, call.getArgOperand(1));
-  const bool gfx11 = isGfx11(call);
+  Resource r = resourceOf(call);
   llvm::Value *data = call.getArgOperand(0);
-  auto [count, size] = componentsOf(module.getDataLayout(), data->getType());
+  auto [count, size] = bufferComponents(module.getDataLayout(), data->getType());
   llvm::IRBuilder<> b(&call);
   llvm::Type *component = b.getIntNTy(size * 8);
   llvm::Value *parts = b.CreateBitCast(data, count == 1 ? component : llvm::FixedVectorType::get(component, count));
   llvm::Value *voffset = call.getArgOperand(2);
   for (unsigned k = 0; k < count; ++k) {
     llvm::Value *part = count == 1 ? parts : b.CreateExtractElement(parts, b.getInt32(k));
-    llvm::Value *ok = inRange(b, gfx11, voffset, k, size, r.numRecords);
+    llvm::Value *ok = inRange(b, call, voffset, k, size, r.numRecords);
     llvm::Instruction *then = llvm::SplitBlockAndInsertIfThen(ok, b.GetInsertPoint(), false);
     llvm::IRBuilder<> t(then);
     t.SetCurrentDebugLocation(call.getDebugLoc());
-    llvm::Value *at = t.CreateAdd(t.CreateZExt(voffset, t.getInt64Ty()), t.getInt64(uint64_t(k) * size));
-    t.CreateAlignedStore(part, t.CreateGEP(t.getInt8Ty(), r.base, at), llvm::Align(1));
+    t.CreateAlignedStore(part, t.CreateGEP(t.getInt8Ty(), r.base, componentAt(t, voffset, k, size)), llvm::Align(1));
     b.SetInsertPoint(&call);
   }
   call.eraseFromParent();
@@ -133,9 +147,8 @@ void rewriteBufferStore(llvm::CallInst &call, llvm::Module &module) {
 // raw.ptr.buffer.load.lds(rsrc, lds, size, voffset, soffset, offset, aux).
 // The lane is workitem x mod the wave size (tessel's workgroups are 1-D).
 void rewriteBufferLoadToLds(llvm::CallInst &call, llvm::Module &module) {
-  requireZeroSOffset(call, call.getArgOperand(4));
-  Resource r = resourceOf(call, call.getArgOperand(0));
-  const bool gfx11 = isGfx11(call);
+  Resource r = resourceOf(call);
+  const bool gfx11 = llvm::StringRef(kernelArch(*call.getFunction())).starts_with("gfx11");
   auto *sizeArg = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(2));
   auto *immArg = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(5));
   const uint64_t size = sizeArg ? sizeArg->getZExtValue() : 0;
@@ -153,13 +166,13 @@ void rewriteBufferLoadToLds(llvm::CallInst &call, llvm::Module &module) {
   llvm::Value *lds = b.CreateGEP(b.getInt8Ty(), call.getArgOperand(1), b.CreateMul(lane, b.getInt32(uint32_t(size))));
   llvm::Value *voffset = call.getArgOperand(3);
   for (unsigned k = 0; k < count; ++k) {
-    llvm::Value *ok = inRange(b, gfx11, voffset, k, component, r.numRecords);
+    llvm::Value *ok = inRange(b, call, voffset, k, component, r.numRecords);
     llvm::BasicBlock *before = b.GetInsertBlock();
     llvm::Instruction *then = llvm::SplitBlockAndInsertIfThen(ok, b.GetInsertPoint(), false);
     llvm::IRBuilder<> t(then);
     t.SetCurrentDebugLocation(call.getDebugLoc());
-    llvm::Value *at = t.CreateAdd(t.CreateZExt(voffset, t.getInt64Ty()), t.getInt64(uint64_t(k) * component));
-    llvm::Value *loaded = t.CreateAlignedLoad(type, t.CreateGEP(t.getInt8Ty(), r.base, at), llvm::Align(1));
+    llvm::Value *loaded =
+        t.CreateAlignedLoad(type, t.CreateGEP(t.getInt8Ty(), r.base, componentAt(t, voffset, k, component)), llvm::Align(1));
     b.SetInsertPoint(&call);
     llvm::PHINode *value = b.CreatePHI(type, 2);
     value->addIncoming(loaded, then->getParent());

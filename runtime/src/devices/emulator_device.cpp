@@ -140,19 +140,22 @@ struct KernelForm {
   llvm::orc::JITDylib *dylib = nullptr;
 };
 
-// Launch time a kernel spends as fibers before it is compiled in wave form
-// (TESSEL_EMULATOR_WAVE_AFTER_MS, default 100): the wave form runs row
-// kernels 5-9x faster but takes several times longer to compile, which
-// small launches (most tests) never earn back.
-double waveAfterSeconds() {
-  static const double seconds = [] {
-    const char *v = std::getenv("TESSEL_EMULATOR_WAVE_AFTER_MS");
-    char *end = nullptr;
-    const double ms = v && *v ? std::strtod(v, &end) : 100.0;
-    return (end && *end) || ms < 0 ? 0.1 : ms / 1000.0;
-  }();
-  return seconds;
+// A duration from the environment variable `name`, given in units of `unit`
+// seconds; `fallback` seconds when it is unset or not a number >= 0.
+double secondsFromEnvironment(const char *name, double unit, double fallback) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return fallback;
+  char *end = nullptr;
+  const double d = std::strtod(v, &end);
+  return *end || !(d >= 0) ? fallback : d * unit;
 }
+
+// Launch time a kernel spends as fibers before it is compiled in wave form
+// (TESSEL_EMULATOR_WAVE_AFTER_MS, default 100, read when the kernel is
+// loaded): the wave form runs row kernels 5-9x faster but takes several
+// times longer to compile, which small launches (most tests) never earn back.
+double waveAfterSeconds() { return secondsFromEnvironment("TESSEL_EMULATOR_WAVE_AFTER_MS", 0.001, 0.1); }
 
 // Which form a launch runs (TESSEL_EMULATOR_PATH, read at every launch):
 // waves where the kernel allows (the default), always fibers, or waves or
@@ -184,6 +187,7 @@ public:
   bool lanesBuilt = false, wavesTried = false;
   std::string wavesUnsupported; // why the wave form does not cover the kernel
   double fiberSeconds = 0;      // launch time spent in the fiber form so far
+  double waveAfterSeconds = 0;  // ... before the wave form is compiled (waveAfterSeconds())
   EmulatorDevice &device_;
 };
 
@@ -238,12 +242,7 @@ struct LaunchJob {
 // (default 60) it says so, once per launch, with the estimate.
 
 double warnAfterSeconds() {
-  static const double seconds = [] {
-    const char *v = std::getenv("TESSEL_EMULATOR_WARN_SECONDS");
-    char *end = nullptr;
-    double d = v && *v ? std::strtod(v, &end) : 60.0;
-    return (end && *end) || d < 0 ? 60.0 : d;
-  }();
+  static const double seconds = secondsFromEnvironment("TESSEL_EMULATOR_WARN_SECONDS", 1, 60);
   return seconds;
 }
 
@@ -527,6 +526,7 @@ public:
     loaded->kernargs = kernel.kernargs;
     loaded->declaredLdsBytes = kernel.ldsBytes;
     loaded->sanitize = emu::sanitizeModeFromEnvironment();
+    loaded->waveAfterSeconds = waveAfterSeconds();
     // The form the launches will want first; the other is compiled when one
     // asks (see formFor).
     if (lanePathFromEnvironment() != LanePath::Waves || !tryWaves(*loaded))
@@ -680,6 +680,7 @@ private:
         emu::retargetForHost(*module, kernel.name, kernel.kernargs, machine_->createDataLayout(),
                              machine_->getTargetTriple().str(), kernel.sanitize, *deviceMachine_, waveForm);
     optimize(*module);
+    emu::moveHalvesAsBits(*module);
 
     auto dylib = jit_->createJITDylib("tessel_kernel_" + std::to_string(nextDylib_++));
     if (!dylib)
@@ -716,12 +717,12 @@ private:
 
   // The form a launch of `blockSize` threads runs, compiling it if needed.
   // By default a kernel starts as fibers, which compile several times
-  // faster; once its launches have spent waveAfterSeconds() as fibers it is
+  // faster; once its launches have spent kernel.waveAfterSeconds as fibers it is
   // compiled in wave form (when that covers it) and runs so from then on.
   // The forms give the same bytes, so the switch changes only the time.
   const KernelForm &formFor(EmulatorKernel &kernel, uint32_t blockSize, bool &waves) {
     const LanePath path = lanePathFromEnvironment();
-    const bool hot = path == LanePath::Waves || kernel.waves.entry || kernel.fiberSeconds >= waveAfterSeconds();
+    const bool hot = path == LanePath::Waves || kernel.waves.entry || kernel.fiberSeconds >= kernel.waveAfterSeconds;
     waves = path != LanePath::Fibers && hot && blockSize % target_.waveSize == 0 && tryWaves(kernel);
     if (path == LanePath::Waves && !waves)
       throw Error("kernel '" + kernel.name + "' cannot run as waves on the emulator (TESSEL_EMULATOR_PATH=waves): " +

@@ -11,6 +11,9 @@
 #include <llvm/IR/Operator.h>
 #include <llvm/Support/MathExtras.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace tessel::emu {
 namespace {
 
@@ -26,9 +29,17 @@ struct Decomposer {
   const llvm::BasicBlock *at; // the access's block
   unsigned waveSize;
 
-  // Adds scale * v to `into`; false when v is not of the form.
+  // term += scale, false when it would overflow int64.
+  static bool accumulate(int64_t &term, int64_t scale) { return !__builtin_add_overflow(term, scale, &term); }
+  // scale * factor as a scale, false when it would overflow int64.
+  static bool times(int64_t scale, int64_t factor, int64_t &product) {
+    return !__builtin_mul_overflow(scale, factor, &product);
+  }
+
+  // Adds scale * v to `into`; false when v is not of the form, or a scale
+  // or sum would overflow int64 (an offset the lanes cannot be told apart by).
   bool add(const llvm::Value *v, int64_t scale, LaneAddress &into, unsigned depth = 0) {
-    // Bounded depth and scales: no term's arithmetic can overflow.
+    // Bounded depth and scales.
     if (depth > 16 || scale > (int64_t(1) << 32) || scale < -(int64_t(1) << 32) || leavesCycle(v, at, cycles))
       return false;
     if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(v)) {
@@ -40,11 +51,8 @@ struct Decomposer {
     }
     // The work-item id x is the lane plus the wave's first work-item (alike
     // in the wave: the id itself stands for it).
-    if (isWorkitemIdX(v)) {
-      into.laneStride += scale;
-      into.uniform[v] += scale;
-      return true;
-    }
+    if (isWorkitemIdX(v))
+      return accumulate(into.laneStride, scale) && accumulate(into.uniform[v], scale);
     if (auto *op = llvm::dyn_cast<llvm::Instruction>(v)) {
       auto constantOperand = [&](unsigned i) -> std::optional<int64_t> {
         auto *c = llvm::dyn_cast<llvm::ConstantInt>(op->getOperand(i));
@@ -61,43 +69,68 @@ struct Decomposer {
         break;
       case llvm::Instruction::Sub:
         return add(op->getOperand(0), scale, into, depth + 1) && add(op->getOperand(1), -scale, into, depth + 1);
-      case llvm::Instruction::Mul:
+      case llvm::Instruction::Mul: {
+        int64_t product;
         if (auto c = constantOperand(1))
-          return add(op->getOperand(0), scale * *c, into, depth + 1);
+          return times(scale, *c, product) && add(op->getOperand(0), product, into, depth + 1);
         if (auto c = constantOperand(0))
-          return add(op->getOperand(1), scale * *c, into, depth + 1);
+          return times(scale, *c, product) && add(op->getOperand(1), product, into, depth + 1);
         break;
-      case llvm::Instruction::Shl:
+      }
+      case llvm::Instruction::Shl: {
+        int64_t product;
         if (auto c = constantOperand(1); c && *c >= 0 && *c < 32)
-          return add(op->getOperand(0), scale * (int64_t(1) << *c), into, depth + 1);
+          return times(scale, int64_t(1) << *c, product) && add(op->getOperand(0), product, into, depth + 1);
         break;
+      }
       case llvm::Instruction::ZExt:
       case llvm::Instruction::SExt:
-        return add(op->getOperand(0), scale, into, depth + 1);
+        return addWidened(op->getOperand(0), scale, into, depth + 1);
       case llvm::Instruction::And:
         // id & (waveSize - 1): the lane.
-        if (auto c = constantOperand(1); c && *c == int64_t(waveSize) - 1 && isWorkitemIdX(op->getOperand(0))) {
-          into.laneStride += scale;
-          return true;
-        }
+        if (auto c = constantOperand(1); c && *c == int64_t(waveSize) - 1 && isWorkitemIdX(op->getOperand(0)))
+          return accumulate(into.laneStride, scale);
         break;
       case llvm::Instruction::LShr:
         // id >> log2(waveSize) (or more): alike in the wave.
         if (auto c = constantOperand(1);
-            c && *c >= int64_t(llvm::Log2_32(waveSize)) && *c < 32 && isWorkitemIdX(op->getOperand(0))) {
-          into.uniform[v] += scale;
-          return true;
-        }
+            c && *c >= int64_t(llvm::Log2_32(waveSize)) && *c < 32 && isWorkitemIdX(op->getOperand(0)))
+          return accumulate(into.uniform[v], scale);
         break;
       default:
         break;
       }
     }
-    if (uniformity.isUniform(v)) {
-      into.uniform[v] += scale;
-      return true;
-    }
+    if (uniformity.isUniform(v))
+      return accumulate(into.uniform[v], scale);
     return false;
+  }
+
+  // Adds scale * v for v an integer of fewer than 64 bits made wider (an
+  // extension, a GEP index, a buffer offset). v's own arithmetic wraps
+  // modulo 2^bits, which its terms describe exactly; the wider value
+  // follows them only while no two lanes' values straddle a wrap: the lane
+  // part's spread over the wave must fit in bits - 1 bits (the uniform part
+  // is taken not to wrap, as the kernel's own indexing does not). Else
+  // (tid * 2^32 in i32 is 0 in every lane) there is no lane address.
+  bool addWidened(const llvm::Value *v, int64_t scale, LaneAddress &into, unsigned depth = 0) {
+    const unsigned bits = v->getType()->getScalarSizeInBits();
+    if (bits >= 64)
+      return add(v, scale, into, depth);
+    LaneAddress inner;
+    if (bits == 0 || !add(v, 1, inner, depth))
+      return false;
+    const __int128 spread = __int128(inner.laneStride) * (waveSize - 1);
+    if (spread >= (__int128(1) << (bits - 1)) || -spread >= (__int128(1) << (bits - 1)))
+      return false;
+    int64_t term;
+    if (!times(inner.laneStride, scale, term) || !accumulate(into.laneStride, term) ||
+        !times(inner.constant, scale, term) || !accumulate(into.constant, term))
+      return false;
+    for (const auto &[u, coefficient] : inner.uniform)
+      if (!times(coefficient, scale, term) || !accumulate(into.uniform[u], term))
+        return false;
+    return true;
   }
 
   // The base and offset of a pointer.
@@ -112,8 +145,8 @@ struct Decomposer {
         return false;
       if (__builtin_add_overflow(into.constant, constant.getSExtValue(), &into.constant))
         return false;
-      for (auto &[value, scale] : variable)
-        if (!add(value, scale.getSExtValue(), into, depth + 1))
+      for (auto &[value, scale] : variable) // (an index narrower than 64 bits is sign-extended)
+        if (!addWidened(value, scale.getSExtValue(), into, depth + 1))
           return false;
       return pointer(gep->getPointerOperand(), into, depth + 1);
     }
@@ -170,7 +203,8 @@ std::optional<LaneAddress> laneAddressOf(llvm::Instruction &access, const llvm::
     if (!uniformity.isUniform(resource) || leavesCycle(resource, access.getParent(), cycles))
       return std::nullopt;
     address.base = resource;
-    ok = d.add(call->getArgOperand(first + 1), 1, address) && d.add(call->getArgOperand(first + 2), 1, address);
+    ok = d.addWidened(call->getArgOperand(first + 1), 1, address) &&
+         d.addWidened(call->getArgOperand(first + 2), 1, address);
   }
   if (!ok || !type || !type->isSized())
     return std::nullopt;
@@ -185,15 +219,44 @@ bool mayOverlapAcrossLanes(const LaneAddress &a, const LaneAddress &b, unsigned 
   if (a.base != b.base || a.uniform != b.uniform)
     return true; // nothing known of the difference of the two offsets
   // The same uniform part: the offsets differ by the lanes' parts and the
-  // constants alone. Every pair of distinct lanes, checked (waveSize <= 64).
-  for (int64_t l1 = 0; l1 < int64_t(waveSize); ++l1)
-    for (int64_t l2 = 0; l2 < int64_t(waveSize); ++l2) {
-      if (l1 == l2)
-        continue; // a lane's own accesses keep their order
-      const __int128 startA = __int128(a.laneStride) * l1 + a.constant, startB = __int128(b.laneStride) * l2 + b.constant;
-      if (startA < startB + __int128(b.bytes) && startB < startA + __int128(a.bytes))
-        return true;
+  // constants alone. Each access's lanes are W intervals (in 128 bits: a
+  // stride times a lane below 2^16 plus a constant cannot overflow); swept
+  // in order of their starts, an interval meets an earlier-starting one of
+  // the other access iff that one ends past its start. Of the earlier ones
+  // only the two that end last matter: one of them is of another lane
+  // (each lane has one interval an access).
+  struct Span {
+    __int128 start, end;
+    unsigned lane;
+    bool ofB;
+  };
+  std::vector<Span> spans;
+  spans.reserve(2 * size_t(waveSize));
+  for (unsigned lane = 0; lane < waveSize; ++lane)
+    for (const LaneAddress *x : {&a, &b}) {
+      const __int128 start = __int128(x->laneStride) * lane + x->constant;
+      spans.push_back({start, start + __int128(x->bytes), lane, x == &b});
     }
+  std::sort(spans.begin(), spans.end(), [](const Span &p, const Span &q) { return p.start < q.start; });
+  struct Latest {
+    __int128 end;
+    unsigned lane;
+  };
+  const Latest none{-(__int128(1) << 120), ~0u}; // below every start
+  Latest first[2] = {none, none}, second[2] = {none, none}; // per access: the two largest ends so far
+  for (const Span &s : spans) {
+    const unsigned other = s.ofB ? 0 : 1;
+    const __int128 reach = first[other].lane != s.lane ? first[other].end : second[other].end;
+    if (reach > s.start)
+      return true; // a lane's own accesses keep their order: only other lanes count
+    Latest &top = first[s.ofB], &next = second[s.ofB];
+    if (s.end > top.end) {
+      next = top;
+      top = {s.end, s.lane};
+    } else if (s.end > next.end) {
+      next = {s.end, s.lane};
+    }
+  }
   return false;
 }
 

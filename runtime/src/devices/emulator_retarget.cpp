@@ -3,7 +3,8 @@
 // generation accepts addrspace(1)/(3)/(4)/(5) pointers unchanged, so the work
 // is: AMDGPU intrinsics -> emulator runtime calls (one table), LDS globals ->
 // offsets into the workgroup's LDS block, private allocas -> host allocas,
-// trapping integer division -> GPU-like non-trapping division, AMDGPU calling
+// trapping integer division -> GPU-like non-trapping division, float-to-int
+// conversions -> the GPU's saturating ones, AMDGPU calling
 // conventions and attributes -> host ones, and an entry that unpacks kernarg.
 #include "emulator_retarget.hpp"
 
@@ -668,6 +669,7 @@ RetargetedKernel retargetForHost(Module &module, const std::string &kernelName,
   KernargLayout layout = parameterLayout(*kernel, kernargs, deviceLayout);
   result.kernargBytes = layout.totalBytes;
 
+  rewriteFloatToInt(module); // per thread, where a vector's elements are one thread's
   insertLockstepMeetings(module, kernelName, device);
   if (waveForm)
     buildWaveKernel(*kernel, waveForm, sanitize);

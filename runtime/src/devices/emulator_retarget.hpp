@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace llvm {
@@ -16,6 +17,8 @@ class CallInst;
 class Function;
 class Module;
 class DataLayout;
+class IRBuilderBase;
+class Type;
 class StringRef;
 class TargetMachine;
 class Value;
@@ -83,11 +86,35 @@ bool synchronizesWave(llvm::StringRef name);
 // Returns each check's site (emulator_instrument.cpp).
 std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module &module, SanitizeMode mode);
 
+// fptosi / fptoui (poison for NaN and out-of-range values in LLVM, 0x80000000
+// on x86) as the AMDGPU code computes them: saturating conversions, NaN -> 0,
+// in the widths and sequences the AMDGPU backend lowers each to
+// (emulator_float_to_int.cpp). Runs on the AMDGPU module, before
+// buildWaveKernel, which widens the saturating conversions lane by lane.
+void rewriteFloatToInt(llvm::Module &module);
+
+// After the host's optimization: stores of half and bfloat values store the
+// i16 bits of the loads, extracts, inserts, shuffles and selects that moved
+// them, so the host's legalization through f32 cannot quiet a signalling
+// NaN the kernel only moves (emulator_half_bits.cpp).
+void moveHalvesAsBits(llvm::Module &module);
+
 // Buffer instructions as the ISA defines them (emulator_buffer.cpp): each
 // call becomes range-checked plain loads / stores.
 void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module);
 void rewriteBufferStore(llvm::CallInst &call, llvm::Module &module);
 void rewriteBufferLoadToLds(llvm::CallInst &call, llvm::Module &module);
 void rewriteBufferResource(llvm::CallInst &call, llvm::Module &module);
+// What both forms' buffer accesses share (emulator_buffer.cpp; the wave form's
+// in emulator_wave_ops.cpp): the make.buffer.rsrc call a raw.ptr.buffer
+// load, store or load to LDS accesses, checked raw (stride 0) with soffset 0,
+// else an Error naming what is not; the components a transfer of `type`
+// moves, {count, bytes each}: whole dwords, or one byte or short; and whether
+// a component of `size` bytes at byte offset `at` (i64, or a vector of them,
+// `numRecords` alike) is in range by the rule of `fn`'s target.
+llvm::CallInst &rawBufferResource(llvm::CallInst &access);
+std::pair<unsigned, unsigned> bufferComponents(const llvm::DataLayout &layout, llvm::Type *type);
+llvm::Value *bufferComponentInRange(llvm::IRBuilderBase &b, const llvm::Function &fn, llvm::Value *at, unsigned size,
+                                    llvm::Value *numRecords);
 
 } // namespace tessel::emu

@@ -49,6 +49,7 @@ bool elementwiseIntrinsic(llvm::Intrinsic::ID id) {
   case llvm::Intrinsic::fshr: case llvm::Intrinsic::uadd_sat: case llvm::Intrinsic::usub_sat:
   case llvm::Intrinsic::sadd_sat: case llvm::Intrinsic::ssub_sat:
   case llvm::Intrinsic::abs: case llvm::Intrinsic::ctlz: case llvm::Intrinsic::cttz:
+  case llvm::Intrinsic::fptosi_sat: case llvm::Intrinsic::fptoui_sat:
     return true;
   default:
     return false;
@@ -308,9 +309,6 @@ void WaveBuilder::analyze() {
   // Host code generation slows down sharply past a few KiB a vector (a
   // matmul's 16 accumulators a lane are 4 KiB a wave: 10x the fibers'
   // compile time and slower code): such kernels run as fibers.
-  // The host legalizes vectors of half and bfloat through f32, which quiets
-  // signalling NaNs even where the scalar code only moves the bits (a bf16
-  // load, extension and store): lane values of those types stay on fibers.
   uint64_t elements = 0, shuffled = 0;
   for (const llvm::Value *v : varying_) {
     elements += uint64_t(w_) * perLane(v->getType());
@@ -319,8 +317,6 @@ void WaveBuilder::analyze() {
     if (auto bits = layout_.getTypeSizeInBits(v->getType()).getFixedValue() * w_; bits > kMaxWaveValueBits)
       throw WaveUnsupported("a lane value of " + std::to_string(bits / 8) + " bytes a wave (more than " +
                             std::to_string(kMaxWaveValueBits / 8) + ")");
-    if (v->getType()->getScalarType()->isHalfTy() || v->getType()->getScalarType()->isBFloatTy())
-      throw WaveUnsupported("a lane value of half or bfloat type");
   }
   // Host code generation time grows with the vector elements the kernel
   // makes (e2e dot tests: 7616 elements 0.1 s, 15872 1.2 s, against ~0.05 s
@@ -385,12 +381,45 @@ void WaveBuilder::build() {
     bb->eraseFromParent();
 }
 
+// Half and bfloat lane values travel as their bits (i16): the host
+// legalizes vectors of those types through f32, which quiets signalling
+// NaNs even where the scalar code only moves the bits (a bf16 load,
+// extension and store). Moves (loads, stores, selects, phis, shuffles,
+// bitcasts) move the i16s; an operation on their values runs lane by lane
+// in the scalar code the fibers run (emitPerLane).
+bool WaveBuilder::isHalfLike(llvm::Type *t) {
+  llvm::Type *e = t->getScalarType();
+  return e->isHalfTy() || e->isBFloatTy();
+}
+
+llvm::Type *WaveBuilder::carried(llvm::Type *t) const {
+  if (!isHalfLike(t))
+    return t;
+  llvm::Type *bits = llvm::Type::getInt16Ty(ctx_);
+  if (auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t))
+    return llvm::FixedVectorType::get(bits, v->getNumElements());
+  return bits;
+}
+
+// Whether `inst` computes with half or bfloat values (not only moves them).
+bool WaveBuilder::computesOnHalves(const Instruction &inst) {
+  if (llvm::isa<llvm::SelectInst, llvm::PHINode, llvm::ExtractElementInst, llvm::InsertElementInst,
+                llvm::ShuffleVectorInst, llvm::FreezeInst, llvm::BitCastInst, llvm::LoadInst, llvm::StoreInst>(inst))
+    return false;
+  if (isHalfLike(inst.getType()))
+    return true;
+  for (const Value *op : inst.operands())
+    if (isHalfLike(op->getType()))
+      return true;
+  return false;
+}
+
 llvm::Type *WaveBuilder::wide(llvm::Type *t) const {
   if (auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t))
-    return llvm::FixedVectorType::get(v->getElementType(), w_ * v->getNumElements());
+    return llvm::FixedVectorType::get(carried(v->getElementType()), w_ * v->getNumElements());
   if (t->isVectorTy() || t->isAggregateType() || t->isVoidTy() || t->isLabelTy())
     throw WaveUnsupported("a lane value of an unsupported type");
-  return llvm::FixedVectorType::get(t, w_);
+  return llvm::FixedVectorType::get(carried(t), w_);
 }
 
 unsigned WaveBuilder::perLane(llvm::Type *t) {
@@ -412,8 +441,11 @@ Value *WaveBuilder::scalar(Value *v) const {
   return it->second;
 }
 
-// Lane l's copy of each element: <n x T> -> <W*n x T>.
+// Lane l's copy of each element: <n x T> -> <W*n x T> (half and bfloat
+// as their bits).
 Value *WaveBuilder::splat(llvm::IRBuilder<> &b, Value *s) const {
+  if (isHalfLike(s->getType()))
+    s = b.CreateBitCast(s, carried(s->getType()));
   if (auto *v = llvm::dyn_cast<llvm::FixedVectorType>(s->getType())) {
     const unsigned n = v->getNumElements();
     llvm::SmallVector<int> mask;
@@ -489,7 +521,7 @@ void WaveBuilder::emit(llvm::IRBuilder<> &b, Instruction &inst) {
     // is the same in every lane, so lane 0's computes it.
     Instruction *copy = inst.clone();
     for (llvm::Use &op : copy->operands())
-      op.set(isVarying(op.get()) ? b.CreateExtractElement(vec(b, op.get()), uint64_t(0)) : scalar(op.get()));
+      op.set(isVarying(op.get()) ? laneZero(b, op.get()) : scalar(op.get()));
     b.Insert(copy, inst.getName());
     if (!inst.getType()->isVoidTy())
       scalars_[&inst] = copy;
@@ -530,6 +562,12 @@ void WaveBuilder::emitTerminator(llvm::IRBuilder<> &b, Instruction &inst) {
   throw WaveUnsupported(std::string("the terminator ") + inst.getOpcodeName());
 }
 
+// Lane 0's value of a lane value of a scalar type.
+Value *WaveBuilder::laneZero(llvm::IRBuilder<> &b, Value *v) {
+  Value *first = b.CreateExtractElement(vec(b, v), uint64_t(0));
+  return isHalfLike(v->getType()) ? b.CreateBitCast(first, v->getType()) : first;
+}
+
 Value *WaveBuilder::maskValue(llvm::IRBuilder<> &b, BasicBlock *then) {
   const MaskedRegion &region = maskOf_.at(then);
   Value *c = vec(b, region.condition);
@@ -538,6 +576,8 @@ Value *WaveBuilder::maskValue(llvm::IRBuilder<> &b, BasicBlock *then) {
 
 // A lane operation without side effects, on vectors.
 Value *WaveBuilder::emitLaneOp(llvm::IRBuilder<> &b, Instruction &inst) {
+  if (computesOnHalves(inst))
+    return emitPerLane(b, inst);
   if (auto *bin = llvm::dyn_cast<llvm::BinaryOperator>(&inst)) {
     Value *r = b.CreateBinOp(bin->getOpcode(), vec(b, bin->getOperand(0)), vec(b, bin->getOperand(1)), inst.getName());
     if (auto *ri = llvm::dyn_cast<Instruction>(r))
@@ -631,7 +671,7 @@ bool WaveBuilder::emitCall(llvm::IRBuilder<> &b, CallInst &call) {
     return emitAmdgcn(b, call);
   if (!isVarying(&call))
     return false; // uniform: cloned
-  if (id != llvm::Intrinsic::not_intrinsic && elementwiseIntrinsic(id)) {
+  if (id != llvm::Intrinsic::not_intrinsic && elementwiseIntrinsic(id) && !computesOnHalves(call)) {
     llvm::SmallVector<Value *> args;
     for (Value *arg : call.args())
       args.push_back(arg->getType()->isIntegerTy(1) && !isVarying(arg) && id != llvm::Intrinsic::fshl

@@ -11,6 +11,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -47,7 +48,11 @@ private:
   std::optional<LaneAffine> affineOf(const llvm::Value *v) const;
 
   // Values.
+  static bool isHalfLike(llvm::Type *t);
+  static bool computesOnHalves(const llvm::Instruction &inst);
+  llvm::Type *carried(llvm::Type *t) const;
   llvm::Type *wide(llvm::Type *t) const;
+  llvm::Value *laneZero(llvm::IRBuilder<> &b, llvm::Value *v);
   llvm::Value *scalar(llvm::Value *v) const;
   llvm::Value *vec(llvm::IRBuilder<> &b, llvm::Value *v);
   llvm::Value *splat(llvm::IRBuilder<> &b, llvm::Value *s) const;
@@ -77,8 +82,9 @@ private:
   void storeLanes(llvm::IRBuilder<> &b, llvm::Value *values, llvm::Value *pointers, llvm::Value *mask,
                   llvm::Align align);
   void markLanesChecked(llvm::Value *access);
-  llvm::Value *contiguous(llvm::IRBuilder<> &b, llvm::Value *pointers, unsigned elementBytes);
-  llvm::AllocaInst *alloca(llvm::Type *t);
+  llvm::Value *contiguous(llvm::IRBuilder<> &b, llvm::Value *&pointers, unsigned elementBytes);
+  llvm::AllocaInst *newSlot(llvm::IRBuilder<> &b, llvm::Type *t);
+  void release(llvm::IRBuilder<> &b, std::initializer_list<llvm::AllocaInst *> slots);
 
   llvm::Function &f_;
   llvm::Module &m_;

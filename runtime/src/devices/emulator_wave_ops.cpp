@@ -20,10 +20,21 @@ namespace tessel::emu {
 using llvm::CallInst;
 using llvm::Value;
 
-llvm::AllocaInst *WaveBuilder::alloca(llvm::Type *t) {
+// A slot for lane values in the entry block, live from here (b's point) to
+// the release() after its last use: the host's stack colouring then lets the
+// slots of different accesses share the frame (a kernel makes one an access).
+llvm::AllocaInst *WaveBuilder::newSlot(llvm::IRBuilder<> &b, llvm::Type *t) {
   llvm::BasicBlock *entry = allocas_->GetInsertBlock();
   allocas_->SetInsertPoint(entry, entry->begin());
-  return allocas_->Insert(new llvm::AllocaInst(t, 0, nullptr, layout_.getPrefTypeAlign(t), "lanes"));
+  llvm::AllocaInst *slot = allocas_->Insert(new llvm::AllocaInst(t, 0, nullptr, layout_.getPrefTypeAlign(t), "lanes"));
+  b.CreateLifetimeStart(slot);
+  return slot;
+}
+
+void WaveBuilder::release(llvm::IRBuilder<> &b, std::initializer_list<llvm::AllocaInst *> slots) {
+  for (llvm::AllocaInst *slot : slots)
+    if (slot)
+      b.CreateLifetimeEnd(slot);
 }
 
 // Lane l's element k at its pointer + k * elementBytes, lane by lane: <W x ptr> -> <W*n x ptr>.
@@ -52,8 +63,8 @@ void WaveBuilder::checkLanes(llvm::IRBuilder<> &b, llvm::Instruction &access, Va
     return;
   auto *type = llvm::cast<llvm::FixedVectorType>(pointers->getType());
   const unsigned count = type->getNumElements();
-  llvm::AllocaInst *slots = alloca(type);
-  llvm::AllocaInst *active = alloca(llvm::FixedVectorType::get(b.getInt8Ty(), count));
+  llvm::AllocaInst *slots = newSlot(b, type);
+  llvm::AllocaInst *active = newSlot(b, llvm::FixedVectorType::get(b.getInt8Ty(), count));
   b.CreateStore(pointers, slots);
   b.CreateStore(mask ? b.CreateZExt(mask, active->getAllocatedType())
                      : llvm::ConstantInt::get(active->getAllocatedType(), 1),
@@ -68,6 +79,7 @@ void WaveBuilder::checkLanes(llvm::IRBuilder<> &b, llvm::Instruction &access, Va
                                               b.getInt32(perLaneCount), b.getInt64(bytes), b.getInt32(uint32_t(kind))});
   call->setDebugLoc(access.getDebugLoc());
   pointers = b.CreateLoad(type, slots);
+  release(b, {slots, active});
 }
 
 void WaveBuilder::markLanesChecked(Value *access) {
@@ -75,12 +87,17 @@ void WaveBuilder::markLanesChecked(Value *access) {
     inst->setMetadata(kLanesCheckedMetadata, llvm::MDNode::get(ctx_, {}));
 }
 
-// Whether every pointer is the first + its index * elementBytes.
-Value *WaveBuilder::contiguous(llvm::IRBuilder<> &b, Value *pointers, unsigned elementBytes) {
+// Whether every pointer is the first + its index * elementBytes. A masked-off
+// lane's pointer may be poison (an inbounds GEP past its object): the test
+// compares the pointers frozen, so the branch on it is defined, and
+// `pointers` becomes the frozen vector, which the active lanes' pointers
+// are unchanged in (they are not poison: the GPU accesses them).
+Value *WaveBuilder::contiguous(llvm::IRBuilder<> &b, Value *&pointers, unsigned elementBytes) {
   const unsigned count = llvm::cast<llvm::FixedVectorType>(pointers->getType())->getNumElements();
   std::vector<llvm::Constant *> offsets;
   for (unsigned i = 0; i < count; ++i)
     offsets.push_back(b.getInt64(uint64_t(i) * elementBytes));
+  pointers = b.CreateFreeze(pointers, "lanes.at");
   Value *first = b.CreateExtractElement(pointers, uint64_t(0));
   Value *expected = b.CreateGEP(b.getInt8Ty(), first, llvm::ConstantVector::get(offsets));
   return b.CreateAndReduce(b.CreateICmpEQ(pointers, expected));
@@ -133,11 +150,12 @@ void WaveBuilder::storeLanes(llvm::IRBuilder<> &b, Value *values, Value *pointer
 }
 
 namespace {
+// The element a lane access moves (half and bfloat as their bits).
 llvm::Type *checkedElement(llvm::Type *t, const llvm::DataLayout &layout) {
   llvm::Type *e = t->getScalarType();
   if (e->isIntegerTy(1) || layout.getTypeStoreSizeInBits(e) != layout.getTypeSizeInBits(e))
     throw WaveUnsupported("a memory access of a type that is not whole bytes");
-  return e;
+  return e->isHalfTy() || e->isBFloatTy() ? llvm::Type::getInt16Ty(e->getContext()) : e;
 }
 } // namespace
 
@@ -205,7 +223,8 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
         throw WaveUnsupported("readlane of a lane number that differs between lanes");
       lane = b.CreateAnd(b.CreateZExtOrTrunc(scalar(call.getArgOperand(1)), b.getInt32Ty()), b.getInt32(w_ - 1));
     }
-    scalars_[&call] = b.CreateExtractElement(vec(b, data), lane, call.getName());
+    Value *read = b.CreateExtractElement(vec(b, data), lane, call.getName());
+    scalars_[&call] = isHalfLike(data->getType()) ? b.CreateBitCast(read, data->getType()) : read;
     return true;
   }
   if (named(call, "ballot")) {
@@ -243,20 +262,17 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
     return false;
   // A raw buffer access as the ISA defines it (emulator_buffer.cpp): each
   // dword, or the one byte or short, checked on its own against num_records.
-  Value *rsrc = call.getArgOperand(load ? 0 : 1);
-  auto *make = llvm::dyn_cast<CallInst>(rsrc);
-  if (!make || !named(*make, "make.buffer.rsrc") || isVarying(make))
-    throw WaveUnsupported("a buffer access on a resource that is not one uniform make.buffer.rsrc");
-  auto *stride = llvm::dyn_cast<llvm::ConstantInt>(make->getArgOperand(1));
-  auto *soffset = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(load ? 2 : 3));
-  if (!stride || !stride->isZero() || !soffset || !soffset->isZero())
-    throw WaveUnsupported("a buffer access with a stride or soffset");
+  llvm::CallInst *make;
   llvm::Type *type = load ? call.getType() : call.getArgOperand(0)->getType();
-  const unsigned bytes = unsigned(layout_.getTypeStoreSize(type));
-  if (bytes >= 4 && bytes % 4)
-    throw WaveUnsupported("a buffer access that is not whole dwords");
-  const unsigned count = bytes >= 4 ? bytes / 4 : 1, size = bytes >= 4 ? 4 : bytes;
-  const bool gfx11 = llvm::StringRef(kernelArch(f_)).starts_with("gfx11");
+  unsigned count, size;
+  try {
+    make = &rawBufferResource(call);
+    std::tie(count, size) = bufferComponents(layout_, type);
+  } catch (const Error &e) {
+    throw WaveUnsupported(e.what());
+  }
+  if (isVarying(make))
+    throw WaveUnsupported("a buffer access on a resource that differs between lanes");
   Value *base = scalar(make->getArgOperand(0));
   Value *records = b.CreateVectorSplat(w_ * count, b.CreateZExtOrTrunc(scalar(make->getArgOperand(2)), b.getInt64Ty()));
   Value *offsets = repeatLanes(b, b.CreateZExt(vec(b, call.getArgOperand(load ? 1 : 2)), llvm::FixedVectorType::get(b.getInt64Ty(), w_)), count);
@@ -264,8 +280,7 @@ bool WaveBuilder::emitAmdgcn(llvm::IRBuilder<> &b, CallInst &call) {
   for (unsigned i = 0; i < w_ * count; ++i)
     parts.push_back(b.getInt64(uint64_t(i % count) * size));
   Value *at = b.CreateAdd(offsets, llvm::ConstantVector::get(parts));
-  Value *inRange = gfx11 ? b.CreateICmpULE(b.CreateAdd(at, llvm::ConstantInt::get(at->getType(), size)), records)
-                         : b.CreateICmpULT(at, records);
+  Value *inRange = bufferComponentInRange(b, f_, at, size, records);
   if (Value *m = accessMask(b, bb, count))
     inRange = b.CreateAnd(inRange, m);
   Value *pointers = b.CreateGEP(b.getInt8Ty(), base, at);
@@ -292,13 +307,15 @@ Value *WaveBuilder::crossLane(llvm::IRBuilder<> &b, CallInst &call) {
   };
   if (named(call, "ds.bpermute")) {
     // Lane l reads lane (address / 4) mod W: through memory, as a gather.
-    llvm::AllocaInst *slots = alloca(wide(call.getType()));
+    llvm::AllocaInst *slots = newSlot(b, wide(call.getType()));
     b.CreateStore(vec(b, call.getArgOperand(1)), slots);
     Value *lanes = b.CreateAnd(b.CreateLShr(vec(b, call.getArgOperand(0)), 2),
                                b.CreateVectorSplat(w_, b.getInt32(w_ - 1)));
     Value *from = b.CreateGEP(call.getType(), slots, lanes);
-    return b.CreateMaskedGather(wide(call.getType()), from, llvm::Align(4),
-                                llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b.getInt1Ty(), w_)));
+    Value *read = b.CreateMaskedGather(wide(call.getType()), from, llvm::Align(4),
+                                       llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b.getInt1Ty(), w_)));
+    release(b, {slots});
+    return read;
   }
   const unsigned n = perLane(call.getType()), total = w_ * n;
   llvm::SmallVector<int> mask(total);
@@ -351,18 +368,20 @@ Value *WaveBuilder::emitMatrix(llvm::IRBuilder<> &b, CallInst &call) {
   if (matrixWaveSize(id) != w_)
     throw WaveUnsupported("a matrix instruction of another wave size");
   auto spill = [&](Value *v) {
-    llvm::AllocaInst *slot = alloca(wide(v->getType()));
+    llvm::AllocaInst *slot = newSlot(b, wide(v->getType()));
     b.CreateStore(vec(b, v), slot);
     return slot;
   };
   auto bytes = [&](llvm::Type *t) { return b.getInt32(uint32_t(layout_.getTypeStoreSize(t->getScalarType()) * perLane(t))); };
-  llvm::AllocaInst *pa = spill(a), *pb = spill(bv), *pc = spill(c), *pd = alloca(wide(call.getType()));
+  llvm::AllocaInst *pa = spill(a), *pb = spill(bv), *pc = spill(c), *pd = newSlot(b, wide(call.getType()));
   auto *i32 = b.getInt32Ty();
   llvm::FunctionCallee fn = m_.getOrInsertFunction("tessel_emu_matrix_wave", b.getVoidTy(), i32, i32, b.getPtrTy(),
                                                    b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), i32, i32, i32, i32, i32);
   b.CreateCall(fn, {b.getInt32(uint32_t(id)), b.getInt32(flags), pa, pb, pc, pd, bytes(a->getType()),
                     bytes(bv->getType()), bytes(c->getType()), bytes(call.getType()), b.getInt32(w_)});
-  return b.CreateLoad(wide(call.getType()), pd);
+  Value *d = b.CreateLoad(wide(call.getType()), pd);
+  release(b, {pa, pb, pc, pd});
+  return d;
 }
 
 // An atomic read-modify-write: each active lane's in lane order, as the
@@ -372,13 +391,14 @@ Value *WaveBuilder::emitAtomic(llvm::IRBuilder<> &b, llvm::AtomicRMWInst &rmw) {
   Value *pointers = vec(b, rmw.getPointerOperand());
   Value *mask = accessMask(b, rmw.getParent(), 1);
   checkLanes(b, rmw, pointers, mask, 1, layout_.getTypeStoreSize(type), int(AccessSite::Atomic));
-  llvm::AllocaInst *ptrSlots = alloca(pointers->getType()), *valueSlots = alloca(wide(type)), *out = alloca(wide(type));
+  llvm::AllocaInst *ptrSlots = newSlot(b, pointers->getType()), *valueSlots = newSlot(b, wide(type)),
+                   *out = newSlot(b, wide(type));
   b.CreateStore(pointers, ptrSlots);
   b.CreateStore(vec(b, rmw.getValOperand()), valueSlots);
   b.CreateStore(llvm::Constant::getNullValue(wide(type)), out);
   llvm::AllocaInst *active = nullptr;
   if (mask) {
-    active = alloca(llvm::FixedVectorType::get(b.getInt8Ty(), w_));
+    active = newSlot(b, llvm::FixedVectorType::get(b.getInt8Ty(), w_));
     b.CreateStore(b.CreateZExt(mask, active->getAllocatedType()), active);
   }
   llvm::BasicBlock *before = b.GetInsertBlock();
@@ -409,21 +429,35 @@ Value *WaveBuilder::emitAtomic(llvm::IRBuilder<> &b, llvm::AtomicRMWInst &rmw) {
   lane->addIncoming(next, latch);
   b.CreateCondBr(b.CreateICmpULT(next, b.getInt32(w_)), head, after);
   b.SetInsertPoint(after);
-  return b.CreateLoad(wide(type), out);
+  Value *old = b.CreateLoad(wide(type), out);
+  release(b, {ptrSlots, valueSlots, out, active});
+  return old;
 }
 
 // An instruction with no vector form the host computes as it computes the
 // scalar one (a call of libm, exp2, rsq, ...), once per lane in a loop: its
 // lane values through memory.
 Value *WaveBuilder::emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
+  // Booleans go through memory as bytes (a vector of i1 is stored as bits).
+  auto inMemory = [&](llvm::Type *t) {
+    llvm::Type *e = t->getScalarType();
+    return e->isIntegerTy(1) ? llvm::Type::getInt8Ty(ctx_) : e;
+  };
+  auto memoryType = [&](llvm::Type *t) {
+    llvm::Type *e = inMemory(t);
+    return t->isVectorTy() ? static_cast<llvm::Type *>(llvm::FixedVectorType::get(e, perLane(t))) : e;
+  };
+  auto toMemory = [&](Value *v, llvm::Type *memory) { return v->getType()->isIntOrIntVectorTy(1) ? b.CreateZExt(v, memory) : v; };
+  auto fromMemory = [&](Value *v, llvm::Type *type) { return type->isIntOrIntVectorTy(1) ? b.CreateTrunc(v, type) : v; };
   std::vector<llvm::AllocaInst *> slots(inst.getNumOperands(), nullptr);
   for (unsigned i = 0; i < inst.getNumOperands(); ++i)
     if (isVarying(inst.getOperand(i))) {
-      slots[i] = alloca(wide(inst.getOperand(i)->getType()));
-      b.CreateStore(vec(b, inst.getOperand(i)), slots[i]);
+      llvm::Type *memory = wide(memoryType(inst.getOperand(i)->getType()));
+      slots[i] = newSlot(b, memory);
+      b.CreateStore(toMemory(vec(b, inst.getOperand(i)), memory), slots[i]);
     }
   llvm::Type *result = inst.getType();
-  llvm::AllocaInst *out = result->isVoidTy() ? nullptr : alloca(wide(result));
+  llvm::AllocaInst *out = result->isVoidTy() ? nullptr : newSlot(b, wide(memoryType(result)));
   llvm::BasicBlock *before = b.GetInsertBlock();
   llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "lanes.each", &f_);
   llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx_, "lanes.done", &f_);
@@ -432,18 +466,20 @@ Value *WaveBuilder::emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
   llvm::PHINode *lane = b.CreatePHI(b.getInt32Ty(), 2);
   lane->addIncoming(b.getInt32(0), before);
   auto laneSlot = [&](llvm::AllocaInst *slot, llvm::Type *type) {
-    return b.CreateGEP(type->getScalarType(), slot, b.CreateMul(lane, b.getInt32(perLane(type))));
+    return b.CreateGEP(inMemory(type), slot, b.CreateMul(lane, b.getInt32(perLane(type))));
   };
   llvm::Instruction *one = inst.clone();
   for (unsigned i = 0; i < inst.getNumOperands(); ++i) {
-    llvm::Type *type = inst.getOperand(i)->getType();
-    one->setOperand(i, slots[i] ? static_cast<Value *>(b.CreateAlignedLoad(
-                                      type, laneSlot(slots[i], type), layout_.getABITypeAlign(type->getScalarType())))
+    llvm::Type *type = inst.getOperand(i)->getType(), *memory = memoryType(type);
+    one->setOperand(i, slots[i] ? fromMemory(b.CreateAlignedLoad(memory, laneSlot(slots[i], type),
+                                                                 layout_.getABITypeAlign(inMemory(type))),
+                                             type)
                                 : scalar(inst.getOperand(i)));
   }
   b.Insert(one);
   if (out)
-    b.CreateAlignedStore(one, laneSlot(out, result), layout_.getABITypeAlign(result->getScalarType()));
+    b.CreateAlignedStore(toMemory(one, memoryType(result)), laneSlot(out, result),
+                         layout_.getABITypeAlign(inMemory(result)));
   Value *next = b.CreateAdd(lane, b.getInt32(1));
   lane->addIncoming(next, b.GetInsertBlock());
   llvm::BranchInst *back = b.CreateCondBr(b.CreateICmpULT(next, b.getInt32(w_)), body, after);
@@ -460,7 +496,11 @@ Value *WaveBuilder::emitPerLane(llvm::IRBuilder<> &b, llvm::Instruction &inst) {
   loop->replaceOperandWith(0, loop);
   back->setMetadata(llvm::LLVMContext::MD_loop, loop);
   b.SetInsertPoint(after);
-  return out ? b.CreateLoad(wide(result), out) : nullptr;
+  Value *values = out ? fromMemory(b.CreateLoad(wide(memoryType(result)), out), wide(result)) : nullptr;
+  for (llvm::AllocaInst *slot : slots)
+    release(b, {slot});
+  release(b, {out});
+  return values;
 }
 
 } // namespace tessel::emu

@@ -7,6 +7,7 @@
 #include "tessel/runtime/device.hpp"
 
 #include "emulator_ir.hpp"
+#include "../scoped_env.hpp"
 
 #include <doctest/doctest.h>
 
@@ -325,4 +326,36 @@ exit:
   std::vector<int32_t> got = run("gfx942", kernelFromIR("exit_apart", ir, 1), x, 1, 64);
   for (size_t i = 0; i < x.size(); ++i)
     REQUIRE(got[i] == want[i]);
+}
+
+TEST_CASE("emulator lockstep: an i32 lane offset that wraps is not taken for lanes far apart") {
+  // Every lane reads the bytes of x at z = tid * (2^31 - 1) * 2 + tid * 2 =
+  // tid * 2^32, which is 0 in i32 arithmetic, then stores that + 100 at
+  // z + 4 * lane (x[lane]). Taken as 64-bit integers, the load's lanes
+  // would be 2^32 bytes apart and the store's 2^32 + 4, never meeting; on
+  // the GPU every lane reads x[0] before lane 0 stores it.
+  const char *ir = R"(
+define amdgpu_kernel void @wrapped(ptr addrspace(1) %x) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %a = mul i32 %tid, 2147483647
+  %b = mul i32 %tid, 2147483647
+  %c = shl i32 %tid, 1
+  %ab = add i32 %a, %b
+  %zero = add i32 %ab, %c
+  %pf = getelementptr i8, ptr addrspace(1) %x, i32 %zero
+  %first = load i32, ptr addrspace(1) %pf, align 4
+  %sum = add i32 %first, 100
+  %lane = and i32 %tid, 63
+  %four = mul i32 %lane, 4
+  %at = add i32 %zero, %four
+  %pi = getelementptr i8, ptr addrspace(1) %x, i32 %at
+  store i32 %sum, ptr addrspace(1) %pi, align 4
+  ret void
+}
+)";
+  testing::ScopedEnv fibers("TESSEL_EMULATOR_PATH", "fibers");
+  std::vector<int32_t> got = run("gfx942", kernelFromIR("wrapped", ir, 1), std::vector<int32_t>(64, 0), 1, 64);
+  for (int i = 0; i < 64; ++i)
+    REQUIRE(got[size_t(i)] == 100);
 }

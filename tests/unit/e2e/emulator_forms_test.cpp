@@ -76,14 +76,29 @@ void swap_zeros(Ptr<i32> words, Const<int> B) {
 }
 
 // A 16 x 16 dot of two tiles (one wave): 16x16x32 fp8 MFMAs, whose operands
-// and accumulator fit the wave form's limits (f16 lane values stay on
-// fibers).
+// and accumulator fit the wave form's limits.
 template <class E> void small_dot(Ptr<E> a, Ptr<E> b, Ptr<f32> c, Const<int> K) {
   auto r = arange(0, 16), k = arange(0, K);
   auto ta = load(a + expand_dims(r, 1) * K + expand_dims(k, 0));
   auto tb = load(b + expand_dims(k, 1) * 16 + expand_dims(r, 0));
   store(c + expand_dims(r, 1) * 16 + expand_dims(r, 0), dot(ta, tb));
 }
+
+// y = x (bits moved), z = float(x), w = x * 2 (computed) for 16-bit floats.
+template <class E> void halves(Ptr<E> x, Ptr<E> y, Ptr<f32> z, Ptr<E> w, Const<int> B) {
+  auto i = arange(0, B);
+  auto v = load(x + i);
+  store(y + i, v);
+  store(z + i, cast<float>(v));
+  store(w + i, v * 2.0);
+}
+
+// y = x * 3 - 1 over n elements, BLOCK a program: wave-form material.
+void affine_rows(Ptr<f32> x, Ptr<f32> y, i32 n, Const<int> BLOCK) {
+  auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
+  store(y + offs, load(x + offs, offs < n) * 3.0f - 1.0f, offs < n);
+}
+void affine_rows_primer(Ptr<f32> x, Ptr<f32> y, i32 n, Const<int> BLOCK) { affine_rows(x, y, n, BLOCK); }
 
 } // namespace
 
@@ -276,4 +291,99 @@ TEST_CASE("emulator forms: matrix instructions give the same bytes as waves and 
   };
   check.operator()<float8_e4m3fnuz>("gfx942", 32);
   check.operator()<float8_e4m3fn>("gfx950", 32);
+}
+
+// The switch from fibers to waves (formFor): a kernel runs as fibers until
+// its launches have spent TESSEL_EMULATOR_WAVE_AFTER_MS as fibers, read when
+// the kernel is loaded; here 1 ms, which the first launch spends, so the
+// second compiles and runs the wave form. Another kernel loaded before under
+// a threshold of 10^9 ms stays as fibers (a threshold read once a process
+// would hold either for both).
+TEST_CASE("emulator forms: a kernel moves from fibers to waves after TESSEL_EMULATOR_WAVE_AFTER_MS, same bytes") {
+  ScopedEnv path("TESSEL_EMULATOR_PATH", "auto");
+  ScopedEnv report("TESSEL_EMULATOR_REPORT", "1");
+  Device dev = Device::emulator("gfx942");
+  const int n = 1 << 18, BLOCK = 1024;
+  std::vector<float> hx = randomFloats(size_t(n), -4, 4);
+  auto x = dev.upload(hx);
+  std::vector<float> junk(static_cast<size_t>(n));
+  std::memset(junk.data(), 0xA5, junk.size() * sizeof(float));
+  const std::string log = std::string(TESSEL_BINARY_DIR) + "/wave-after-" + std::to_string(getpid()) + ".txt";
+  // Which form each launch compiled (REPORT's lines name them), and its output.
+  auto launch = [&](auto &kernel, const char *name) {
+    auto y = dev.upload(junk);
+    std::string said = stderrOf(log, [&] { kernel.launch(dev, {n / BLOCK}, {.num_warps = 4}, x, y, n, BLOCK); });
+    CHECK(said.find("kernel '" + std::string(name) + "' runs as fibers") == std::string::npos); // covered
+    return std::pair{said.find("kernel '" + std::string(name) + "' runs as waves") != std::string::npos, bytesOf(y)};
+  };
+  {
+    ScopedEnv after("TESSEL_EMULATOR_WAVE_AFTER_MS", "1000000000");
+    auto primer = jit<affine_rows_primer>();
+    for (int i = 0; i < 3; ++i)
+      CHECK_FALSE(launch(primer, "affine_rows_primer").first);
+  }
+  ScopedEnv after("TESSEL_EMULATOR_WAVE_AFTER_MS", "1");
+  auto kernel = jit<affine_rows>();
+  auto [first, expected] = launch(kernel, "affine_rows");
+  CHECK_FALSE(first); // fibers: nothing spent yet
+  std::vector<float> got(static_cast<size_t>(n));
+  std::memcpy(got.data(), expected.data(), expected.size());
+  int wrong = 0;
+  for (int i = 0; i < n; ++i)
+    wrong += got[size_t(i)] != hx[size_t(i)] * 3.0f - 1.0f;
+  CHECK(wrong == 0);
+  auto [second, bytes] = launch(kernel, "affine_rows");
+  CHECK(second); // the wave form, compiled for this launch
+  CHECK(bytes == expected);
+  auto [third, again] = launch(kernel, "affine_rows");
+  CHECK_FALSE(third); // compiled once
+  CHECK(again == expected);
+  std::remove(log.c_str());
+}
+
+// A kernel that loads 16-bit floats, stores them back and computes with them
+// moves their bits, signalling NaNs too, as the GPU's loads and stores do
+// (the host legalizes <8 x bfloat> extracts, inserts and stores through f32,
+// which quieted 0x7f81 into 0x7fc1 before the retargeting moved them as i16).
+// The wave form carries such lanes as i16 vectors and computes on them lane
+// by lane in the fibers' scalar code: the same bytes as fibers.
+TEST_CASE("emulator forms: 16-bit floats a kernel only moves keep their bits, signalling NaNs too, both forms") {
+  auto check = [&]<class E>(const char *arch) {
+    Device dev = Device::emulator(arch);
+    const int B = 256;
+    std::vector<E> hx(B);
+    std::vector<uint16_t> special = {0x7f81, 0xff81, 0x7fc1, 0x7c01, 0xfc01, 0x7e00, 0x7f80, 0xff80, 0x7c00,
+                                     0x0001, 0x8001, 0x0000, 0x8000, 0x3c00, 0x3f80, 0xc000};
+    std::vector<float> random = randomFloats(B, -100, 100);
+    for (int i = 0; i < B; ++i)
+      hx[size_t(i)] = i < int(special.size()) ? E::fromBits(special[size_t(i)]) : E(random[size_t(i)]);
+    auto x = dev.upload(hx);
+    auto y = dev.upload(std::vector<E>(B, E::fromBits(0x5555)));
+    auto z = dev.upload(std::vector<float>(B, -1.0f));
+    auto w = dev.upload(std::vector<E>(B, E::fromBits(0x5555)));
+    auto [waves, fibers] = bothForms([&] { jit<halves<E>>().launch(dev, {1}, {.num_warps = 4}, x, y, z, w, B); },
+                                     [&] {
+                                       Bytes all = bytesOf(y), zz = bytesOf(z), ww = bytesOf(w);
+                                       all.insert(all.end(), zz.begin(), zz.end());
+                                       all.insert(all.end(), ww.begin(), ww.end());
+                                       return all;
+                                     });
+    CHECK(waves == fibers);
+    std::vector<E> gotY = y.download(), gotW = w.download();
+    std::vector<float> gotZ = z.download();
+    for (int i = 0; i < B; ++i) {
+      INFO(std::hex << hx[size_t(i)].bits);
+      CHECK(gotY[size_t(i)].bits == hx[size_t(i)].bits); // a load and a store move bits
+      if constexpr (std::is_same_v<E, bfloat16>) // the GPU widens a bfloat by a shift (v_lshlrev_b32)
+        CHECK(std::bit_cast<uint32_t>(gotZ[size_t(i)]) == uint32_t(hx[size_t(i)].bits) << 16);
+      const float twice = float(hx[size_t(i)]) * 2.0f;
+      if (!std::isnan(twice))
+        CHECK(float(gotW[size_t(i)]) == float(E(twice)));
+    }
+  };
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    INFO(arch);
+    check.operator()<half>(arch);
+    check.operator()<bfloat16>(arch);
+  }
 }
