@@ -99,6 +99,9 @@ Effects effectsOf(llvm::Instruction &inst) {
     return {};
   llvm::Function *callee = call->getCalledFunction();
   llvm::StringRef name = callee ? callee->getName() : "";
+  // gfx950's LDS transpose reads: each lane's read, then the wave's exchange.
+  if (name.starts_with("llvm.amdgcn.ds.read.tr"))
+    return {kLds, 0};
   // A buffer load into LDS reads global memory and writes LDS.
   if (name.starts_with("llvm.amdgcn.raw.ptr.buffer.load.lds") || name.starts_with("llvm.amdgcn.raw.buffer.load.lds"))
     return {kGlobal, kLds};
@@ -192,6 +195,14 @@ struct Lockstep {
     std::vector<llvm::Instruction *> known;
     for (llvm::Instruction &inst : block) {
       if (uniform && meetsWave(inst)) {
+        // A cross-lane op that also reads memory (an LDS transpose read) reads
+        // before its own meeting: what was written since the last one must
+        // meet first.
+        Effects before = state;
+        for (llvm::Instruction *k : known)
+          before |= effectsOf(*k);
+        if (place && before.conflictsWith(effectsOf(inst)))
+          meetings.push_back(&inst);
         state = {};
         known.clear();
         continue;

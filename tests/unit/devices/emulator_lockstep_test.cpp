@@ -359,3 +359,48 @@ entry:
   for (int i = 0; i < 64; ++i)
     REQUIRE(got[size_t(i)] == 100);
 }
+
+TEST_CASE("emulator lockstep: an LDS transpose read after LDS stores sees every lane's store (gfx950)") {
+  // Each lane stores 8 bytes at 8 * tid, then ds_read_b64_tr_b8 reads its
+  // neighbour's 8 bytes (tid ^ 1), with no barrier between: on the GPU every
+  // lane's store comes first. The read happens before the wave's exchange,
+  // so the lanes must meet before it (lane 0 would read lane 1's bytes before
+  // lane 1 stored them).
+  const char *ir = R"(
+@lds = internal addrspace(3) global [512 x i8] poison, align 16
+declare <2 x i32> @llvm.amdgcn.ds.read.tr8.b64.v2i32(ptr addrspace(3))
+define amdgpu_kernel void @store_then_tr(ptr addrspace(1) %x) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %t64 = zext i32 %tid to i64
+  %v = mul i64 %t64, 72340172838076673
+  %mine = getelementptr i64, ptr addrspace(3) @lds, i32 %tid
+  store i64 %v, ptr addrspace(3) %mine, align 8
+  %other = xor i32 %tid, 1
+  %theirs = getelementptr i64, ptr addrspace(3) @lds, i32 %other
+  %r = call <2 x i32> @llvm.amdgcn.ds.read.tr8.b64.v2i32(ptr addrspace(3) %theirs)
+  %lo = extractelement <2 x i32> %r, i32 0
+  %hi = extractelement <2 x i32> %r, i32 1
+  %sum = add i32 %lo, %hi
+  %p = getelementptr i32, ptr addrspace(1) %x, i32 %tid
+  store i32 %sum, ptr addrspace(1) %p, align 4
+  ret void
+}
+)";
+  // Lane s's store holds byte s eight times (s * 0x0101010101010101); the
+  // read of lane s is lane s ^ 1's bytes. Lane l of a group of 16 receives
+  // byte l % 8 of the reads of group lanes 2 j + l / 8, j = 0..7: the value
+  // (group lane 2 j + l / 8) ^ 1 + group base, so its sum of the two dwords
+  // is the sum of those bytes placed at bits 8 (j % 4).
+  std::vector<int32_t> got = run("gfx950", kernelFromIR("store_then_tr", ir, 1), std::vector<int32_t>(64, -1), 1, 64);
+  for (uint32_t t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    const uint32_t group = t & ~15u, l = t & 15u;
+    uint32_t dword[2] = {0, 0};
+    for (uint32_t j = 0; j < 8; ++j) {
+      const uint32_t reader = group + 2 * j + l / 8, value = reader ^ 1u;
+      dword[j / 4] |= value << (8 * (j % 4));
+    }
+    CHECK(uint32_t(got[t]) == dword[0] + dword[1]);
+  }
+}

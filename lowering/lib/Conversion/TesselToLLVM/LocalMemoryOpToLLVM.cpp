@@ -4,6 +4,8 @@
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
 
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -58,8 +60,9 @@ struct LocalLoadOpConversion : TesselOpToLLVMPattern<LocalLoadOp> {
     // alias the loads to LDS in flight (TargetInfo::asyncCopyScopes).
     if (op->hasAttr("tessel.async_copied"))
       for (Operation *made = op->getPrevNode(); made && made != last; made = made->getPrevNode())
-        if (auto load = dyn_cast<LLVM::LoadOp>(made))
-          load.setNoaliasScopesAttr(TargetInfo::asyncCopyScopes(rewriter.getContext()));
+        if (isa<LLVM::LoadOp, ROCDL::ds_read_tr8_b64, ROCDL::ds_read_tr16_b64>(made))
+          cast<LLVM::AliasAnalysisOpInterface>(made).setNoAliasScopes(
+              TargetInfo::asyncCopyScopes(rewriter.getContext()));
     replaceWithRegisters(rewriter, op, {regs});
     return success();
   }

@@ -231,13 +231,16 @@ bool TargetInfo::hasLdsTransposeReads() const { return facts_ && facts_->ldsTran
 Value TargetInfo::ldsTransposedLoad(OpBuilder &b, Location loc, Value address, Type elem, int64_t elems) const {
   // ds_read_b64_tr_b8 returns two dwords (LLVM's <2 x i32>); _b16 four
   // 16-bit elements of the type asked for.
+  // (ROCDL's ops, not an llvm.call_intrinsic: they take alias scopes, which
+  // a read of a slot loads to LDS filled needs: asyncCopyScopes.)
   const bool bytes = elem.getIntOrFloatBitWidth() == 8;
-  Type result = bytes ? VectorType::get({2}, b.getI32Type()) : VectorType::get({elems}, elem);
-  Value v = b.create<LLVM::CallIntrinsicOp>(
-                 loc, result, b.getStringAttr(bytes ? "llvm.amdgcn.ds.read.tr8.b64" : "llvm.amdgcn.ds.read.tr16.b64"),
-                 ValueRange{ldsPointer(b, loc, address)})
-                .getResult(0);
-  return bytes ? Value(b.create<LLVM::BitcastOp>(loc, VectorType::get({elems}, elem), v)) : v;
+  Value pointer = ldsPointer(b, loc, address);
+  if (!bytes)
+    return b.create<ROCDL::ds_read_tr16_b64>(loc, VectorType::get({elems}, elem), pointer, ArrayAttr(), ArrayAttr(),
+                                             ArrayAttr());
+  Value v = b.create<ROCDL::ds_read_tr8_b64>(loc, VectorType::get({2}, b.getI32Type()), pointer, ArrayAttr(),
+                                             ArrayAttr(), ArrayAttr());
+  return b.create<LLVM::BitcastOp>(loc, VectorType::get({elems}, elem), v);
 }
 
 void TargetInfo::ldsStore(OpBuilder &b, Location loc, Operation *op, Value byteOffset, Value v) const {

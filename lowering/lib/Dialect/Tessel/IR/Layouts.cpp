@@ -378,8 +378,12 @@ LdsStaging mlir::tessel::ldsAccessPlan(LdsType lds, RankedTensorType type, bool 
 }
 
 std::optional<LdsTransposedRead> mlir::tessel::ldsTransposedRead(RankedTensorType type, const LdsStaging &plan) {
+  // 8- and 16-bit numbers (not bools, which take a byte each in LDS).
+  const Type elem = type.getElementType();
+  if (!elem.isIntOrFloat() || elem.isInteger(1) || plan.order.size() < 2 || !type.getEncoding())
+    return std::nullopt;
   const int64_t elemBytes = ldsElementBytes(type);
-  if ((elemBytes != 1 && elemBytes != 2) || plan.order.size() < 2 || !type.getEncoding())
+  if (elemBytes != 1 && elemBytes != 2)
     return std::nullopt;
   const int64_t elems = 8 / elemBytes;
   const unsigned k = unsigned(log2Of(elems)), along = plan.order.front(), rank = type.getRank();
