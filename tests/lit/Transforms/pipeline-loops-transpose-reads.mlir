@@ -15,7 +15,7 @@
 // LLVM-NOT: llvm.store {{.*}} : {{i8|vector<2xi8>}}, !llvm.ptr<3>
 // LLVM: llvm.store {{.*}} : vector<16xi8>, !llvm.ptr<3>
 // LLVM-NOT: llvm.load {{.*}} !llvm.ptr<3> -> {{i8|vector<8xi8>}}
-// LLVM-COUNT-4: rocdl.ds.read.tr8.b64 %{{.*}} : !llvm.ptr<3> -> vector<2xi32>
+// LLVM-COUNT-4: rocdl.ds.read.tr8.b64 %{{.*}} : <3> -> vector<2xi32>
 // LLVM-NOT: llvm.load {{.*}} !llvm.ptr<3> -> {{i8|vector<8xi8>}}
 // LLVM-NOT: llvm.store {{.*}} : {{i8|vector<2xi8>}}, !llvm.ptr<3>
 // LLVM: llvm.store {{.*}} : vector<16xi8>, !llvm.ptr<3>
