@@ -5,6 +5,8 @@
 // poisoned outputs.
 #include "e2e_common.hpp"
 
+#include "../../../bench/matmul_forms.hpp" // bench::mx_matmul_kernel
+
 #include <cmath>
 
 using namespace tessel;
@@ -317,4 +319,50 @@ TEST_CASE("dot_scaled takes its decomposition where the scaled MFMAs do not take
   composed(check<bfloat16, float8_e4m3fn>("gfx950", MxFormat::bf16, MxFormat::e4m3, true, true, 21, 17, 64, 120, 134));
   composed(check<float8_e4m3fn, float8_e4m3fn>("gfx950", MxFormat::e4m3, MxFormat::e4m3, true, true, 21, 17, 32, 120,
                                                134));
+}
+
+// The comparison bench's tl.dot_scaled matmul (bench::mx_matmul_kernel: a
+// pipelined K loop, A's scales staged in LDS with the operands, B's
+// prefetched through their transpose) on gfx950's scaled MFMAs and on
+// gfx942's decomposition, against float64: 4 x 4 K steps, 2 x 2 blocks.
+TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel) matches float64 on gfx950 and gfx942") {
+  const int M = 256, N = 256, K = 256;
+  for (const char *arch : {"gfx950", "gfx942"}) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    Operand<float8_e4m3fn> a = randomOperand<float8_e4m3fn>(MxFormat::e4m3, M, K);
+    Operand<float8_e4m3fn> bt = randomOperand<float8_e4m3fn>(MxFormat::e4m3, N, K);
+    std::vector<float8_e4m3fn> b(size_t(K) * N);
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k) b[size_t(k) * N + n] = bt.stored[size_t(n) * K + k];
+    // Scales 2^-17 .. 2^-7: every sum stays in f16 (C is f16).
+    std::vector<int8_t> sa = randomScales(size_t(M) * K / 32, 110, 120), sb = randomScales(size_t(N) * K / 32, 110, 120);
+    auto da = dev.upload(a.stored), db = dev.upload(b);
+    auto dsa = dev.upload(sa), dsb = dev.upload(sb);
+    auto dc = dev.upload(std::vector<half>(size_t(M) * N, half(-12345.f)));
+    auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
+    kernel.launch(dev, {cdiv(M, 128) * cdiv(N, 128)}, {.num_warps = 4, .num_stages = 2}, da, db, dc, dsa, dsb, M, N,
+                  K, K, 1, N, 1, N, 1, K / 32, 1, K / 32, 1, 128, 128, 64, 8);
+    if (std::string(arch) == "gfx950")
+      CHECK(contains(kernel.runtime()->lastKernel()->llvmIR(), "llvm.amdgcn.mfma.scale.f32.32x32x64"));
+    std::vector<half> got = dc.download();
+    size_t wrong = 0;
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double want = 0, magnitude = 0;
+        for (int k = 0; k < K; ++k) {
+          const double p = a.values[size_t(m) * K + k] * e8m0(sa[size_t(m) * K / 32 + k / 32]) *
+                           bt.values[size_t(n) * K + k] * e8m0(sb[size_t(n) * K / 32 + k / 32]);
+          want += p;
+          magnitude += std::fabs(p);
+        }
+        // f32 sums, then f16: half an f16 ulp of the result plus the sums' rounding.
+        const double g = double(float(got[size_t(m) * N + n]));
+        if (!(std::fabs(g - want) <= std::fabs(want) * 0x1p-10 + magnitude * 1e-6 + 1e-6)) {
+          if (wrong < 3) MESSAGE("c[", m, "][", n, "] = ", g, ", want ", want);
+          ++wrong;
+        }
+      }
+    CHECK(wrong == 0);
+  }
 }
