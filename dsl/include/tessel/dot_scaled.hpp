@@ -193,7 +193,7 @@ Tile<float> dot_scaled(const Tile<A> &a, const std::optional<Tile<int8_t>> &a_sc
   if (a_scale)
     sa = a_scale->ref();
   if (b_scale)
-    sb = trans(*b_scale).ref(); // [K / 32, N], as b
+    sb = b_scale->ref(); // [N, K / 32], as Triton takes it
   return Tile<float>(detail::emitDotScaled(site, a.ref(), b.ref(), acc.ref(), composed.ref(), sa ? &*sa : nullptr,
                                            sb ? &*sb : nullptr, int(a_format), int(b_format)));
 }

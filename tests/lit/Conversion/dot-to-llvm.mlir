@@ -215,12 +215,9 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     %ps = tessel.splat %s : tensor<64x4x!tessel.ptr<i8>>
     %qs = tessel.addptr %ps, %is : tensor<64x4x!tessel.ptr<i8>>, tensor<64x4xi32>
     %sa = tessel.load %qs : (tensor<64x4x!tessel.ptr<i8>>) -> tensor<64x4xi8>
-    %it = tessel.reshape %rs : tensor<256xi32> -> tensor<4x64xi32>
-    %pt = tessel.splat %s : tensor<4x64x!tessel.ptr<i8>>
-    %qt = tessel.addptr %pt, %it : tensor<4x64x!tessel.ptr<i8>>, tensor<4x64xi32>
-    %sb = tessel.load %qt : (tensor<4x64x!tessel.ptr<i8>>) -> tensor<4x64xi8>
+    %sb = tessel.load %qs : (tensor<64x4x!tessel.ptr<i8>>) -> tensor<64x4xi8>
     %zero = arith.constant dense<0.0> : tensor<64x64xf32>
-    %d = tessel.dot %va, %vb, %zero scales %sa, %sb : tensor<64x4xi8>, tensor<4x64xi8> : tensor<64x128xf8E4M3FN> * tensor<128x64xf8E5M2> -> tensor<64x64xf32>
+    %d = tessel.dot %va, %vb, %zero scales %sa, %sb : tensor<64x4xi8>, tensor<64x4xi8> : tensor<64x128xf8E4M3FN> * tensor<128x64xf8E5M2> -> tensor<64x64xf32>
     %rc = tessel.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
     %ic = tessel.reshape %rc : tensor<4096xi32> -> tensor<64x64xi32>
     %pc = tessel.splat %c : tensor<64x64x!tessel.ptr<f32>>

@@ -273,18 +273,18 @@ func.func @dot_one_scale(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E4M3FN>,
 // -----
 
 func.func @dot_scales_f16(%a: tensor<32x64xf16>, %b: tensor<64x32xf16>, %c: tensor<32x32xf32>, %sa: tensor<32x2xi8>,
-                          %sb: tensor<2x32xi8>) -> tensor<32x32xf32> {
+                          %sb: tensor<32x2xi8>) -> tensor<32x32xf32> {
   // expected-error@below {{scales 2-D OCP 8-bit float operands whose K is a multiple of 32}}
-  %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<2x32xi8> : tensor<32x64xf16> * tensor<64x32xf16> -> tensor<32x32xf32>
+  %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<32x2xi8> : tensor<32x64xf16> * tensor<64x32xf16> -> tensor<32x32xf32>
   return %d : tensor<32x32xf32>
 }
 
 // -----
 
 func.func @dot_scales_shape(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E5M2>, %c: tensor<32x32xf32>,
-                            %sa: tensor<32x2xi8>, %sb: tensor<32x2xi8>) -> tensor<32x32xf32> {
-  // expected-error@below {{scales are i8 [M, K / 32] and [K / 32, N] = [32, 2] and [2, 32]}}
-  %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<32x2xi8> : tensor<32x64xf8E4M3FN> * tensor<64x32xf8E5M2> -> tensor<32x32xf32>
+                            %sa: tensor<32x2xi8>, %sb: tensor<2x32xi8>) -> tensor<32x32xf32> {
+  // expected-error@below {{scales are i8 [M, K / 32] and [N, K / 32] = [32, 2] and [32, 2]}}
+  %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<2x32xi8> : tensor<32x64xf8E4M3FN> * tensor<64x32xf8E5M2> -> tensor<32x32xf32>
   return %d : tensor<32x32xf32>
 }
 
@@ -300,9 +300,9 @@ func.func @dot_scaled_k(%a: tensor<32x48xf8E4M3FN>, %b: tensor<48x32xf8E4M3FN>, 
 // -----
 
 func.func @dot_scaled_scale_shape(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E4M3FN>, %c: tensor<32x32xf32>,
-                                  %sb: tensor<32x2xi8>) -> tensor<32x32xf32> {
-  // expected-error@below {{scales are i8 [M, K / 32] and [K / 32, N]}}
-  %d = tessel.dot_scaled %a, %b, %c fallback %c b_scale %sb : tensor<32x2xi8> {a_format = 1 : i32, b_format = 1 : i32}
+                                  %sb: tensor<2x32xi8>) -> tensor<32x32xf32> {
+  // expected-error@below {{scales are i8 [M, K / 32] and [N, K / 32]}}
+  %d = tessel.dot_scaled %a, %b, %c fallback %c b_scale %sb : tensor<2x32xi8> {a_format = 1 : i32, b_format = 1 : i32}
        : tensor<32x64xf8E4M3FN> * tensor<64x32xf8E4M3FN> -> tensor<32x32xf32>
   return %d : tensor<32x32xf32>
 }

@@ -401,9 +401,9 @@ LogicalResult DotOp::verify() {
     return emitOpError("scales 2-D OCP 8-bit float operands whose K is a multiple of 32");
   auto sa = cast<RankedTensorType>(getAScale().getType()), sb = cast<RankedTensorType>(getBScale().getType());
   if (!sa.getElementType().isInteger(8) || !sb.getElementType().isInteger(8) ||
-      sa.getShape() != ArrayRef<int64_t>{M, K / 32} || sb.getShape() != ArrayRef<int64_t>{K / 32, N})
-    return emitOpError("scales are i8 [M, K / 32] and [K / 32, N] = [")
-           << M << ", " << K / 32 << "] and [" << K / 32 << ", " << N << "]";
+      sa.getShape() != ArrayRef<int64_t>{M, K / 32} || sb.getShape() != ArrayRef<int64_t>{N, K / 32})
+    return emitOpError("scales are i8 [M, K / 32] and [N, K / 32] = [")
+           << M << ", " << K / 32 << "] and [" << N << ", " << K / 32 << "]";
   return success();
 }
 
@@ -426,8 +426,8 @@ LogicalResult DotScaledOp::verify() {
     auto t = cast<RankedTensorType>(s.getType());
     return t.getElementType().isInteger(8) && t.getShape() == shape;
   };
-  if (!scaleIs(getAScale(), {M, K / 32}) || !scaleIs(getBScale(), {K / 32, N}))
-    return emitOpError("scales are i8 [M, K / 32] and [K / 32, N]");
+  if (!scaleIs(getAScale(), {M, K / 32}) || !scaleIs(getBScale(), {N, K / 32}))
+    return emitOpError("scales are i8 [M, K / 32] and [N, K / 32]");
   return success();
 }
 

@@ -478,15 +478,16 @@ Solver::Round Solver::fixDot(DotOp dot) {
       DotOperandLayoutAttr::get(ctx, 0, layouts->accumulator, kWidth, kGroup);
   group(resolve({dot.getB(), &dot.getBMutable()})).fixed =
       DotOperandLayoutAttr::get(ctx, 1, layouts->accumulator, kWidth, kGroup);
-  // Scales (gfx950's scaled MFMAs): [M, K / 32] and [K / 32, N] as operands
-  // of one element a lane and instruction. A scale operand layout puts the
-  // scale of row i (column j) and K block g in lane i + m * g (j + n * g) of
-  // the instruction that reads block g, the lanes that instruction takes it
-  // from (emulator_matrix.cpp's scaleOf gives the sources).
+  // Scales (gfx950's scaled MFMAs): [M, K / 32] and [N, K / 32] as operands
+  // of one element a lane and instruction (B's laid out [N, K]: kLast). A
+  // scale operand layout puts the scale of row i (column j) and K block g in
+  // lane i + m * g (j + n * g) of the instruction that reads block g, the
+  // lanes that instruction takes it from (emulator_matrix.cpp's scaleOf
+  // gives the sources).
   if (dot.getAScale()) {
     OpOperand &sa = dot->getOpOperand(3), &sb = dot->getOpOperand(4);
     group(resolve({sa.get(), &sa})).fixed = DotOperandLayoutAttr::get(ctx, 0, layouts->accumulator, 1);
-    group(resolve({sb.get(), &sb})).fixed = DotOperandLayoutAttr::get(ctx, 1, layouts->accumulator, 1);
+    group(resolve({sb.get(), &sb})).fixed = DotOperandLayoutAttr::get(ctx, 1, layouts->accumulator, 1, 0, true);
   }
   return Round::Solved;
 }

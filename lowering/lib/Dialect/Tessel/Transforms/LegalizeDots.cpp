@@ -136,7 +136,7 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
             .getResult();
       };
       if (sa && !sb)
-        sb = ones({K / 32, N});
+        sb = ones({N, K / 32});
       if (sb && !sa)
         sa = ones({M, K / 32});
       result = builder.create<DotOp>(op.getLoc(), op.getType(), op.getA(), op.getB(), op.getC(), sa, sb);

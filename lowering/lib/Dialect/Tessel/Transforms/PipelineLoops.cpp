@@ -42,15 +42,13 @@ Operation *bodyDef(scf::ForOp loop, Value v) {
   return def && loop.getBody()->findAncestorOpInBlock(*def) ? def : nullptr;
 }
 
-// Whether `v` reaches a dot, directly or through layout conversions and
-// permutes (a scaled dot's B scales: [N, K / 32] loaded, [K / 32, N] read).
+// Whether `v` reaches a dot, directly or through layout conversions.
 bool feedsDot(Value v) {
   return llvm::any_of(v.getUsers(), [](Operation *user) {
     if (isa<DotOp>(user))
       return true;
-    if (isa<ConvertLayoutOp, PermuteOp>(user))
-      return feedsDot(user->getResult(0));
-    return false;
+    auto convert = dyn_cast<ConvertLayoutOp>(user);
+    return convert && feedsDot(convert.getResult());
   });
 }
 

@@ -443,13 +443,13 @@ def Tessel_DotOp : Tessel_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>, AttrS
     accumulator f32). On the matrix cores the result takes an MFMA layout and
     a and b the matching dot-operand layouts (tessel-assign-layouts).
 
-    `a_scale` [M, K / 32] and `b_scale` [K / 32, N] (i8, read as unsigned
+    `a_scale` [M, K / 32] and `b_scale` [N, K / 32] (i8, read as unsigned
     E8M0 bytes, 2^(s - 127), 255 NaN), both or neither, only on OCP 8-bit
     floats: each 32 of K of a row of a (a column of b) is multiplied by its
     scale (OCP MX). Made by tessel-legalize-dots from a `tessel.dot_scaled`
     that gfx950's scaled MFMAs take (V_MFMA_SCALE_F32_*_F8F6F4); the scales
-    take dot-operand layouts with kWidth 1, one byte a lane and instruction,
-    where those instructions read them.
+    take dot-operand layouts with kWidth 1 (b_scale's with kLast), one byte
+    a lane and instruction, where those instructions read them.
   }];
   let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c, Optional<Tessel_Tile>:$a_scale,
                        Optional<Tessel_Tile>:$b_scale);
@@ -474,7 +474,7 @@ def Tessel_DotScaledOp : Tessel_Op<"dot_scaled", [Pure, AllTypesMatch<["c", "res
     [K, N] plus c, in f32. `a_format` and `b_format` name the formats
     (MxFormat: 0 e2m1, 1 e4m3, 2 e5m2, 3 bf16, 4 fp16); a is [M, K] ([M,
     K / 2] bytes for e2m1), b [K, N] ([K / 2, N]); `a_scale` [M, K / 32] and
-    `b_scale` [K / 32, N] are E8M0 bytes (i8), each optional.
+    `b_scale` [N, K / 32] are E8M0 bytes (i8), each optional.
 
     `fallback` is the same product composed by the tracer from upcasts: each
     element times its scale in bf16 (f16 with an fp16 operand), then a
