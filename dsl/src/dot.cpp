@@ -33,7 +33,27 @@ ValueRef emitDot(const OpSite &site, ValueRef a, ValueRef b, const ValueRef *acc
     Operand zero = Operand::literal(0);
     c = constant(ctx, site, zero, accType, shape);
   }
-  return emitOp(ctx, site, "tessel.dot", {a.id, b.id, c}, accType, false, shape, {});
+  // tessel.dot's optional scales (a_scale, b_scale) are not a plain dot's.
+  return emitOp(ctx, site, "tessel.dot", {a.id, b.id, c}, accType, false, shape,
+                {{TraceAttr::I32Array, "operandSegmentSizes", 0, {1, 1, 1, 0, 0}}});
+}
+
+ValueRef emitDotScaled(const OpSite &site, ValueRef a, ValueRef b, ValueRef acc, ValueRef fallback,
+                       const ValueRef *aScale, const ValueRef *bScale, int aFormat, int bFormat) {
+  Operand oa = Operand::of(a), ob = Operand::of(b), oc = Operand::of(acc), of = Operand::of(fallback);
+  Operand sa = aScale ? Operand::of(*aScale) : Operand(), sb = bScale ? Operand::of(*bScale) : Operand();
+  TraceContext &ctx = contextOf(site, {&oa, &ob, &oc, &of, aScale ? &sa : nullptr, bScale ? &sb : nullptr});
+  if (ctx.inCombine()) fail(site, "cannot be used inside a combine function");
+  std::vector<int32_t> operands{a.id, b.id, acc.id, fallback.id};
+  if (aScale) operands.push_back(aScale->id);
+  if (bScale) operands.push_back(bScale->id);
+  std::vector<TraceAttr> attrs{
+      {TraceAttr::I32, "a_format", aFormat},
+      {TraceAttr::I32, "b_format", bFormat},
+      {TraceAttr::I32Array, "operandSegmentSizes", 0, {1, 1, 1, 1, aScale ? 1 : 0, bScale ? 1 : 0}},
+  };
+  return emitOp(ctx, site, "tessel.dot_scaled", std::move(operands), DType::F32, false, ctx.type(acc.id).shape,
+                std::move(attrs));
 }
 
 } // namespace tessel::detail

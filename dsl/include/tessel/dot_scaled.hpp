@@ -5,10 +5,13 @@
 // in the low nibble), e4m3 or e5m2 (OCP 8-bit floats), bf16 or fp16, and
 // each run of 32 along K shares one e8m0 scale (a byte s: 2^(s - 127); 255
 // is NaN). Bytes are int8_t tiles (tessel has no unsigned elements; Triton's
-// are uint8), read as unsigned. The product is computed on every target by upcasting: each
-// element times its scale, in bf16 (fp16 when either operand is fp16), then
-// dot with f32 accumulation. An 8- or 4-bit element times a power of two is
-// exact in bf16 unless it leaves bf16's range (as Triton's upcasting path).
+// are uint8), read as unsigned. gfx950 runs e4m3 and e5m2 operands on its
+// scaled MFMAs (V_MFMA_SCALE_F32_*_F8F6F4, the scales as their operands);
+// everything else by upcasting: each element times its scale, in bf16
+// (fp16 when either operand is fp16), then dot with f32 accumulation. An 8-
+// or 4-bit element times a power of two is exact in bf16 unless it leaves
+// bf16's range (as Triton's upcasting path). Both forms are traced into one
+// tessel.dot_scaled; the compiler keeps the one the target runs.
 #pragma once
 
 #include "tessel/dot.hpp"
@@ -176,12 +179,23 @@ Tile<float> dot_scaled(const Tile<A> &a, const std::optional<Tile<int8_t>> &a_sc
   checkScale("a", a_scale, m);
   checkScale("b", b_scale, n);
 
+  // The decomposition, every target's: upcast, scale, dot.
   Tile<float> x = detail::applyScales(detail::upcastRows(a, a_format, m, k), a_scale, m, k);
   // b along K is its first dimension: transposed, its rows run along K.
   Tile<float> y = trans(detail::applyScales(detail::upcastRows(trans(b), b_format, n, k), b_scale, n, k));
-  if (a_format == MxFormat::fp16 || b_format == MxFormat::fp16)
-    return dot(cast<half>(x), cast<half>(y), acc, loc);
-  return dot(cast<bfloat16>(x), cast<bfloat16>(y), acc, loc);
+  Tile<float> composed = a_format == MxFormat::fp16 || b_format == MxFormat::fp16
+                             ? dot(cast<half>(x), cast<half>(y), acc, loc)
+                             : dot(cast<bfloat16>(x), cast<bfloat16>(y), acc, loc);
+  // One tessel.dot_scaled carries it: the compiler keeps it where the
+  // target's scaled matrix instructions do not take the formats, and runs
+  // those instead where they do (gfx950, e4m3 and e5m2).
+  std::optional<detail::ValueRef> sa, sb;
+  if (a_scale)
+    sa = a_scale->ref();
+  if (b_scale)
+    sb = b_scale->ref(); // [N, K / 32], as Triton takes it
+  return Tile<float>(detail::emitDotScaled(site, a.ref(), b.ref(), acc.ref(), composed.ref(), sa ? &*sa : nullptr,
+                                           sb ? &*sb : nullptr, int(a_format), int(b_format)));
 }
 
 // The same from a zero accumulator.

@@ -220,6 +220,11 @@ ValueRef emitWhere(const OpSite &site, Operand cond, Operand a, Operand b, DType
 ValueRef emitCast(const OpSite &site, ValueRef a, DType to, bool saturate = false);
 // a [M, K] * b [K, N] + acc [M, N] (zeros of the accumulator type when null).
 ValueRef emitDot(const OpSite &site, ValueRef a, ValueRef b, const ValueRef *acc);
+// tessel.dot_scaled: a, b in formats aFormat, bFormat (MxFormat), acc
+// [M, N], scales [M, K / 32] and [N, K / 32] or null, and `fallback`, the
+// same product composed from upcasts (checked by the caller).
+ValueRef emitDotScaled(const OpSite &site, ValueRef a, ValueRef b, ValueRef acc, ValueRef fallback,
+                       const ValueRef *aScale, const ValueRef *bScale, int aFormat, int bFormat);
 ValueRef emitAddPtr(const OpSite &site, Operand ptr, Operand offset);
 ValueRef emitLoad(const OpSite &site, ValueRef ptr, const Operand *mask, const Operand *other);
 void emitStore(const OpSite &site, ValueRef ptr, Operand value, const Operand *mask);

@@ -384,7 +384,8 @@ void attachLineTables(mlir::ModuleOp module) {
 // LLVM's machine scheduler and register allocator settle for the occupancy
 // their first schedule reaches, even where a schedule a few registers
 // smaller gives a SIMD another wave: the comparison bench's dot_scaled
-// matmul on gfx950 takes 180 VGPRs (2 waves a SIMD); asked for 3
+// matmul on gfx950, as its bf16 decomposition (fp8_dot_test.cpp), takes 180
+// VGPRs (2 waves a SIMD); asked for 3
 // (amdgpu-waves-per-eu), 168 without spills. When the registers alone limit the kernel and it is within
 // kOccupancyMargin registers of the next step (one more workgroup a CU),
 // the module is compiled once more, asking for it; the answer is kept only

@@ -18,6 +18,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -73,8 +74,9 @@ constexpr std::array<MatrixInstruction, 29> kInstructions{{
     {"llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8", false, 16, 16, 32, Elem::Bf8, false, Elem::Fp8},
     {"llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8", false, 16, 16, 32, Elem::Bf8, false, Elem::Bf8},
     // gfx950 (CDNA4) V_MFMA_F32_32X32X64_F8F6F4 / 16X16X128 on 8-bit floats:
-    // the intrinsic is LLVM's scaled form, run with zero scales (the
-    // unscaled instruction, as LLVM's instruction selection makes it).
+    // the intrinsic is LLVM's scaled form; constant zero scales are the
+    // unscaled instruction (as LLVM's instruction selection makes it), other
+    // scales V_MFMA_SCALE_F32_* (scaleOf, below).
     {"llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4", false, 32, 32, 64, Elem::Same, false, Elem::Same, true},
     {"llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4", false, 16, 16, 128, Elem::Same, false, Elem::Same, true},
 }};
@@ -196,11 +198,33 @@ const Placements &placementsOf(const MatrixInstruction &mi) {
   return all[size_t(&mi - kInstructions.data())];
 }
 
-// One lane's registers: A, B and C to read, D to write.
+// One lane's registers: A, B and C to read, D to write; the f8f6f4 MFMAs'
+// A and B scale registers.
 struct Operands {
   const uint8_t *a, *b, *c;
   uint8_t *d;
+  uint32_t scaleA = 0, scaleB = 0;
 };
+
+// V_MFMA_SCALE_F32_32X32X64_F8F6F4 / 16X16X128 (CDNA4): every 32 of K of a
+// row of A (a column of B) has one E8M0 scale, 2^(s - 127) (s = 255: NaN),
+// applied to that block's products before they join the sum. The scale of
+// row i (column j) and K block g is byte `select` (the intrinsic's opsel
+// operand) of the scale register of lane i + m * g (j + n * g): 32x32x64
+// takes K blocks 0 and 1 from lanes 0-31 and 32-63, 16x16x128 blocks 0-3
+// from the four groups of 16 lanes. Independent of how A's and B's bytes
+// sit in the lanes (a lane of an 8-bit float holds K from two blocks).
+// Sources: AMD's "Matrix Core Programming on AMD CDNA3 and CDNA4" (ROCm
+// blog, 2025: a 32x2 scale matrix of A, one element a lane, E8M0 bias 127,
+// scales applied to the block's dot product before accumulation) and the
+// lane mapping Triton's AMD backend gives its scale operands
+// (chooseScaledMfmaScaleLayout: lanes run along rows, lane bit 5 (32x32)
+// or bits 4-5 (16x16) along K blocks), with which its MX tests pass on
+// gfx950.
+double scaleOf(uint32_t reg, unsigned select) {
+  const unsigned s = (reg >> (8 * select)) & 255u;
+  return s == 255 ? double(NAN) : std::ldexp(1.0, int(s) - 127);
+}
 
 // D[i][j] += A[i][k] * B[k][j], each element adding its products in order of
 // k. Eight columns at a time stay in registers across k; the innermost loop
@@ -262,9 +286,15 @@ template <class Acc> void accumulate(const Acc *A, const Acc *B, Acc *D, unsigne
 // (products of the inputs are exact in double; the sum is rounded to f32
 // once), int64_t for integer accumulation (wrapped to 32 bits as the
 // hardware does).
+// `scales` (f8f6f4 with scales): each element of A and B is multiplied by
+// its block's scale as it is decoded (exact: a power of two, in double's
+// range), so every product carries both scales and the sums are as before.
+struct ScaleSelects {
+  unsigned a, b;
+};
 template <class Acc>
 void multiplyWave(const MatrixInstruction &mi, Elem inA, Elem inB, bool ocp, const Operands *const *lanes,
-                  unsigned wave) {
+                  unsigned wave, std::optional<ScaleSelects> scales = std::nullopt) {
   thread_local std::vector<Acc> A, B, D;
   A.resize(size_t(mi.m) * mi.k);
   B.resize(size_t(mi.k) * mi.n);
@@ -274,6 +304,15 @@ void multiplyWave(const MatrixInstruction &mi, Elem inA, Elem inB, bool ocp, con
     A[e] = Acc(element(lanes[at.a[e].lane]->a, at.a[e].index, inA, ocp));
   for (size_t e = 0; e < B.size(); ++e)
     B[e] = Acc(element(lanes[at.b[e].lane]->b, at.b[e].index, inB, ocp));
+  if constexpr (std::is_same_v<Acc, double>)
+    if (scales)
+      for (unsigned kk = 0; kk < mi.k; ++kk) {
+        const unsigned block = kk / 32;
+        for (unsigned i = 0; i < mi.m; ++i)
+          A[size_t(i) * mi.k + kk] *= scaleOf(lanes[i + mi.m * block]->scaleA, scales->a);
+        for (unsigned j = 0; j < mi.n; ++j)
+          B[size_t(kk) * mi.n + j] *= scaleOf(lanes[j + mi.n * block]->scaleB, scales->b);
+      }
   const unsigned registers = mi.m * mi.n / wave;
   for (unsigned lane = 0; lane < wave; ++lane)
     for (unsigned r = 0; r < registers; ++r) {
@@ -330,16 +369,22 @@ void multiplyWaveAs(const MatrixInstruction &mi, uint32_t flags, const Operands 
                    : (mi.in == Elem::I8 && (flags & 2)) ? Elem::U8
                                                          : mi.in;
   const bool ocp = flags & 4;
+  std::optional<ScaleSelects> scales;
+  if (mi.f8f6f4 && (flags >> 9 & 1))
+    scales = ScaleSelects{(flags >> 10) & 3, (flags >> 12) & 3};
   if (mi.intAcc)
     multiplyWave<int64_t>(mi, inA, inB, ocp, lanes, wave);
   else
-    multiplyWave<double>(mi, inA, inB, ocp, lanes, wave);
+    multiplyWave<double>(mi, inA, inB, ocp, lanes, wave, scales);
 }
 
 // flags: bit 0, A is unsigned; bit 1, B is unsigned (WMMA iu8's sign
 // operands); bit 2, 8-bit floats are OCP's (gfx950), else FNUZ (gfx942);
-// bits 3-5 and 6-8, an f8f6f4 MFMA's A and B formats (0 E4M3, 1 E5M2).
-void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const void *c, void *d) {
+// bits 3-5 and 6-8, an f8f6f4 MFMA's A and B formats (0 E4M3, 1 E5M2);
+// bit 9, it takes scales (V_MFMA_SCALE_*), bits 10-11 and 12-13 the bytes
+// of A's and B's scale registers it reads.
+void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const void *c, void *d, uint32_t scaleA,
+                    uint32_t scaleB) {
   const MatrixInstruction &mi = kInstructions[size_t(id)];
   FiberWorkgroup &wg = currentWorkgroup();
   const uint32_t wave = wg.waveSize();
@@ -351,7 +396,7 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
     wg.fail(std::string(mi.name) + " needs a full wave; the workgroup's last wave has " +
             std::to_string(wg.blockSize() - waveBase) + " of " + std::to_string(wave) + " lanes");
   Operands mine{static_cast<const uint8_t *>(a), static_cast<const uint8_t *>(b), static_cast<const uint8_t *>(c),
-                static_cast<uint8_t *>(d)};
+                static_cast<uint8_t *>(d), scaleA, scaleB};
   const uint32_t meeting = wg.waveSyncsPassed(lane);
   uint64_t *slots = wg.exchangeSlots(lane);
   slots[lane] = reinterpret_cast<uint64_t>(&mine);
@@ -370,12 +415,14 @@ void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const 
 // lane l's A at a + l * aBytes (and so on); the wave is complete by
 // construction.
 void matrixMultiplyWave(int id, uint32_t flags, const uint8_t *a, const uint8_t *b, const uint8_t *c, uint8_t *d,
-                        uint32_t aBytes, uint32_t bBytes, uint32_t cBytes, uint32_t dBytes, uint32_t wave) {
+                        uint32_t aBytes, uint32_t bBytes, uint32_t cBytes, uint32_t dBytes, uint32_t wave,
+                        const uint32_t *scaleA, const uint32_t *scaleB) {
   const MatrixInstruction &mi = kInstructions[size_t(id)];
   Operands operands[64];
   const Operands *lanes[64];
   for (unsigned l = 0; l < wave; ++l) {
-    operands[l] = Operands{a + size_t(l) * aBytes, b + size_t(l) * bBytes, c + size_t(l) * cBytes, d + size_t(l) * dBytes};
+    operands[l] = Operands{a + size_t(l) * aBytes, b + size_t(l) * bBytes, c + size_t(l) * cBytes, d + size_t(l) * dBytes,
+                           scaleA ? scaleA[l] : 0u, scaleB ? scaleB[l] : 0u};
     lanes[l] = &operands[l];
   }
   multiplyWaveAs(mi, flags, lanes, wave);
@@ -385,12 +432,13 @@ void matrixMultiplyWave(int id, uint32_t flags, const uint8_t *a, const uint8_t 
 
 extern "C" void tessel_emu_matrix_wave(int32_t id, uint32_t flags, const void *a, const void *b, const void *c,
                                        void *d, uint32_t aBytes, uint32_t bBytes, uint32_t cBytes, uint32_t dBytes,
-                                       uint32_t wave) {
+                                       uint32_t wave, const uint32_t *scaleA, const uint32_t *scaleB) {
   tessel::emu::matrixMultiplyWave(id, flags, static_cast<const uint8_t *>(a), static_cast<const uint8_t *>(b),
                                   static_cast<const uint8_t *>(c), static_cast<uint8_t *>(d), aBytes, bBytes, cBytes,
-                                  dBytes, wave);
+                                  dBytes, wave, scaleA, scaleB);
 }
 
-extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d) {
-  tessel::emu::matrixMultiply(id, flags, a, b, c, d);
+extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d,
+                                  uint32_t scaleA, uint32_t scaleB) {
+  tessel::emu::matrixMultiply(id, flags, a, b, c, d, scaleA, scaleB);
 }

@@ -215,13 +215,14 @@ void rewriteReadlane(CallInst &call, Module &module) {
 
 // An MFMA or WMMA intrinsic: its operands go to memory (allocas at the
 // function's entry) and tessel_emu_matrix computes the wave's product
-// (emulator_matrix.cpp). Only the forms the compiler emits are accepted:
+// (emulator_matrix.cpp), with the lane's scale registers (zero when the
+// instruction takes none). Only the forms the compiler emits are accepted:
 // cbsz = abid = blgp = 0, no clamp.
 void rewriteMatrix(CallInst &call, Module &module) {
   int id;
   uint32_t flags;
-  Value *a, *bValue, *c;
-  matrixOperands(call, id, flags, a, bValue, c);
+  Value *a, *bValue, *c, *scaleA, *scaleB;
+  matrixOperands(call, id, flags, a, bValue, c, &scaleA, &scaleB);
   Function &fn = *call.getFunction();
   unsigned allocaSpace = module.getDataLayout().getAllocaAddrSpace();
   IRBuilder<> entry(&fn.getEntryBlock(), fn.getEntryBlock().begin());
@@ -236,8 +237,9 @@ void rewriteMatrix(CallInst &call, Module &module) {
   b.CreateStore(bValue, pb);
   b.CreateStore(c, pc);
   auto callee = module.getOrInsertFunction("tessel_emu_matrix", b.getVoidTy(), b.getInt32Ty(), b.getInt32Ty(), ptr,
-                                           ptr, ptr, ptr);
-  b.CreateCall(callee, {b.getInt32(uint32_t(id)), b.getInt32(flags), pa, pb, pc, pd});
+                                           ptr, ptr, ptr, b.getInt32Ty(), b.getInt32Ty());
+  b.CreateCall(callee, {b.getInt32(uint32_t(id)), b.getInt32(flags), pa, pb, pc, pd,
+                        scaleA ? scaleA : b.getInt32(0), scaleB ? scaleB : b.getInt32(0)});
   call.replaceAllUsesWith(b.CreateLoad(call.getType(), pd));
   call.eraseFromParent();
 }
@@ -289,7 +291,12 @@ std::string kernelArch(const llvm::Function &fn) {
   return "";
 }
 
-void matrixOperands(CallInst &call, int &id, uint32_t &flags, Value *&a, Value *&bValue, Value *&c) {
+void matrixOperands(CallInst &call, int &id, uint32_t &flags, Value *&a, Value *&bValue, Value *&c, Value **scaleA,
+                    Value **scaleB) {
+  if (scaleA)
+    *scaleA = nullptr;
+  if (scaleB)
+    *scaleB = nullptr;
   const std::string name = call.getCalledFunction()->getName().str();
   id = matrixInstructionId(name);
   if (id < 0)
@@ -313,8 +320,10 @@ void matrixOperands(CallInst &call, int &id, uint32_t &flags, Value *&a, Value *
   } else if (matrixFormatOperands(id)) {
     // llvm.amdgcn.mfma.scale.*.f8f6f4 (A, B, C, cbsz, blgp, A's scale byte
     // select, A's scale, B's select, B's scale): cbsz and blgp are A's and
-    // B's formats; zero scales are the unscaled instruction (what LLVM
-    // selects for them), the only form tessel emits.
+    // B's formats. Constant zero scales on both sides are the unscaled
+    // instruction (LLVM selects V_MFMA_*_F8F6F4 for them); any other scales
+    // are V_MFMA_SCALE_*: each lane's scale register, the byte its select
+    // names (0-3), in flags bit 9 (scaled) and bits 10-11, 12-13.
     a = call.getArgOperand(0);
     bValue = call.getArgOperand(1);
     c = call.getArgOperand(2);
@@ -326,10 +335,20 @@ void matrixOperands(CallInst &call, int &id, uint32_t &flags, Value *&a, Value *
                     (i == 3 ? "cbsz" : "blgp") + " is " + std::to_string(format) + " (FP6 or FP4)");
       flags |= uint32_t(format) << (i == 3 ? 3 : 6);
     }
-    for (unsigned i : {6u, 8u}) {
+    auto isZero = [&](unsigned i) {
       auto *scale = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i));
-      if (!scale || !scale->isZero())
-        throw Error("the emulator runs '" + name + "' with zero scales only (the unscaled instruction)");
+      return scale && scale->isZero();
+    };
+    if (!isZero(6) || !isZero(8)) {
+      const uint64_t selA = constantArg(5, "A scale byte select"), selB = constantArg(7, "B scale byte select");
+      if (selA > 3 || selB > 3)
+        throw Error("the emulator: '" + name + "' selects scale bytes 0-3, not " +
+                    std::to_string(selA > 3 ? selA : selB));
+      flags |= 1u << 9 | uint32_t(selA) << 10 | uint32_t(selB) << 12;
+      if (scaleA)
+        *scaleA = call.getArgOperand(6);
+      if (scaleB)
+        *scaleB = call.getArgOperand(8);
     }
   } else {
     a = call.getArgOperand(0);

@@ -237,9 +237,12 @@ uint64_t tessel_emu_printf_append_args(uint64_t desc, uint32_t count, uint64_t a
 }
 
 // D = A * B + C for one matrix instruction `id` of the calling lane's wave
-// (emulator_matrix.cpp); a, b, c and d point at the lane's registers.
-extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d);
-// The same for a wave in wave form: lane l's registers at a + l * aBytes, ...
+// (emulator_matrix.cpp); a, b, c and d point at the lane's registers,
+// scaleA and scaleB are its scale registers (f8f6f4 with scales, flags bit 9).
+extern "C" void tessel_emu_matrix(int32_t id, uint32_t flags, const void *a, const void *b, const void *c, void *d,
+                                  uint32_t scaleA, uint32_t scaleB);
+// The same for a wave in wave form: lane l's registers at a + l * aBytes, ...,
+// its scale registers at scaleA[l] and scaleB[l] (null without scales).
 extern "C" void tessel_emu_matrix_wave(int32_t id, uint32_t flags, const void *a, const void *b, const void *c,
                                        void *d, uint32_t aBytes, uint32_t bBytes, uint32_t cBytes, uint32_t dBytes,
-                                       uint32_t wave);
+                                       uint32_t wave, const uint32_t *scaleA, const uint32_t *scaleB);

@@ -359,9 +359,9 @@ Value *WaveBuilder::crossLane(llvm::IRBuilder<> &b, CallInst &call) {
 Value *WaveBuilder::emitMatrix(llvm::IRBuilder<> &b, CallInst &call) {
   int id;
   uint32_t flags;
-  Value *a, *bv, *c;
+  Value *a, *bv, *c, *scaleA, *scaleB;
   try {
-    matrixOperands(call, id, flags, a, bv, c);
+    matrixOperands(call, id, flags, a, bv, c, &scaleA, &scaleB);
   } catch (const Error &e) {
     throw WaveUnsupported(e.what());
   }
@@ -375,12 +375,19 @@ Value *WaveBuilder::emitMatrix(llvm::IRBuilder<> &b, CallInst &call) {
   auto bytes = [&](llvm::Type *t) { return b.getInt32(uint32_t(layout_.getTypeStoreSize(t->getScalarType()) * perLane(t))); };
   llvm::AllocaInst *pa = spill(a), *pb = spill(bv), *pc = spill(c), *pd = newSlot(b, wide(call.getType()));
   auto *i32 = b.getInt32Ty();
-  llvm::FunctionCallee fn = m_.getOrInsertFunction("tessel_emu_matrix_wave", b.getVoidTy(), i32, i32, b.getPtrTy(),
-                                                   b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), i32, i32, i32, i32, i32);
+  // The scale registers (f8f6f4 with scales): every lane's, side by side.
+  Value *none = llvm::ConstantPointerNull::get(b.getPtrTy());
+  Value *psa = scaleA ? static_cast<Value *>(spill(scaleA)) : none, *psb = scaleB ? static_cast<Value *>(spill(scaleB)) : none;
+  llvm::FunctionCallee fn =
+      m_.getOrInsertFunction("tessel_emu_matrix_wave", b.getVoidTy(), i32, i32, b.getPtrTy(), b.getPtrTy(),
+                             b.getPtrTy(), b.getPtrTy(), i32, i32, i32, i32, i32, b.getPtrTy(), b.getPtrTy());
   b.CreateCall(fn, {b.getInt32(uint32_t(id)), b.getInt32(flags), pa, pb, pc, pd, bytes(a->getType()),
-                    bytes(bv->getType()), bytes(c->getType()), bytes(call.getType()), b.getInt32(w_)});
+                    bytes(bv->getType()), bytes(c->getType()), bytes(call.getType()), b.getInt32(w_), psa, psb});
   Value *d = b.CreateLoad(wide(call.getType()), pd);
   release(b, {pa, pb, pc, pd});
+  for (Value *scale : {psa, psb})
+    if (auto *slot = llvm::dyn_cast<llvm::AllocaInst>(scale))
+      release(b, {slot});
   return d;
 }
 

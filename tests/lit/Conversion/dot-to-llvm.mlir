@@ -186,3 +186,43 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// gfx950, a scaled dot (tessel-legalize-dots' native form): 64x64x128 over 4
+// waves, 32x32x64 tiles, K / 64 = 2 instructions a thread, each with a scale
+// register of A's and of B's: the lane's scale byte zero-extended, opsel 0.
+// Transposed: the instruction's A (and its scale) is the dot's B.
+// CHECK-LABEL: llvm.func @scaled_f8f6f4(
+// CHECK: %[[SA:.*]] = llvm.zext %{{.*}} : i8 to i32
+// CHECK: %[[SB:.*]] = llvm.zext %{{.*}} : i8 to i32
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4"(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE:.*]], %[[ZERO:.*]], %[[ZERO]], %[[SB]], %[[ZERO]], %[[SA]])
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4"
+// CHECK-NOT: llvm.amdgcn.mfma
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
+  func.func @scaled_f8f6f4(%a: !tessel.ptr<f8E4M3FN>, %b: !tessel.ptr<f8E5M2>, %c: !tessel.ptr<f32>, %s: !tessel.ptr<i8>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+    %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+    %pa = tessel.splat %a : tensor<64x128x!tessel.ptr<f8E4M3FN>>
+    %qa = tessel.addptr %pa, %ia : tensor<64x128x!tessel.ptr<f8E4M3FN>>, tensor<64x128xi32>
+    %va = tessel.load %qa : (tensor<64x128x!tessel.ptr<f8E4M3FN>>) -> tensor<64x128xf8E4M3FN>
+    %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+    %pb = tessel.splat %b : tensor<128x64x!tessel.ptr<f8E5M2>>
+    %qb = tessel.addptr %pb, %ib : tensor<128x64x!tessel.ptr<f8E5M2>>, tensor<128x64xi32>
+    %vb = tessel.load %qb : (tensor<128x64x!tessel.ptr<f8E5M2>>) -> tensor<128x64xf8E5M2>
+    %rs = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %is = tessel.reshape %rs : tensor<256xi32> -> tensor<64x4xi32>
+    %ps = tessel.splat %s : tensor<64x4x!tessel.ptr<i8>>
+    %qs = tessel.addptr %ps, %is : tensor<64x4x!tessel.ptr<i8>>, tensor<64x4xi32>
+    %sa = tessel.load %qs : (tensor<64x4x!tessel.ptr<i8>>) -> tensor<64x4xi8>
+    %sb = tessel.load %qs : (tensor<64x4x!tessel.ptr<i8>>) -> tensor<64x4xi8>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %d = tessel.dot %va, %vb, %zero scales %sa, %sb : tensor<64x4xi8>, tensor<64x4xi8> : tensor<64x128xf8E4M3FN> * tensor<128x64xf8E5M2> -> tensor<64x64xf32>
+    %rc = tessel.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+    %ic = tessel.reshape %rc : tensor<4096xi32> -> tensor<64x64xi32>
+    %pc = tessel.splat %c : tensor<64x64x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xi32>
+    tessel.store %qc, %d : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}

@@ -259,3 +259,50 @@ func.func @load_to_lds_shape(%p: !tessel.ptr<f16>, %o: tensor<32x32xi32>, %slot:
   tessel.buffer_load_to_local %p[%o] into %b[%slot] {vec = 8 : i32} : (!tessel.ptr<f16>, tensor<32x32xi32>, !tessel.lds<2x64x32xf16, order [1, 0], pad 0>, i32) -> ()
   return
 }
+
+// -----
+
+func.func @dot_one_scale(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E4M3FN>, %c: tensor<32x32xf32>,
+                         %s: tensor<32x2xi8>) -> tensor<32x32xf32> {
+  // expected-error@below {{takes both scales or neither}}
+  %d = "tessel.dot"(%a, %b, %c, %s) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>}
+       : (tensor<32x64xf8E4M3FN>, tensor<64x32xf8E4M3FN>, tensor<32x32xf32>, tensor<32x2xi8>) -> tensor<32x32xf32>
+  return %d : tensor<32x32xf32>
+}
+
+// -----
+
+func.func @dot_scales_f16(%a: tensor<32x64xf16>, %b: tensor<64x32xf16>, %c: tensor<32x32xf32>, %sa: tensor<32x2xi8>,
+                          %sb: tensor<32x2xi8>) -> tensor<32x32xf32> {
+  // expected-error@below {{scales 2-D OCP 8-bit float operands whose K is a multiple of 32}}
+  %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<32x2xi8> : tensor<32x64xf16> * tensor<64x32xf16> -> tensor<32x32xf32>
+  return %d : tensor<32x32xf32>
+}
+
+// -----
+
+func.func @dot_scales_shape(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E5M2>, %c: tensor<32x32xf32>,
+                            %sa: tensor<32x2xi8>, %sb: tensor<2x32xi8>) -> tensor<32x32xf32> {
+  // expected-error@below {{scales are i8 [M, K / 32] and [N, K / 32] = [32, 2] and [32, 2]}}
+  %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<2x32xi8> : tensor<32x64xf8E4M3FN> * tensor<64x32xf8E5M2> -> tensor<32x32xf32>
+  return %d : tensor<32x32xf32>
+}
+
+// -----
+
+func.func @dot_scaled_k(%a: tensor<32x48xf8E4M3FN>, %b: tensor<48x32xf8E4M3FN>, %c: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  // expected-error@below {{a and b must hold one K, a multiple of 32}}
+  %d = tessel.dot_scaled %a, %b, %c fallback %c {a_format = 1 : i32, b_format = 1 : i32}
+       : tensor<32x48xf8E4M3FN> * tensor<48x32xf8E4M3FN> -> tensor<32x32xf32>
+  return %d : tensor<32x32xf32>
+}
+
+// -----
+
+func.func @dot_scaled_scale_shape(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E4M3FN>, %c: tensor<32x32xf32>,
+                                  %sb: tensor<2x32xi8>) -> tensor<32x32xf32> {
+  // expected-error@below {{scales are i8 [M, K / 32] and [N, K / 32]}}
+  %d = tessel.dot_scaled %a, %b, %c fallback %c b_scale %sb : tensor<2x32xi8> {a_format = 1 : i32, b_format = 1 : i32}
+       : tensor<32x64xf8E4M3FN> * tensor<64x32xf8E4M3FN> -> tensor<32x32xf32>
+  return %d : tensor<32x32xf32>
+}

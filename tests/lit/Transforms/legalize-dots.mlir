@@ -52,3 +52,87 @@ module {
     return %e : tensor<32x32xf32>
   }
 }
+
+// -----
+
+// tessel.dot_scaled on gfx950, e4m3 x e5m2, a 64x64 block, K = 128: the
+// scaled MFMAs take it; a tessel.dot with the scales, the decomposition
+// (here a stand-in: an extf and a dot) erased.
+// CHECK-LABEL: func.func @scaled_native
+// CHECK-NOT: arith.extf
+// CHECK: tessel.dot %{{.*}}, %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} : tensor<64x4xi8>, tensor<64x4xi8> : tensor<64x128xf8E4M3FN> * tensor<128x64xf8E5M2>
+// CHECK-NOT: tessel.dot
+module attributes {tessel.target = "gfx950"} {
+  func.func @scaled_native(%a: tensor<64x128xf8E4M3FN>, %b: tensor<128x64xf8E5M2>, %c: tensor<64x64xf32>,
+                           %sa: tensor<64x4xi8>, %sb: tensor<64x4xi8>) -> tensor<64x64xf32> {
+    %x = arith.extf %a : tensor<64x128xf8E4M3FN> to tensor<64x128xf16>
+    %y = arith.extf %b : tensor<128x64xf8E5M2> to tensor<128x64xf16>
+    %f = tessel.dot %x, %y, %c : tensor<64x128xf16> * tensor<128x64xf16> -> tensor<64x64xf32>
+    %d = tessel.dot_scaled %a, %b, %c fallback %f a_scale %sa : tensor<64x4xi8> b_scale %sb : tensor<64x4xi8>
+         {a_format = 1 : i32, b_format = 2 : i32} : tensor<64x128xf8E4M3FN> * tensor<128x64xf8E5M2> -> tensor<64x64xf32>
+    return %d : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// One side scaled: the other side's scales are 127 (1.0) everywhere.
+// CHECK-LABEL: func.func @scaled_one_side
+// CHECK: %[[ONES:.*]] = arith.constant dense<127> : tensor<32x2xi8>
+// CHECK: tessel.dot %{{.*}}, %{{.*}}, %{{.*}} scales %{{.*}}, %[[ONES]]
+module attributes {tessel.target = "gfx950"} {
+  func.func @scaled_one_side(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E4M3FN>, %c: tensor<32x32xf32>,
+                             %f: tensor<32x32xf32>, %sa: tensor<32x2xi8>) -> tensor<32x32xf32> {
+    %d = tessel.dot_scaled %a, %b, %c fallback %f a_scale %sa : tensor<32x2xi8>
+         {a_format = 1 : i32, b_format = 1 : i32} : tensor<32x64xf8E4M3FN> * tensor<64x32xf8E4M3FN> -> tensor<32x32xf32>
+    return %d : tensor<32x32xf32>
+  }
+}
+
+// -----
+
+// The decomposition where the scaled MFMAs do not take the op: gfx942 (none),
+// gfx950 with an e2m1 operand, and gfx950 with K = 32 (below 64). What only
+// the native form read (here a stand-in: an add on the scales), unused then,
+// is erased.
+// CHECK-LABEL: func.func @scaled_gfx942
+// CHECK-NOT: arith.addi
+// CHECK-NOT: tessel.dot_scaled
+// CHECK: return %arg3
+module attributes {tessel.target = "gfx942"} {
+  func.func @scaled_gfx942(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E4M3FN>, %c: tensor<32x32xf32>,
+                           %f: tensor<32x32xf32>, %sa: tensor<32x2xi8>, %sbt: tensor<32x2xi8>) -> tensor<32x32xf32> {
+    %sb = arith.addi %sbt, %sbt : tensor<32x2xi8>
+    %d = tessel.dot_scaled %a, %b, %c fallback %f a_scale %sa : tensor<32x2xi8> b_scale %sb : tensor<32x2xi8>
+         {a_format = 1 : i32, b_format = 1 : i32} : tensor<32x64xf8E4M3FN> * tensor<64x32xf8E4M3FN> -> tensor<32x32xf32>
+    return %d : tensor<32x32xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scaled_e2m1
+// CHECK-NOT: tessel.dot_scaled
+// CHECK: return %arg3
+module attributes {tessel.target = "gfx950"} {
+  func.func @scaled_e2m1(%a: tensor<32x32xi8>, %b: tensor<64x32xf8E4M3FN>, %c: tensor<32x32xf32>,
+                         %f: tensor<32x32xf32>) -> tensor<32x32xf32> {
+    %d = tessel.dot_scaled %a, %b, %c fallback %f {a_format = 0 : i32, b_format = 1 : i32}
+         : tensor<32x32xi8> * tensor<64x32xf8E4M3FN> -> tensor<32x32xf32>
+    return %d : tensor<32x32xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scaled_short_k
+// CHECK-NOT: tessel.dot_scaled
+// CHECK: return %arg3
+module attributes {tessel.target = "gfx950"} {
+  func.func @scaled_short_k(%a: tensor<32x32xf8E4M3FN>, %b: tensor<32x32xf8E4M3FN>, %c: tensor<32x32xf32>,
+                            %f: tensor<32x32xf32>, %sa: tensor<32x1xi8>) -> tensor<32x32xf32> {
+    %d = tessel.dot_scaled %a, %b, %c fallback %f a_scale %sa : tensor<32x1xi8>
+         {a_format = 1 : i32, b_format = 1 : i32} : tensor<32x32xf8E4M3FN> * tensor<32x32xf8E4M3FN> -> tensor<32x32xf32>
+    return %d : tensor<32x32xf32>
+  }
+}

@@ -5,6 +5,8 @@
 // poisoned outputs.
 #include "e2e_common.hpp"
 
+#include "../../../bench/matmul_forms.hpp" // bench::mx_matmul_kernel
+
 #include <cmath>
 
 using namespace tessel;
@@ -98,9 +100,14 @@ std::vector<int8_t> randomScales(size_t n, int lo, int hi) {
   return s;
 }
 
+// What the launch compiled: the tile IR after layouts and the kernel module.
+struct Compiled {
+  std::string tileIR, llvmIR;
+};
+
 template <class A, class B>
-void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB, int M, int N, int K, int lo, int hi,
-           int block = 32) {
+Compiled check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB, int M, int N, int K, int lo,
+               int hi, int block = 32, int warps = 4) {
   const std::string target = arch;
   CAPTURE(target);
   CAPTURE(detail::mxFormatName(fa));
@@ -136,8 +143,10 @@ void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB,
   auto dsa = dev.upload(sa), dsb = dev.upload(sb);
   auto dc = dev.upload(std::vector<float>(size_t(M) * N, -12345.f)); // poison
   const int BM = block, BN = block;
-  jit<scaled_block<A, B>>().launch(dev, {cdiv(M, BM), cdiv(N, BN)}, {.num_warps = 4}, da, dsa, db, dsb, dc, M, N,
-                                   int(fa), int(fb), scaleA, scaleB, BM, BN, K);
+  auto kernel = jit<scaled_block<A, B>>();
+  kernel.launch(dev, {cdiv(M, BM), cdiv(N, BN)}, {.num_warps = unsigned(warps)}, da, dsa, db, dsb, dc, M, N, int(fa),
+                int(fb), scaleA, scaleB, BM, BN, K);
+  const CompiledKernel *compiled = kernel.runtime()->lastKernel();
   std::vector<float> got = dc.download();
   size_t wrong = 0;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -159,6 +168,7 @@ void check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool scaleB,
   CHECK(wrong == 0);
   if (scaleA) CHECK(std::isnan(got[size_t(nanRow) * N]));
   if (scaleB) CHECK(std::isnan(got[size_t(nanCol)]));
+  return Compiled{compiled->tileIR, compiled->llvmIR()};
 }
 
 } // namespace
@@ -258,4 +268,101 @@ TEST_CASE("dot_scaled's errors name the problem and the line") {
                        Error);
   CHECK_THROWS_WITH_AS(jit<acc_shape>().launch(dev, {1}, {}, f8, c),
                        doctest::Contains("dot_scaled: acc is [16, 32], not the product's [32, 32]"), Error);
+}
+
+// gfx950's scaled MFMAs take e4m3 and e5m2 with their scales as operands
+// (tessel-legalize-dots keeps tessel.dot_scaled's native form: a tessel.dot
+// with scales); the emulator runs V_MFMA_SCALE_* from AMD's description,
+// written apart from the compiler's scale layouts, so a lane mapping the
+// two disagree on fails here. Odd M and N, several blocks, poisoned output.
+TEST_CASE("dot_scaled on gfx950 runs e4m3 and e5m2 on the scaled MFMAs, scales as operands, and matches float64") {
+  auto native = [](const Compiled &c) {
+    CHECK(contains(c.tileIR, "tessel.dot"));
+    CHECK(contains(c.tileIR, " scales "));
+    CHECK(!contains(c.tileIR, "tessel.dot_scaled"));
+    CHECK(!contains(c.tileIR, "bf16")); // the decomposition is gone
+    CHECK(contains(c.llvmIR, "llvm.amdgcn.mfma.scale.f32."));
+  };
+  // 32x32x64: one tile a wave (32 x 32 block), 2 x 2 tiles a wave (128 x 128 over 4 waves).
+  native(check<float8_e4m3fn, float8_e5m2>("gfx950", MxFormat::e4m3, MxFormat::e5m2, true, true, 37, 45, 256, 112,
+                                           140));
+  native(check<float8_e5m2, float8_e4m3fn>("gfx950", MxFormat::e5m2, MxFormat::e4m3, true, true, 131, 133, 128, 115,
+                                           139, 128));
+  // 8 waves, 4 groups a K step.
+  native(check<float8_e4m3fn, float8_e4m3fn>("gfx950", MxFormat::e4m3, MxFormat::e4m3, true, true, 129, 77, 128, 118,
+                                             136, 128, 8));
+  // 16x16x128 (a 16-row block): four K blocks an instruction, from four lane groups.
+  native(check<float8_e5m2, float8_e5m2>("gfx950", MxFormat::e5m2, MxFormat::e5m2, true, true, 29, 19, 256, 120, 134,
+                                         16));
+  // One side scaled (the other's scales are 127, 1.0), or neither.
+  native(check<float8_e4m3fn, float8_e5m2>("gfx950", MxFormat::e4m3, MxFormat::e5m2, false, true, 33, 41, 128, 100,
+                                           150));
+  native(check<float8_e4m3fn, float8_e4m3fn>("gfx950", MxFormat::e4m3, MxFormat::e4m3, true, false, 33, 41, 64, 100,
+                                             150, 64));
+  Compiled none =
+      check<float8_e5m2, float8_e4m3fn>("gfx950", MxFormat::e5m2, MxFormat::e4m3, false, false, 21, 50, 128, 0, 0);
+  CHECK(contains(none.llvmIR, "llvm.amdgcn.mfma.scale.f32."));
+  CHECK(!contains(none.tileIR, " scales "));
+}
+
+TEST_CASE("dot_scaled takes its decomposition where the scaled MFMAs do not take it: other targets, formats, blocks") {
+  auto composed = [](const Compiled &c) {
+    CHECK(!contains(c.tileIR, " scales "));
+    CHECK(!contains(c.tileIR, "tessel.dot_scaled"));
+    CHECK(contains(c.tileIR, "bf16"));
+  };
+  // gfx942 (no scaled MFMAs), gfx950 with an e2m1 or bf16 operand, and a K
+  // of one group (below the instructions' 64).
+  composed(check<float8_e4m3fn, float8_e5m2>("gfx942", MxFormat::e4m3, MxFormat::e5m2, true, true, 37, 45, 256, 112,
+                                             140));
+  composed(check<int8_t, float8_e4m3fn>("gfx950", MxFormat::e2m1, MxFormat::e4m3, true, true, 37, 45, 128, 112, 140));
+  composed(check<bfloat16, float8_e4m3fn>("gfx950", MxFormat::bf16, MxFormat::e4m3, true, true, 21, 17, 64, 120, 134));
+  composed(check<float8_e4m3fn, float8_e4m3fn>("gfx950", MxFormat::e4m3, MxFormat::e4m3, true, true, 21, 17, 32, 120,
+                                               134));
+}
+
+// The comparison bench's tl.dot_scaled matmul (bench::mx_matmul_kernel: a
+// pipelined K loop, A's scales staged in LDS with the operands, B's
+// prefetched through their transpose) on gfx950's scaled MFMAs and on
+// gfx942's decomposition, against float64: 4 x 4 K steps, 2 x 2 blocks.
+TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel) matches float64 on gfx950 and gfx942") {
+  const int M = 256, N = 256, K = 256;
+  for (const char *arch : {"gfx950", "gfx942"}) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    Operand<float8_e4m3fn> a = randomOperand<float8_e4m3fn>(MxFormat::e4m3, M, K);
+    Operand<float8_e4m3fn> bt = randomOperand<float8_e4m3fn>(MxFormat::e4m3, N, K);
+    std::vector<float8_e4m3fn> b(size_t(K) * N);
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k) b[size_t(k) * N + n] = bt.stored[size_t(n) * K + k];
+    // Scales 2^-17 .. 2^-7: every sum stays in f16 (C is f16).
+    std::vector<int8_t> sa = randomScales(size_t(M) * K / 32, 110, 120), sb = randomScales(size_t(N) * K / 32, 110, 120);
+    auto da = dev.upload(a.stored), db = dev.upload(b);
+    auto dsa = dev.upload(sa), dsb = dev.upload(sb);
+    auto dc = dev.upload(std::vector<half>(size_t(M) * N, half(-12345.f)));
+    auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
+    kernel.launch(dev, {cdiv(M, 128) * cdiv(N, 128)}, {.num_warps = 4, .num_stages = 2}, da, db, dc, dsa, dsb, M, N,
+                  K, K, 1, N, 1, N, 1, K / 32, 1, K / 32, 1, 128, 128, 64, 8);
+    if (std::string(arch) == "gfx950")
+      CHECK(contains(kernel.runtime()->lastKernel()->llvmIR(), "llvm.amdgcn.mfma.scale.f32.32x32x64"));
+    std::vector<half> got = dc.download();
+    size_t wrong = 0;
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double want = 0, magnitude = 0;
+        for (int k = 0; k < K; ++k) {
+          const double p = a.values[size_t(m) * K + k] * e8m0(sa[size_t(m) * K / 32 + k / 32]) *
+                           bt.values[size_t(n) * K + k] * e8m0(sb[size_t(n) * K / 32 + k / 32]);
+          want += p;
+          magnitude += std::fabs(p);
+        }
+        // f32 sums, then f16: half an f16 ulp of the result plus the sums' rounding.
+        const double g = double(float(got[size_t(m) * N + n]));
+        if (!(std::fabs(g - want) <= std::fabs(want) * 0x1p-10 + magnitude * 1e-6 + 1e-6)) {
+          if (wrong < 3) MESSAGE("c[", m, "][", n, "] = ", g, ", want ", want);
+          ++wrong;
+        }
+      }
+    CHECK(wrong == 0);
+  }
 }

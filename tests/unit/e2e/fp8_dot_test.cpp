@@ -403,10 +403,58 @@ TEST_CASE("fp8 kernels::matmul 128x128x64 over 4 waves runs 4 waves a SIMD on gf
 }
 
 namespace {
-// The comparison bench's tl.dot_scaled matmul (bench::mx_matmul_kernel) at
-// 128 x 128 x 64 over 4 waves on gfx950, as a launch compiles it.
+// The comparison bench's tl.dot_scaled matmul (bench::mx_matmul_kernel) with
+// dot_scaled's decomposition written out (upcast to bf16, scales spread by
+// selects, dot): the form every target but gfx950 runs, and gfx950 ran before
+// its scaled MFMAs.
+void mx_matmul_composed(Ptr<float8_e4m3fn> a_ptr, Ptr<float8_e4m3fn> b_ptr, Ptr<half> c_ptr, Ptr<int8_t> a_scale_ptr,
+                        Ptr<int8_t> b_scale_ptr, i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak, i32 stride_bk,
+                        i32 stride_bn, i32 stride_cm, i32 stride_cn, i32 stride_asm, i32 stride_ask, i32 stride_bsn,
+                        i32 stride_bsk, Const<int> BLOCK_SIZE_M, Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K,
+                        Const<int> GROUP_SIZE_M) {
+  auto pid = program_id(0);
+  auto num_pid_m = cdiv(M, BLOCK_SIZE_M);
+  auto num_pid_n = cdiv(N, BLOCK_SIZE_N);
+  auto num_pid_in_group = GROUP_SIZE_M * num_pid_n;
+  auto group_id = pid / num_pid_in_group;
+  auto first_pid_m = group_id * GROUP_SIZE_M;
+  auto group_size_m = minimum(num_pid_m - first_pid_m, GROUP_SIZE_M);
+  auto pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m);
+  auto pid_n = (pid % num_pid_in_group) / group_size_m;
+  auto offs_am = (pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M)) % M;
+  auto offs_bn = (pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N)) % N;
+  auto offs_k = arange(0, BLOCK_SIZE_K);
+  auto offs_sk = arange(0, BLOCK_SIZE_K / 32);
+  auto a_ptrs = a_ptr + (expand_dims(offs_am, 1) * stride_am + expand_dims(offs_k, 0) * stride_ak);
+  auto b_ptrs = b_ptr + (expand_dims(offs_k, 1) * stride_bk + expand_dims(offs_bn, 0) * stride_bn);
+  auto a_scale_ptrs = a_scale_ptr + expand_dims(offs_am, 1) * stride_asm + expand_dims(offs_sk, 0) * stride_ask;
+  auto b_scale_ptrs = b_scale_ptr + expand_dims(offs_bn, 1) * stride_bsn + expand_dims(offs_sk, 0) * stride_bsk;
+  auto accumulator = zeros<float>({BLOCK_SIZE_M, BLOCK_SIZE_N});
+  const int64_t m = BLOCK_SIZE_M, n = BLOCK_SIZE_N, k = BLOCK_SIZE_K;
+  for_range(0, cdiv(K, BLOCK_SIZE_K), [&](i32) {
+    auto a = load(a_ptrs);
+    auto b = load(b_ptrs);
+    Tile<int8_t> a_scale = load(a_scale_ptrs);
+    Tile<int8_t> b_scale = load(b_scale_ptrs);
+    Tile<float> x = detail::applyScales(cast<float>(a), a_scale, m, k);
+    Tile<float> y = trans(detail::applyScales(cast<float>(trans(b)), b_scale, n, k));
+    accumulator = dot(cast<bfloat16>(x), cast<bfloat16>(y), accumulator);
+    a_ptrs += BLOCK_SIZE_K * stride_ak;
+    b_ptrs += BLOCK_SIZE_K * stride_bk;
+    a_scale_ptrs += (BLOCK_SIZE_K / 32) * stride_ask;
+    b_scale_ptrs += (BLOCK_SIZE_K / 32) * stride_bsk;
+  });
+  auto c = cast<half>(accumulator);
+  auto offs_cm = pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M);
+  auto offs_cn = pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N);
+  auto c_ptrs = c_ptr + stride_cm * expand_dims(offs_cm, 1) + stride_cn * expand_dims(offs_cn, 0);
+  auto c_mask = (expand_dims(offs_cm, 1) < M) & (expand_dims(offs_cn, 0) < N);
+  store(c_ptrs, c, c_mask);
+}
+
+// That kernel at 128 x 128 x 64 over 4 waves on gfx950, as a launch compiles it.
 const CompiledKernel &compileMxMatmul(Device &dev, unsigned wavesPerEu) {
-  static auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
+  static auto kernel = jit(&mx_matmul_composed, "mx_matmul_composed");
   const int n = 4096;
   auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
   auto c = dev.alloc<half>(64);
@@ -417,6 +465,7 @@ const CompiledKernel &compileMxMatmul(Device &dev, unsigned wavesPerEu) {
 } // namespace
 
 // LLVM's own schedule of this kernel takes 180 VGPRs (2 waves a SIMD);
+// (dot_scaled itself runs on gfx950's scaled MFMAs now: 136 VGPRs, 3 waves);
 // asked for 3 (amdgpu-waves-per-eu) it fits in 168 without spills, and the
 // compiler asks when the registers alone stop a kernel this close to
 // another wave (retryForOccupancy). An explicit waves_per_eu is the user's:

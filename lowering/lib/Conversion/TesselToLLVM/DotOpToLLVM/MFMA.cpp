@@ -85,8 +85,16 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     const int64_t instrRegs = int64_t(m) * n / 64;
     SmallVector<Value> a = registersOf(adaptor.getA()), b = registersOf(adaptor.getB());
     SmallVector<Value> accRegs = registersOf(adaptor.getC());
+    // Scales (f8f6f4 only): one byte a lane and instruction, as dot operands of kWidth 1.
+    SmallVector<Value> aScale, bScale;
+    const bool scaled = bool(op.getAScale());
+    if (scaled) {
+      aScale = registersOf(adaptor.getAScale());
+      bScale = registersOf(adaptor.getBScale());
+    }
     if (int64_t(a.size()) != batch * kWidth * repsK * repsM || int64_t(b.size()) != batch * kWidth * repsK * repsN ||
-        !fitsMatrixInstruction(int64_t(accRegs.size()), batch, repsM, repsN, instrRegs))
+        !fitsMatrixInstruction(int64_t(accRegs.size()), batch, repsM, repsN, instrRegs) ||
+        (scaled && (!formatOperands || int64_t(aScale.size()) != repsK * repsM || int64_t(bScale.size()) != repsK * repsN)))
       return op.emitError("tessel.dot: operand registers do not match the layouts (compiler bug)");
 
     Location loc = op.getLoc();
@@ -105,17 +113,32 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
       auto format = [](std::optional<::tessel::DType> t) { return t == ::tessel::DType::F8E5M2 ? 1 : 0; };
       trailing = {i32Const(format(in)), i32Const(format(inB)), zero, zero, zero, zero};
     }
+    // A scale byte as the instruction's scale register: the byte in bits 0-7
+    // (opsel 0 reads it; the other bits are not read).
+    auto scaleRegister = [&](Value byte) {
+      return rewriter.create<LLVM::ZExtOp>(loc, rewriter.getI32Type(), byte).getResult();
+    };
     forEachMatrixInstruction(rewriter, loc, accRegs, a, b, batch, repsM, repsN, repsK, kWidth, instrRegs,
-                             [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv) -> Value {
+                             [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv, const MatrixStep &at) -> Value {
                                // Transposed: D^T = B^T A^T, B's registers as the instruction's A.
                                Value x = packRegisters(rewriter, loc, av, operand),
                                      y = packRegisters(rewriter, loc, bv, operand);
                                if (mfma.getTransposed())
                                  std::swap(x, y);
                                // The trailing operands: cbsz, abid, blgp = 0 (no broadcast between
-                               // blocks), or for the f8f6f4 rows A's and B's formats and zero scales.
+                               // blocks), or for the f8f6f4 rows A's and B's formats and zero scales,
+                               // or a scaled dot's scales: register (rk, rm) of A's, (rk, rn) of B's
+                               // (swapped with A and B when transposed).
                                SmallVector<Value> args{x, y, d};
                                args.append(trailing);
+                               if (scaled) {
+                                 Value sx = scaleRegister(aScale[at.rk + repsK * at.rm]),
+                                       sy = scaleRegister(bScale[at.rk + repsK * at.rn]);
+                                 if (mfma.getTransposed())
+                                   std::swap(sx, sy);
+                                 args[6] = sx; // A's scale; args[5] and args[7], the byte selects, stay 0
+                                 args[8] = sy;
+                               }
                                return rewriter
                                    .create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic),
                                                                   args)

@@ -47,10 +47,14 @@ inline bool fitsMatrixInstruction(int64_t accRegs, int64_t batch, int64_t repsM,
 // r % tileRegs (the dropped register bits are the highest), and the
 // operands' lanes past M repeat rows below M, so the padding rows compute
 // copies of kept rows; they are not read back.
-inline void forEachMatrixInstruction(OpBuilder &b, Location loc, SmallVectorImpl<Value> &acc, ArrayRef<Value> a,
-                                     ArrayRef<Value> bRegs, int64_t batch, int64_t repsM, int64_t repsN,
-                                     int64_t repsK, int64_t kWidth, int64_t instrRegs,
-                                     function_ref<Value(Value, ArrayRef<Value>, ArrayRef<Value>)> instruction) {
+// Which instruction of the wave a call is: batch z, tile (rm, rn), K step rk.
+struct MatrixStep {
+  int64_t z, rm, rn, rk;
+};
+inline void forEachMatrixInstruction(
+    OpBuilder &b, Location loc, SmallVectorImpl<Value> &acc, ArrayRef<Value> a, ArrayRef<Value> bRegs, int64_t batch,
+    int64_t repsM, int64_t repsN, int64_t repsK, int64_t kWidth, int64_t instrRegs,
+    function_ref<Value(Value, ArrayRef<Value>, ArrayRef<Value>, const MatrixStep &)> instruction) {
   Type i32 = b.getI32Type();
   auto index = [&](int64_t i) { return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(i))); };
   auto accType = VectorType::get({instrRegs}, acc[0].getType());
@@ -66,7 +70,7 @@ inline void forEachMatrixInstruction(OpBuilder &b, Location loc, SmallVectorImpl
         d = b.create<LLVM::InsertElementOp>(loc, d, acc[base + r % tileRegs], index(r));
       for (int64_t rk = 0; rk < repsK; ++rk)
         d = instruction(d, a.slice(z * aPerBatch + kWidth * (rk + repsK * rm), kWidth),
-                        bRegs.slice(z * bPerBatch + kWidth * (rk + repsK * rn), kWidth));
+                        bRegs.slice(z * bPerBatch + kWidth * (rk + repsK * rn), kWidth), MatrixStep{z, rm, rn, rk});
       for (int64_t r = 0; r < tileRegs; ++r)
         acc[base + r] = b.create<LLVM::ExtractElementOp>(loc, d, index(r));
     }

@@ -61,7 +61,7 @@ struct DotOpWmmaConversion : TesselOpToLLVMPattern<DotOp> {
     Value yes = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
     Value no = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI1Type(), rewriter.getBoolAttr(false));
     forEachMatrixInstruction(rewriter, loc, acc, a, b, batch, repsM, repsN, repsK, kWidth, instrRegs,
-                             [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv) -> Value {
+                             [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv, const MatrixStep &) -> Value {
                                Value pa = packRegisters(rewriter, loc, av, operand);
                                Value pb = packRegisters(rewriter, loc, bv, operand);
                                if (wmma.getTransposed()) // D^T = B^T A^T

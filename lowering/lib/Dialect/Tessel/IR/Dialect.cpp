@@ -149,7 +149,10 @@ LogicalResult MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitErro
 }
 
 LogicalResult DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
-                                           DistributedLayoutAttr parent, unsigned kWidth, unsigned kGroup) {
+                                           DistributedLayoutAttr parent, unsigned kWidth, unsigned kGroup,
+                                           bool kLast) {
+  if (kLast && (opIdx != 1 || !isa<MfmaLayoutAttr>(parent)))
+    return emitError() << "kLast is for an MFMA B operand laid out [N, K]";
   if (kGroup != 0 && (!isa<MfmaLayoutAttr>(parent) || !isPowerOf2(kGroup) || kWidth % kGroup != 0))
     return emitError() << "a dot operand's kGroup is a power of two dividing kWidth (MFMA only)";
   if (opIdx > 1)

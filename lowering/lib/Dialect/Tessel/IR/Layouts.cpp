@@ -189,11 +189,11 @@ LinearLayout DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const
   const bool wmma = isa<WmmaLayoutAttr>(getParent());
   auto mfma = dyn_cast<MfmaLayoutAttr>(getParent());
   ArrayRef<unsigned> grid = wmma ? cast<WmmaLayoutAttr>(getParent()).getWavesPerBlock() : mfma.getWavesPerBlock();
-  const bool isA = getOpIdx() == 0;
+  const bool isA = getOpIdx() == 0, kLast = isA || getKLast();
   const unsigned rank = shape.size(), first = rank - 2; // an optional batch dim comes first
-  const unsigned kDim = isA ? first + 1 : first, nonK = isA ? first : first + 1;
+  const unsigned kDim = kLast ? first + 1 : first, nonK = kLast ? first : first + 1;
   // rows of A (columns of B) per instruction
-  const int64_t mn = wmma ? 16 : mfma.getInstrShape()[nonK - first];
+  const int64_t mn = wmma ? 16 : mfma.getInstrShape()[isA ? 0 : 1];
   const int64_t kWidth = getKWidth(), kInstr = wmma ? kWidth : kWidth * (kMfmaWaveSize / mn);
   const int64_t wM = grid[0], wN = grid[1];
   SmallVector<LinearLayout::Basis> regs, lanes, waves;

@@ -393,6 +393,41 @@ LogicalResult DotOp::verify() {
   bool floats = in.isF16() || in.isBF16() || in.isF32() || fp8;
   if (!(floats && acc.isF32()) && !(in.isInteger(8) && acc.isInteger(32)))
     return emitOpError("takes f16, bf16, f32 or 8-bit float operands with an f32 accumulator, or i8 with i32");
+  if (!getAScale() && !getBScale())
+    return success();
+  if (!getAScale() || !getBScale())
+    return emitOpError("takes both scales or neither");
+  if (rank != 2 || !(ocp(in) && ocp(inB)) || K % 32 != 0)
+    return emitOpError("scales 2-D OCP 8-bit float operands whose K is a multiple of 32");
+  auto sa = cast<RankedTensorType>(getAScale().getType()), sb = cast<RankedTensorType>(getBScale().getType());
+  if (!sa.getElementType().isInteger(8) || !sb.getElementType().isInteger(8) ||
+      sa.getShape() != ArrayRef<int64_t>{M, K / 32} || sb.getShape() != ArrayRef<int64_t>{N, K / 32})
+    return emitOpError("scales are i8 [M, K / 32] and [N, K / 32] = [")
+           << M << ", " << K / 32 << "] and [" << N << ", " << K / 32 << "]";
+  return success();
+}
+
+LogicalResult DotScaledOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType()), b = cast<RankedTensorType>(getB().getType());
+  auto c = cast<RankedTensorType>(getC().getType());
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be [M, K] * [K, N] + [M, N]");
+  // e2m1 packs two elements in a byte along K.
+  constexpr int32_t kE2m1 = 0;
+  const int64_t M = a.getDimSize(0), N = b.getDimSize(1);
+  const int64_t K = a.getDimSize(1) * (getAFormat() == kE2m1 ? 2 : 1);
+  if (b.getDimSize(0) * (getBFormat() == kE2m1 ? 2 : 1) != K || K % 32 != 0)
+    return emitOpError("a and b must hold one K, a multiple of 32");
+  if (c.getShape() != ArrayRef<int64_t>{M, N} || !c.getElementType().isF32())
+    return emitOpError("the accumulator must be f32 [M, N]");
+  auto scaleIs = [&](Value s, ArrayRef<int64_t> shape) {
+    if (!s)
+      return true;
+    auto t = cast<RankedTensorType>(s.getType());
+    return t.getElementType().isInteger(8) && t.getShape() == shape;
+  };
+  if (!scaleIs(getAScale(), {M, K / 32}) || !scaleIs(getBScale(), {N, K / 32}))
+    return emitOpError("scales are i8 [M, K / 32] and [N, K / 32]");
   return success();
 }
 

@@ -131,6 +131,10 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
   std::vector<MatrixInstr> candidates;
   if (target && in && inB && acc)
     candidates = target->matrixInstrsFor(*in, *inB, *acc);
+  // A scaled dot runs on the scaled instructions alone (tessel-legalize-dots
+  // made it for one that takes the block unpadded).
+  if (dot.getAScale())
+    llvm::erase_if(candidates, [](const MatrixInstr &i) { return !i.formatOperands; });
   // The largest instruction that fits the block; for a block with fewer rows
   // or columns than every instruction (M or N below 16: Triton's 2x2x16 or
   // [B, 1, K] blocks), the one that pads it least: the extra rows and columns
@@ -192,4 +196,13 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
       return DotLayouts{mfma, kWidth, chosen->kRun};
   }
   return DotLayouts{mfma, kWidth};
+}
+
+const MatrixInstr *mlir::tessel::scaledMatrixInstr(const TargetFacts &target, DType a, DType b, int64_t M, int64_t N,
+                                                   int64_t K) {
+  for (const MatrixInstr &i : target.matrixInstrs)
+    if (i.formatOperands && i.operand == a && i.operandB == b && i.accumulator == DType::F32 && K % i.k == 0 &&
+        i.m <= M && i.n <= N)
+      return &i;
+  return nullptr;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tessel/Dialect/Tessel/IR/Dialect.h"
+#include "tessel/lowering/target.hpp"
 
 #include <string>
 
@@ -20,5 +21,12 @@ struct DotLayouts {
 // the block least (K divisible); the waves split over M and N; a blocked
 // accumulator with whole-K operands when no instruction takes it.
 FailureOr<DotLayouts> chooseDotLayouts(DotOp dot, const std::string &arch, unsigned numWarps, unsigned waveSize);
+
+// The target's scaled matrix instruction (gfx950's f8f6f4 MFMAs, the table's
+// formatOperands rows) for 8-bit float operands a and b that runs an
+// [M, K] x [K, N] block without padding (K a multiple of its depth, M and N
+// at least its tile), the largest first; null when none does.
+const ::tessel::MatrixInstr *scaledMatrixInstr(const ::tessel::TargetFacts &target, ::tessel::DType a,
+                                               ::tessel::DType b, int64_t M, int64_t N, int64_t K);
 
 } // namespace mlir::tessel

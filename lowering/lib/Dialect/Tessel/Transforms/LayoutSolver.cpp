@@ -478,6 +478,17 @@ Solver::Round Solver::fixDot(DotOp dot) {
       DotOperandLayoutAttr::get(ctx, 0, layouts->accumulator, kWidth, kGroup);
   group(resolve({dot.getB(), &dot.getBMutable()})).fixed =
       DotOperandLayoutAttr::get(ctx, 1, layouts->accumulator, kWidth, kGroup);
+  // Scales (gfx950's scaled MFMAs): [M, K / 32] and [N, K / 32] as operands
+  // of one element a lane and instruction (B's laid out [N, K]: kLast). A
+  // scale operand layout puts the scale of row i (column j) and K block g in
+  // lane i + m * g (j + n * g) of the instruction that reads block g, the
+  // lanes that instruction takes it from (emulator_matrix.cpp's scaleOf
+  // gives the sources).
+  if (dot.getAScale()) {
+    OpOperand &sa = dot->getOpOperand(3), &sb = dot->getOpOperand(4);
+    group(resolve({sa.get(), &sa})).fixed = DotOperandLayoutAttr::get(ctx, 0, layouts->accumulator, 1);
+    group(resolve({sb.get(), &sb})).fixed = DotOperandLayoutAttr::get(ctx, 1, layouts->accumulator, 1, 0, true);
+  }
   return Round::Solved;
 }
 
@@ -567,8 +578,12 @@ FailureOr<LayoutGroups> Solver::solve() {
   collect();
   // A dot's operands each read a copy of their own (from whatever layout
   // their producer has to the operand layout).
-  for (DotOp dot : dots_)
-    isolate(dot, {&dot.getAMutable(), &dot.getBMutable()}, {});
+  for (DotOp dot : dots_) {
+    SmallVector<OpOperand *> operands{&dot.getAMutable(), &dot.getBMutable()};
+    if (dot.getAScale())
+      operands.append({&dot->getOpOperand(3), &dot->getOpOperand(4)});
+    isolate(dot, operands, {});
+  }
   for (int round = 0;; ++round) {
     Round r = solveOnce();
     if (r == Round::Failed)

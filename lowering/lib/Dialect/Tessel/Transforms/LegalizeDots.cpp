@@ -1,9 +1,14 @@
 // 8-bit float dots the target's matrix cores do not take (see Passes.td).
+#include "DotLayouts.h"
+
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELLEGALIZEDOTS
@@ -55,8 +60,12 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
     ModuleOp module = getOperation();
     StringAttr arch = tesselDialect(module.getContext()).getTargetAttrHelper().getAttr(module);
     const TargetFacts *target = arch ? ::tessel::lookupTarget(arch.getValue()) : nullptr;
+    SmallVector<DotScaledOp> scaled;
+    module.walk([&](DotScaledOp op) { scaled.push_back(op); });
+    for (DotScaledOp op : scaled)
+      legalizeScaled(op, target);
     if (!target)
-      return markAllAnalysesPreserved();
+      return;
     bool failedAny = false;
     module.walk([&](DotOp dot) {
       auto a = cast<RankedTensorType>(dot.getA().getType()), b = cast<RankedTensorType>(dot.getB().getType());
@@ -99,6 +108,52 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
     });
     if (failedAny)
       signalPassFailure();
+  }
+
+  // A tessel.dot_scaled: a tessel.dot with scales where the target's scaled
+  // MFMAs take its formats and block, else its decomposition; what the
+  // other form needed, unused now, is erased.
+  static void legalizeScaled(DotScaledOp op, const TargetFacts *target) {
+    constexpr int32_t kE4m3 = 1, kE5m2 = 2; // MxFormat
+    auto a = cast<RankedTensorType>(op.getA().getType()), b = cast<RankedTensorType>(op.getB().getType());
+    const int64_t M = a.getDimSize(0), K = a.getDimSize(1), N = b.getDimSize(1);
+    std::optional<DType> ta = dtypeOf(a.getElementType()), tb = dtypeOf(b.getElementType());
+    auto eightBit = [](int32_t f) { return f == kE4m3 || f == kE5m2; };
+    const bool native = eightBit(op.getAFormat()) && eightBit(op.getBFormat()) && ta && tb &&
+                        target && scaledMatrixInstr(*target, *ta, *tb, M, N, K);
+    SmallVector<Operation *> maybeDead;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        maybeDead.push_back(def);
+    Value result = op.getFallback();
+    if (native) {
+      OpBuilder builder(op);
+      Value sa = op.getAScale(), sb = op.getBScale();
+      // One scale alone: the other side's is 1.0 (127) everywhere.
+      auto ones = [&](ArrayRef<int64_t> shape) {
+        auto type = RankedTensorType::get(shape, builder.getI8Type());
+        return builder.create<arith::ConstantOp>(op.getLoc(), DenseElementsAttr::get(type, builder.getI8IntegerAttr(127)))
+            .getResult();
+      };
+      if (sa && !sb)
+        sb = ones({N, K / 32});
+      if (sb && !sa)
+        sa = ones({M, K / 32});
+      result = builder.create<DotOp>(op.getLoc(), op.getType(), op.getA(), op.getB(), op.getC(), sa, sb);
+    }
+    op.getResult().replaceAllUsesWith(result);
+    op.erase();
+    llvm::DenseSet<Operation *> erased;
+    while (!maybeDead.empty()) {
+      Operation *def = maybeDead.pop_back_val();
+      if (erased.contains(def) || !isOpTriviallyDead(def))
+        continue;
+      erased.insert(def);
+      for (Value v : def->getOperands())
+        if (Operation *d = v.getDefiningOp())
+          maybeDead.push_back(d);
+      def->erase();
+    }
   }
 
   // The dot's 8-bit float operands as f16 (every 8-bit float is exact in it).

@@ -147,12 +147,20 @@ def Tessel_DotOperandLayoutAttr : AttrDef<Tessel_Dialect, "DotOperandLayout",
     transposed accumulator (runs of 4 along N) be the A operand of an
     instruction that takes 8 K elements a lane (gfx950's 32x32x16 and
     16x16x32) as it is.
+
+    `kLast` (B only, MFMA): the tile is [N, K] rather than [K, N], the same
+    elements in the same lanes and registers (gfx950's scaled MFMAs read B's
+    scales, [N, K / 32] as Triton takes them, this way: no transpose).
   }];
   let parameters = (ins "unsigned":$opIdx, "DistributedLayoutAttr":$parent, "unsigned":$kWidth,
-                        DefaultValuedParameter<"unsigned", "0">:$kGroup);
+                        DefaultValuedParameter<"unsigned", "0">:$kGroup,
+                        DefaultValuedParameter<"bool", "false">:$kLast);
   let builders = [
     AttrBuilder<(ins "unsigned":$opIdx, "DistributedLayoutAttr":$parent, "unsigned":$kWidth), [{
-      return $_get($_ctxt, opIdx, parent, kWidth, 0u);
+      return $_get($_ctxt, opIdx, parent, kWidth, 0u, false);
+    }]>,
+    AttrBuilder<(ins "unsigned":$opIdx, "DistributedLayoutAttr":$parent, "unsigned":$kWidth, "unsigned":$kGroup), [{
+      return $_get($_ctxt, opIdx, parent, kWidth, kGroup, false);
     }]>
   ];
   let assemblyFormat = "`<` struct(params) `>`";

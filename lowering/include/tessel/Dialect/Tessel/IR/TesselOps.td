@@ -433,7 +433,7 @@ def Tessel_BarrierOp : Tessel_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]
 // Facts for the analyses
 //===----------------------------------------------------------------------===//
 
-def Tessel_DotOp : Tessel_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {
+def Tessel_DotOp : Tessel_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>, AttrSizedOperandSegments]> {
   let summary = "matrix product and accumulate: result = a * b + c";
   let description = [{
     a is [M, K], b is [K, N], c and the result [M, N]. a and b share one
@@ -442,10 +442,57 @@ def Tessel_DotOp : Tessel_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {
     any mix (OCP's f8E4M3FN/f8E5M2 or FNUZ's f8E4M3FNUZ/f8E5M2FNUZ; the
     accumulator f32). On the matrix cores the result takes an MFMA layout and
     a and b the matching dot-operand layouts (tessel-assign-layouts).
+
+    `a_scale` [M, K / 32] and `b_scale` [N, K / 32] (i8, read as unsigned
+    E8M0 bytes, 2^(s - 127), 255 NaN), both or neither, only on OCP 8-bit
+    floats: each 32 of K of a row of a (a column of b) is multiplied by its
+    scale (OCP MX). Made by tessel-legalize-dots from a `tessel.dot_scaled`
+    that gfx950's scaled MFMAs take (V_MFMA_SCALE_F32_*_F8F6F4); the scales
+    take dot-operand layouts with kWidth 1 (b_scale's with kLast), one byte
+    a lane and instruction, where those instructions read them.
   }];
-  let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c);
+  let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c, Optional<Tessel_Tile>:$a_scale,
+                       Optional<Tessel_Tile>:$b_scale);
   let results = (outs Tessel_Tile:$result);
-  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `*` type($b) `->` type($result)";
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`scales` $a_scale^ `,` $b_scale `:` type($a_scale) `,` type($b_scale))? attr-dict
+    `:` type($a) `*` type($b) `->` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$a, "::mlir::Value":$b, "::mlir::Value":$c), [{
+      build($_builder, $_state, result, a, b, c, ::mlir::Value(), ::mlir::Value());
+    }]>
+  ];
+  let hasVerifier = 1;
+}
+
+def Tessel_DotScaledOp : Tessel_Op<"dot_scaled", [Pure, AllTypesMatch<["c", "result", "fallback"]>,
+                                                 AttrSizedOperandSegments]> {
+  let summary = "the product of two blocks in microscaling (MX) formats, and its decomposition";
+  let description = [{
+    Triton's `tl.dot_scaled`: (a * a_scale) [M, K] times (b * b_scale)
+    [K, N] plus c, in f32. `a_format` and `b_format` name the formats
+    (MxFormat: 0 e2m1, 1 e4m3, 2 e5m2, 3 bf16, 4 fp16); a is [M, K] ([M,
+    K / 2] bytes for e2m1), b [K, N] ([K / 2, N]); `a_scale` [M, K / 32] and
+    `b_scale` [N, K / 32] are E8M0 bytes (i8), each optional.
+
+    `fallback` is the same product composed by the tracer from upcasts: each
+    element times its scale in bf16 (f16 with an fp16 operand), then a
+    plain dot. tessel-legalize-dots replaces the op by it, unless the
+    target's scaled matrix instructions take the formats (gfx950, e4m3 and
+    e5m2, K a multiple of an instruction's, M and N of its tile); then by a
+    `tessel.dot` with scales, and the decomposition, unused, is erased. One
+    front door: every target's kernel traces the same op.
+  }];
+  let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c, Tessel_Tile:$fallback,
+                       Optional<Tessel_Tile>:$a_scale, Optional<Tessel_Tile>:$b_scale,
+                       ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<4>]>:$a_format,
+                       ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<4>]>:$b_format);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c `fallback` $fallback (`a_scale` $a_scale^ `:` type($a_scale))?
+    (`b_scale` $b_scale^ `:` type($b_scale))? attr-dict `:` type($a) `*` type($b) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 

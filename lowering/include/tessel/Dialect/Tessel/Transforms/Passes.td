@@ -81,7 +81,13 @@ def TesselLegalizeDots : Pass<"tessel-legalize-dots", "::mlir::ModuleOp"> {
     - the family is the target's but no instruction divides K (K below 16):
       the operands widen to f16 (exact), which the f16 instructions or the
       multiply-adds take.
-    Reads `tessel.target` from the module; without it, changes nothing.
+    A `tessel.dot_scaled` (MX formats) becomes a `tessel.dot` with its
+    scales where the target's scaled MFMAs take it (gfx950: e4m3 and e5m2
+    operands, K a multiple of an f8f6f4 instruction's depth, M and N at
+    least its tile; a missing scale is 127, 1.0), else its traced
+    decomposition (`fallback`); the form not taken, unused, is erased.
+    Reads `tessel.target` from the module; without it, every dot_scaled
+    takes its decomposition and nothing else changes.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

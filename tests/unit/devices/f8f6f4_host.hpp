@@ -1,0 +1,52 @@
+// Host facts the f8f6f4 MFMA tests share (emulator_f8f6f4_test.cpp,
+// emulator_mx_scale_test.cpp): OCP's 8-bit float codes, the two shapes and
+// where AMD's guide to CDNA3/CDNA4 matrix cores puts A's, B's and D's
+// elements in the lanes. Written from those documents, not from the
+// emulator.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+namespace tessel::f8f6f4 {
+
+// An OCP code's value: E4M3 (bias 7, no infinities, S.1111.111 NaN) or E5M2
+// (bias 15, S.11111.00 infinity, S.11111.xx NaN).
+inline double decode(uint8_t code, int format) {
+  const bool e5 = format == 1;
+  const unsigned mantissaBits = e5 ? 2 : 3, bias = e5 ? 15 : 7;
+  const unsigned exp = (code & 0x7f) >> mantissaBits, man = code & ((1u << mantissaBits) - 1);
+  const double sign = (code & 0x80) ? -1 : 1;
+  if (e5 && exp == 31)
+    return man ? NAN : sign * INFINITY;
+  if (!e5 && exp == 15 && man == 7)
+    return NAN;
+  if (exp == 0)
+    return sign * std::ldexp(double(man), 1 - int(bias) - int(mantissaBits));
+  return sign * std::ldexp(double((1u << mantissaBits) | man), int(exp) - int(bias) - int(mantissaBits));
+}
+
+struct MfmaShape {
+  const char *intrinsic; // LLVM's name with its overload suffixes
+  unsigned m, k;         // m = n
+  const char *accType;
+};
+constexpr MfmaShape k32{"llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32", 32, 64, "<16 x float>"};
+constexpr MfmaShape k16{"llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32", 16, 128, "<4 x float>"};
+
+// (lane, byte) of A[i][kk] (B[kk][i] alike, i its column): the guide's layout.
+inline std::pair<unsigned, unsigned> place(const MfmaShape &s, unsigned i, unsigned kk) {
+  const unsigned groups = 64 / s.m;
+  const unsigned half = kk / (16 * groups), group = (kk / 16) % groups;
+  return {i + s.m * group, 16 * half + kk % 16};
+}
+// (lane, register) of D[i][j]: CDNA3's, unchanged (32x32: lane j + 32 *
+// ((i / 4) % 2), register 4 * (i / 8) + i % 4; 16x16: lane j + 16 * (i / 4),
+// register i % 4).
+inline std::pair<unsigned, unsigned> placeD(const MfmaShape &s, unsigned i, unsigned j) {
+  if (s.m == 32) return {j + 32 * ((i / 4) % 2), 4 * (i / 8) + i % 4};
+  return {j + 16 * (i / 4), i % 4};
+}
+
+} // namespace tessel::f8f6f4
