@@ -5,6 +5,9 @@
 // poisoned outputs.
 #include "e2e_common.hpp"
 
+#include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/compile.hpp"
+
 #include "../../../bench/matmul_forms.hpp" // bench::mx_matmul_kernel
 
 #include <cmath>
@@ -35,6 +38,19 @@ void scaled_block(Ptr<A> a, Ptr<int8_t> sa, Ptr<B> b, Ptr<int8_t> sb, Ptr<float>
   acc = dot_scaled(ta, tsa, fa, tb, tsb, fb, acc);
   store(c + expand_dims(rows, 1) * N + expand_dims(cols, 0), acc,
         expand_dims(rows < M, 1) & expand_dims(cols < N, 0));
+}
+
+// Scales of 0 (2^-127) on both sides, as constants: O3 folds the scale
+// registers, and a register of zero on both sides would make LLVM select the
+// unscaled instruction (as if the scales were 1).
+void zero_scales(Ptr<float8_e4m3fn> a, Ptr<float8_e4m3fn> b, Ptr<float> c) {
+  auto rows = arange(0, 32), cols = arange(0, 32), k = arange(0, 64);
+  auto ta = load(a + expand_dims(rows, 1) * 64 + expand_dims(k, 0));
+  auto tb = load(b + expand_dims(k, 1) * 32 + expand_dims(cols, 0));
+  auto zero = full<int8_t>({32, 2}, int8_t(0));
+  auto acc = full<float>({32, 32}, 0.25f);
+  acc = dot_scaled(ta, zero, MxFormat::e4m3, tb, zero, MxFormat::e4m3, acc);
+  store(c + expand_dims(rows, 1) * 32 + expand_dims(cols, 0), acc);
 }
 
 // Decoders from the formats' definitions.
@@ -365,4 +381,21 @@ TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel)
       }
     CHECK(wrong == 0);
   }
+}
+
+TEST_CASE("dot_scaled with constant scales of 0 on gfx950 stays the scaled MFMA: products of 2^-254 leave acc") {
+  auto kernel = jit<zero_scales>();
+  Device dev = Device::emulator("gfx950");
+  auto a = dev.upload(std::vector<float8_e4m3fn>(32 * 64, float8_e4m3fn(1.0f)));
+  auto b = dev.upload(std::vector<float8_e4m3fn>(64 * 32, float8_e4m3fn(1.0f)));
+  auto c = dev.upload(std::vector<float>(32 * 32, std::nanf("")));
+  kernel.launch(dev, {1, 1}, {.num_warps = 1}, a, b, c);
+  for (float v : c.download())
+    REQUIRE(v == 0.25f);
+  // The device's code: the scaled instruction, not the unscaled one LLVM
+  // selects for scale registers of zero.
+  detail::TraceRequest request = kernel.trace(a, b, c);
+  CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx950", 1});
+  CHECK(contains(k.assembly(), "v_mfma_scale_f32_32x32x64_f8f6f4"));
+  CHECK(!contains(k.assembly(), "v_mfma_f32_32x32x64_f8f6f4"));
 }

@@ -114,9 +114,15 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
       trailing = {i32Const(format(in)), i32Const(format(inB)), zero, zero, zero, zero};
     }
     // A scale byte as the instruction's scale register: the byte in bits 0-7
-    // (opsel 0 reads it; the other bits are not read).
+    // (opsel 0 reads it), and 0x7f in bits 8-15, which no select reads: a
+    // register that folds to zero on both sides (scales of 0, 2^-127, given
+    // as constants) would make LLVM select the unscaled instruction, which
+    // computes as if the scales were 1 (the emulator, running the IR before
+    // O3 folds them, would scale).
+    Value unread = scaled ? i32Const(0x7f00) : Value();
     auto scaleRegister = [&](Value byte) {
-      return rewriter.create<LLVM::ZExtOp>(loc, rewriter.getI32Type(), byte).getResult();
+      Value word = rewriter.create<LLVM::ZExtOp>(loc, rewriter.getI32Type(), byte);
+      return rewriter.create<LLVM::OrOp>(loc, word, unread).getResult();
     };
     forEachMatrixInstruction(rewriter, loc, accRegs, a, b, batch, repsM, repsN, repsK, kWidth, instrRegs,
                              [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv, const MatrixStep &at) -> Value {
