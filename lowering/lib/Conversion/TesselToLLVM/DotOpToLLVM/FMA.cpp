@@ -22,6 +22,10 @@ struct DotOpFmaConversion : TesselOpToLLVMPattern<DotOp> {
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto cType = cast<RankedTensorType>(op.getC().getType());
+    // Scales are operands of gfx950's scaled MFMAs only (tessel-legalize-dots
+    // makes a scaled dot only where one fits): never dropped silently.
+    if (op.getAScale() || op.getBScale())
+      return op.emitOpError("has scales, which only gfx950's scaled MFMAs take, not the FMA path");
     if (!isa_and_nonnull<BlockedLayoutAttr>(cType.getEncoding()))
       return rewriter.notifyMatchFailure(op, "not an FMA dot");
     auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());

@@ -21,6 +21,10 @@ struct DotOpWmmaConversion : TesselOpToLLVMPattern<DotOp> {
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto cType = cast<RankedTensorType>(op.getC().getType());
+    // Scales are operands of gfx950's scaled MFMAs only (tessel-legalize-dots
+    // makes a scaled dot only where one fits): never dropped silently.
+    if (op.getAScale() || op.getBScale())
+      return op.emitOpError("has scales, which only gfx950's scaled MFMAs take, not the WMMA path");
     auto aType = cast<RankedTensorType>(op.getA().getType());
     auto wmma = dyn_cast_or_null<WmmaLayoutAttr>(cType.getEncoding());
     if (!wmma)
