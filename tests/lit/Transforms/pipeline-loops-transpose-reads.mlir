@@ -94,3 +94,48 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// 16-bit: the same B in f16, read with ds_read_b64_tr_b16 (4 elements a
+// read: each lane's 8 K of the 32x32x16 instruction's operand in two reads).
+// CHECK-LABEL: func.func @f16_b(
+// CHECK: tessel.local_alloc : <1x64x64xf16, order [1, 0]
+// LLVM-LABEL: llvm.func @f16_b(
+// LLVM-NOT: llvm.load {{.*}} !llvm.ptr<3> -> {{f16|vector<2xf16>}}
+// LLVM-COUNT-8: rocdl.ds.read.tr16.b64 %{{.*}} : <3> -> vector<4xf16>
+// LLVM-NOT: llvm.load {{.*}} !llvm.ptr<3> -> {{f16|vector<2xf16>}}
+// LLVM: llvm.return
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 2 : i32} {
+  func.func @f16_b(%a: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f16> {tessel.pointer_range = 31 : i32, tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %row = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %rowe = tessel.expand_dims %row {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+    %c64s = tessel.splat %c64 : tensor<64x1xi32>
+    %rowk = arith.muli %rowe, %c64s : tensor<64x1xi32>
+    %rowb = tessel.broadcast %rowk : tensor<64x1xi32> -> tensor<64x64xi32>
+    %col = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %cole = tessel.expand_dims %col {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+    %colb = tessel.broadcast %cole : tensor<1x64xi32> -> tensor<64x64xi32>
+    %ib = arith.addi %rowb, %colb : tensor<64x64xi32>
+    %pa = tessel.splat %a : tensor<64x64x!tessel.ptr<f16>>
+    %qa = tessel.addptr %pa, %ib : tensor<64x64x!tessel.ptr<f16>>, tensor<64x64xi32>
+    %ta = tessel.load %qa : (tensor<64x64x!tessel.ptr<f16>>) -> tensor<64x64xf16>
+    %acc = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+      %ks = arith.muli %k, %c64 : i32
+      %os = tessel.splat %ks : tensor<64x64xi32>
+      %o = arith.addi %ib, %os : tensor<64x64xi32>
+      %pb = tessel.splat %b : tensor<64x64x!tessel.ptr<f16>>
+      %qb = tessel.addptr %pb, %o : tensor<64x64x!tessel.ptr<f16>>, tensor<64x64xi32>
+      %tb = tessel.load %qb : (tensor<64x64x!tessel.ptr<f16>>) -> tensor<64x64xf16>
+      %d = tessel.dot %ta, %tb, %acc : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+      scf.yield %d : tensor<64x64xf32>
+    }
+    %pc = tessel.splat %c : tensor<64x64x!tessel.ptr<f32>>
+    tessel.store %pc, %acc : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}
+
