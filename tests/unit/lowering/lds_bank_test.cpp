@@ -232,3 +232,54 @@ TEST_CASE("ldsVectorElems: two 8-bit elements go a byte at a time (a 2-byte acce
   // Four bytes stay one 4-byte access.
   CHECK(ldsVectorElems(c.tile({128, 128}, fp8, c.blocked({4, 16}, {8, 8}, {4, 1}, {1, 0})), 0) == 4);
 }
+
+// gfx950's LDS transpose reads (ds_read_b64_tr_b16: 4 halves a lane; in each
+// group of 16 lanes, element e of lane s's read lands in lane 4 (s % 4) + e,
+// element s / 4). A row-major f16 B [64, 128] as loaded (N fastest, 16 bytes
+// a lane) for the 32x32x16 operand (lane l: column l % 32, 8 halves of K).
+TEST_CASE("ldsTransposedRead: a B kept along N is read transposed, its reading layout the exchange's inverse") {
+  Context c;
+  Type f16 = Float16Type::get(&c.ctx);
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2}, false);
+  auto loaded = c.tile({64, 128}, f16, c.blocked({1, 8}, {4, 16}, {4, 1}, {1, 0}));
+  auto operand = c.tile({64, 128}, f16, DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 8));
+  // Without the reads the buffer runs along K; with them it stays along N.
+  LdsStaging usual = planLdsStaging(loaded, operand, LdsPriority::Bytes, false);
+  CHECK(usual.order == SmallVector<unsigned>{0, 1});
+  CHECK(!usual.transposedRead);
+  LdsStaging plan = planLdsStaging(loaded, operand, LdsPriority::Bytes, true);
+  CHECK(plan.order == SmallVector<unsigned>{1, 0});
+  CHECK(plan.transposedRead);
+  CHECK(plan.readVec == 4);
+  CHECK(plan.writeVec == 8);
+  std::optional<LdsTransposedRead> read = ldsTransposedRead(operand, plan);
+  REQUIRE(read.has_value());
+  CHECK(read->elems == 4);
+  // Every element the reading layout has lane s read, as element e, is the
+  // one the exchange delivers to lane 4 (s % 4) + e of its group, as the
+  // receiver's element s / 4 of the same run (the moved register bits).
+  LinearLayout receiver = getLinearLayout(operand);
+  auto withMoved = [&](int64_t reg, int64_t value) {
+    for (size_t i = 0; i < read->moved.size(); ++i)
+      reg = (reg & ~(int64_t(1) << read->moved[i])) | (((value >> i) & 1) << read->moved[i]);
+    return reg;
+  };
+  for (int64_t reg = 0; reg < receiver.numRegisters(); ++reg)
+    for (int64_t lane = 0; lane < 64; ++lane)
+      for (int64_t e = 0; e < 4; ++e) {
+        const int64_t s = lane % 16, to = lane - s + 4 * (s % 4) + e;
+        CHECK(read->loading.coords(withMoved(reg, e), lane, 0) == receiver.coords(withMoved(reg, s / 4), to, 0));
+      }
+  // Not when the reads would not be 8 aligned bytes along the buffer's order,
+  // nor along K (the receiver's lanes run along N), nor for bools.
+  LdsStaging padded = plan;
+  padded.unit = padded.perPhase = padded.maxPhase = 1;
+  padded.pad = 2;
+  CHECK(!ldsTransposedRead(operand, padded));
+  CHECK(ldsTransposedRead(operand, rowMajor(4)).has_value());
+  LdsStaging alongK = rowMajor(0);
+  alongK.order = {0, 1};
+  CHECK(!ldsTransposedRead(operand, alongK));
+  auto bools = c.tile({64, 128}, IntegerType::get(&c.ctx, 1), DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 8));
+  CHECK(!ldsTransposedRead(bools, rowMajor(0)));
+}
