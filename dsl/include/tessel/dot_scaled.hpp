@@ -26,7 +26,7 @@
 
 namespace tessel {
 
-enum class MxFormat { e2m1, e4m3, e5m2, bf16, fp16 };
+// MxFormat: core/dtype.hpp (the compiler reads the same values).
 
 namespace detail {
 

@@ -11,6 +11,11 @@ namespace tessel {
 // gfx942 computes with (bias one more, one NaN 0x80, no -0, no infinity).
 enum class DType : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64, F8E4M3FN, F8E5M2, F8E4M3FNUZ, F8E5M2FNUZ };
 
+// dot_scaled's operand formats (Triton's tl.dot_scaled): MX e2m1 (two a
+// byte), e4m3, e5m2, or plain bf16 / fp16. tessel.dot_scaled's a_format and
+// b_format attributes hold these values.
+enum class MxFormat { e2m1, e4m3, e5m2, bf16, fp16 };
+
 // "i1", "f32", ...
 constexpr const char *dtypeName(DType t) {
   switch (t) {

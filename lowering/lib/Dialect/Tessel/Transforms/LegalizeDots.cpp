@@ -114,11 +114,12 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
   // MFMAs take its formats and block, else its decomposition; what the
   // other form needed, unused now, is erased.
   static void legalizeScaled(DotScaledOp op, const TargetFacts *target) {
-    constexpr int32_t kE4m3 = 1, kE5m2 = 2; // MxFormat
     auto a = cast<RankedTensorType>(op.getA().getType()), b = cast<RankedTensorType>(op.getB().getType());
     const int64_t M = a.getDimSize(0), K = a.getDimSize(1), N = b.getDimSize(1);
     std::optional<DType> ta = dtypeOf(a.getElementType()), tb = dtypeOf(b.getElementType());
-    auto eightBit = [](int32_t f) { return f == kE4m3 || f == kE5m2; };
+    auto eightBit = [](int32_t f) {
+      return ::tessel::MxFormat(f) == ::tessel::MxFormat::e4m3 || ::tessel::MxFormat(f) == ::tessel::MxFormat::e5m2;
+    };
     const bool native = eightBit(op.getAFormat()) && eightBit(op.getBFormat()) && ta && tb &&
                         target && scaledMatrixInstr(*target, *ta, *tb, M, N, K);
     SmallVector<Operation *> maybeDead;
