@@ -190,8 +190,12 @@ Compiled check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool sca
 } // namespace
 
 // Up to 8 scale groups along K (a matmul's K step) spread by selects in the
-// operand's layout; more go through a reshape: both against float64.
+// operand's layout; more go through a reshape: both against float64. (On
+// gfx942: gfx950 runs these formats on its scaled MFMAs, no decomposition.)
 TEST_CASE("dot_scaled matches float64 with 1, 8 and 16 scale groups along K") {
+  Compiled reshaped =
+      check<float8_e4m3fn, float8_e5m2>("gfx942", MxFormat::e4m3, MxFormat::e5m2, true, true, 21, 35, 512, 115, 135, 16);
+  CHECK(contains(reshaped.tileIR, "tessel.reshape"));
   check<float8_e4m3fn, float8_e5m2>("gfx950", MxFormat::e4m3, MxFormat::e5m2, true, true, 21, 35, 512, 115, 135);
   // 8 groups (K = 256), the most spread by selects; 1 group (K = 32) with both scaled.
   check<float8_e4m3fn, float8_e4m3fn>("gfx942", MxFormat::e4m3, MxFormat::e4m3, true, true, 19, 27, 256, 118, 134);
