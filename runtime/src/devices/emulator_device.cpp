@@ -154,8 +154,13 @@ double secondsFromEnvironment(const char *name, double unit, double fallback) {
 // Launch time a kernel spends as fibers before it is compiled in wave form
 // (TESSEL_EMULATOR_WAVE_AFTER_MS, default 100, read when the kernel is
 // loaded): the wave form runs row kernels 5-9x faster but takes several
-// times longer to compile, which small launches (most tests) never earn back.
+// times longer to compile (100-250 ms for softmax or layer norm, against
+// 15-40 ms as fibers), which small launches (most tests) never earn back.
+// A kernel launched again after launches that took a fifth of that each
+// (20 ms) moves at once: at a 4x speed-up its compile is repaid within a few
+// launches, and waiting for the total would spend the launches that repay it.
 double waveAfterSeconds() { return secondsFromEnvironment("TESSEL_EMULATOR_WAVE_AFTER_MS", 0.001, 0.1); }
+constexpr double kWaveAfterLaunchShare = 0.2;
 
 // Which form a launch runs (TESSEL_EMULATOR_PATH, read at every launch):
 // waves where the kernel allows (the default), always fibers, or waves or
@@ -187,6 +192,7 @@ public:
   bool lanesBuilt = false, wavesTried = false;
   std::string wavesUnsupported; // why the wave form does not cover the kernel
   double fiberSeconds = 0;      // launch time spent in the fiber form so far
+  uint64_t fiberLaunches = 0;   // ... in this many launches
   double waveAfterSeconds = 0;  // ... before the wave form is compiled (waveAfterSeconds())
   EmulatorDevice &device_;
 };
@@ -605,8 +611,10 @@ public:
     job.start = std::chrono::steady_clock::now();
     const auto started = std::chrono::steady_clock::now();
     pool_.run(workgroups, &runWorkgroup, &job);
-    if (!waves)
+    if (!waves) {
       loaded->fiberSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      ++loaded->fiberLaunches;
+    }
     if (!sanitizer.report.empty())
       throw Error("the emulator's sanitizer stopped kernel '" + name + "': " + sanitizer.report);
     if (!job.trap.empty())
@@ -717,12 +725,17 @@ private:
 
   // The form a launch of `blockSize` threads runs, compiling it if needed.
   // By default a kernel starts as fibers, which compile several times
-  // faster; once its launches have spent kernel.waveAfterSeconds as fibers it is
-  // compiled in wave form (when that covers it) and runs so from then on.
-  // The forms give the same bytes, so the switch changes only the time.
+  // faster; once its launches have spent kernel.waveAfterSeconds as fibers,
+  // or a fifth of it each on average (see waveAfterSeconds), it is compiled
+  // in wave form (when that covers it) and runs so from then on. The forms
+  // give the same bytes, so the switch changes only the time.
   const KernelForm &formFor(EmulatorKernel &kernel, uint32_t blockSize, bool &waves) {
     const LanePath path = lanePathFromEnvironment();
-    const bool hot = path == LanePath::Waves || kernel.waves.entry || kernel.fiberSeconds >= kernel.waveAfterSeconds;
+    const bool spent = kernel.fiberSeconds >= kernel.waveAfterSeconds ||
+                       (kernel.fiberLaunches > 0 && kernel.fiberSeconds >= kWaveAfterLaunchShare *
+                                                                                 kernel.waveAfterSeconds *
+                                                                                 double(kernel.fiberLaunches));
+    const bool hot = path == LanePath::Waves || kernel.waves.entry || spent;
     waves = path != LanePath::Fibers && hot && blockSize % target_.waveSize == 0 && tryWaves(kernel);
     if (path == LanePath::Waves && !waves)
       throw Error("kernel '" + kernel.name + "' cannot run as waves on the emulator (TESSEL_EMULATOR_PATH=waves): " +

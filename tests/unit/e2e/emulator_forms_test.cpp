@@ -10,6 +10,7 @@
 #include <tessel/kernels/layer_norm.hpp>
 #include <tessel/kernels/softmax.hpp>
 
+#include <chrono>
 #include <functional>
 
 using namespace tessel;
@@ -99,6 +100,7 @@ void affine_rows(Ptr<f32> x, Ptr<f32> y, i32 n, Const<int> BLOCK) {
   store(y + offs, load(x + offs, offs < n) * 3.0f - 1.0f, offs < n);
 }
 void affine_rows_primer(Ptr<f32> x, Ptr<f32> y, i32 n, Const<int> BLOCK) { affine_rows(x, y, n, BLOCK); }
+void affine_rows_again(Ptr<f32> x, Ptr<f32> y, i32 n, Const<int> BLOCK) { affine_rows(x, y, n, BLOCK); }
 
 } // namespace
 
@@ -338,6 +340,49 @@ TEST_CASE("emulator forms: a kernel moves from fibers to waves after TESSEL_EMUL
   auto [third, again] = launch(kernel, "affine_rows");
   CHECK_FALSE(third); // compiled once
   CHECK(again == expected);
+  std::remove(log.c_str());
+}
+
+// A kernel launched again after launches of at least a fifth of
+// TESSEL_EMULATOR_WAVE_AFTER_MS each moves to waves before its launches have
+// spent the whole threshold (bench-emulator's softmax: a warm-up launch of
+// ~75 ms, then the timed ones). The threshold is twice a warm fiber launch of
+// the same program measured from outside (which includes more than the
+// launch's own run), so the first launch of the kernel under test lands
+// between a fifth of it and all of it unless the machine runs 2.5x faster or
+// 2x slower than a moment ago; slower, the total moves it as well.
+TEST_CASE("emulator forms: a kernel relaunched after long fiber launches moves to waves before the total threshold") {
+  ScopedEnv path("TESSEL_EMULATOR_PATH", "auto");
+  ScopedEnv report("TESSEL_EMULATOR_REPORT", "1");
+  Device dev = Device::emulator("gfx942");
+  const int n = 1 << 21, BLOCK = 1024;
+  auto x = dev.upload(randomFloats(size_t(n), -4, 4));
+  auto y = dev.alloc<float>(size_t(n));
+  const std::string log = std::string(TESSEL_BINARY_DIR) + "/wave-relaunch-" + std::to_string(getpid()) + ".txt";
+  auto launch = [&](auto &kernel, const char *name) {
+    std::string said = stderrOf(log, [&] { kernel.launch(dev, {n / BLOCK}, {.num_warps = 4}, x, y, n, BLOCK); });
+    return said.find("kernel '" + std::string(name) + "' runs as waves") != std::string::npos;
+  };
+  double warm = 0;
+  {
+    ScopedEnv after("TESSEL_EMULATOR_WAVE_AFTER_MS", "1000000000");
+    auto primer = jit<affine_rows_primer>();
+    CHECK_FALSE(launch(primer, "affine_rows_primer")); // compiles
+    for (int i = 0; i < 2; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      CHECK_FALSE(launch(primer, "affine_rows_primer")); // a fifth of 10^9 ms: never
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      warm = i == 0 ? ms : std::min(warm, ms);
+    }
+  }
+  const std::string threshold = std::to_string(2 * warm);
+  INFO("a warm fiber launch took " << warm << " ms; TESSEL_EMULATOR_WAVE_AFTER_MS = " << threshold);
+  ScopedEnv after("TESSEL_EMULATOR_WAVE_AFTER_MS", threshold.c_str());
+  auto kernel = jit<affine_rows_again>();
+  CHECK_FALSE(launch(kernel, "affine_rows_again")); // fibers: nothing spent yet
+  CHECK(launch(kernel, "affine_rows_again"));       // one launch of about half the threshold
+  std::vector<float> got = y.download();
+  CHECK(got[12345] == x.download()[12345] * 3.0f - 1.0f);
   std::remove(log.c_str());
 }
 
