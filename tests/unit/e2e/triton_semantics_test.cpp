@@ -154,6 +154,11 @@ TEST_CASE("for_range with negative, run-time and int64 bounds and steps (Python'
     for (Case c : {Case{0, 10, 3}, Case{10, 0, -3}, Case{10, -5, -1}, Case{-5, 10, -1}, Case{3, 9, 0},
                    Case{7, 7, 2}, Case{-2000000000, 2000000000, 1000000007},
                    Case{2147483647, -2147483647 - 1, -2147483647}}) {
+      // A span beyond int32 makes the loop with the constant step -2 run 2 * 10^9
+      // iterations in every lane: 12 s on the emulator for a wave of 64, 6 s for 32.
+      // The loops' trip counts are target-independent IR, so wave32 alone runs it.
+      if (c.lo == -2000000000 && std::string(arch) != "gfx1100")
+        continue;
       CAPTURE(arch);
       INFO("lo = " << c.lo << ", hi = " << c.hi << ", step = " << c.step);
       Device dev = Device::emulator(arch);
