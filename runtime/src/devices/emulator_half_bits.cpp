@@ -5,7 +5,7 @@
 // was stored as 0x7fc1). After the host's O2 (which would fold a bitcast
 // load back into a load of the float type), every store of a half or bfloat
 // value stores instead the i16 bits of the chain of moves that made it:
-// loads, extracts, inserts, shuffles and selects, rebuilt on i16. A value
+// loads, extracts, inserts, shuffles, selects and phis, rebuilt on i16. A value
 // the kernel computed (an fptrunc, an fmul) is converted as before: a
 // computation gives quiet NaNs on both.
 #include "emulator_retarget.hpp"
@@ -78,7 +78,17 @@ private:
       return bc->getOperand(0);
     if (auto *fr = llvm::dyn_cast<llvm::FreezeInst>(inst))
       return b.CreateFreeze(bitsOf(fr->getOperand(0), depth + 1));
-    return cast(v, type); // computed (or a phi): its conversion, as before
+    if (auto *phi = llvm::dyn_cast<llvm::PHINode>(inst)) {
+      // A loop-carried value reaches itself: the i16 phi is recorded before
+      // its incoming values are built (each next to its own definition).
+      llvm::PHINode *bits = b.CreatePHI(type, phi->getNumIncomingValues());
+      made_[v] = bits;
+      replacedPhis.push_back(phi);
+      for (unsigned i = 0; i < phi->getNumIncomingValues(); ++i)
+        bits->addIncoming(bitsOf(phi->getIncomingValue(i), depth + 1), phi->getIncomingBlock(i));
+      return bits;
+    }
+    return cast(v, type); // computed: its conversion, as before
   }
 
   Value *cast(Value *v, Type *type) {
@@ -92,6 +102,9 @@ private:
   }
 
   llvm::DenseMap<Value *, Value *> made_;
+
+public:
+  std::vector<llvm::WeakTrackingVH> replacedPhis; // dead once their stores moved, if only moved
 };
 
 } // namespace
@@ -116,6 +129,10 @@ void moveHalvesAsBits(llvm::Module &module) {
     for (llvm::WeakTrackingVH &v : old)
       if (v) // (null once deleted as part of another's chain)
         llvm::RecursivelyDeleteTriviallyDeadInstructions(v);
+    // A loop's old phi feeds itself through its moves: not trivially dead.
+    for (llvm::WeakTrackingVH &v : mover.replacedPhis)
+      if (auto *phi = llvm::dyn_cast_or_null<llvm::PHINode>(v))
+        llvm::RecursivelyDeleteDeadPHINode(phi);
   }
   std::string problems;
   llvm::raw_string_ostream os(problems);

@@ -86,6 +86,14 @@ template <class E> void small_dot(Ptr<E> a, Ptr<E> b, Ptr<f32> c, Const<int> K) 
 }
 
 // y = x (bits moved), z = float(x), w = x * 2 (computed) for 16-bit floats.
+// A tile carried through a loop and only moved: each turn takes the next
+// block's element where (i + k) % 3 == 0 and keeps its own elsewhere.
+template <class E> void carried_halves(Ptr<E> x, Ptr<E> y, i32 turns, Const<int> B) {
+  auto offs = arange(0, B);
+  auto v = load(x + offs);
+  for_range(0, turns, [&](i32 k) { v = where((offs + k) % 3 == 0, load(x + (k + 1) * B + offs), v); });
+  store(y + offs, v);
+}
 template <class E> void halves(Ptr<E> x, Ptr<E> y, Ptr<f32> z, Ptr<E> w, Const<int> B) {
   auto i = arange(0, B);
   auto v = load(x + i);
@@ -392,6 +400,42 @@ TEST_CASE("emulator forms: a kernel relaunched after long fiber launches moves t
 // which quieted 0x7f81 into 0x7fc1 before the retargeting moved them as i16).
 // The wave form carries such lanes as i16 vectors and computes on them lane
 // by lane in the fibers' scalar code: the same bytes as fibers.
+// The same through a loop: the moved tile is a loop-carried value (a phi of
+// <n x half> or <n x bfloat> in each thread), which x86 moved through f32.
+TEST_CASE("emulator forms: 16-bit floats carried through a loop keep their bits, signalling NaNs too, both forms") {
+  auto check = [&]<class E>(const char *arch) {
+    Device dev = Device::emulator(arch);
+    const int B = 256, turns = 5;
+    std::vector<uint16_t> special = {0x7f81, 0xff81, 0x7fc1, 0x7c01, 0xfc01, 0x7e00, 0x7f80, 0xff80,
+                                     0x7c00, 0x0001, 0x8001, 0x0000, 0x8000, 0x3c00, 0x3f80, 0xc000};
+    std::vector<E> hx(size_t(B) * (turns + 1));
+    std::vector<float> random = randomFloats(hx.size(), -100, 100);
+    for (size_t i = 0; i < hx.size(); ++i)
+      hx[i] = i % 7 < 3 ? E::fromBits(special[(i * 5) % special.size()]) : E(random[i]);
+    auto x = dev.upload(hx);
+    auto y = dev.upload(std::vector<E>(B, E::fromBits(0x5555)));
+    auto [waves, fibers] =
+        bothForms([&] { jit<carried_halves<E>>().launch(dev, {1}, {.num_warps = 4}, x, y, turns, B); },
+                  [&] { return bytesOf(y); });
+    CHECK(waves == fibers);
+    std::vector<E> got = y.download();
+    int wrong = 0;
+    for (int i = 0; i < B; ++i) {
+      uint16_t want = hx[size_t(i)].bits;
+      for (int k = 0; k < turns; ++k)
+        if ((i + k) % 3 == 0)
+          want = hx[size_t((k + 1) * B + i)].bits;
+      wrong += got[size_t(i)].bits != want;
+    }
+    CHECK(wrong == 0);
+  };
+  for (const char *arch : {"gfx942", "gfx1100"}) {
+    INFO(arch);
+    check.operator()<half>(arch);
+    check.operator()<bfloat16>(arch);
+  }
+}
+
 TEST_CASE("emulator forms: 16-bit floats a kernel only moves keep their bits, signalling NaNs too, both forms") {
   auto check = [&]<class E>(const char *arch) {
     Device dev = Device::emulator(arch);
