@@ -104,7 +104,8 @@ constexpr std::array<TargetFacts, 4> kTargets = {{
     {"gfx942", 64, kLds64KiB, kMaxWorkgroup, 9402, "+wavefrontsize64", kGfx942Matrix, kGfx9BufferFlags, false, true, true,
      512, 8, 8, 4, 16, kLds64KiB, true, 4, 64, Fp8Family::Fnuz, false, 4},
     {"gfx950", 64, 160 * 1024, kMaxWorkgroup, 9500, "+wavefrontsize64", kGfx950Matrix, kGfx9BufferFlags, false, true, true,
-     512, 8, 8, 4, 16, 160 * 1024, true, 4, 64, Fp8Family::Ocp, false, 16, /*ldsTransposeReads=*/true},
+     512, 8, 8, 4, 16, 160 * 1024, true, 4, 64, Fp8Family::Ocp, false, 16, /*ldsTransposeReads=*/true,
+     /*minimumMaximum=*/true},
     {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, "+wavefrontsize32", kGfx1100Matrix, kGfx11BufferFlags, true, false, false,
      1536, 24, 16, 4, 32, 128 * 1024, false, 1, 32, Fp8Family::None, /*fp8DotThroughF16=*/true, 0},
 }};

@@ -40,6 +40,7 @@ bool elementwiseIntrinsic(llvm::Intrinsic::ID id) {
   switch (id) {
   case llvm::Intrinsic::fma: case llvm::Intrinsic::fmuladd: case llvm::Intrinsic::maxnum:
   case llvm::Intrinsic::minnum: case llvm::Intrinsic::maximum: case llvm::Intrinsic::minimum:
+  case llvm::Intrinsic::maximumnum: case llvm::Intrinsic::minimumnum:
   case llvm::Intrinsic::fabs: case llvm::Intrinsic::copysign: case llvm::Intrinsic::floor:
   case llvm::Intrinsic::ceil: case llvm::Intrinsic::trunc: case llvm::Intrinsic::rint:
   case llvm::Intrinsic::nearbyint: case llvm::Intrinsic::round: case llvm::Intrinsic::roundeven:

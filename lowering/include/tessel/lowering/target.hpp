@@ -114,6 +114,11 @@ struct TargetFacts {
   // for the matrix cores) in 8-byte reads (ldsTransposedRead).
   bool ldsTransposeReads = false;
 
+  // V_MAXIMUM3_F32 / V_MINIMUM3_F32 (gfx950): LLVM's llvm.maximum /
+  // llvm.minimum (a NaN wins) in one instruction; elsewhere a max, an
+  // ordered compare and a select of a NaN constant.
+  bool minimumMaximum = false;
+
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.
   std::vector<MatrixInstr> matrixInstrsFor(DType operand, DType accumulator) const;

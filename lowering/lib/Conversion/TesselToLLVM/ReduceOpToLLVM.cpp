@@ -9,6 +9,8 @@
 // CDNA) or dual-issues (VOPD on RDNA3), and a chain of log2(n), not n - 1.
 // Other combines stay a chain, which the backend folds into three-operand
 // instructions (v_max3_f32, v_add3_u32) without canonicalizing each input.
+// A float max or min (NaN-propagating) on a target without an instruction
+// for it combines NaN-ignoring and carries a NaN flag (NanFlagged below).
 #include "CombineUtility.h"
 #include "PatternTesselOpToLLVM.h"
 #include "Utility.h"
@@ -59,6 +61,60 @@ FailureOr<SmallVector<Value>> combineAll(
   }
   return values.front();
 }
+
+// A reduce whose combine is arith.maximumf / minimumf (a NaN operand gives
+// NaN) of f32 or f16, on a target where LLVM spells that as a max, an
+// ordered compare and a select of a NaN constant per combine (all but
+// gfx950): that is three instructions a step, a DPP step cannot feed the
+// max directly, and the constant is copied into a VGPR for every select,
+// which LLVM's peephole pass deduplicates in time quadratic in their number
+// (a third of the codegen time of a kernel with 8000 max reductions; issue
+// 34). Instead every step combines with llvm.maximumnum / minimumnum (a NaN
+// loses; -0 < +0 as for maximumf: v_max_f32, v_max3_f32, v_max_f32_dpp) and
+// carries an i32 flag, set where a NaN was seen (an unordered compare per
+// two registers in the thread, an or across lanes); the NaN goes back in
+// once, where the flag is set, before any exchange across waves.
+struct NanFlagged {
+  Operation *op; // the maximumf / minimumf
+  Type type;
+
+  static std::optional<NanFlagged> of(Operation *single, size_t operands, const TargetInfo &target) {
+    if (operands != 1 || !isa_and_nonnull<arith::MaximumFOp, arith::MinimumFOp>(single) ||
+        !single->hasTrait<OpTrait::IsCommutative>() || target.hasMinimumMaximum())
+      return std::nullopt;
+    Type t = single->getResult(0).getType();
+    if (!t.isF32() && !t.isF16())
+      return std::nullopt;
+    return NanFlagged{single, t};
+  }
+
+  Value number(OpBuilder &b, Location loc, Value lhs, Value rhs) const {
+    const char *name = isa<arith::MaximumFOp>(op) ? "llvm.maximumnum" : "llvm.minimumnum";
+    return b.create<LLVM::CallIntrinsicOp>(loc, type, b.getStringAttr(name), ValueRange{lhs, rhs}).getResult(0);
+  }
+  // The thread's registers of one line: {combined, flag}.
+  SmallVector<Value> inThread(OpBuilder &b, Location loc, ArrayRef<Value> values) const {
+    Value m = values.front(), seen;
+    for (size_t j = 1; j < values.size(); ++j)
+      m = number(b, loc, m, values[j]);
+    for (size_t j = 0; j < values.size(); j += 2) {
+      Value other = j + 1 < values.size() ? values[j + 1] : values[j];
+      Value uno = b.create<LLVM::FCmpOp>(loc, LLVM::FCmpPredicate::uno, values[j], other);
+      seen = seen ? b.create<LLVM::OrOp>(loc, seen, uno).getResult() : uno;
+    }
+    return {m, b.create<LLVM::ZExtOp>(loc, b.getI32Type(), seen)};
+  }
+  SmallVector<Value> combine(OpBuilder &b, Location loc, ValueRange lhs, ValueRange rhs) const {
+    return {number(b, loc, lhs[0], rhs[0]), b.create<LLVM::OrOp>(loc, lhs[1], rhs[1])};
+  }
+  Value finish(OpBuilder &b, Location loc, ValueRange v) const {
+    auto floatType = cast<FloatType>(type);
+    Value nan = b.create<LLVM::ConstantOp>(
+        loc, type, b.getFloatAttr(type, APFloat::getQNaN(floatType.getFloatSemantics())));
+    Value seen = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, v[1], i32Value(b, loc, 0));
+    return b.create<LLVM::SelectOp>(loc, seen, nan, v[0]);
+  }
+};
 
 // The f32 sum or product (`op`, the combine's one op: a float add or
 // multiply, isPackableF32) of each of `lines`, as combineAll's trees, on a target
@@ -154,27 +210,46 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
       return out;
     };
 
+    SmallVector<unsigned> laneBits = layout.laneBitsAlong(axis);
+    // Across lanes, the combines of a NaN-propagating max or min go flagged.
+    std::optional<NanFlagged> flagged =
+        laneBits.empty() ? std::nullopt : NanFlagged::of(single, n, target);
+
     // 1. Within each thread.
-    SmallVector<SmallVector<Values>> registers;
-    for (const SmallVector<int64_t> &line : lines) {
-      SmallVector<Values> &values = registers.emplace_back();
-      for (int64_t reg : line) {
-        Values &v = values.emplace_back();
-        for (size_t i = 0; i < n; ++i)
-          v.push_back(adaptor.getSrcs()[i][reg]);
+    SmallVector<Values> acc;
+    if (flagged) {
+      for (const SmallVector<int64_t> &line : lines) {
+        Values values;
+        for (int64_t reg : line)
+          values.push_back(adaptor.getSrcs()[0][reg]);
+        acc.push_back(flagged->inThread(rewriter, loc, values));
       }
+    } else {
+      SmallVector<SmallVector<Values>> registers;
+      for (const SmallVector<int64_t> &line : lines) {
+        SmallVector<Values> &values = registers.emplace_back();
+        for (int64_t reg : line) {
+          Values &v = values.emplace_back();
+          for (size_t i = 0; i < n; ++i)
+            v.push_back(adaptor.getSrcs()[i][reg]);
+        }
+      }
+      FailureOr<SmallVector<Values>> inThread = combineLines(std::move(registers));
+      if (failed(inThread))
+        return failure();
+      acc = std::move(*inThread);
     }
-    FailureOr<SmallVector<Values>> inThread = combineLines(std::move(registers));
-    if (failed(inThread))
-      return failure();
-    SmallVector<Values> acc = std::move(*inThread);
+    auto applyAcross = [&](ValueRange lhs, ValueRange rhs) -> FailureOr<Values> {
+      if (flagged)
+        return flagged->combine(rewriter, loc, lhs, rhs);
+      return apply(lhs, rhs);
+    };
 
     // 2. Across the lanes of a wave: a butterfly over the lane bits along
     // the axis; the lower lane's value stays the left operand. When the axis
     // spans all 64 lanes of a gfx9 wave, the rows of 16 instead combine
     // into lane 63 by DPP row broadcasts (the lower rows' value on the
     // left), and v_readlane gives every lane lane 63's: no ds_bpermute.
-    SmallVector<unsigned> laneBits = layout.laneBitsAlong(axis);
     const bool rowBroadcastTail = target.hasRowBroadcast() &&
                                   laneBits.size() == target.laneIdBits() &&
                                   llvm::all_of(llvm::enumerate(laneBits), [](auto bit) {
@@ -197,7 +272,7 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
         SmallVector<Value> other;
         for (Value v : a)
           other.push_back(target.butterflyPartner(rewriter, loc, v, distance, lowerBitsReduced));
-        FailureOr<SmallVector<Value>> c = commutative ? apply(a, other)
+        FailureOr<SmallVector<Value>> c = commutative ? applyAcross(a, other)
                                                       : apply(selectEach(rewriter, loc, upper, other, a),
                                                               selectEach(rewriter, loc, upper, a, other));
         if (failed(c))
@@ -215,7 +290,7 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
           SmallVector<Value> lower;
           for (Value v : a)
             lower.push_back(target.rowBroadcast(rewriter, loc, v, lastLane));
-          FailureOr<SmallVector<Value>> c = apply(lower, a);
+          FailureOr<SmallVector<Value>> c = applyAcross(lower, a);
           if (failed(c))
             return failure();
           a = *c;
@@ -224,6 +299,9 @@ struct ReduceOpConversion : TesselOpToLLVMPattern<ReduceOp> {
           v = target.readLane(rewriter, loc, v, 63);
       }
     }
+    if (flagged)
+      for (Values &a : acc)
+        a = {flagged->finish(rewriter, loc, a)};
 
     // 3. Across waves, through LDS.
     if (layout.distinctWaves(axis) > 1) {

@@ -228,6 +228,8 @@ Value TargetInfo::ldsLoad(OpBuilder &b, Location loc, Value address, Type t) con
 
 bool TargetInfo::hasLdsTransposeReads() const { return facts_ && facts_->ldsTransposeReads; }
 
+bool TargetInfo::hasMinimumMaximum() const { return facts_ && facts_->minimumMaximum; }
+
 Value TargetInfo::ldsTransposedLoad(OpBuilder &b, Location loc, Value address, Type elem, int64_t elems) const {
   // ds_read_b64_tr_b8 returns two dwords (LLVM's <2 x i32>); _b16 four
   // 16-bit elements of the type asked for.

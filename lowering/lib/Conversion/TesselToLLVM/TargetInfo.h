@@ -92,6 +92,8 @@ public:
   // and one: 8 bytes at `address` as `elems` elements of `elem` (i8 or a
   // 16-bit type), exchanged in each group of 16 lanes (ldsTransposedRead).
   bool hasLdsTransposeReads() const;
+  // Whether llvm.maximum / llvm.minimum are one instruction (TargetFacts::minimumMaximum).
+  bool hasMinimumMaximum() const;
   Value ldsTransposedLoad(OpBuilder &b, Location loc, Value address, Type elem, int64_t elems) const;
 
   // The LDS pointer `address` bytes from the start of the module's LDS.
