@@ -216,8 +216,10 @@ void rewriteReadlane(CallInst &call, Module &module) {
 // An MFMA or WMMA intrinsic: its operands go to memory (allocas at the
 // function's entry) and tessel_emu_matrix computes the wave's product
 // (emulator_matrix.cpp), with the lane's scale registers (zero when the
-// instruction takes none). Only the forms the compiler emits are accepted:
-// cbsz = abid = blgp = 0, no clamp.
+// instruction takes none). Only the forms the compiler emits are accepted
+// (matrixOperands checks them): MFMA with cbsz = abid = blgp = 0, but the
+// f8f6f4 forms, whose cbsz / blgp name A's / B's 8-bit format; WMMA iu8
+// without clamp.
 void rewriteMatrix(CallInst &call, Module &module) {
   int id;
   uint32_t flags;
