@@ -40,13 +40,6 @@ using llvm::IRBuilder;
 using llvm::Type;
 using llvm::Value;
 
-// `scalar` with the shape of `like` (a vector of as many elements, or scalar).
-Type *shaped(Type *scalar, Type *like) {
-  if (auto *v = llvm::dyn_cast<llvm::VectorType>(like))
-    return llvm::VectorType::get(scalar, v->getElementCount());
-  return scalar;
-}
-
 // One conversion instruction: saturating, NaN -> 0, to `bits` bits.
 Value *convert(IRBuilder<> &b, Value *x, unsigned bits, bool isSigned) {
   Type *to = shaped(b.getIntNTy(bits), x->getType());

@@ -24,19 +24,21 @@
 #include <vector>
 
 namespace tessel::emu {
-namespace {
 
 using llvm::Type;
 using llvm::Value;
 
 bool isHalfLike(Type *t) { return t->getScalarType()->isHalfTy() || t->getScalarType()->isBFloatTy(); }
 
-Type *bitsType(Type *t) {
-  Type *i16 = Type::getInt16Ty(t->getContext());
-  if (auto *v = llvm::dyn_cast<llvm::VectorType>(t))
-    return llvm::VectorType::get(i16, v->getElementCount());
-  return i16;
+Type *shaped(Type *scalar, Type *like) {
+  if (auto *v = llvm::dyn_cast<llvm::VectorType>(like))
+    return llvm::VectorType::get(scalar, v->getElementCount());
+  return scalar;
 }
+
+namespace {
+
+Type *bitsType(Type *t) { return shaped(Type::getInt16Ty(t->getContext()), t); }
 
 class BitMover {
 public:

@@ -100,6 +100,11 @@ void rewriteFloatToInt(llvm::Module &module);
 // NaN the kernel only moves (emulator_half_bits.cpp).
 void moveHalvesAsBits(llvm::Module &module);
 
+// Whether `t` is half or bfloat, or a vector of them.
+bool isHalfLike(llvm::Type *t);
+// `scalar` with the shape of `like`: a vector of as many elements, or scalar.
+llvm::Type *shaped(llvm::Type *scalar, llvm::Type *like);
+
 // Buffer instructions as the ISA defines them (emulator_buffer.cpp): each
 // call becomes range-checked plain loads / stores.
 void rewriteBufferLoad(llvm::CallInst &call, llvm::Module &module);

@@ -4,6 +4,7 @@
 // operations lane by lane, memory in the same lane order (the lockstep pass
 // already put a meeting wherever another order could show), cross-lane reads
 // from the same source-lane rules.
+#include "emulator_retarget.hpp"
 #include "emulator_wave.hpp"
 #include "emulator_wave_builder.hpp"
 
@@ -388,18 +389,9 @@ void WaveBuilder::build() {
 // extension and store). Moves (loads, stores, selects, phis, shuffles,
 // bitcasts) move the i16s; an operation on their values runs lane by lane
 // in the scalar code the fibers run (emitPerLane).
-bool WaveBuilder::isHalfLike(llvm::Type *t) {
-  llvm::Type *e = t->getScalarType();
-  return e->isHalfTy() || e->isBFloatTy();
-}
-
+// (isHalfLike: emulator_retarget.hpp.)
 llvm::Type *WaveBuilder::carried(llvm::Type *t) const {
-  if (!isHalfLike(t))
-    return t;
-  llvm::Type *bits = llvm::Type::getInt16Ty(ctx_);
-  if (auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t))
-    return llvm::FixedVectorType::get(bits, v->getNumElements());
-  return bits;
+  return isHalfLike(t) ? shaped(llvm::Type::getInt16Ty(ctx_), t) : t;
 }
 
 // Whether `inst` computes with half or bfloat values (not only moves them).

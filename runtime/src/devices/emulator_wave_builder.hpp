@@ -48,7 +48,6 @@ private:
   std::optional<LaneAffine> affineOf(const llvm::Value *v) const;
 
   // Values.
-  static bool isHalfLike(llvm::Type *t);
   static bool computesOnHalves(const llvm::Instruction &inst);
   llvm::Type *carried(llvm::Type *t) const;
   llvm::Type *wide(llvm::Type *t) const;
