@@ -127,6 +127,26 @@ inline Tile<float> applyScales(const Tile<float> &x, const std::optional<Tile<in
   return x * spread;
 }
 
+// b [K, N] (f32) times its scales [N, K / 32] spread along K, b's first
+// dimension, for a few groups: b stays as loaded, where scaling it as rows of
+// trans(b) moved the 8-bit tile through LDS (gfx942's e4m3 decomposition: a
+// byte a thread a K row each way, two barriers).
+inline Tile<float> applyScalesAlongK(const Tile<float> &y, const std::optional<Tile<int8_t>> &scale, int64_t k,
+                                     int64_t n) {
+  if (!scale)
+    return y;
+  const int64_t groups = k / 32;
+  Tile<float> decoded = decodeE8m0(*scale);                  // [N, G]
+  auto group = expand_dims(arange(0, int32_t(groups)), 0);    // [1, G]
+  auto groupOfK = expand_dims(arange(0, int32_t(k)) / 32, 1); // [K, 1]
+  Tile<float> spread = zeros<float>({k, n});
+  for (int32_t g = 0; g < int32_t(groups); ++g) {
+    Tile<float> row = expand_dims(sum(where(group == g, decoded, 0.0f), 1), 0); // [1, N]
+    spread = g == 0 ? broadcast_to(row, {k, n}) : where(groupOfK == g, row, spread);
+  }
+  return y * spread;
+}
+
 } // namespace detail
 
 // (a * a_scale) [M, K] times (b * b_scale) [K, N] plus acc [M, N], in f32:
@@ -181,8 +201,11 @@ Tile<float> dot_scaled(const Tile<A> &a, const std::optional<Tile<int8_t>> &a_sc
 
   // The decomposition, every target's: upcast, scale, dot.
   Tile<float> x = detail::applyScales(detail::upcastRows(a, a_format, m, k), a_scale, m, k);
-  // b along K is its first dimension: transposed, its rows run along K.
-  Tile<float> y = trans(detail::applyScales(detail::upcastRows(trans(b), b_format, n, k), b_scale, n, k));
+  // b along K is its first dimension: e2m1 (packed along K) and many scale
+  // groups take the row form on trans(b); others are scaled as loaded.
+  Tile<float> y = b_format != MxFormat::e2m1 && k / 32 <= detail::kScaleGroupsBySelect
+                      ? detail::applyScalesAlongK(cast<float>(b), b_scale, k, n)
+                      : trans(detail::applyScales(detail::upcastRows(trans(b), b_format, n, k), b_scale, n, k));
   Tile<float> composed = a_format == MxFormat::fp16 || b_format == MxFormat::fp16
                              ? dot(cast<half>(x), cast<half>(y), acc, loc)
                              : dot(cast<bfloat16>(x), cast<bfloat16>(y), acc, loc);

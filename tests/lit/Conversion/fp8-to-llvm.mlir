@@ -68,3 +68,39 @@ module attributes {tessel.target = "gfx950", tessel.num_warps = 1 : i32, tessel.
     return
   }
 }
+
+// -----
+
+// Decoding without a conversion instruction: the byte's sign, exponent and
+// mantissa fields under f32's, times 2^(127 - bias) (E4M3: 2^120, E5M2:
+// 2^112), exact for normal and subnormal codes alike (f32 subnormals are
+// kept); selects only for NaN (and E5M2's infinity). No int -> float
+// conversion of the mantissa, no select between a normal and a subnormal
+// decoding.
+// CHECK-LABEL: llvm.func @decode_ocp_on_gfx942(
+// CHECK-NOT: llvm.uitofp
+// CHECK: %[[E4M3:.*]] = llvm.mlir.constant(1.329228E+36 : f32) : f32
+// CHECK: llvm.fmul %{{.*}}, %[[E4M3]] : f32
+// CHECK-NOT: llvm.uitofp
+// CHECK: %[[E5M2:.*]] = llvm.mlir.constant(5.19229686E+33 : f32) : f32
+// CHECK: llvm.fmul %{{.*}}, %[[E5M2]] : f32
+// CHECK-NOT: llvm.uitofp
+// CHECK: llvm.return
+module attributes {tessel.target = "gfx942", tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.lds_limit = 65536 : i64} {
+  func.func @decode_ocp_on_gfx942(%p: !tessel.ptr<f8E4M3FN>, %q: !tessel.ptr<f8E5M2>, %o: !tessel.ptr<f32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %ps = tessel.splat %p : tensor<64x!tessel.ptr<f8E4M3FN>>
+    %pa = tessel.addptr %ps, %r : tensor<64x!tessel.ptr<f8E4M3FN>>, tensor<64xi32>
+    %a = tessel.load %pa : (tensor<64x!tessel.ptr<f8E4M3FN>>) -> tensor<64xf8E4M3FN>
+    %qs = tessel.splat %q : tensor<64x!tessel.ptr<f8E5M2>>
+    %qa = tessel.addptr %qs, %r : tensor<64x!tessel.ptr<f8E5M2>>, tensor<64xi32>
+    %b = tessel.load %qa : (tensor<64x!tessel.ptr<f8E5M2>>) -> tensor<64xf8E5M2>
+    %x = arith.extf %a : tensor<64xf8E4M3FN> to tensor<64xf32>
+    %y = arith.extf %b : tensor<64xf8E5M2> to tensor<64xf32>
+    %s = arith.addf %x, %y : tensor<64xf32>
+    %os = tessel.splat %o : tensor<64x!tessel.ptr<f32>>
+    %oa = tessel.addptr %os, %r : tensor<64x!tessel.ptr<f32>>, tensor<64xi32>
+    tessel.store %oa, %s : (tensor<64x!tessel.ptr<f32>>, tensor<64xf32>) -> ()
+    return
+  }
+}

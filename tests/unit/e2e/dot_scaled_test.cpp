@@ -11,6 +11,7 @@
 #include "../../../bench/matmul_forms.hpp" // bench::mx_matmul_kernel
 
 #include <cmath>
+#include <regex>
 
 using namespace tessel;
 using namespace e2e;
@@ -365,6 +366,9 @@ TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel)
                   K, K, 1, N, 1, N, 1, K / 32, 1, K / 32, 1, 128, 128, 64, 8);
     if (std::string(arch) == "gfx950")
       CHECK(contains(kernel.runtime()->lastKernel()->llvmIR(), "llvm.amdgcn.mfma.scale.f32.32x32x64"));
+    else // B is scaled as loaded, along K: no transpose of the 8-bit tile
+      CHECK(!std::regex_search(kernel.runtime()->lastKernel()->tileIR,
+                               std::regex(R"(tessel\.permute [^\n]*xf8E4M3FN)")));
     std::vector<half> got = dc.download();
     size_t wrong = 0;
     for (int m = 0; m < M; ++m)

@@ -17,6 +17,8 @@
 
 #include "tessel/Dialect/Tessel/IR/Dialect.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -95,30 +97,29 @@ Value encodeWithIntegers(OpBuilder &b, Location loc, Value x, const Fp8Format &f
   return o.select(isNan, nanCode, o.select(overflow, overflowCode, finite));
 }
 
-// The format's bits (an i32 holding one byte) -> f32, with integer operations.
+// The format's bits (an i32 holding one byte) -> f32, with integer operations
+// and one product: the code's exponent and mantissa fields, shifted under
+// f32's, are an f32 2^(127 - bias) times too small (a subnormal code an f32
+// subnormal, which the kernel keeps: FP_DENORM), so the product by that power
+// of two is the value, exactly. (Decoding normals and subnormals apart and
+// selecting took twice the VALU: gfx942's dot_scaled decomposition of e4m3.)
 Value decodeWithIntegers(OpBuilder &b, Location loc, Value byte, const Fp8Format &f) {
   using P = LLVM::ICmpPredicate;
   I32Ops o{b, loc};
   Type f32 = b.getF32Type();
   Value sign = o.shl(o.band(byte, o.c(0x80)), o.c(24));
   Value code = o.band(byte, o.c(0x7F));
-  Value exponentField = o.lshr(code, o.c(f.mantissaBits));
-  Value mantissa = o.band(code, o.c((1 << f.mantissaBits) - 1));
-  Value normalBits = o.bor(o.shl(o.add(exponentField, o.c(127 - f.bias)), o.c(23)),
-                           o.shl(mantissa, o.c(23 - f.mantissaBits)));
-  // A subnormal is mantissa * 2^(1 - bias - mantissa bits), exact in f32.
-  const float scale = std::ldexp(1.0f, 1 - f.bias - int(f.mantissaBits));
-  Value subnormal = b.create<LLVM::FMulOp>(loc, b.create<LLVM::UIToFPOp>(loc, f32, mantissa),
-                                           b.create<LLVM::ConstantOp>(loc, f32, b.getF32FloatAttr(scale)));
-  Value magnitude = o.select(o.cmp(P::eq, exponentField, o.c(0)), b.create<LLVM::BitcastOp>(loc, o.i32, subnormal),
-                             normalBits);
+  Value fields = o.bor(sign, o.shl(code, o.c(23 - f.mantissaBits)));
+  Value factor = b.create<LLVM::ConstantOp>(loc, f32, b.getF32FloatAttr(std::ldexp(1.0f, 127 - f.bias)));
+  Value value = b.create<LLVM::FMulOp>(loc, b.create<LLVM::BitcastOp>(loc, f32, fields), factor);
+  // NaN and infinity with the byte's sign, as their bits.
+  auto special = [&](int64_t magnitude) { return b.create<LLVM::BitcastOp>(loc, f32, o.bor(sign, o.c(magnitude))); };
+  if (f.hasInfinity)
+    value = o.select(o.cmp(P::eq, code, o.c(0x7C)), special(0x7F800000), value);
   Value isNan = f.fnuz ? o.cmp(P::eq, byte, o.c(0x80))
                 : f.hasInfinity ? o.cmp(P::ugt, code, o.c(0x7C))
                                 : o.cmp(P::eq, code, o.c(0x7F));
-  magnitude = o.select(isNan, o.c(0x7FC00000), magnitude);
-  if (f.hasInfinity)
-    magnitude = o.select(o.cmp(P::eq, code, o.c(0x7C)), o.c(0x7F800000), magnitude);
-  return b.create<LLVM::BitcastOp>(loc, f32, o.bor(sign, magnitude));
+  return o.select(isNan, special(0x7FC00000), value);
 }
 
 // `v` (a float of another width) as f32, and back: exact for every 8-bit
