@@ -343,7 +343,8 @@ private:
 // straight from global memory. Offsets x + splat(s) (a carried offset) pass
 // x and s apart: the lowering moves x between lanes (for the slot's
 // swizzle) where x is made, before the loop, not each iteration.
-void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value slot) {
+// `mask`: the mask to load with (the load's own, mapped, when null).
+void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value slot, Value mask = {}) {
   Value offsets = map.lookupOrDefault(load.getOffsets()), shift;
   if (auto add = offsets.getDefiningOp<arith::AddIOp>())
     for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())})
@@ -353,7 +354,8 @@ void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value 
         break;
       }
   auto mapped = [&](Value v) { return v ? map.lookupOrDefault(v) : Value(); };
-  b.create<BufferLoadToLocalOp>(load.getLoc(), mapped(load.getBase()), offsets, shift, mapped(load.getMask()),
+  b.create<BufferLoadToLocalOp>(load.getLoc(), mapped(load.getBase()), offsets, shift,
+                                mask ? mask : mapped(load.getMask()),
                                 mapped(load.getBound()), buffer, slot, load.getVecAttr());
 }
 
@@ -366,12 +368,42 @@ void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value 
 // speculated, so what the body computes anyway is shared.
 // A direct load (PipelinedLoad::direct) writes slot `slot` of its buffer
 // instead (its result: null).
+// With `fence` (in the body), the direct loads take no branch: they run
+// every iteration, `valid` ANDed into their masks (a load to LDS masked off
+// writes 0 into a slot nobody reads then), at `b` after everything they
+// read, `fence` (the wait and barrier that free their slot) right before
+// them. Branch-free, the backend can compute their offsets, masks and LDS
+// pointers before the barrier, so that the loads issue right after it.
 SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> loads, Ahead &ahead, int64_t k,
-                            Value valid, ArrayRef<Value> buffers = {}, Value slot = {}) {
+                            Value valid, ArrayRef<Value> buffers = {}, Value slot = {},
+                            function_ref<void(OpBuilder &)> fence = nullptr) {
   SmallVector<Type> types;
   for (const PipelinedLoad &l : loads)
     if (!l.direct)
       types.push_back(l.load->getResult(0).getType());
+  const bool branchFree = bool(fence);
+  if (branchFree) {
+    ahead.enter(b, b);
+    SmallVector<IRMapping> maps(loads.size());
+    SmallVector<Value> masks(loads.size());
+    for (auto [j, l] : llvm::enumerate(loads)) {
+      if (!l.direct)
+        continue;
+      for (Value operand : l.load->getOperands())
+        maps[j].map(operand, ahead.at(operand, k));
+      auto load = cast<BufferLoadOp>(l.load);
+      auto maskType = cast<RankedTensorType>(load.getOffsets().getType()).clone(b.getI1Type());
+      Value all = b.create<SplatOp>(loc, maskType, valid);
+      masks[j] = load.getMask() ? b.create<arith::AndIOp>(loc, maps[j].lookup(load.getMask()), all).getResult() : all;
+    }
+    ahead.leave();
+    fence(b);
+    for (auto [j, l] : llvm::enumerate(loads))
+      if (l.direct)
+        toLds(b, cast<BufferLoadOp>(l.load), maps[j], buffers[j], slot, masks[j]);
+  }
+  if (branchFree && types.empty())
+    return SmallVector<Value>(loads.size());
   // (Without results the branch gets its terminators made.)
   auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/!types.empty());
   OpBuilder outer(branch);
@@ -379,6 +411,8 @@ SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> 
   ahead.enter(outer, then);
   SmallVector<Value> tiles, results;
   for (auto [j, l] : llvm::enumerate(loads)) {
+    if (l.direct && branchFree)
+      continue;
     IRMapping map;
     for (Value operand : l.load->getOperands())
       map.map(operand, ahead.at(operand, k));
@@ -454,12 +488,10 @@ scf::ForOp expandLoop(LoopSchedule &s) {
   }
   Ahead next(loop, /*inBody=*/true, loop.getInductionVar(), distance);
 
-  // The first iteration's tile in slot 0, visible to every thread.
-  if (staging) {
-    if (!direct)
-      allocate(firsts);
-    if (direct)
-      before.create<AsyncWaitOp>(loc);
+  // The first iteration's tile in slot 0, visible to every thread (direct
+  // loads: the wait and barrier at the top of the first iteration).
+  if (staging && !direct) {
+    allocate(firsts);
     before.create<BarrierOp>(loc);
   }
 
@@ -498,13 +530,23 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     }
     // Stage 0 for iteration i + distance, first: its latency hides behind
     // this iteration's math. Direct loads write the slot of iteration i + 1
-    // (= i + distance), which every thread finished reading before the last
-    // iteration's barrier.
+    // (= i + distance) after the thread waits for its loads of this
+    // iteration's slot and a barrier: then every thread's tiles of iteration
+    // i have landed and every thread finished reading the other slot in
+    // iteration i - 1. The wait and the barrier come after the loads'
+    // address computations, right before their branch, so that the loads
+    // issue as soon as the barrier lets them and have the whole iteration,
+    // reads and dots, to land in before the next iteration's wait.
     SmallVector<Value> fresh;
     {
       next.enter(top, top);
       Value valid = top.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, next.iv(distance), loop.getUpperBound());
-      fresh = loadsFor(top, l, s.loads, next, distance, valid, buffers, write);
+      auto fence = [&](OpBuilder &at) {
+        at.create<AsyncWaitOp>(l);
+        at.create<BarrierOp>(l);
+      };
+      fresh = loadsFor(top, l, s.loads, next, distance, valid, buffers, write,
+                       direct ? function_ref<void(OpBuilder &)>(fence) : nullptr);
     }
     // The tile of iteration i + k + 1, which set k yields.
     auto following = [&](int64_t k, size_t j) { return k + 1 < distance ? carried.lookup({k + 1, j}) : fresh[j]; };
@@ -528,16 +570,13 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     // Then the next iteration's tiles into their slots, between barriers:
     // with one slot every thread must have read it before anyone writes it;
     // with more, one barrier orders all the LDS traffic. Direct loads
-    // wrote theirs: the thread waits for its loads to land (vmcnt(0)) before
-    // the barrier that shows them to the others.
-    if (staging) {
+    // wrote theirs (their wait and barrier are at the top).
+    if (staging && !direct) {
       if (slots == 1)
         end.create<BarrierOp>(loc);
       for (auto [j, p] : llvm::enumerate(s.loads))
-        if (p.staged && !p.direct)
+        if (p.staged)
           end.create<LocalStoreOp>(loc, following(0, j), buffers[j], write);
-      if (direct)
-        end.create<AsyncWaitOp>(loc);
       end.create<BarrierOp>(loc);
     }
 
@@ -554,6 +593,15 @@ scf::ForOp expandLoop(LoopSchedule &s) {
   next.finish();
   if (failed(replaced))
     return nullptr;
+  // Direct loads: no barrier ends the last iteration's reads, and its loads
+  // (masked off) still write zeros into the other slot: whatever reuses the
+  // slots' bytes after the loop waits for both, every thread's.
+  if (direct) {
+    OpBuilder after(ctx);
+    after.setInsertionPointAfter(replaced->getOperation());
+    after.create<AsyncWaitOp>(loc);
+    after.create<BarrierOp>(loc);
+  }
   // The body's loads are gone (their copies run ahead), and so are the ops
   // of stage 0 only they read.
   for (auto &[op, stage] : llvm::reverse(s.stage))
