@@ -165,12 +165,33 @@ bool loadsToLds(Operation *load, LdsType type, unsigned directBytes) {
          planDirectLds(buffer.getOffsets().getType(), type, buffer.getVec()).has_value();
 }
 
+// Unless asked for (or against), loads to LDS are taken where their two
+// slots per tile still let a SIMD hold this many of the kernel's waves (LDS
+// per CU over the slots' bytes, in workgroups): measured on gfx950 with
+// scripts/triton-compare.py, llvm-mca cycles of the main loop through
+// registers / straight into LDS: fp8 matmul 8 waves 129.1 / 89.5 (10 waves
+// by LDS), f16 with B stored [N, K] 8 waves 126.8 / 121.1 (4 by LDS, 4 by
+// VGPRs either way), 4 waves 185.5 at 3 waves / 197.4 at 2 (the 64 KiB of
+// slots allow 2).
+constexpr int64_t kDirectLdsMinWaves = 4;
+
+// Whether slots of `bytes` (all of a loop's) keep kDirectLdsMinWaves waves
+// of `numWarps` a SIMD on `facts`.
+bool slotsKeepWaves(int64_t bytes, int64_t numWarps, const ::tessel::TargetFacts &facts) {
+  if (bytes <= 0)
+    return true;
+  const int64_t workgroups = std::min<int64_t>(facts.ldsPerCu / bytes, facts.workgroupsPerCu);
+  return workgroups * numWarps >= kDirectLdsMinWaves * int64_t(facts.simdsPerCu);
+}
+
 // The schedule of `loop`: the loads straight in its body that feed a dot
 // and whose operands can be computed `distance` iterations ahead go to
 // stage 0. None: nothing to pipeline. With `directBytes` (loads to LDS of
 // that many bytes a lane) and distance 1, the staged tiles load straight
-// into their slots when all of them can.
-std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsigned directBytes) {
+// into their slots when all of them can; with `automatic`, only when their
+// slots keep kDirectLdsMinWaves waves a SIMD (slotsKeepWaves).
+std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsigned directBytes,
+                                         bool automatic = false) {
   LoopSchedule schedule{loop, distance, {}, {}};
   llvm::SetVector<Operation *> ahead;
   for (Operation &op : *loop.getBody()) {
@@ -190,14 +211,28 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsi
   // of an iteration (vmcnt(0)) is for the next iteration's tiles alone.
   // All or none: a tile staged through registers in two slots costs an
   // address op per swizzled access pattern each iteration (its slot changes).
-  const bool direct = directBytes && distance == 1 &&
-                      llvm::any_of(schedule.loads, [](const PipelinedLoad &l) { return bool(l.staged); }) &&
-                      llvm::all_of(schedule.loads, [&](const PipelinedLoad &l) {
-                        return !l.staged ||
-                               loadsToLds(l.load, slotType(cast<RankedTensorType>(l.load->getResult(0).getType()),
-                                                           l.staged, distance + 1),
-                                          directBytes);
-                      });
+  bool direct = directBytes && distance == 1 &&
+                llvm::any_of(schedule.loads, [](const PipelinedLoad &l) { return bool(l.staged); }) &&
+                llvm::all_of(schedule.loads, [&](const PipelinedLoad &l) {
+                  return !l.staged ||
+                         loadsToLds(l.load, slotType(cast<RankedTensorType>(l.load->getResult(0).getType()),
+                                                     l.staged, distance + 1),
+                                    directBytes);
+                });
+  if (direct && automatic) {
+    auto module = loop->getParentOfType<ModuleOp>();
+    TesselDialect &dialect = tesselDialect(module.getContext());
+    auto arch = dialect.getTargetAttrHelper().getAttr(module);
+    IntegerAttr warps = dialect.getNumWarpsAttrHelper().getAttr(module);
+    const ::tessel::TargetFacts *facts = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
+    int64_t bytes = 0;
+    for (const PipelinedLoad &l : schedule.loads)
+      if (l.staged) {
+        LdsType type = slotType(cast<RankedTensorType>(l.load->getResult(0).getType()), l.staged, distance + 1);
+        bytes += type.getSlots() * type.slotBytes();
+      }
+    direct = facts && warps && slotsKeepWaves(bytes, warps.getInt(), *facts);
+  }
   for (PipelinedLoad &l : schedule.loads)
     if (l.staged) {
       l.direct = direct;
@@ -617,10 +652,18 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
     IntegerAttr stages = tesselDialect(module.getContext()).getNumStagesAttrHelper().getAttr(module);
     if (!stages || stages.getInt() < 2)
       return markAllAnalysesPreserved();
-    // Loads to LDS of 16 bytes a lane (gfx950), when asked for; gfx942's
-    // 4-byte ones would take four times the instructions.
+    // Loads to LDS of 16 bytes a lane (gfx950): always when asked for,
+    // never when asked not to, else where they keep the waves
+    // (kDirectLdsMinWaves); gfx942's 4-byte ones would take four times the
+    // instructions.
+    TesselDialect &dialect = tesselDialect(module.getContext());
+    int mode = directToLds;
+    if (mode < 0 && dialect.getDirectToLdsAttrHelper().isAttrPresent(module))
+      mode = 1;
+    if (mode < 0 && dialect.getNoDirectToLdsAttrHelper().isAttrPresent(module))
+      mode = 0;
     unsigned directBytes = 0;
-    if (directToLds || tesselDialect(module.getContext()).getDirectToLdsAttrHelper().isAttrPresent(module)) {
+    if (mode != 0) {
       auto arch = tesselDialect(module.getContext()).getTargetAttrHelper().getAttr(module);
       const ::tessel::TargetFacts *facts = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
       if (facts && facts->directLdsLoadBytes >= 16)
@@ -630,7 +673,7 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     llvm::SetVector<Operation *> expanded;
     for (scf::ForOp loop : loops)
-      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1, directBytes)) {
+      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1, directBytes, mode < 0)) {
         if (auto function = loop->getParentOfType<FunctionOpInterface>())
           expanded.insert(function);
         if (scf::ForOp done = expandLoop(*schedule))

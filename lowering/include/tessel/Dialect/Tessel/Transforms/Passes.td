@@ -228,8 +228,10 @@ def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
     read a slot being loaded, which the lowering tells LLVM (alias scopes).
   }];
   let options = [
-    Option<"directToLds", "direct-to-lds", "bool", /*default=*/"false",
-           "load staged tiles straight into LDS where the target can (gfx950, num_stages 2)">,
+    Option<"directToLds", "direct-to-lds", "int", /*default=*/"-1",
+           "load staged tiles straight into LDS where the target can (gfx950, num_stages 2): 1 always, "
+           "0 never, -1 (default) as the module says (tessel.direct_to_lds / tessel.no_direct_to_lds), "
+           "else where the two slots keep kDirectLdsMinWaves waves a SIMD">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
 }
