@@ -1,9 +1,9 @@
-// RUN: tessel-opt %s --tessel-assign-layouts --tessel-use-buffer-ops --tessel-pipeline-loops | FileCheck %s
+// RUN: tessel-opt %s --tessel-assign-layouts --tessel-use-buffer-ops --tessel-pipeline-loops=direct-to-lds=0 | FileCheck %s
 // RUN: tessel-opt %s --tessel-assign-layouts --tessel-use-buffer-ops --tessel-pipeline-loops=direct-to-lds=1 | FileCheck %s --check-prefix=DIRECT
 
 // gfx950 at num_stages 2: A (K contiguous, 16-byte loads) staged in LDS.
-// By default through registers: one slot, stored at the end of the body
-// between two barriers.
+// With direct-to-lds=0 through registers: one slot, stored at the end of
+// the body between two barriers.
 // CHECK-LABEL: func.func @direct(
 // CHECK: %[[FIRST:.*]] = scf.if
 // CHECK-NEXT: tessel.buffer_load
