@@ -548,6 +548,7 @@ struct OptimizedKernel {
     optimize(*kernel, generator.machine());
     boundSchedulingRegions(*kernel);
     boundStagedStores(*kernel);
+    boundDirectLoads(*kernel);
   }
 
   // Code generation to an object (the thread's kept pipeline) or to

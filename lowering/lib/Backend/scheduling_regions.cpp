@@ -162,4 +162,86 @@ unsigned boundStagedStores(llvm::Module &module) {
   return inserted;
 }
 
+namespace {
+
+bool isLoadToLds(const llvm::Instruction &inst) {
+  auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+  return call && (call->getIntrinsicID() == llvm::Intrinsic::amdgcn_raw_ptr_buffer_load_lds ||
+                  call->getIntrinsicID() == llvm::Intrinsic::amdgcn_raw_buffer_load_lds);
+}
+
+bool isWait(const llvm::Instruction &inst) {
+  auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+  return call && call->getIntrinsicID() == llvm::Intrinsic::amdgcn_s_waitcnt;
+}
+
+} // namespace
+
+unsigned boundDirectLoads(llvm::Module &module) {
+  unsigned bounded = 0;
+  for (llvm::Function &function : module) {
+    for (llvm::BasicBlock &block : function) {
+      // The first workgroup barrier with loads to LDS right after it (only
+      // pure instructions between), and those loads.
+      llvm::Instruction *barrier = nullptr;
+      std::vector<llvm::Instruction *> loads;
+      for (llvm::Instruction &inst : block) {
+        if (!barrier) {
+          if (isWorkgroupBarrier(inst))
+            barrier = &inst;
+          continue;
+        }
+        // (The barrier's acquire fence.)
+        if (loads.empty() && llvm::isa<llvm::FenceInst>(inst) && inst.getPrevNode() == barrier) {
+          barrier = &inst;
+          continue;
+        }
+        if (isLoadToLds(inst))
+          loads.push_back(&inst);
+        else if (inst.mayHaveSideEffects() || inst.mayReadOrWriteMemory() || inst.isTerminator())
+          break;
+      }
+      if (!barrier || loads.empty())
+        continue;
+      // What the loads compute between the barrier and them moves above
+      // the barrier (and the wait for the slot's loads before it), in order.
+      llvm::SmallPtrSet<llvm::Instruction *, 32> needed;
+      std::vector<llvm::Instruction *> work;
+      for (llvm::Instruction *load : loads)
+        work.push_back(load);
+      while (!work.empty()) {
+        llvm::Instruction *inst = work.back();
+        work.pop_back();
+        for (llvm::Value *operand : inst->operands()) {
+          auto *def = llvm::dyn_cast<llvm::Instruction>(operand);
+          if (def && def->getParent() == &block && barrier->comesBefore(def) && !isLoadToLds(*def) &&
+              needed.insert(def).second)
+            work.push_back(def);
+        }
+      }
+      // Above the barrier's release fence and the wait before it.
+      llvm::Instruction *top = barrier;
+      while (llvm::Instruction *previous = top->getPrevNode()) {
+        if (!isWorkgroupBarrier(*previous) && !llvm::isa<llvm::FenceInst>(*previous) && !isWait(*previous))
+          break;
+        top = previous;
+      }
+      std::vector<llvm::Instruction *> moving;
+      for (llvm::Instruction *inst = barrier->getNextNode(); inst != loads.back(); inst = inst->getNextNode())
+        if (needed.contains(inst))
+          moving.push_back(inst);
+      for (llvm::Instruction *inst : moving)
+        inst->moveBefore(top->getIterator());
+      // Boundaries: before the wait (the prep stays above the barrier) and
+      // after the last load (nothing after it issues before the loads).
+      llvm::IRBuilder<> before(top);
+      before.CreateIntrinsic(llvm::Intrinsic::amdgcn_sched_barrier, {}, {before.getInt32(0)});
+      llvm::IRBuilder<> after(loads.back()->getNextNode());
+      after.CreateIntrinsic(llvm::Intrinsic::amdgcn_sched_barrier, {}, {after.getInt32(0)});
+      ++bounded;
+    }
+  }
+  return bounded;
+}
+
 } // namespace tessel

@@ -543,6 +543,9 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     mlir::tessel::tesselDialect(ctx.get()).getDebugAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
   if (options.directToLds)
     mlir::tessel::tesselDialect(ctx.get()).getDirectToLdsAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
+  else if (options.noDirectToLds)
+    mlir::tessel::tesselDialect(ctx.get()).getNoDirectToLdsAttrHelper().setAttr(*module,
+                                                                                 mlir::UnitAttr::get(ctx.get()));
   if (options.numStages > 1)
     mlir::tessel::tesselDialect(ctx.get()).getNumStagesAttrHelper().setAttr(
         *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));

@@ -68,6 +68,8 @@ CompileDumps::CompileDumps(const Trace &trace, const Specialization &spec, const
     h = mix(mix(h, 0x3a7e), options.wavesPerEu);
   if (options.directToLds)
     h = mix(h, 0xd1d5);
+  else if (options.noDirectToLds)
+    h = mix(h, 0x0d15);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   stem_ = trace.kernelName + "." + options.arch + "." + hex;

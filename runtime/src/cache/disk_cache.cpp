@@ -345,7 +345,7 @@ std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization 
                                 std::string_view arch, unsigned numWarps,
                                 std::string_view compilerIdentity, unsigned codeObjectVersion,
                                 unsigned numStages, bool fastMath, bool fpFusion, bool debug,
-                                bool directToLds, unsigned wavesPerEu) {
+                                bool directToLds, unsigned wavesPerEu, bool noDirectToLds) {
   std::string bytes;
   auto put = [&](uint64_t v) { bytes.append(reinterpret_cast<const char *>(&v), sizeof v); };
   put(traceFingerprint);
@@ -367,8 +367,10 @@ std::string DiskCache::entryKey(uint64_t traceFingerprint, const Specialization 
     bytes.append("fp_fusion");
   if (debug) // or device_assert checks
     bytes.append("debug");
-  if (directToLds) // or TESSEL_DIRECT_TO_LDS
+  if (directToLds) // or TESSEL_DIRECT_TO_LDS=1
     bytes.append("direct_to_lds");
+  if (noDirectToLds) // or TESSEL_DIRECT_TO_LDS=0
+    bytes.append("no_direct_to_lds");
   if (wavesPerEu) { // or an occupancy request
     bytes.append("waves_per_eu");
     put(wavesPerEu);

@@ -170,8 +170,10 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
   if (options.num_stages < 1 || options.num_stages > 4)
     throw Error("kernel '" + kernelName + "': num_stages must be 1 to 4, not " + std::to_string(options.num_stages));
   // What decides the code: the compile's options, and so the disk key.
-  // TESSEL_DIRECT_TO_LDS is experimental, off unless asked for
-  // (docs/user-guide.md): gfx950's staged dot operands loaded straight into LDS.
+  // TESSEL_DIRECT_TO_LDS (docs/user-guide.md): gfx950's staged dot operands
+  // loaded straight into LDS always (1), never (0), or unset: where the
+  // pipeliner finds the two slots keep 4 waves a SIMD.
+  const std::string direct = environmentValue("TESSEL_DIRECT_TO_LDS");
   const CompileOptions compileOptions{.arch = arch,
                                       .numWarps = options.num_warps,
                                       .codeObjectVersion = codeObjectVersion,
@@ -179,13 +181,14 @@ KernelCache::Entry &KernelCache::Impl::build(Device &device, const LaunchOptions
                                       .fastMath = options.fast_math,
                                       .fpFusion = options.fp_fusion,
                                       .debug = debugEnabled(options),
-                                      .directToLds = environmentFlag("TESSEL_DIRECT_TO_LDS"),
+                                      .directToLds = !direct.empty() && direct != "0",
+                                      .noDirectToLds = direct == "0",
                                       .wavesPerEu = options.waves_per_eu};
   const CompileOptions &o = compileOptions;
   const std::string diskKey =
       DiskCache::entryKey(request.trace.fingerprint(), request.spec, o.arch, o.numWarps, compilerIdentity,
                           o.codeObjectVersion, o.numStages, o.fastMath, o.fpFusion, o.debug, o.directToLds,
-                          o.wavesPerEu);
+                          o.wavesPerEu, o.noDirectToLds);
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->device = device.shared();

@@ -1,5 +1,5 @@
-// RUN: tessel-opt %s -split-input-file --tessel-assign-layouts --tessel-use-buffer-ops --tessel-pipeline-loops | FileCheck %s
-// RUN: tessel-opt %s -split-input-file --tessel-assign-layouts --tessel-use-buffer-ops --tessel-pipeline-loops --tessel-plan-lds --tessel-convert-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: tessel-opt %s -split-input-file --tessel-assign-layouts --tessel-use-buffer-ops --tessel-pipeline-loops=direct-to-lds=0 | FileCheck %s
+// RUN: tessel-opt %s -split-input-file --tessel-assign-layouts --tessel-use-buffer-ops --tessel-pipeline-loops=direct-to-lds=0 --tessel-plan-lds --tessel-convert-to-llvm | FileCheck %s --check-prefix=LLVM
 
 // An fp8 B operand loaded as stored, [K, N] with N contiguous (16 bytes a
 // lane along N), staged in LDS for the f8f6f4 MFMA, which wants K

@@ -85,6 +85,11 @@ TEST_CASE("cache: keys depend on every input") {
   CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 8, "id"));
   CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 4, "id2"));
   CHECK(key != DiskCache::entryKey(1, spec, "gfx942", 4, "id", 5, 1, false, false, false, /*directToLds=*/true));
+  // TESSEL_DIRECT_TO_LDS=0 (never) is a key of its own too, unlike the default.
+  const std::string never =
+      DiskCache::entryKey(1, spec, "gfx942", 4, "id", 5, 1, false, false, false, false, 0, /*noDirectToLds=*/true);
+  CHECK(key != never);
+  CHECK(never != DiskCache::entryKey(1, spec, "gfx942", 4, "id", 5, 1, false, false, false, /*directToLds=*/true));
 }
 
 TEST_CASE("cache: default directory follows TESSEL_CACHE_DIR, XDG_CACHE_HOME, HOME, TMPDIR") {

@@ -19,7 +19,8 @@ struct CompileOptions {
   bool fastMath = false;          // LaunchOptions::fast_math (tessel-fast-math)
   bool fpFusion = false;          // LaunchOptions::fp_fusion (tessel-fuse-fma)
   bool debug = false;             // LaunchOptions::debug: device_assert checked (else dropped)
-  bool directToLds = false;       // TESSEL_DIRECT_TO_LDS=1: gfx950 staged loads straight into LDS
+  bool directToLds = false;       // TESSEL_DIRECT_TO_LDS=1: gfx950 staged loads straight into LDS always
+  bool noDirectToLds = false;     // TESSEL_DIRECT_TO_LDS=0: never (neither: where it keeps 4 waves a SIMD)
   unsigned wavesPerEu = 0;        // LaunchOptions::waves_per_eu ("amdgpu-waves-per-eu"; 0: none)
 };
 

@@ -39,7 +39,8 @@ public:
                               std::string_view compilerIdentity,
                               unsigned codeObjectVersion = 5, unsigned numStages = 1,
                               bool fastMath = false, bool fpFusion = false, bool debug = false,
-                              bool directToLds = false, unsigned wavesPerEu = 0);
+                              bool directToLds = false, unsigned wavesPerEu = 0,
+                              bool noDirectToLds = false);
 
   // The kernel stored under `key` (named `expectedName` when given), or
   // nullopt. Never throws for I/O problems.

@@ -165,12 +165,33 @@ bool loadsToLds(Operation *load, LdsType type, unsigned directBytes) {
          planDirectLds(buffer.getOffsets().getType(), type, buffer.getVec()).has_value();
 }
 
+// Unless asked for (or against), loads to LDS are taken where their two
+// slots per tile still let a SIMD hold this many of the kernel's waves (LDS
+// per CU over the slots' bytes, in workgroups): measured on gfx950 with
+// scripts/triton-compare.py, llvm-mca cycles of the main loop through
+// registers / straight into LDS: fp8 matmul 8 waves 129.1 / 89.5 (10 waves
+// by LDS), f16 with B stored [N, K] 8 waves 126.8 / 121.1 (4 by LDS, 4 by
+// VGPRs either way), 4 waves 185.5 at 3 waves / 197.4 at 2 (the 64 KiB of
+// slots allow 2).
+constexpr int64_t kDirectLdsMinWaves = 4;
+
+// Whether slots of `bytes` (all of a loop's) keep kDirectLdsMinWaves waves
+// of `numWarps` a SIMD on `facts`.
+bool slotsKeepWaves(int64_t bytes, int64_t numWarps, const ::tessel::TargetFacts &facts) {
+  if (bytes <= 0)
+    return true;
+  const int64_t workgroups = std::min<int64_t>(facts.ldsPerCu / bytes, facts.workgroupsPerCu);
+  return workgroups * numWarps >= kDirectLdsMinWaves * int64_t(facts.simdsPerCu);
+}
+
 // The schedule of `loop`: the loads straight in its body that feed a dot
 // and whose operands can be computed `distance` iterations ahead go to
 // stage 0. None: nothing to pipeline. With `directBytes` (loads to LDS of
 // that many bytes a lane) and distance 1, the staged tiles load straight
-// into their slots when all of them can.
-std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsigned directBytes) {
+// into their slots when all of them can; with `automatic`, only when their
+// slots keep kDirectLdsMinWaves waves a SIMD (slotsKeepWaves).
+std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsigned directBytes,
+                                         bool automatic = false) {
   LoopSchedule schedule{loop, distance, {}, {}};
   llvm::SetVector<Operation *> ahead;
   for (Operation &op : *loop.getBody()) {
@@ -190,14 +211,28 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsi
   // of an iteration (vmcnt(0)) is for the next iteration's tiles alone.
   // All or none: a tile staged through registers in two slots costs an
   // address op per swizzled access pattern each iteration (its slot changes).
-  const bool direct = directBytes && distance == 1 &&
-                      llvm::any_of(schedule.loads, [](const PipelinedLoad &l) { return bool(l.staged); }) &&
-                      llvm::all_of(schedule.loads, [&](const PipelinedLoad &l) {
-                        return !l.staged ||
-                               loadsToLds(l.load, slotType(cast<RankedTensorType>(l.load->getResult(0).getType()),
-                                                           l.staged, distance + 1),
-                                          directBytes);
-                      });
+  bool direct = directBytes && distance == 1 &&
+                llvm::any_of(schedule.loads, [](const PipelinedLoad &l) { return bool(l.staged); }) &&
+                llvm::all_of(schedule.loads, [&](const PipelinedLoad &l) {
+                  return !l.staged ||
+                         loadsToLds(l.load, slotType(cast<RankedTensorType>(l.load->getResult(0).getType()),
+                                                     l.staged, distance + 1),
+                                    directBytes);
+                });
+  if (direct && automatic) {
+    auto module = loop->getParentOfType<ModuleOp>();
+    TesselDialect &dialect = tesselDialect(module.getContext());
+    auto arch = dialect.getTargetAttrHelper().getAttr(module);
+    IntegerAttr warps = dialect.getNumWarpsAttrHelper().getAttr(module);
+    const ::tessel::TargetFacts *facts = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
+    int64_t bytes = 0;
+    for (const PipelinedLoad &l : schedule.loads)
+      if (l.staged) {
+        LdsType type = slotType(cast<RankedTensorType>(l.load->getResult(0).getType()), l.staged, distance + 1);
+        bytes += type.getSlots() * type.slotBytes();
+      }
+    direct = facts && warps && slotsKeepWaves(bytes, warps.getInt(), *facts);
+  }
   for (PipelinedLoad &l : schedule.loads)
     if (l.staged) {
       l.direct = direct;
@@ -343,7 +378,8 @@ private:
 // straight from global memory. Offsets x + splat(s) (a carried offset) pass
 // x and s apart: the lowering moves x between lanes (for the slot's
 // swizzle) where x is made, before the loop, not each iteration.
-void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value slot) {
+// `mask`: the mask to load with (the load's own, mapped, when null).
+void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value slot, Value mask = {}) {
   Value offsets = map.lookupOrDefault(load.getOffsets()), shift;
   if (auto add = offsets.getDefiningOp<arith::AddIOp>())
     for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())})
@@ -353,7 +389,8 @@ void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value 
         break;
       }
   auto mapped = [&](Value v) { return v ? map.lookupOrDefault(v) : Value(); };
-  b.create<BufferLoadToLocalOp>(load.getLoc(), mapped(load.getBase()), offsets, shift, mapped(load.getMask()),
+  b.create<BufferLoadToLocalOp>(load.getLoc(), mapped(load.getBase()), offsets, shift,
+                                mask ? mask : mapped(load.getMask()),
                                 mapped(load.getBound()), buffer, slot, load.getVecAttr());
 }
 
@@ -366,12 +403,42 @@ void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value 
 // speculated, so what the body computes anyway is shared.
 // A direct load (PipelinedLoad::direct) writes slot `slot` of its buffer
 // instead (its result: null).
+// With `fence` (in the body), the direct loads take no branch: they run
+// every iteration, `valid` ANDed into their masks (a load to LDS masked off
+// writes 0 into a slot nobody reads then), at `b` after everything they
+// read, `fence` (the wait and barrier that free their slot) right before
+// them. Branch-free, the backend can compute their offsets, masks and LDS
+// pointers before the barrier, so that the loads issue right after it.
 SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> loads, Ahead &ahead, int64_t k,
-                            Value valid, ArrayRef<Value> buffers = {}, Value slot = {}) {
+                            Value valid, ArrayRef<Value> buffers = {}, Value slot = {},
+                            function_ref<void(OpBuilder &)> fence = nullptr) {
   SmallVector<Type> types;
   for (const PipelinedLoad &l : loads)
     if (!l.direct)
       types.push_back(l.load->getResult(0).getType());
+  const bool branchFree = bool(fence);
+  if (branchFree) {
+    ahead.enter(b, b);
+    SmallVector<IRMapping> maps(loads.size());
+    SmallVector<Value> masks(loads.size());
+    for (auto [j, l] : llvm::enumerate(loads)) {
+      if (!l.direct)
+        continue;
+      for (Value operand : l.load->getOperands())
+        maps[j].map(operand, ahead.at(operand, k));
+      auto load = cast<BufferLoadOp>(l.load);
+      auto maskType = cast<RankedTensorType>(load.getOffsets().getType()).clone(b.getI1Type());
+      Value all = b.create<SplatOp>(loc, maskType, valid);
+      masks[j] = load.getMask() ? b.create<arith::AndIOp>(loc, maps[j].lookup(load.getMask()), all).getResult() : all;
+    }
+    ahead.leave();
+    fence(b);
+    for (auto [j, l] : llvm::enumerate(loads))
+      if (l.direct)
+        toLds(b, cast<BufferLoadOp>(l.load), maps[j], buffers[j], slot, masks[j]);
+  }
+  if (branchFree && types.empty())
+    return SmallVector<Value>(loads.size());
   // (Without results the branch gets its terminators made.)
   auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/!types.empty());
   OpBuilder outer(branch);
@@ -379,6 +446,8 @@ SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> 
   ahead.enter(outer, then);
   SmallVector<Value> tiles, results;
   for (auto [j, l] : llvm::enumerate(loads)) {
+    if (l.direct && branchFree)
+      continue;
     IRMapping map;
     for (Value operand : l.load->getOperands())
       map.map(operand, ahead.at(operand, k));
@@ -454,12 +523,10 @@ scf::ForOp expandLoop(LoopSchedule &s) {
   }
   Ahead next(loop, /*inBody=*/true, loop.getInductionVar(), distance);
 
-  // The first iteration's tile in slot 0, visible to every thread.
-  if (staging) {
-    if (!direct)
-      allocate(firsts);
-    if (direct)
-      before.create<AsyncWaitOp>(loc);
+  // The first iteration's tile in slot 0, visible to every thread (direct
+  // loads: the wait and barrier at the top of the first iteration).
+  if (staging && !direct) {
+    allocate(firsts);
     before.create<BarrierOp>(loc);
   }
 
@@ -498,13 +565,23 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     }
     // Stage 0 for iteration i + distance, first: its latency hides behind
     // this iteration's math. Direct loads write the slot of iteration i + 1
-    // (= i + distance), which every thread finished reading before the last
-    // iteration's barrier.
+    // (= i + distance) after the thread waits for its loads of this
+    // iteration's slot and a barrier: then every thread's tiles of iteration
+    // i have landed and every thread finished reading the other slot in
+    // iteration i - 1. The wait and the barrier come after the loads'
+    // address computations, right before their branch, so that the loads
+    // issue as soon as the barrier lets them and have the whole iteration,
+    // reads and dots, to land in before the next iteration's wait.
     SmallVector<Value> fresh;
     {
       next.enter(top, top);
       Value valid = top.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, next.iv(distance), loop.getUpperBound());
-      fresh = loadsFor(top, l, s.loads, next, distance, valid, buffers, write);
+      auto fence = [&](OpBuilder &at) {
+        at.create<AsyncWaitOp>(l);
+        at.create<BarrierOp>(l);
+      };
+      fresh = loadsFor(top, l, s.loads, next, distance, valid, buffers, write,
+                       direct ? function_ref<void(OpBuilder &)>(fence) : nullptr);
     }
     // The tile of iteration i + k + 1, which set k yields.
     auto following = [&](int64_t k, size_t j) { return k + 1 < distance ? carried.lookup({k + 1, j}) : fresh[j]; };
@@ -528,16 +605,13 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     // Then the next iteration's tiles into their slots, between barriers:
     // with one slot every thread must have read it before anyone writes it;
     // with more, one barrier orders all the LDS traffic. Direct loads
-    // wrote theirs: the thread waits for its loads to land (vmcnt(0)) before
-    // the barrier that shows them to the others.
-    if (staging) {
+    // wrote theirs (their wait and barrier are at the top).
+    if (staging && !direct) {
       if (slots == 1)
         end.create<BarrierOp>(loc);
       for (auto [j, p] : llvm::enumerate(s.loads))
-        if (p.staged && !p.direct)
+        if (p.staged)
           end.create<LocalStoreOp>(loc, following(0, j), buffers[j], write);
-      if (direct)
-        end.create<AsyncWaitOp>(loc);
       end.create<BarrierOp>(loc);
     }
 
@@ -554,6 +628,15 @@ scf::ForOp expandLoop(LoopSchedule &s) {
   next.finish();
   if (failed(replaced))
     return nullptr;
+  // Direct loads: no barrier ends the last iteration's reads, and its loads
+  // (masked off) still write zeros into the other slot: whatever reuses the
+  // slots' bytes after the loop waits for both, every thread's.
+  if (direct) {
+    OpBuilder after(ctx);
+    after.setInsertionPointAfter(replaced->getOperation());
+    after.create<AsyncWaitOp>(loc);
+    after.create<BarrierOp>(loc);
+  }
   // The body's loads are gone (their copies run ahead), and so are the ops
   // of stage 0 only they read.
   for (auto &[op, stage] : llvm::reverse(s.stage))
@@ -569,10 +652,18 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
     IntegerAttr stages = tesselDialect(module.getContext()).getNumStagesAttrHelper().getAttr(module);
     if (!stages || stages.getInt() < 2)
       return markAllAnalysesPreserved();
-    // Loads to LDS of 16 bytes a lane (gfx950), when asked for; gfx942's
-    // 4-byte ones would take four times the instructions.
+    // Loads to LDS of 16 bytes a lane (gfx950): always when asked for,
+    // never when asked not to, else where they keep the waves
+    // (kDirectLdsMinWaves); gfx942's 4-byte ones would take four times the
+    // instructions.
+    TesselDialect &dialect = tesselDialect(module.getContext());
+    int mode = directToLds;
+    if (mode < 0 && dialect.getDirectToLdsAttrHelper().isAttrPresent(module))
+      mode = 1;
+    if (mode < 0 && dialect.getNoDirectToLdsAttrHelper().isAttrPresent(module))
+      mode = 0;
     unsigned directBytes = 0;
-    if (directToLds || tesselDialect(module.getContext()).getDirectToLdsAttrHelper().isAttrPresent(module)) {
+    if (mode != 0) {
       auto arch = tesselDialect(module.getContext()).getTargetAttrHelper().getAttr(module);
       const ::tessel::TargetFacts *facts = arch ? ::tessel::lookupTarget(arch.getValue().str()) : nullptr;
       if (facts && facts->directLdsLoadBytes >= 16)
@@ -582,7 +673,7 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     llvm::SetVector<Operation *> expanded;
     for (scf::ForOp loop : loops)
-      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1, directBytes)) {
+      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1, directBytes, mode < 0)) {
         if (auto function = loop->getParentOfType<FunctionOpInterface>())
           expanded.insert(function);
         if (scf::ForOp done = expandLoop(*schedule))

@@ -48,6 +48,7 @@ def Tessel_Dialect : Dialect {
     "::mlir::UnitAttr":$fp_fusion,       // LaunchOptions::fp_fusion (see tessel-fuse-fma)
     "::mlir::UnitAttr":$debug,           // LaunchOptions::debug: device_assert kept (tessel-specialize)
     "::mlir::UnitAttr":$direct_to_lds,   // TESSEL_DIRECT_TO_LDS=1 (tessel-pipeline-loops' direct-to-lds)
+    "::mlir::UnitAttr":$no_direct_to_lds, // TESSEL_DIRECT_TO_LDS=0 (tessel-pipeline-loops' direct-to-lds=0)
     // On an arith.divf: correctly rounded whatever fast_math says (div_rn()).
     "::mlir::UnitAttr":$div_rn,
     // On an op that needs LDS scratch: where the LDS plan put it.

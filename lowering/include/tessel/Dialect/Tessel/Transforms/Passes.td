@@ -213,23 +213,30 @@ def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
     of loop-invariant address ops come before the loop, so the body's own
     become them.
 
-    With `direct-to-lds` on a target with 16-byte loads to LDS (gfx950) at
-    num_stages 2, when every staged tile is a buffer load (masked-off
-    elements read 0) whose layout puts a wave's lanes on consecutive
-    16-byte chunks of its slot (planDirectLds), the tiles go from global
-    memory straight into their slots (`tessel.buffer_load_to_local`: no
-    registers, no `tessel.local_store`): the buffers get two slots, the
-    prologue loads slot 0, each iteration loads the next tiles into the
-    other slot at its top (which every thread finished reading before the
-    last iteration's barrier), and ends with `tessel.async_wait` and one
-    barrier. All or none: a tile staged through registers in two slots
-    costs an address op per swizzled access pattern each iteration.
-    The reads of those slots are marked `tessel.async_copied`: they never
-    read a slot being loaded, which the lowering tells LLVM (alias scopes).
+    On a target with 16-byte loads to LDS (gfx950) at num_stages 2, when
+    every staged tile is a buffer load (masked-off elements read 0) whose
+    layout puts a wave's lanes on consecutive 16-byte chunks of its slot
+    (planDirectLds), the tiles can go from global memory straight into
+    their slots (`tessel.buffer_load_to_local`: no registers, no
+    `tessel.local_store`): always with `direct-to-lds=1` (or the module's
+    `tessel.direct_to_lds`), never with 0 (`tessel.no_direct_to_lds`), and
+    otherwise where the two slots keep 4 of the kernel's waves a SIMD
+    (kDirectLdsMinWaves). The buffers get two slots and the prologue loads
+    slot 0; each iteration computes the slot it writes and the next tiles'
+    masks (ANDed with whether the next iteration runs: no branch), then
+    `tessel.async_wait` and one barrier (its slot has landed, the other is
+    free), then loads the next tiles into the other slot, then reads and
+    multiplies; after the loop, a wait and a barrier. All or none: a tile
+    staged through registers in two slots costs an address op per swizzled
+    access pattern each iteration. The reads of those slots are marked
+    `tessel.async_copied`: they never read a slot being loaded, which the
+    lowering tells LLVM (alias scopes).
   }];
   let options = [
-    Option<"directToLds", "direct-to-lds", "bool", /*default=*/"false",
-           "load staged tiles straight into LDS where the target can (gfx950, num_stages 2)">,
+    Option<"directToLds", "direct-to-lds", "int", /*default=*/"-1",
+           "load staged tiles straight into LDS where the target can (gfx950, num_stages 2): 1 always, "
+           "0 never, -1 (default) as the module says (tessel.direct_to_lds / tessel.no_direct_to_lds), "
+           "else where the two slots keep kDirectLdsMinWaves waves a SIMD">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
 }

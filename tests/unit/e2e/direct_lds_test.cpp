@@ -1,0 +1,126 @@
+// gfx950's loads straight into LDS as the default where they keep the waves
+// (tessel-pipeline-loops' automatic choice): tutorial 03's fp8 matmul with B
+// row-major (read from LDS by ds_read_b64_tr_b8), 8 waves, num_stages 2, as
+// the comparison bench compiles it, run on the emulator against float64 at
+// odd sizes, and its main loop's shape (one barrier, the loads right after
+// it: boundDirectLoads).
+#include "e2e_common.hpp"
+#include "../scoped_env.hpp"
+
+#include "../../../bench/matmul_forms.hpp" // the kernel, and what its main loop holds
+
+#include "tessel/core/compiled_kernel.hpp"
+
+#include <cmath>
+#include <random>
+
+using namespace tessel;
+using namespace e2e;
+
+namespace {
+
+constexpr int BM = 128, BN = 128, BK = 64, GROUP_M = 8;
+
+// Values E4M3 holds exactly (products and sums then exact in f32 until C's
+// f16 rounding).
+std::vector<double> representable(size_t n) {
+  static std::mt19937 gen(5150);
+  std::uniform_int_distribution<int> mantissa(0, 7), exponent(-3, 2), sign(0, 1);
+  std::vector<double> out(n);
+  for (double &v : out)
+    v = std::ldexp(8 + mantissa(gen), exponent(gen) - 3) * (sign(gen) ? -1 : 1);
+  return out;
+}
+
+struct Run {
+  double error = 0;     // worst |C - float64| over the largest |C|
+  std::string loop;     // the main loop's assembly
+};
+
+// Each `Variant` its own kernel object: TESSEL_DIRECT_TO_LDS is read when a
+// kernel compiles, and the in-memory cache does not key on it.
+template <int Variant> Run fp8Matmul(int M, int N, int K, unsigned warps) {
+  static Device gfx950 = Device::emulator("gfx950");
+  std::vector<double> va = representable(size_t(M) * K), vb = representable(size_t(K) * N);
+  std::vector<float8_e4m3fn> ha, hb;
+  for (double v : va)
+    ha.push_back(float8_e4m3fn(float(v)));
+  for (double v : vb)
+    hb.push_back(float8_e4m3fn(float(v)));
+  auto a = gfx950.upload(ha), b = gfx950.upload(hb);
+  auto c = gfx950.upload(std::vector<half>(size_t(M) * N, half(std::nanf(""))));
+  static auto kernel = jit(&bench::triton_matmul<float8_e4m3fn, half>, "matmul_kernel");
+  kernel.launch(gfx950, {cdiv(M, BM) * cdiv(N, BN)}, {.num_warps = warps, .num_stages = 2}, a, b, c, M, N, K, K, 1,
+                N, 1, N, 1, BM, BN, BK, GROUP_M);
+  Run run;
+  run.loop = bench::mainLoop(kernel.lastCompiled()->assembly());
+  std::vector<half> got = c.download();
+  std::vector<double> want(size_t(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < N; ++j)
+        want[size_t(i) * N + j] += va[size_t(i) * K + k] * vb[size_t(k) * N + j];
+  double scale = 0;
+  for (double w : want)
+    scale = std::max(scale, std::fabs(w));
+  for (size_t e = 0; e < want.size(); ++e) {
+    const double g = double(float(got[e]));
+    run.error = std::isnan(g) ? INFINITY : std::max(run.error, std::fabs(g - want[e]));
+  }
+  run.error /= scale;
+  return run;
+}
+
+size_t intoLds(const std::string &loop) {
+  return matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)"));
+}
+
+} // namespace
+
+TEST_CASE("gfx950 fp8 matmul, B row-major, 8 waves: loaded straight into LDS by default, odd M, N, K against "
+          "float64") {
+  // M odd, N a multiple of 16 (16-byte rows of B) but not of the block, K
+  // with a masked tail: an odd and an even number of K steps, and a single
+  // one. The last iteration's loads (masked off: branch-free) write zeros
+  // into the slot nobody reads; a wrong slot, wait or barrier puts stale or
+  // zero K chunks into C.
+  for (auto [M, N, K] : {std::array{333, 208, 464}, std::array{129, 272, 160}, std::array{200, 144, 48}}) {
+    CAPTURE(M);
+    CAPTURE(N);
+    CAPTURE(K);
+    Run run = fp8Matmul<0>(M, N, K, 8);
+    CHECK(run.error < 1e-3);
+    REQUIRE(!run.loop.empty());
+    CAPTURE(run.loop);
+    const bench::LoopMakeUp made = bench::loopMakeUp(run.loop);
+    // A 128x64 and a 64x128 fp8 tile over 512 lanes, 16 bytes a load: 1 + 1,
+    // into two slots each: one barrier, no stores to LDS, no branch around
+    // the loads.
+    CHECK(intoLds(run.loop) == 2u);
+    CHECK(made.barriers == 1u);
+    CHECK(made.ldsWrites == 0u);
+    CHECK(made.execBranches == 0u);
+    // boundDirectLoads: the wait for this iteration's slot, the barrier,
+    // then at once the next tile's loads (their M0 and offsets computed
+    // before the wait), not after the LDS reads.
+    CHECK(matchCount(run.loop, std::regex(R"(s_waitcnt vmcnt\(0\)\s*\n\s*s_barrier\s*\n(\s*s_mov_b32 m0[^\n]*\n)?)"
+                                          R"(\s*buffer_load_dwordx4\b[^\n]*\blds\b)")) == 1u);
+    const size_t firstLoad = run.loop.find(" lds\n"), firstRead = run.loop.find("ds_read");
+    CHECK(firstLoad < firstRead);
+  }
+}
+
+TEST_CASE("gfx950 fp8 matmul: TESSEL_DIRECT_TO_LDS=0 stages through registers, with the same result") {
+  testing::ScopedEnv off("TESSEL_DIRECT_TO_LDS", "0"); // unset again however the case ends
+  Run run = fp8Matmul<1>(333, 208, 464, 8);
+  CHECK(run.error < 1e-3);
+  CHECK(intoLds(run.loop) == 0u);
+  CHECK(bench::loopMakeUp(run.loop).ldsWrites == 2u);
+}
+
+TEST_CASE("gfx950 fp8 matmul at 4 waves stages through registers (its loads' layout does not fill a wave's "
+          "consecutive chunks of a slot: no loads to LDS even when asked for) and matches float64") {
+  Run run = fp8Matmul<2>(333, 208, 464, 4);
+  CHECK(run.error < 1e-3);
+  CHECK(intoLds(run.loop) == 0u);
+}
