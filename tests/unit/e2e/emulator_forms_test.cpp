@@ -356,9 +356,10 @@ TEST_CASE("emulator forms: a kernel moves from fibers to waves after TESSEL_EMUL
 // spent the whole threshold (bench-emulator's softmax: a warm-up launch of
 // ~75 ms, then the timed ones). The threshold is twice a warm fiber launch of
 // the same program measured from outside (which includes more than the
-// launch's own run), so the first launch of the kernel under test lands
-// between a fifth of it and all of it unless the machine runs 2.5x faster or
-// 2x slower than a moment ago; slower, the total moves it as well.
+// launch's own run; the least of three), so the first launch of the kernel
+// under test lands between a fifth of it and all of it unless the machine
+// runs 2.5x faster than a moment ago; 2x slower, the total moves it as well
+// (and the test passes without showing the rule).
 TEST_CASE("emulator forms: a kernel relaunched after long fiber launches moves to waves before the total threshold") {
   ScopedEnv path("TESSEL_EMULATOR_PATH", "auto");
   ScopedEnv report("TESSEL_EMULATOR_REPORT", "1");
@@ -376,7 +377,7 @@ TEST_CASE("emulator forms: a kernel relaunched after long fiber launches moves t
     ScopedEnv after("TESSEL_EMULATOR_WAVE_AFTER_MS", "1000000000");
     auto primer = jit<affine_rows_primer>();
     CHECK_FALSE(launch(primer, "affine_rows_primer")); // compiles
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 3; ++i) {
       const auto start = std::chrono::steady_clock::now();
       CHECK_FALSE(launch(primer, "affine_rows_primer")); // a fifth of 10^9 ms: never
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

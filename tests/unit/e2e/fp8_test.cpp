@@ -5,6 +5,7 @@
 // definition, encode by searching all codes for the nearest value (ties to
 // the even code), overflow as the format defines it or saturated.
 #include "e2e_common.hpp"
+#include <bit>
 
 using namespace tessel;
 using namespace e2e;
@@ -290,5 +291,37 @@ TEST_CASE("fp8: masked loads, where, zeros and trans move the bytes") {
       wrong += got[k].bits != (k % 2 == 1 ? x : uint8_t(0));
       wrong += gotT[j * rows + i].bits != a[k].bits;
     }
+  CHECK(wrong == 0);
+}
+
+namespace {
+void decode_e4m3fn(Ptr<float8_e4m3fn> x, Ptr<f32> y) {
+  auto o = arange(0, 256);
+  store(y + o, cast<float>(load(x + o)));
+}
+} // namespace
+
+// gfx942 decodes OCP e4m3 without a conversion instruction: the byte's fields
+// under f32's, times 2^(127 - 7), one product, exact for subnormal codes only
+// if f32 subnormals are kept (the emulator keeps them whatever the code
+// object says, so only the kernel descriptor shows it): FP_DENORM mode 3.
+TEST_CASE("fp8: gfx942's decode of OCP e4m3 keeps f32 subnormals (denorm mode 3) and decodes every code") {
+  Device dev = Device::emulator("gfx942");
+  std::vector<float8_e4m3fn> codes(256);
+  for (int i = 0; i < 256; ++i)
+    codes[size_t(i)] = float8_e4m3fn::fromBits(uint8_t(i));
+  auto x = dev.upload(codes);
+  auto y = dev.upload(std::vector<float>(256, 12345.0f));
+  auto kernel = jit<decode_e4m3fn>();
+  kernel.launch(dev, {1}, {.num_warps = 4}, x, y);
+  const std::string assembly = kernel.runtime()->lastKernel()->assembly();
+  CHECK(contains(assembly, ".amdhsa_float_denorm_mode_32 3"));
+  CHECK_FALSE(contains(assembly, "v_cvt_f32_fp8"));
+  std::vector<float> got = y.download();
+  int wrong = 0;
+  for (int i = 0; i < 256; ++i) {
+    const float want = float(codes[size_t(i)]);
+    wrong += std::isnan(want) ? !std::isnan(got[size_t(i)]) : std::bit_cast<uint32_t>(got[size_t(i)]) != std::bit_cast<uint32_t>(want);
+  }
   CHECK(wrong == 0);
 }

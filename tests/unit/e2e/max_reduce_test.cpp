@@ -22,6 +22,15 @@ template <class T> void row_max_min(Ptr<T> in, Ptr<T> out, Const<int> ROWS, Cons
   store(out + rows * 2 + 1, min(x, 1));
 }
 
+// Each column's max and min of a [R, 8] tile over `warps` waves: the
+// reduction crosses lanes and then waves through LDS.
+void col_max_min(Ptr<f32> in, Ptr<f32> out, Const<int> R) {
+  auto cols = arange(0, 8);
+  auto x = load(in + expand_dims(arange(0, R), 1) * 8 + expand_dims(cols, 0));
+  store(out + cols * 2, max(x, 0));
+  store(out + cols * 2 + 1, min(x, 0));
+}
+
 // The row's max and min as maximumf / minimumf define them, in double.
 std::pair<double, double> extremes(const std::vector<double> &row) {
   double hi = -INFINITY, lo = INFINITY;
@@ -100,6 +109,39 @@ template <class T> void check(const char *arch, int rows, int C) {
 }
 
 } // namespace
+
+// Across waves: the flag puts the NaN back before the exchange through LDS,
+// so a NaN in any wave's part reaches every column's result.
+TEST_CASE("max / min reductions across waves: a NaN in any wave's part gives NaN") {
+  const int R = 512;
+  for (const char *name : {"gfx942", "gfx1100"}) {
+    const std::string arch = name;
+    INFO(arch);
+    Device dev = Device::emulator(arch);
+    auto kernel = jit<col_max_min>();
+    std::vector<float> base = randomFloats(size_t(R) * 8, -50, 50);
+    int wrong = 0, launches = 0;
+    for (int r = 0; r < R; r += 37) {
+      std::vector<float> host = base;
+      host[size_t(r) * 8 + r % 8] = std::nanf(""); // column r % 8, row r: every wave in turn
+      auto in = dev.upload(host);
+      auto out = dev.upload(std::vector<float>(16, 12345.0f));
+      kernel.launch(dev, {1}, {.num_warps = 4}, in, out, R);
+      std::vector<float> got = out.download();
+      for (int c = 0; c < 8; ++c) {
+        std::vector<double> col;
+        for (int k = 0; k < R; ++k)
+          col.push_back(host[size_t(k) * 8 + c]);
+        auto [hi, lo] = extremes(col);
+        for (auto [want, have] : {std::pair{hi, got[size_t(c) * 2]}, std::pair{lo, got[size_t(c) * 2 + 1]}})
+          wrong += std::isnan(want) ? !std::isnan(have) : double(have) != want;
+      }
+      ++launches;
+    }
+    CHECK(launches == 14);
+    CHECK(wrong == 0);
+  }
+}
 
 TEST_CASE("max / min reductions across lanes: a NaN anywhere gives NaN, -0 < +0, every target") {
   for (const char *arch : {"gfx90a", "gfx942", "gfx950", "gfx1100"}) {
