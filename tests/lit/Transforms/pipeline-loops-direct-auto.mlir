@@ -51,6 +51,58 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 
 // -----
 
+// The same with an offset divided by an argument (times 64: still 16-byte
+// groups): loads to LDS take no
+// branch, so their address ops run for the iteration past the last one,
+// where the divisor may be 0; the division is not speculated: through
+// registers, asked for or not.
+// CHECK-LABEL: func.func @division(
+// CHECK: tessel.local_alloc : <1x64x32xf16
+// CHECK-NOT: tessel.buffer_load_to_local
+// CHECK: scf.yield
+// FORCED-LABEL: func.func @division(
+// FORCED: tessel.local_alloc : <1x64x32xf16
+// FORCED-NOT: tessel.buffer_load_to_local
+// FORCED: scf.yield
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 2 : i32} {
+  func.func @division(%a: !tessel.ptr<f16> {tessel.pointer_range = 31 : i32, tessel.divisibility = 16 : i32}, %b: tensor<32x64xf16>, %c: !tessel.ptr<f32>, %n: i32, %K: i32 {tessel.divisibility = 16 : i32}, %den: i32) {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %zh = arith.constant dense<0.0> : tensor<64x32xf16>
+    %acc:2 = scf.for %k = %c0 to %n step %c32 iter_args(%acc = %zero, %off = %c0) -> (tensor<64x64xf32>, i32) : i32 {
+      %row = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+      %rowe = tessel.expand_dims %row {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+      %c32s = tessel.splat %c32 : tensor<64x1xi32>
+      %rowk = arith.muli %rowe, %c32s : tensor<64x1xi32>
+      %rowb = tessel.broadcast %rowk : tensor<64x1xi32> -> tensor<64x32xi32>
+      %col = tessel.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+      %cole = tessel.expand_dims %col {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+      %colb = tessel.broadcast %cole : tensor<1x32xi32> -> tensor<64x32xi32>
+      %ia = arith.addi %rowb, %colb : tensor<64x32xi32>
+      %left = arith.subi %K, %k : i32
+      %ls = tessel.splat %left : tensor<64x32xi32>
+      %m = arith.cmpi slt, %colb, %ls : tensor<64x32xi32>
+      %kq = arith.divsi %k, %den : i32
+      %c64 = arith.constant 64 : i32
+      %kd = arith.muli %kq, %c64 : i32
+      %os = tessel.splat %kd : tensor<64x32xi32>
+      %o = arith.addi %ia, %os : tensor<64x32xi32>
+      %pa = tessel.splat %a : tensor<64x32x!tessel.ptr<f16>>
+      %qa = tessel.addptr %pa, %o : tensor<64x32x!tessel.ptr<f16>>, tensor<64x32xi32>
+      %ta = tessel.load %qa, %m, other %zh : (tensor<64x32x!tessel.ptr<f16>>, tensor<64x32xi1>, tensor<64x32xf16>) -> tensor<64x32xf16>
+      %d = tessel.dot %ta, %b, %acc : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+      %next = arith.addi %off, %c32 : i32
+      scf.yield %d, %next : tensor<64x64xf32>, i32
+    }
+    %pc = tessel.splat %c : tensor<64x64x!tessel.ptr<f32>>
+    tessel.store %pc, %acc#0 : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
 // A 128x128 f16 tile: two slots take 64 KiB, 2 workgroups of 4 waves a CU,
 // 2 waves a SIMD: through registers, one slot.
 // Asked for (direct-to-lds=1, TESSEL_DIRECT_TO_LDS=1), it loads into LDS.

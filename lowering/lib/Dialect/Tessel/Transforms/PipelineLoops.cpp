@@ -211,7 +211,11 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsi
   // of an iteration (vmcnt(0)) is for the next iteration's tiles alone.
   // All or none: a tile staged through registers in two slots costs an
   // address op per swizzled access pattern each iteration (its slot changes).
+  // Direct loads take no branch (loadsFor's `fence`): their address ops run
+  // for the iteration past the last one too, so they must all be safe to
+  // speculate (no division by a value that may then be 0).
   bool direct = directBytes && distance == 1 &&
+                llvm::all_of(ahead, [](Operation *op) { return isPure(op); }) &&
                 llvm::any_of(schedule.loads, [](const PipelinedLoad &l) { return bool(l.staged); }) &&
                 llvm::all_of(schedule.loads, [&](const PipelinedLoad &l) {
                   return !l.staged ||
@@ -261,7 +265,8 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsi
 // lower bound, carried values start as their inits). A carried value at k >
 // 0 is its yield at k - 1; values that do not vary with the iteration are
 // built once. Ops that may not be speculated (a division) go inside the
-// uniform branch, with everything computed from them.
+// uniform branch, with everything computed from them; where there is no
+// branch (loads to LDS), scheduleLoop takes none such.
 class Ahead {
 public:
   // Up to `last` iterations ahead; the steps to them are computed before
