@@ -3,6 +3,7 @@
 // ORC; workgroups run in parallel on a pool of host threads, the threads of
 // a workgroup one after another, or as fibers when the kernel synchronizes.
 #include "devices_internal.hpp"
+#include "emulator_faults.hpp"
 #include "emulator_retarget.hpp"
 #include "emulator_runtime.hpp"
 #include "emulator_sanitizer.hpp"
@@ -279,90 +280,6 @@ void estimateOnce(LaunchJob &job) {
                job.blockSize, static_cast<unsigned long long>(done), elapsed);
 }
 
-// ---- wild memory accesses ----------------------------------------------------
-// A kernel that reads or writes outside its buffers kills the host process,
-// as any segfault does; first it says which kernel and workgroup did it.
-
-thread_local const char *tRunningKernel = nullptr; // set while a workgroup runs
-struct sigaction gPreviousSegv, gPreviousBus;
-
-void writeText(const char *text) {
-  size_t n = 0;
-  while (text[n])
-    ++n;
-  while (n > 0) {
-    ssize_t written = ::write(2, text, n);
-    if (written <= 0)
-      return;
-    text += written;
-    n -= size_t(written);
-  }
-}
-
-void writeNumber(uint64_t v, unsigned base) {
-  char digits[24];
-  int i = sizeof digits - 1;
-  digits[i] = 0;
-  do {
-    digits[--i] = "0123456789abcdef"[v % base];
-    v /= base;
-  } while (v && i > 0);
-  writeText(digits + i);
-}
-
-std::atomic_flag gFaultReported = ATOMIC_FLAG_INIT;
-
-void onMemoryFault(int sig, siginfo_t *info, void *) {
-  // Workgroups run on several host threads: the first to fault reports and
-  // ends the process; any other waits here, so the reports never interleave.
-  if (gFaultReported.test_and_set())
-    for (;;)
-      ::pause();
-  if (const char *kernel = tRunningKernel) {
-    const emu::ThreadState &t = emu::currentThread();
-    writeText("tessel emulator: kernel '");
-    writeText(kernel);
-    writeText("', workgroup (");
-    writeNumber(t.workgroup[0], 10);
-    writeText(", ");
-    writeNumber(t.workgroup[1], 10);
-    writeText(", ");
-    writeNumber(t.workgroup[2], 10);
-    writeText("), thread ");
-    writeNumber(t.workitem[0], 10);
-    const auto address = reinterpret_cast<uintptr_t>(info->si_addr);
-    if (t.fibers && t.fibers->inGuardPage(address)) {
-      writeText(": its stack overflowed (the emulator gives each thread ");
-      writeNumber(kFiberStackBytes / 1024, 10);
-      writeText(" KiB; the kernel's tiles need more per thread than that)\n");
-    } else {
-      writeText(": invalid memory access at address 0x");
-      writeNumber(address, 16);
-      writeText(" (on a GPU, a memory fault); check the kernel's offsets and masks\n");
-    }
-  }
-  // The access runs again and ends the process as it would have without us.
-  sigaction(sig, sig == SIGSEGV ? &gPreviousSegv : &gPreviousBus, nullptr);
-}
-
-void installMemoryFaultReport() {
-  static std::once_flag installed;
-  std::call_once(installed, [] {
-    struct sigaction action = {};
-    action.sa_sigaction = &onMemoryFault;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK; // a fiber's overflowed stack cannot run it
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGSEGV, &action, &gPreviousSegv);
-    sigaction(SIGBUS, &action, &gPreviousBus);
-  });
-}
-
-// Marks the host thread as running `kernel` for the fault report.
-struct RunningKernel {
-  explicit RunningKernel(const char *kernel) { tRunningKernel = kernel; }
-  ~RunningKernel() { tRunningKernel = nullptr; }
-};
-
 // The GPU keeps f32/f64 subnormals (the kernel descriptor's FP_DENORM mode)
 // and rounds to nearest even: while a workgroup runs, the host thread's float
 // environment says the same, whatever the caller set (a -ffast-math program
@@ -424,7 +341,7 @@ void runWorkgroup(void *context, uint64_t index, unsigned slot) {
     }
   };
   const EntryFn entry = form.entry;
-  RunningKernel running(job.kernel->name.c_str());
+  emu::RunningKernel running(job.kernel->name.c_str());
   // Without fibers: thread after thread, or (wave form) wave after wave,
   // each entry call starting at its first thread.
   const uint32_t step = job.waveSize ? job.waveSize : 1;
@@ -464,7 +381,7 @@ class EmulatorDevice final : public DeviceImpl {
 public:
   explicit EmulatorDevice(const TargetFacts &target)
       : target_(target), pool_(std::max(1u, std::thread::hardware_concurrency())) {
-    installMemoryFaultReport();
+    emu::installMemoryFaultReport(kFiberStackBytes);
     static std::once_flag initialized;
     std::call_once(initialized, [] {
       llvm::InitializeNativeTarget();
