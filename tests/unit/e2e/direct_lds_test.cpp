@@ -123,4 +123,19 @@ TEST_CASE("gfx950 fp8 matmul at 4 waves stages through registers (its loads' lay
   Run run = fp8Matmul<2>(333, 208, 464, 4);
   CHECK(run.error < 1e-3);
   CHECK(intoLds(run.loop) == 0u);
+  testing::ScopedEnv forced("TESSEL_DIRECT_TO_LDS", "1");
+  Run asked = fp8Matmul<3>(333, 208, 464, 4);
+  CHECK(asked.error < 1e-3);
+  CHECK(intoLds(asked.loop) == 0u);
+}
+
+// The loads to LDS under the race sanitizer: each iteration's loads write the
+// slot the other waves finished reading before the barrier, and the reads of
+// the slot they wrote wait for the next barrier (the emulator runs a load to
+// LDS at once, so only the sanitizer sees a misplaced barrier).
+TEST_CASE("gfx950 fp8 matmul with loads to LDS has no LDS race (TESSEL_SANITIZE=races)") {
+  testing::ScopedEnv races("TESSEL_SANITIZE", "races");
+  Run run = fp8Matmul<4>(203, 144, 336, 8); // N and K multiples of 16, as the loads to LDS need
+  CHECK(run.error < 1e-3);
+  CHECK(intoLds(run.loop) > 0u);
 }
