@@ -109,6 +109,22 @@ template <class E> Tile<float> upcastRows(const Tile<E> &x, MxFormat format, int
 // the tile through LDS (gfx942 at 128 x 128 x 128: more LDS than it has);
 // for many groups it is the cheaper of the two.
 inline constexpr int64_t kScaleGroupsBySelect = 8;
+
+// decoded [L, K / 32] (a scale per line and group of 32 along K) spread over
+// K by a select per group: [L, K] with K along `kAxis` 1, [K, L] along 0.
+inline Tile<float> spreadGroups(const Tile<float> &decoded, int64_t lines, int64_t k, int kAxis) {
+  const int64_t groups = k / 32;
+  const Shape shape = kAxis == 1 ? Shape{lines, k} : Shape{k, lines};
+  auto group = expand_dims(arange(0, int32_t(groups)), 0);             // [1, G]
+  auto groupOfK = expand_dims(arange(0, int32_t(k)) / 32, 1 - kAxis); // [1, K] or [K, 1]
+  Tile<float> spread = zeros<float>(shape);
+  for (int32_t g = 0; g < int32_t(groups); ++g) {
+    Tile<float> line = expand_dims(sum(where(group == g, decoded, 0.0f), 1), kAxis); // [L, 1] or [1, L]
+    spread = g == 0 ? broadcast_to(line, shape) : where(groupOfK == g, line, spread);
+  }
+  return spread;
+}
+
 inline Tile<float> applyScales(const Tile<float> &x, const std::optional<Tile<int8_t>> &scale, int64_t rows,
                                int64_t k) {
   if (!scale)
@@ -117,14 +133,7 @@ inline Tile<float> applyScales(const Tile<float> &x, const std::optional<Tile<in
   Tile<float> decoded = decodeE8m0(*scale);
   if (groups > kScaleGroupsBySelect)
     return x * reshape(broadcast_to(expand_dims(decoded, 2), {rows, groups, 32}), {rows, k});
-  auto group = expand_dims(arange(0, int32_t(groups)), 0);    // [1, G]
-  auto groupOfK = expand_dims(arange(0, int32_t(k)) / 32, 0); // [1, K]
-  Tile<float> spread = zeros<float>({rows, k});
-  for (int32_t g = 0; g < int32_t(groups); ++g) {
-    Tile<float> column = expand_dims(sum(where(group == g, decoded, 0.0f), 1), 1); // [R, 1]
-    spread = g == 0 ? broadcast_to(column, {rows, k}) : where(groupOfK == g, column, spread);
-  }
-  return x * spread;
+  return x * spreadGroups(decoded, rows, k, 1);
 }
 
 // b [K, N] (f32) times its scales [N, K / 32] spread along K, b's first
@@ -135,16 +144,7 @@ inline Tile<float> applyScalesAlongK(const Tile<float> &y, const std::optional<T
                                      int64_t n) {
   if (!scale)
     return y;
-  const int64_t groups = k / 32;
-  Tile<float> decoded = decodeE8m0(*scale);                  // [N, G]
-  auto group = expand_dims(arange(0, int32_t(groups)), 0);    // [1, G]
-  auto groupOfK = expand_dims(arange(0, int32_t(k)) / 32, 1); // [K, 1]
-  Tile<float> spread = zeros<float>({k, n});
-  for (int32_t g = 0; g < int32_t(groups); ++g) {
-    Tile<float> row = expand_dims(sum(where(group == g, decoded, 0.0f), 1), 0); // [1, N]
-    spread = g == 0 ? broadcast_to(row, {k, n}) : where(groupOfK == g, row, spread);
-  }
-  return y * spread;
+  return y * spreadGroups(decodeE8m0(*scale), n, k, 0);
 }
 
 } // namespace detail
