@@ -332,22 +332,34 @@ int64_t knownDppSourceLane(uint32_t lane, uint32_t ctrl, uint32_t waveSize) {
   }());
 }
 
-// The pattern of every cross-lane read: each lane of the wave publishes
-// `value`, then reads the lane `source(lane within the wave)` names: an index
-// within the wave, kNoLane for "none" (gives `none`), or a lane past the
-// workgroup (gives `missing`).
+// Each lane of the wave publishes `value` and meets the others (a wave
+// meeting); then it can read what any lane published: `read`, a lane past
+// the workgroup giving `missing`.
+struct WaveMeeting {
+  const uint64_t *slots; // this meeting's set (see exchangeSlots)
+  uint32_t lane, waveBase, blockSize;
+  uint64_t read(uint64_t workgroupLane, uint64_t missing) const {
+    return workgroupLane < blockSize ? slots[workgroupLane] : missing;
+  }
+};
+WaveMeeting meetWave(uint64_t value) {
+  FiberWorkgroup &wg = currentWorkgroup();
+  const uint32_t lane = wg.currentLane();
+  uint64_t *slots = wg.exchangeSlots(lane);
+  slots[lane] = value;
+  wg.waveSync();
+  return {slots, lane, lane & ~(wg.waveSize() - 1), wg.blockSize()};
+}
+
+// The pattern of every cross-lane read of one lane: the lane
+// `source(lane within the wave)` names: an index within the wave, kNoLane
+// for "none" (gives `none`), or a lane past the workgroup (gives `missing`).
 constexpr int64_t kNoLane = -1;
 template <typename Source>
 uint64_t readAcrossWave(uint64_t value, Source &&source, uint64_t none, uint64_t missing) {
-  FiberWorkgroup &wg = currentWorkgroup();
-  const uint32_t lane = wg.currentLane(), waveBase = lane & ~(wg.waveSize() - 1);
-  uint64_t *slots = wg.exchangeSlots(lane); // this meeting's set (see exchangeSlots)
-  slots[lane] = value;
-  wg.waveSync();
-  const int64_t from = source(lane - waveBase);
-  return from == kNoLane                                   ? none
-         : waveBase + uint64_t(from) < wg.blockSize() ? slots[waveBase + from]
-                                                      : missing;
+  const WaveMeeting m = meetWave(value);
+  const int64_t from = source(m.lane - m.waveBase);
+  return from == kNoLane ? none : m.read(m.waveBase + uint64_t(from), missing);
 }
 
 uint64_t updateDpp(uint64_t old, uint64_t src, uint32_t ctrl, uint32_t rowMask,
@@ -428,17 +440,13 @@ static int32_t tessel_emu_ds_bpermute(int32_t byteAddress, int32_t data) {
 // on gfx950, as do Triton's ds_read_tr layouts; tests/unit/devices checks
 // rocjitsu's b16 reference vectors.)
 static int64_t tessel_emu_ds_read_tr(int64_t loaded, int32_t elemBytes) {
-  tessel::emu::FiberWorkgroup &wg = tessel::emu::currentWorkgroup();
-  const uint32_t lane = wg.currentLane(), group = lane & ~15u, inGroup = lane & 15u;
-  uint64_t *slots = wg.exchangeSlots(lane);
-  slots[lane] = uint64_t(loaded);
-  wg.waveSync();
+  const tessel::emu::WaveMeeting m = tessel::emu::meetWave(uint64_t(loaded));
+  const uint32_t group = m.lane & ~15u, inGroup = m.lane & 15u;
   const uint32_t elems = 8u / uint32_t(elemBytes), rows = 16u / elems, bits = 8u * uint32_t(elemBytes);
   const uint64_t mask = (uint64_t(1) << bits) - 1;
   uint64_t result = 0;
   for (uint32_t j = 0; j < elems; ++j) {
-    const uint32_t from = group + rows * j + inGroup / elems; // a lane past the workgroup reads 0
-    const uint64_t read = from < wg.blockSize() ? slots[from] : 0;
+    const uint64_t read = m.read(group + rows * j + inGroup / elems, 0); // past the workgroup: 0
     result |= ((read >> (bits * (inGroup % elems))) & mask) << (bits * j);
   }
   return int64_t(result);
