@@ -221,10 +221,7 @@ void rewriteReadlane(CallInst &call, Module &module) {
 // f8f6f4 forms, whose cbsz / blgp name A's / B's 8-bit format; WMMA iu8
 // without clamp.
 void rewriteMatrix(CallInst &call, Module &module) {
-  int id;
-  uint32_t flags;
-  Value *a, *bValue, *c, *scaleA, *scaleB;
-  matrixOperands(call, id, flags, a, bValue, c, &scaleA, &scaleB);
+  const auto [id, flags, a, bValue, c, scaleA, scaleB] = matrixOperands(call);
   Function &fn = *call.getFunction();
   unsigned allocaSpace = module.getDataLayout().getAllocaAddrSpace();
   IRBuilder<> entry(&fn.getEntryBlock(), fn.getEntryBlock().begin());
@@ -293,12 +290,11 @@ std::string kernelArch(const llvm::Function &fn) {
   return "";
 }
 
-void matrixOperands(CallInst &call, int &id, uint32_t &flags, Value *&a, Value *&bValue, Value *&c, Value **scaleA,
-                    Value **scaleB) {
-  if (scaleA)
-    *scaleA = nullptr;
-  if (scaleB)
-    *scaleB = nullptr;
+MatrixOperands matrixOperands(CallInst &call) {
+  MatrixOperands m;
+  int &id = m.id;
+  uint32_t &flags = m.flags;
+  Value *&a = m.a, *&bValue = m.b, *&c = m.c;
   const std::string name = call.getCalledFunction()->getName().str();
   id = matrixInstructionId(name);
   if (id < 0)
@@ -347,10 +343,8 @@ void matrixOperands(CallInst &call, int &id, uint32_t &flags, Value *&a, Value *
         throw Error("the emulator: '" + name + "' selects scale bytes 0-3, not " +
                     std::to_string(selA > 3 ? selA : selB));
       flags |= 1u << 9 | uint32_t(selA) << 10 | uint32_t(selB) << 12;
-      if (scaleA)
-        *scaleA = call.getArgOperand(6);
-      if (scaleB)
-        *scaleB = call.getArgOperand(8);
+      m.scaleA = call.getArgOperand(6);
+      m.scaleB = call.getArgOperand(8);
     }
   } else {
     a = call.getArgOperand(0);
@@ -364,6 +358,7 @@ void matrixOperands(CallInst &call, int &id, uint32_t &flags, Value *&a, Value *
           throw Error("the emulator supports '" + name + "' with cbsz = abid = blgp = 0 only (" +
                       (i == 3 ? "cbsz" : i == 4 ? "abid" : "blgp") + " is " + std::to_string(v) + ")");
   }
+  return m;
 }
 
 bool synchronizesWave(llvm::StringRef name) {

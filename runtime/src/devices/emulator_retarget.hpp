@@ -73,10 +73,15 @@ unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelN
 // tessel_emu_matrix takes them) and A, B, C operands. Only the forms the
 // compiler emits are accepted: cbsz = abid = blgp = 0 (for the f8f6f4 forms
 // cbsz and blgp are A's and B's formats, E4M3 or E5M2, and, unless both are
-// constant zero, each lane's A and B scale registers in *scaleA and
-// *scaleB, else nullptr), no clamp; else an Error naming what is not.
-void matrixOperands(llvm::CallInst &call, int &id, uint32_t &flags, llvm::Value *&a, llvm::Value *&b,
-                    llvm::Value *&c, llvm::Value **scaleA = nullptr, llvm::Value **scaleB = nullptr);
+// constant zero, each lane's A and B scale registers in scaleA and scaleB,
+// else null), no clamp; else an Error naming what is not.
+struct MatrixOperands {
+  int id = -1;
+  uint32_t flags = 0;
+  llvm::Value *a = nullptr, *b = nullptr, *c = nullptr;
+  llvm::Value *scaleA = nullptr, *scaleB = nullptr;
+};
+MatrixOperands matrixOperands(llvm::CallInst &call);
 
 // Whether a call of the AMDGPU intrinsic `name` waits for its whole wave in
 // the emulator (barriers, cross-lane operations, matrix instructions).

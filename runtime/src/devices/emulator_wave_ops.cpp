@@ -357,14 +357,13 @@ Value *WaveBuilder::crossLane(llvm::IRBuilder<> &b, CallInst &call) {
 // (a lane-major vector is that already), one runtime call for the wave
 // (emulator_matrix.cpp).
 Value *WaveBuilder::emitMatrix(llvm::IRBuilder<> &b, CallInst &call) {
-  int id;
-  uint32_t flags;
-  Value *a, *bv, *c, *scaleA, *scaleB;
+  MatrixOperands m;
   try {
-    matrixOperands(call, id, flags, a, bv, c, &scaleA, &scaleB);
+    m = matrixOperands(call);
   } catch (const Error &e) {
     throw WaveUnsupported(e.what());
   }
+  const auto [id, flags, a, bv, c, scaleA, scaleB] = m;
   if (matrixWaveSize(id) != w_)
     throw WaveUnsupported("a matrix instruction of another wave size");
   auto spill = [&](Value *v) {
