@@ -416,6 +416,10 @@ TEST_CASE("fp8 kernels::matmul 128x128x64 over 8 waves runs 8 waves a SIMD on gf
   CHECK(r.vgprs <= 64);
   CHECK(r.vgprSpills + r.sgprSpills == 0);
   CHECK(r.privateSegmentBytes == 0);
+  // That configuration's results, its B slot swizzled as planned, on odd sizes.
+  const kernels::MatmulConfig eightWaves{.BM = 128, .BN = 128, .BK = 64, .GROUP_M = 8, .num_warps = 8};
+  CHECK(runLibrary<float8_e4m3fnuz, float8_e4m3fnuz, half>("gfx942", 133, 150, 201, kernels::Fp8Scaling::PerRow,
+                                                             eightWaves) < 2e-3);
 }
 
 namespace {
