@@ -187,6 +187,12 @@ unsigned registersForWaves(const TargetFacts &target, unsigned waves) {
   return target.registersPerLane / waves / target.registerGranule * target.registerGranule;
 }
 
+unsigned wavesForAnotherWorkgroup(const TargetFacts &target, unsigned registerWaves, unsigned blockSize) {
+  const unsigned wavesPerWorkgroup = std::max(1u, (blockSize + target.waveSize - 1) / target.waveSize);
+  const unsigned workgroups = registerWaves * target.simdsPerCu / wavesPerWorkgroup;
+  return ((workgroups + 1) * wavesPerWorkgroup + target.simdsPerCu - 1) / target.simdsPerCu;
+}
+
 const TargetFacts *lookupTarget(std::string_view arch) {
   for (const TargetFacts &target : kTargets)
     if (arch == target.arch)

@@ -401,8 +401,7 @@ bool retryForOccupancy(std::string &bitcode, const TargetFacts &target, AmdgpuCo
   const Occupancy now = occupancyOf(target, first, blockSize, ldsBytes);
   if (std::string_view(now.limiter) != "VGPRs")
     return false;
-  const unsigned wavesPerWorkgroup = blockSize / target.waveSize;
-  const unsigned want = now.registerWaves + std::max(1u, wavesPerWorkgroup / target.simdsPerCu);
+  const unsigned want = wavesForAnotherWorkgroup(target, now.registerWaves, blockSize);
   if (want > target.waveSlots || first.vgprs > registersForWaves(target, want) + kOccupancyMargin)
     return false;
   KernelResources fewer = first; // what the request would give, if LDS and barriers let it

@@ -267,9 +267,9 @@ void addCodeObjectRemarks(std::vector<Remark> &remarks, const TargetFacts &targe
     message += ", " + std::to_string(ldsBytes) + " bytes of LDS allow " + std::to_string(o.ldsWorkgroups) +
                " workgroups per CU";
   const std::string limiter = o.limiter;
-  if (limiter == "VGPRs" && o.registerWaves + 1 <= target.waveSlots)
-    message += "; " + std::to_string(o.registerWaves + 1) + " waves need at most " +
-               std::to_string(registersForWaves(target, o.registerWaves + 1)) +
+  const unsigned more = wavesForAnotherWorkgroup(target, o.registerWaves, blockSize);
+  if (limiter == "VGPRs" && more <= target.waveSlots)
+    message += "; " + std::to_string(more) + " waves need at most " + std::to_string(registersForWaves(target, more)) +
                " (a smaller block, fewer tiles live at once)";
   else if (limiter == "LDS")
     message += "; one more workgroup needs at most " + std::to_string(target.ldsPerCu / (o.ldsWorkgroups + 1)) +

@@ -173,6 +173,29 @@ TEST_CASE("occupancy: waves per SIMD from registers, wave slots, barriers and LD
   CHECK(registersForWaves(gfx1100, 12) == 120);
 }
 
+TEST_CASE("occupancy: the waves by registers that hold one more whole workgroup") {
+  const TargetFacts &gfx942 = requireTarget("gfx942");
+  // 8-wave workgroups, two waves a SIMD each: 7 waves by registers hold 3
+  // workgroups (6 a SIMD), 8 hold 4; 6 hold 3 as well.
+  CHECK(wavesForAnotherWorkgroup(gfx942, 7, 512) == 8);
+  CHECK(wavesForAnotherWorkgroup(gfx942, 6, 512) == 8);
+  CHECK(wavesForAnotherWorkgroup(gfx942, 4, 512) == 6);
+  // 4-wave workgroups (one a SIMD) and smaller ones: one more wave.
+  CHECK(wavesForAnotherWorkgroup(gfx942, 4, 256) == 5);
+  CHECK(wavesForAnotherWorkgroup(gfx942, 2, 128) == 3);
+  CHECK(wavesForAnotherWorkgroup(gfx942, 3, 64) == 4);
+  // What it asks for does give another workgroup.
+  KernelResources r;
+  r.vgprs = 72;
+  r.sgprs = 32;
+  const Occupancy seven = occupancyOf(gfx942, r, 512, 16384);
+  CHECK(seven.registerWaves == 7);
+  CHECK(seven.wavesPerSimd == 6);
+  r.vgprs = registersForWaves(gfx942, wavesForAnotherWorkgroup(gfx942, seven.registerWaves, 512));
+  CHECK(r.vgprs == 64);
+  CHECK(occupancyOf(gfx942, r, 512, 16384).wavesPerSimd == 8);
+}
+
 TEST_CASE("8-bit float conversion instructions per target") {
   using enum DType;
   // gfx942 (CDNA3) converts the FNUZ formats, gfx950 (CDNA4) OCP's; gfx90a

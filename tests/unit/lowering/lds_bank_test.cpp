@@ -283,3 +283,33 @@ TEST_CASE("ldsTransposedRead: a B kept along N is read transposed, its reading l
   auto bools = c.tile({64, 128}, IntegerType::get(&c.ctx, 1), DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 8));
   CHECK(!ldsTransposedRead(bools, rowMajor(0)));
 }
+
+// gfx942's fp8 B [64, 128] over 8 waves as tutorial 03 loads it (16 bytes
+// along N a thread, one row of K), kept along K for the 32x32x16 operand
+// (8 bytes of K a lane): each thread writes its 16 bytes to 16 rows (N) a
+// byte at a time. Swizzles whose phase changes every 4 or every 8 rows cost
+// the same bank cycles (the writes' conflicts move to the reads), but a
+// thread's 16 rows span 4 phases under the first, each write XOR its own
+// address register kept across the loop, and 2 under the second: the
+// 8-wave matmul's 2 registers between 66 and 64 live (8 waves a SIMD).
+TEST_CASE("planLdsStaging: at equal bank cycles a kept tile takes the swizzle whose accesses need fewer address registers") {
+  Context c;
+  Type fp8 = Float8E4M3FNUZType::get(&c.ctx);
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {4, 2}, true);
+  auto loaded = c.tile({64, 128}, fp8, c.blocked({1, 16}, {8, 8}, {8, 1}, {1, 0}));
+  auto operand = c.tile({64, 128}, fp8, DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 8));
+  LdsStaging plan = planLdsStaging(loaded, operand, LdsPriority::Bytes);
+  REQUIRE(plan.order.front() == 0);
+  REQUIRE(plan.swizzled());
+  CHECK(plan.unit == 8);
+  CHECK(plan.maxPhase == 8);
+  CHECK(plan.perPhase == 8);
+  CHECK(plan.writeVec == 1);
+  CHECK(plan.readVec == 8);
+  LdsStaging every4 = plan;
+  every4.perPhase = 4;
+  auto cycles = [&](const LdsStaging &p) {
+    return ldsAccessCycles(loaded, p, p.writeVec).cycles + ldsAccessCycles(operand, p, p.readVec).cycles;
+  };
+  CHECK(cycles(every4) == cycles(plan));
+}

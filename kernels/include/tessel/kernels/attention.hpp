@@ -61,7 +61,8 @@ struct AttentionConfig {
 // middle end hoists loop-invariant LDS addresses out of the key loops);
 // asked for 8 waves (waves_per_eu), it fits 192, as Triton's kernel does
 // (184), with 9 more instructions a key block (llvm-mca: 787 cycles against
-// 680 unasked and Triton's 935).
+// 680 unasked and Triton's 935). The compiler's occupancy retry now asks the
+// same unasked; the request saves that second code generation.
 inline AttentionConfig attentionConfig(int64_t headDim, unsigned waveSize = 64) {
   if (waveSize == 32) return headDim <= 64 ? AttentionConfig{64, 32, 8} : AttentionConfig{32, 16, 8, true, 8};
   return headDim <= 64 ? AttentionConfig{128, 64, 4} : AttentionConfig{128, 32, 4};

@@ -148,6 +148,11 @@ Occupancy occupancyOf(const TargetFacts &target, const KernelResources &resource
                       unsigned blockSize, unsigned ldsBytes);
 // The most registers (VGPRs + AGPRs) per lane that allow `waves` per SIMD.
 unsigned registersForWaves(const TargetFacts &target, unsigned waves);
+// The fewest waves a SIMD, by registers, that hold one more whole workgroup
+// of `blockSize` threads a CU than `registerWaves` do: 8-wave workgroups on
+// a 4-SIMD CU at 7 hold 3 (6 waves a SIMD), so 8 (not 9: two waves a SIMD
+// more than 7); 4-wave ones at 4, 5.
+unsigned wavesForAnotherWorkgroup(const TargetFacts &target, unsigned registerWaves, unsigned blockSize);
 
 // nullptr when `arch` is not one tessel supports.
 const TargetFacts *lookupTarget(std::string_view arch);

@@ -475,6 +475,29 @@ public:
     return total;
   }
 
+  // Address registers a thread's accesses keep under `plan`: a swizzled
+  // access's chunk is its row's chunk XOR its phase, so an access whose
+  // chunk differs from the thread's first by another XOR has a base of its
+  // own (no immediate offset folds an XOR; the lowering keeps one base per
+  // XOR across a loop). The most over wave 0's lanes.
+  int64_t addressRegisters(const LdsStaging &plan) const {
+    if (!plan.swizzled())
+      return 1;
+    const unsigned along = plan.order[0], across = plan.order[1];
+    auto chunk = [&](ArrayRef<int64_t> c) { return plan.column(c[along], c[across]) / plan.unit; };
+    int64_t most = 1;
+    SmallVector<int64_t, 32> xors;
+    for (int64_t lane = 0; lane < lanes_; ++lane) {
+      xors.clear();
+      const int64_t first = chunk(coords_[lane]);
+      for (size_t access = 0, n = accesses(); access < n; ++access)
+        xors.push_back(chunk(coords_[access * lanes_ + lane]) ^ first);
+      llvm::sort(xors);
+      most = std::max<int64_t>(most, std::unique(xors.begin(), xors.end()) - xors.begin());
+    }
+    return most;
+  }
+
 private:
   void init(const LinearLayout &layout, int64_t elemBytes, ArrayRef<int64_t> firsts, int64_t vec) {
     constexpr int64_t kBytesPerCycle = kBanks * kBankBytes;
@@ -553,8 +576,11 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
   // Candidates: pads up to twice the widest access (a pad that breaks an
   // access's alignment narrows it), and swizzles of chunks of the widest
   // access. Cost: cycles, (for a kept buffer: whether it pads,) then
-  // accesses, then a swizzle (an XOR per access).
-  using Cost = std::tuple<int64_t, bool, size_t, bool>;
+  // accesses, then the address registers a thread keeps (a kept buffer's,
+  // over the loop: the 8-wave fp8 matmul's B, 4 of them for byte writes
+  // to rows of 4 phases, 2 for rows of 8, at equal cycles), then a swizzle
+  // (an XOR per access).
+  using Cost = std::tuple<int64_t, bool, size_t, int64_t, bool>;
   // The accesses at each width a candidate gives them, built once (a
   // std::map: a reference to one stays valid while another is added).
   std::map<std::tuple<unsigned, bool, int64_t>, LdsAccesses> accessesOf;
@@ -571,7 +597,7 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
     const int64_t row = dst.getDimSize(along), writeVec = base.writeVec, readVec = base.readVec;
     const int64_t widest = std::max(writeVec, transposed ? int64_t(1) : readVec);
     const size_t fewestAccesses = ldsRuns(src, along, writeVec).size() + ldsRuns(dst, along, readVec).size();
-    Cost bestCost{std::numeric_limits<int64_t>::max(), false, 0, false};
+    Cost bestCost{std::numeric_limits<int64_t>::max(), false, 0, 0, false};
     std::optional<LdsStaging> chosen;
     std::optional<LdsAccesses> transposedReads; // the loading layout is the candidates' alike
     auto consider = [&](LdsStaging candidate) {
@@ -597,7 +623,10 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
                               (narrowed(candidate.writeVec, writeVec) || narrowed(candidate.readVec, readVec));
       Cost cost{writes.cycles(candidate).cycles + reads->cycles(candidate).cycles +
                     (belowPairs ? kLdsIssueCycles * int64_t(accesses - fewestAccesses) : 0),
-                priority == LdsPriority::Bytes && candidate.pad > 0, accesses, candidate.swizzled()};
+                priority == LdsPriority::Bytes && candidate.pad > 0, accesses,
+                priority == LdsPriority::Bytes ? writes.addressRegisters(candidate) + reads->addressRegisters(candidate)
+                                               : 0,
+                candidate.swizzled()};
       if (cost < bestCost) {
         bestCost = cost;
         chosen = candidate;
