@@ -342,6 +342,15 @@ void checkGlobalRace(LaunchSanitizer &s, uintptr_t a, uint64_t bytes, uint32_t s
   }
 }
 
+// Whether [a, a + bytes) lies in one of the buffers the thread hit last
+// (most of a thread's accesses do).
+bool inRecentBuffer(const ThreadState &t, uintptr_t a, uint64_t bytes) {
+  for (const BufferRange &hit : t.recentBuffers)
+    if (a >= hit.begin && a + bytes <= hit.end && a + bytes >= a)
+      return true;
+  return false;
+}
+
 } // namespace
 } // namespace tessel::emu
 
@@ -354,13 +363,7 @@ extern "C" void *tessel_emu_check_global(void *p, uint64_t bytes, uint32_t site)
   if (!s) // not launched through a sanitizing launch: let it through
     return p;
   stopIfAnotherReported(*s, t);
-  // Most accesses of a thread hit the few buffers it touched last.
-  bool inside = false;
-  for (const BufferRange &hit : t.recentBuffers)
-    if (a >= hit.begin && a + bytes <= hit.end && a + bytes >= a) {
-      inside = true;
-      break;
-    }
+  bool inside = inRecentBuffer(t, a, bytes);
   const std::vector<BufferRange> &buffers = s->buffers;
   if (!inside) {
     auto next = bufferAfter(buffers, a);
@@ -467,14 +470,9 @@ extern "C" void tessel_emu_check_lanes(uint32_t space, void *const *pointers, co
   for (uint32_t i = 0; i < count; ++i) {
     if (!active[i])
       continue;
-    if (space != 3 && !s->global) {
-      const uintptr_t a = reinterpret_cast<uintptr_t>(pointers[i]);
-      bool inside = false;
-      for (const BufferRange &hit : t.recentBuffers)
-        inside |= a >= hit.begin && a + bytes <= hit.end && a + bytes >= a;
-      if (inside)
-        continue;
-    }
+    // (With the global race shadow every access is recorded: no shortcut.)
+    if (space != 3 && !s->global && inRecentBuffer(t, reinterpret_cast<uintptr_t>(pointers[i]), bytes))
+      continue;
     t.workitem[0] = first + i / perLane;
     if (space == 3)
       tessel_emu_check_lds(pointers[i], bytes, site);
