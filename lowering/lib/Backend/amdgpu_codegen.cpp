@@ -547,6 +547,7 @@ struct OptimizedKernel {
     llvm::internalizeModule(*kernel, isKernel);
     optimize(*kernel, generator.machine());
     boundSchedulingRegions(*kernel);
+    giveRegionsTheirOwnZeroOffset(*kernel);
     boundStagedStores(*kernel);
     boundDirectLoads(*kernel);
   }
