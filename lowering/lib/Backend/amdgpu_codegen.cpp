@@ -326,9 +326,8 @@ bool isKernel(const llvm::GlobalValue &value) {
   return function && function->getCallingConv() == llvm::CallingConv::AMDGPU_KERNEL;
 }
 
-// Whether the module computes on values narrower than 32 bits (8- and 16-bit
-// integers, half, bfloat; not i1), which LLVM's SLP vectorizer packs into
-// v_pk_*_f16 / v_pk_*_u16 and byte permutes.
+} // namespace
+
 bool computesOnNarrowValues(const llvm::Module &module) {
   auto narrow = [](llvm::Type *t) {
     t = t->getScalarType();
@@ -340,11 +339,13 @@ bool computesOnNarrowValues(const llvm::Module &module) {
       if (narrow(inst.getType()))
         return true;
       for (const llvm::Value *operand : inst.operands())
-        if (narrow(operand->getType()))
+        if (!llvm::isa<llvm::Constant>(operand) && narrow(operand->getType()))
           return true;
     }
   return false;
 }
+
+namespace {
 
 // The O3 pipeline is built per module (~0.1 M instructions of a compile),
 // unlike the code generation one: it cannot be kept, since LLVM's
@@ -547,6 +548,7 @@ struct OptimizedKernel {
     llvm::internalizeModule(*kernel, isKernel);
     optimize(*kernel, generator.machine());
     boundSchedulingRegions(*kernel);
+    giveRegionsTheirOwnZeroOffset(*kernel);
     boundStagedStores(*kernel);
     boundDirectLoads(*kernel);
   }

@@ -4,10 +4,12 @@
 
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/Module.h>
 
+#include <string>
 #include <vector>
 
 namespace tessel {
@@ -60,6 +62,74 @@ unsigned boundSchedulingRegions(llvm::Module &module) {
     }
   }
   return inserted;
+}
+
+namespace {
+
+// The soffset operand of a raw buffer load or store when it is the constant 0
+// (load: rsrc, voffset, soffset, aux; store: vdata, rsrc, voffset, soffset, aux).
+llvm::Use *zeroBufferOffset(llvm::Instruction &inst) {
+  auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+  if (!call || (call->getIntrinsicID() != llvm::Intrinsic::amdgcn_raw_ptr_buffer_load &&
+                call->getIntrinsicID() != llvm::Intrinsic::amdgcn_raw_ptr_buffer_store))
+    return nullptr;
+  llvm::Use &soffset = call->getArgOperandUse(call->arg_size() - 2);
+  auto *constant = llvm::dyn_cast<llvm::ConstantInt>(soffset.get());
+  return constant && constant->isZero() ? &soffset : nullptr;
+}
+
+} // namespace
+
+unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module) {
+  unsigned made = 0;
+  for (llvm::Function &function : module) {
+    for (llvm::BasicBlock &block : function) {
+      unsigned length = 0;
+      for (llvm::Instruction &inst : block)
+        length += isScheduled(inst);
+      if (length <= kLongBlock)
+        continue;
+      llvm::Value *zero = nullptr; // the current region's
+      // A region's zero lives to the region's end, where an empty
+      // assembly statement reads it: its last use in a clause of loads would
+      // make SI Form Memory Clauses recompute the live ranges of every
+      // register the clause reads, the buffer resource's (all the kernel's
+      // accesses) too, once per region.
+      auto endRegion = [&](llvm::Instruction &end) {
+        if (!zero)
+          return;
+        llvm::IRBuilder<> builder(&end);
+        auto *type = llvm::FunctionType::get(builder.getVoidTy(), {builder.getInt32Ty()}, false);
+        builder.CreateCall(type, llvm::InlineAsm::get(type, "; soffset $0 ends", "s", /*hasSideEffects=*/true),
+                           {zero});
+        zero = nullptr;
+      };
+      for (llvm::Instruction &inst : llvm::make_early_inc_range(block)) {
+        if (isBoundary(inst) || inst.isTerminator()) {
+          endRegion(inst);
+          continue;
+        }
+        llvm::Use *soffset = zeroBufferOffset(inst);
+        if (!soffset)
+          continue;
+        if (!zero) {
+          // Each its own text (a comment), so that no CSE of LLVM's code
+          // generation merges them back into one.
+          llvm::IRBuilder<> builder(&inst);
+          auto *type = llvm::FunctionType::get(builder.getInt32Ty(), false);
+          auto *asm_ = llvm::InlineAsm::get(type, "s_mov_b32 $0, 0 ; soffset " + std::to_string(made), "=s",
+                                            /*hasSideEffects=*/false);
+          auto *call = builder.CreateCall(type, asm_);
+          call->setDoesNotAccessMemory();
+          call->setDoesNotThrow();
+          zero = call;
+          ++made;
+        }
+        soffset->set(zero);
+      }
+    }
+  }
+  return made;
 }
 
 namespace {

@@ -41,6 +41,16 @@ struct AmdgpuCode {
   CompileTimes times;               // optimize, codegen and link filled in
 };
 
+// Whether the module computes on values narrower than 32 bits (8- and 16-bit
+// integers, half, bfloat; not i1), which LLVM's SLP vectorizer packs into
+// v_pk_*_f16 / v_pk_*_u16 and byte permutes: the optimizer runs SLP only
+// then (packed f32 the lowering emits itself). A narrow constant operand
+// computes nothing: every buffer resource (llvm.amdgcn.make.buffer.rsrc)
+// takes an i16 stride, which turned SLP on for every kernel with buffer
+// accesses (6% of the optimizer's time, 0.12 s of 1.96 s, on issue 34's
+// memory workload of 8000 ops, for the same module).
+bool computesOnNarrowValues(const llvm::Module &module);
+
 // The AMDGPU machine scheduler is quadratic in a scheduling region's length
 // (memory dependence chains, the uses of one register), so an unrolled
 // program of N ops cost N^1.5 and more in code generation (issue 34). Code
@@ -54,6 +64,19 @@ struct AmdgpuCode {
 inline constexpr unsigned kLongBlock = 2048;
 inline constexpr unsigned kSchedulingRegion = 512;
 unsigned boundSchedulingRegions(llvm::Module &module);
+
+// Every raw buffer load and store of a kernel takes soffset 0 (the offset
+// is all in voffset), which the backend makes one `s_mov_b32 0` that SI Fold
+// Operands then folds into each use, checking each fold against the list of
+// those made before: quadratic in the uses (2.5 s of code generation for the
+// 64000 buffer accesses of 16000 traced loads and stores; issue 34). In a
+// block longer than kLongBlock each scheduling region (above) takes its
+// zero from its own `s_mov_b32 sN, 0` (inline assembly, which nothing
+// folds: one scalar instruction per region), so a zero has at most a
+// region's uses. The same zero in a register: what a lane reads or writes,
+// a masked lane's out-of-range offset included, does not change. Normal
+// kernels' blocks are untouched. Returns how many zeros it made.
+unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module);
 
 // A pipelined K loop computes the current tile's products, then (after a
 // workgroup barrier) stores the next tile, loaded from global memory this
