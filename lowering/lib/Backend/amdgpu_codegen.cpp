@@ -548,9 +548,10 @@ struct OptimizedKernel {
     llvm::internalizeModule(*kernel, isKernel);
     optimize(*kernel, generator.machine());
     boundSchedulingRegions(*kernel);
-    giveRegionsTheirOwnZeroOffset(*kernel);
     boundStagedStores(*kernel);
     boundDirectLoads(*kernel);
+    // Last: the two above take any call for a write, the zeros' asm included.
+    giveRegionsTheirOwnZeroOffset(*kernel);
   }
 
   // Code generation to an object (the thread's kept pipeline) or to
