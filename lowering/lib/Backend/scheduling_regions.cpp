@@ -28,16 +28,22 @@ bool isBoundary(const llvm::Instruction &inst) {
 // PHIs and the terminator are not scheduled with the block's body.
 bool isScheduled(const llvm::Instruction &inst) { return !llvm::isa<llvm::PHINode>(inst) && !inst.isTerminator(); }
 
+// The block's scheduled instructions, when there are more than kLongBlock; else 0.
+unsigned longBlockLength(const llvm::BasicBlock &block) {
+  unsigned length = 0;
+  for (const llvm::Instruction &inst : block)
+    length += isScheduled(inst);
+  return length > kLongBlock ? length : 0;
+}
+
 } // namespace
 
 unsigned boundSchedulingRegions(llvm::Module &module) {
   unsigned inserted = 0;
   for (llvm::Function &function : module) {
     for (llvm::BasicBlock &block : function) {
-      unsigned length = 0;
-      for (llvm::Instruction &inst : block)
-        length += isScheduled(inst);
-      if (length <= kLongBlock)
+      const unsigned length = longBlockLength(block);
+      if (!length)
         continue;
       std::vector<llvm::Instruction *> after;
       unsigned seen = 0, sinceBoundary = 0;
@@ -84,10 +90,7 @@ unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module) {
   unsigned made = 0;
   for (llvm::Function &function : module) {
     for (llvm::BasicBlock &block : function) {
-      unsigned length = 0;
-      for (llvm::Instruction &inst : block)
-        length += isScheduled(inst);
-      if (length <= kLongBlock)
+      if (!longBlockLength(block))
         continue;
       llvm::Value *zero = nullptr; // the current region's
       // A region's zero lives to the region's end, where an empty

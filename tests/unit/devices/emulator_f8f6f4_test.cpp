@@ -108,23 +108,6 @@ std::vector<float> reference(const MfmaShape &s, int formatA, int formatB, const
   return out;
 }
 
-bool same(float x, float y) { return (std::isnan(x) && std::isnan(y)) || x == y; }
-
-size_t mismatches(const std::vector<float> &got, const std::vector<float> &want) {
-  size_t wrong = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    wrong += !same(got[i], want[i]);
-  return wrong;
-}
-
-// Any finite code of `format` (NaN and infinity codes left out).
-uint8_t finiteCode(std::mt19937 &gen, int format) {
-  for (;;) {
-    const uint8_t code = uint8_t(std::uniform_int_distribution<int>(0, 255)(gen));
-    if (std::isfinite(decode(code, format)))
-      return code;
-  }
-}
 
 } // namespace
 

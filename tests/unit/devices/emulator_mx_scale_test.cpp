@@ -89,24 +89,36 @@ struct Case {
   ScaleOperand opA, opB;
 };
 
+// A case's A, B and C in each lane's registers (32 bytes of A and of B, C's
+// `regs` floats), lane after lane.
+struct LaneRegisters {
+  unsigned regs;
+  std::vector<uint8_t> a, b;
+  std::vector<float> c;
+};
+LaneRegisters inLanes(const Case &t) {
+  const MfmaShape &s = t.s;
+  LaneRegisters r{s.m * s.m / 64, std::vector<uint8_t>(64 * 32), std::vector<uint8_t>(64 * 32), {}};
+  r.c.resize(64 * r.regs);
+  for (unsigned i = 0; i < s.m; ++i)
+    for (unsigned kk = 0; kk < s.k; ++kk) {
+      auto [lane, byte] = place(s, i, kk);
+      r.a[lane * 32 + byte] = t.A[i * s.k + kk];
+      r.b[lane * 32 + byte] = t.B[kk * s.m + i];
+    }
+  for (unsigned i = 0; i < s.m; ++i)
+    for (unsigned j = 0; j < s.m; ++j) {
+      auto [lane, reg] = placeD(s, i, j);
+      r.c[lane * r.regs + reg] = t.C[i * s.m + j];
+    }
+  return r;
+}
+
 // D by the emulator.
 std::vector<float> run(const Case &t) {
   const MfmaShape &s = t.s;
   Device dev = Device::emulator("gfx950");
-  const unsigned regs = s.m * s.m / 64;
-  std::vector<uint8_t> a(64 * 32), b(64 * 32);
-  std::vector<float> c(64 * regs);
-  for (unsigned i = 0; i < s.m; ++i)
-    for (unsigned kk = 0; kk < s.k; ++kk) {
-      auto [lane, byte] = place(s, i, kk);
-      a[lane * 32 + byte] = t.A[i * s.k + kk];
-      b[lane * 32 + byte] = t.B[kk * s.m + i];
-    }
-  for (unsigned i = 0; i < s.m; ++i)
-    for (unsigned j = 0; j < s.m; ++j) {
-      auto [lane, r] = placeD(s, i, j);
-      c[lane * regs + r] = t.C[i * s.m + j];
-    }
+  auto [regs, a, b, c] = inLanes(t);
   auto ba = dev.upload(a), bb = dev.upload(b);
   auto bc = dev.upload(c);
   auto bd = dev.upload(std::vector<float>(c.size(), std::nanf("")));
@@ -160,22 +172,6 @@ std::vector<float> reference(const Case &t, const LaneOf &laneOf = documented) {
   return out;
 }
 
-bool same(float x, float y) { return (std::isnan(x) && std::isnan(y)) || x == y; }
-
-size_t mismatches(const std::vector<float> &got, const std::vector<float> &want) {
-  size_t wrong = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    wrong += !same(got[i], want[i]);
-  return wrong;
-}
-
-uint8_t finiteCode(std::mt19937 &gen, int format) {
-  for (;;) {
-    const uint8_t code = uint8_t(std::uniform_int_distribution<int>(0, 255)(gen));
-    if (std::isfinite(decode(code, format)))
-      return code;
-  }
-}
 
 Case randomCase(const MfmaShape &s, int fa, int fb, unsigned seed, int lowScale, int highScale) {
   std::mt19937 gen(seed);
@@ -273,20 +269,8 @@ TEST_CASE("emulator: the wave form's matrix entry applies the scales as the fibe
     Case t = randomCase(s, 1, 0, seed++, 116, 138);
     t.opA.opsel = 2;
     t.opB.opsel = 1;
-    const unsigned regs = s.m * s.m / 64;
-    std::vector<uint8_t> a(64 * 32), b(64 * 32);
-    std::vector<float> c(64 * regs), d(64 * regs, std::nanf(""));
-    for (unsigned i = 0; i < s.m; ++i)
-      for (unsigned kk = 0; kk < s.k; ++kk) {
-        auto [lane, byte] = place(s, i, kk);
-        a[lane * 32 + byte] = t.A[i * s.k + kk];
-        b[lane * 32 + byte] = t.B[kk * s.m + i];
-      }
-    for (unsigned i = 0; i < s.m; ++i)
-      for (unsigned j = 0; j < s.m; ++j) {
-        auto [lane, r] = placeD(s, i, j);
-        c[lane * regs + r] = t.C[i * s.m + j];
-      }
+    auto [regs, a, b, c] = inLanes(t);
+    std::vector<float> d(64 * regs, std::nanf(""));
     const std::string name = s.intrinsic;
     const int id = emu::matrixInstructionId(name);
     REQUIRE(id >= 0);

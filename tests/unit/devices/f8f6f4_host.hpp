@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <utility>
+#include <vector>
 
 namespace tessel::f8f6f4 {
 
@@ -47,6 +49,25 @@ inline std::pair<unsigned, unsigned> place(const MfmaShape &s, unsigned i, unsig
 inline std::pair<unsigned, unsigned> placeD(const MfmaShape &s, unsigned i, unsigned j) {
   if (s.m == 32) return {j + 32 * ((i / 4) % 2), 4 * (i / 8) + i % 4};
   return {j + 16 * (i / 4), i % 4};
+}
+
+// Equal, or both NaN.
+inline bool same(float x, float y) { return (std::isnan(x) && std::isnan(y)) || x == y; }
+
+inline size_t mismatches(const std::vector<float> &got, const std::vector<float> &want) {
+  size_t wrong = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    wrong += !same(got[i], want[i]);
+  return wrong;
+}
+
+// Any finite code of `format` (NaN and infinity codes left out).
+inline uint8_t finiteCode(std::mt19937 &gen, int format) {
+  for (;;) {
+    const uint8_t code = uint8_t(std::uniform_int_distribution<int>(0, 255)(gen));
+    if (std::isfinite(decode(code, format)))
+      return code;
+  }
 }
 
 } // namespace tessel::f8f6f4
