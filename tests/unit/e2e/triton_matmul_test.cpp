@@ -17,7 +17,9 @@
 #include "../../../bench/matmul_forms.hpp" // the kernel, and what its main loop holds
 
 #include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/compile.hpp"
+#include "tessel/lowering/target.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +45,7 @@ namespace {
 // transposed ([K, M], strides (1, M)); B [K, N] row-major, or stored [N, K]
 // (strides (1, K)); on `dev`. `loop` gets the main loop of the code that ran.
 double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2, Device &dev = emulator(),
-                       bool transB = false, std::string *loop = nullptr) {
+                       bool transB = false, std::string *loop = nullptr, unsigned warps = 4) {
   std::vector<half> ha(size_t(M) * K), hb(size_t(K) * N);
   auto fa = randomFloats(ha.size(), -1, 1), fb = randomFloats(hb.size(), -1, 1);
   std::copy(fa.begin(), fa.end(), ha.begin());
@@ -55,7 +57,7 @@ double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2, De
   static auto kernel = jit<triton_matmul<>>();
   const uint32_t grid = cdiv(M, BM) * cdiv(N, BN);
   const int sam = transA ? 1 : K, sak = transA ? M : 1, sbk = transB ? 1 : N, sbn = transB ? K : 1;
-  kernel.launch(dev, {grid}, {.num_warps = 4, .num_stages = stages}, a, b, c, M, N, K, sam, sak, sbk, sbn, N, 1,
+  kernel.launch(dev, {grid}, {.num_warps = warps, .num_stages = stages}, a, b, c, M, N, K, sam, sak, sbk, sbn, N, 1,
                 BM, BN, blockK(stages), GROUP_M);
   if (loop)
     *loop = bench::mainLoop(kernel.lastCompiled()->assembly());
@@ -142,13 +144,13 @@ TEST_CASE("Triton's tutorial 03 matmul on gfx950 with TESSEL_DIRECT_TO_LDS, A an
 namespace {
 
 CompiledKernel compileTritonForm(const std::string &arch, int M, int N, int K, bool transA, unsigned stages = 2,
-                                 bool transB = false, bool directToLds = false) {
+                                 bool transB = false, bool directToLds = false, unsigned warps = 4) {
   auto a = emulator().alloc<half>(size_t(M) * K), b = emulator().alloc<half>(size_t(K) * N);
   auto c = emulator().alloc<half>(size_t(M) * N);
   const int sam = transA ? 1 : K, sak = transA ? M : 1, sbk = transB ? 1 : N, sbn = transB ? K : 1;
   detail::TraceRequest request =
       jit<triton_matmul<>>().trace(a, b, c, M, N, K, sam, sak, sbk, sbn, N, 1, BM, BN, blockK(stages), GROUP_M);
-  CompileOptions options{arch, 4};
+  CompileOptions options{arch, warps};
   options.numStages = stages;
   options.directToLds = directToLds;
   return compileTrace(request.trace, request.spec, options);
@@ -248,5 +250,40 @@ TEST_CASE("Triton's tutorial 03 matmul, B stored [N, K]: the staged stores pair 
       CHECK(matchCount(loop, std::regex(R"(\bds_write2(st64)?_b64\b)")) == 8u);
       CHECK(matchCount(loop, std::regex(R"(\bds_write_b64\b)")) == 0u);
     }
+  }
+}
+
+// gfx1100 (wave32, 16x16x16 WMMA): B's slot keeps 16-byte chunks, so each
+// lane reads its 16 halves of K as two ds_load_b128 (planLdsStaging prices a
+// WMMA operand's narrower reads), and the 16-bit halves B gathers along K for
+// its LDS writes are packed by v_perm_b32, not moved into register halves
+// (target.cpp: -real-true16). Before: 64 ds_load_2addr_b32 an iteration, 199
+// VGPRs (6 waves a SIMD) at 8 waves; 55 VGPRs spilled at 4 (Triton spills 56).
+TEST_CASE("Triton's tutorial 03 matmul on gfx1100: 16-byte operand reads, 8 waves a SIMD at 8 waves, odd sizes against "
+          "float64") {
+  for (unsigned warps : {4u, 8u}) {
+    CAPTURE(warps);
+    CompiledKernel k = compileTritonForm("gfx1100", 400, 208, 464, false, 2, false, false, warps);
+    const std::string loop = bench::mainLoop(k.assembly());
+    REQUIRE(!loop.empty());
+    CAPTURE(loop);
+    // A wave's 16x16x16 operands over K = 64: (M / 16 + N / 16 of its part) x 4 K steps x 2 reads; the waves
+    // as [2, 2] (M and N parts of 64) or [4, 2] (32 and 64): 64 or 48 reads, Triton's.
+    CHECK(matchCount(loop, std::regex(R"(\bds_load_b128\b)")) == (warps == 4 ? 64 : 48));
+    CHECK(matchCount(loop, std::regex(R"(\bds_load_(?!b128\b)\w+)")) == 0);
+    CHECK(matchCount(loop, std::regex(R"(\bv\d+\.[lh]\b)")) == 0);
+    const KernelResources r = kernelResources(k.hsaco, k.name);
+    if (warps == 8) {
+      CHECK(occupancyOf(requireTarget(k.arch), r, k.blockSize, k.ldsBytes).wavesPerSimd == 8);
+      CHECK(r.vgprSpills + r.sgprSpills == 0);
+    } else {
+      CHECK(r.vgprSpills < 16);
+    }
+  }
+  Device gfx1100 = Device::emulator("gfx1100");
+  for (unsigned warps : {4u, 8u}) {
+    CAPTURE(warps);
+    CHECK(tritonFormError(133, 150, 201, false, 2, gfx1100, false, nullptr, warps) < 1e-2);
+    CHECK(tritonFormError(129, 257, 96, true, 2, gfx1100, false, nullptr, warps) < 1e-2);
   }
 }

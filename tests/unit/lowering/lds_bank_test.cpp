@@ -221,6 +221,31 @@ TEST_CASE("planLdsStaging keeps 8-bit operand reads as wide as the operand's run
   CHECK(planLdsStaging(loaded, narrow, LdsPriority::Bytes).readVec == 8);
 }
 
+TEST_CASE("planLdsStaging keeps a WMMA operand's reads 16 bytes wide: narrower chunks cost reads, copies and registers") {
+  Context c;
+  Type f16 = Float16Type::get(&c.ctx);
+  // gfx1100's B [64, 128] as tutorial 03 loads it over 8 waves of 32 (4 rows
+  // of K by 8 halves of N a thread), read as the 16x16x16 WMMA operand (16
+  // halves of K a lane: two 16-byte runs). The bank model alone prefers
+  // 4-byte chunks, whose swizzle spares the 8-byte writes (rows 8 apart) a
+  // conflict; they took 64 ds_load_2addr_b32 and 199 VGPRs (6 waves) where
+  // 16-byte chunks take 32 ds_load_b128 and 187 VGPRs (8 waves).
+  auto wmma = WmmaLayoutAttr::get(&c.ctx, {4, 2}, true);
+  auto loaded = c.tile({64, 128}, f16, c.blocked({4, 8}, {2, 16}, {8, 1}, {1, 0}));
+  auto operand = c.tile({64, 128}, f16, DotOperandLayoutAttr::get(&c.ctx, 1, wmma, 16));
+  LdsStaging plan = planLdsStaging(loaded, operand, LdsPriority::Bytes);
+  CHECK(plan.order.front() == 0); // K fastest: the reads' runs
+  CHECK(plan.readVec == 8);
+  CHECK(plan.writeVec == 4);
+  CHECK((!plan.swizzled() || plan.unit >= 8));
+  // An MFMA operand of the same 16-byte runs (gfx950's 32x32x16) may still
+  // take narrower chunks where they spare bank conflicts.
+  auto mfma = MfmaLayoutAttr::get(&c.ctx, {32, 32}, {2, 2}, true);
+  auto loaded64 = c.tile({64, 128}, f16, c.blocked({4, 8}, {4, 16}, {4, 1}, {1, 0}));
+  auto mfmaOperand = c.tile({64, 128}, f16, DotOperandLayoutAttr::get(&c.ctx, 1, mfma, 8));
+  CHECK(planLdsStaging(loaded64, mfmaOperand, LdsPriority::Bytes).readVec < 8);
+}
+
 TEST_CASE("ldsVectorElems: two 8-bit elements go a byte at a time (a 2-byte access packs two registers with VALU)") {
   Context c;
   Type fp8 = Float8E4M3FNType::get(&c.ctx), f16 = Float16Type::get(&c.ctx);

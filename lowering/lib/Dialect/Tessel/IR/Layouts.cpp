@@ -536,6 +536,13 @@ LdsCycles mlir::tessel::ldsAccessCycles(RankedTensorType type, const LdsStaging 
 // 8-bit elements' reads of any width: gfx950's fp8 B operand (16-byte runs)
 // read in 4-byte chunks took 12 v_mov and ~8 VGPRs an iteration to pair
 // them across tiles, for 354 llvm-mca cycles against 339 with 8-byte reads.
+// A WMMA operand (gfx1100) pays below 16 bytes: its 16 K of a lane are two
+// 16-byte reads, and narrower pieces are copied into the instruction's
+// 8-register operand: the 128x128x64 f16 matmul's B read in 4-byte chunks
+// (swizzled so its 8-byte writes miss no bank) took 64 ds_load_2addr_b32
+// and 199 VGPRs (6 waves) at 8 waves, against 32 ds_load_b128 and 187 (8
+// waves), 634 -> 406 llvm-mca cycles; at 4 waves 55 -> 7 VGPRs spilled,
+// 4418 -> 1245 cycles (with gfx1100's 16-bit moves off, target.cpp).
 static constexpr int64_t kLdsIssueCycles = 8;
 
 LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType dst, LdsPriority priority,
@@ -573,6 +580,8 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
   if (rank < 2)
     return plan;
   const int64_t elemBytes = ldsElementBytes(dst);
+  auto operand = dyn_cast_or_null<DotOperandLayoutAttr>(dst.getEncoding());
+  const int64_t pairedBytes = operand && isa<WmmaLayoutAttr>(operand.getParent()) ? 16 : 8;
   // Candidates: pads up to twice the widest access (a pad that breaks an
   // access's alignment narrows it), and swizzles of chunks of the widest
   // access. Cost: cycles, (for a kept buffer: whether it pads,) then
@@ -618,8 +627,8 @@ LdsStaging mlir::tessel::planLdsStaging(RankedTensorType src, RankedTensorType d
         reads = &accessesAt(along, false, candidate.readVec);
       }
       const size_t accesses = writes.accesses() + reads->accesses();
-      auto narrowed = [&](int64_t vec, int64_t natural) { return vec < natural && vec * elemBytes < 8; };
-      const bool belowPairs = !transposed && (readVec * elemBytes <= 8 || elemBytes == 1) &&
+      auto narrowed = [&](int64_t vec, int64_t natural) { return vec < natural && vec * elemBytes < pairedBytes; };
+      const bool belowPairs = !transposed && (readVec * elemBytes <= pairedBytes || elemBytes == 1) &&
                               (narrowed(candidate.writeVec, writeVec) || narrowed(candidate.readVec, readVec));
       Cost cost{writes.cycles(candidate).cycles + reads->cycles(candidate).cycles +
                     (belowPairs ? kLdsIssueCycles * int64_t(accesses - fewestAccesses) : 0),
