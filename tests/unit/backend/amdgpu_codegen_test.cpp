@@ -731,12 +731,6 @@ std::string longBlockKernel(int elements) {
   return ir + "  ret void\n}\ndeclare i32 @llvm.amdgcn.workitem.id.x()\n";
 }
 
-size_t countOf(const std::string &text, const std::string &needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
-    ++n;
-  return n;
-}
 } // namespace
 
 TEST_CASE("a block of thousands of loads and stores compiles (in bounded scheduling regions) for every target") {
@@ -750,7 +744,7 @@ TEST_CASE("a block of thousands of loads and stores compiles (in bounded schedul
     configureModuleForTarget(*module, target);
     const std::string assembly = generateAmdgpuAssembly(*module, target);
     // gfx9 spells a 32-bit access dword, gfx11 b32.
-    CHECK(countOf(assembly, "global_store_dword ") + countOf(assembly, "global_store_b32 ") == 800);
-    CHECK(countOf(assembly, "global_load_dword ") + countOf(assembly, "global_load_b32 ") == 800);
+    CHECK(testing::countOf(assembly, "global_store_dword ") + testing::countOf(assembly, "global_store_b32 ") == 800);
+    CHECK(testing::countOf(assembly, "global_load_dword ") + testing::countOf(assembly, "global_load_b32 ") == 800);
   }
 }

@@ -67,13 +67,6 @@ bool isSchedBarrier(const llvm::Instruction &inst) {
   return call && call->getIntrinsicID() == llvm::Intrinsic::amdgcn_sched_barrier;
 }
 
-size_t countOf(const std::string &text, const std::string &needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
-    ++n;
-  return n;
-}
-
 } // namespace
 
 TEST_CASE("each scheduling region of a long block takes its buffer accesses' soffset 0 from its own register") {
@@ -148,8 +141,8 @@ TEST_CASE("a long block's buffer accesses take soffset from one scalar register 
     CHECK(inline0 == 0);
     // One `s_mov_b32 sN, 0 ; soffset K` a region (the optimized block of 600
     // elements has 5 or more), each read again by `; soffset sN ends`.
-    const size_t zeros = countOf(assembly, ", 0 ; soffset ");
+    const size_t zeros = testing::countOf(assembly, ", 0 ; soffset ");
     CHECK(zeros >= 5);
-    CHECK(countOf(assembly, " ends") == zeros);
+    CHECK(testing::countOf(assembly, " ends") == zeros);
   }
 }

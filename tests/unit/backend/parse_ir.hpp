@@ -1,5 +1,6 @@
-// Test IR text parsed into a module; a parse error fails the test case with
-// LLVM's message and the text.
+// Test IR text parsed into a module (a parse error fails the test case with
+// LLVM's message and the text), and how often a needle occurs in the
+// assembly a test compiled.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -25,6 +26,13 @@ inline std::unique_ptr<llvm::Module> parseIR(const std::string &text, llvm::LLVM
     FAIL("test IR does not parse: " << message << "\n" << text);
   }
   return module;
+}
+
+inline size_t countOf(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
 }
 
 } // namespace tessel::testing
