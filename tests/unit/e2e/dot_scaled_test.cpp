@@ -345,11 +345,19 @@ TEST_CASE("dot_scaled takes its decomposition where the scaled MFMAs do not take
 // The comparison bench's tl.dot_scaled matmul (bench::mx_matmul_kernel: a
 // pipelined K loop, A's scales staged in LDS with the operands, B's
 // prefetched through their transpose) on gfx950's scaled MFMAs and on
-// gfx942's decomposition, against float64: 4 x 4 K steps, 2 x 2 blocks.
+// gfx942's decomposition, against float64: 4 x 4 K steps, 2 x 2 blocks; and
+// 160 x 144 x 192, whose `% M` and `% N` wrap inside the second blocks (runs
+// of 16 still: B, given assume(pid_n >= 0), loads 16 bytes a lane).
 TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel) matches float64 on gfx950 and gfx942") {
-  const int M = 256, N = 256, K = 256;
+  struct Size {
+    int M, N, K;
+  };
+  for (auto [M, N, K] : {Size{256, 256, 256}, Size{160, 144, 192}})
   for (const char *arch : {"gfx950", "gfx942"}) {
     CAPTURE(arch);
+    CAPTURE(M);
+    CAPTURE(N);
+    CAPTURE(K);
     Device dev = Device::emulator(arch);
     Operand<float8_e4m3fn> a = randomOperand<float8_e4m3fn>(MxFormat::e4m3, M, K);
     Operand<float8_e4m3fn> bt = randomOperand<float8_e4m3fn>(MxFormat::e4m3, N, K);
@@ -369,6 +377,9 @@ TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel)
     else // B is scaled as loaded, along K: no transpose of the 8-bit tile
       CHECK(!std::regex_search(kernel.runtime()->lastKernel()->tileIR,
                                std::regex(R"(tessel\.permute [^\n]*xf8E4M3FN)")));
+    // B [64, 128] along N, 16 bytes a lane: what the assume buys.
+    CHECK(std::regex_search(kernel.runtime()->lastKernel()->tileIR,
+                            std::regex(R"(buffer_load [^\n]*vec = 16 [^\n]*tensor<64x128xi32)")));
     std::vector<half> got = dc.download();
     size_t wrong = 0;
     for (int m = 0; m < M; ++m)
