@@ -10,7 +10,9 @@
 // everything else by upcasting: each element times its scale, in bf16
 // (fp16 when either operand is fp16), then dot with f32 accumulation. An 8-
 // or 4-bit element times a power of two is exact in bf16 unless it leaves
-// bf16's range (as Triton's upcasting path). Both forms are traced into one
+// bf16's range (as Triton's upcasting path); tessel-legalize-dots turns the
+// composition's f32 -> bf16 rounding into truncation, as Triton's AMD upcast,
+// which differs only below f32's normal range. Both forms are traced into one
 // tessel.dot_scaled; the compiler keeps the one the target runs.
 #pragma once
 

@@ -54,6 +54,16 @@ void zero_scales(Ptr<float8_e4m3fn> a, Ptr<float8_e4m3fn> b, Ptr<float> c) {
   store(c + expand_dims(rows, 1) * 32 + expand_dims(cols, 0), acc);
 }
 
+// [32, 64] x [64, 32] e4m3 with scales, from zero.
+void scaled_from_zero(Ptr<float8_e4m3fn> a, Ptr<int8_t> sa, Ptr<float8_e4m3fn> b, Ptr<int8_t> sb, Ptr<float> c) {
+  auto rows = arange(0, 32), cols = arange(0, 32), k = arange(0, 64), groups = arange(0, 2);
+  auto ta = load(a + expand_dims(rows, 1) * 64 + expand_dims(k, 0));
+  auto tb = load(b + expand_dims(k, 1) * 32 + expand_dims(cols, 0));
+  Tile<int8_t> tsa = load(sa + expand_dims(rows, 1) * 2 + expand_dims(groups, 0));
+  Tile<int8_t> tsb = load(sb + expand_dims(cols, 1) * 2 + expand_dims(groups, 0));
+  store(c + expand_dims(rows, 1) * 32 + expand_dims(cols, 0), dot_scaled(ta, tsa, MxFormat::e4m3, tb, tsb, MxFormat::e4m3));
+}
+
 // Decoders from the formats' definitions.
 double e2m1(unsigned nibble) {
   const unsigned e = (nibble >> 1) & 3, m = nibble & 1;
@@ -417,4 +427,34 @@ TEST_CASE("dot_scaled with constant scales of 0 on gfx950 stays the scaled MFMA:
   CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx950", 1});
   CHECK(contains(k.assembly(), "v_mfma_scale_f32_32x32x64_f8f6f4"));
   CHECK(!contains(k.assembly(), "v_mfma_f32_32x32x64_f8f6f4"));
+}
+
+// The decomposition truncates each scaled operand to bf16 (Triton's AMD
+// upcast does; tessel-legalize-dots): equal to rounding unless the product
+// is below f32's normal range. a[0][0] = 1.875 * 2^-6 times its scale 2^-127
+// is 1.875 * 2^-133, a bf16 subnormal step (2^-133) and 7/8 of one:
+// truncated 2^-133, rounded 2^-132; times b = 2^100, C is 2^-33 on gfx942
+// (2^-32 if rounded), and on gfx950's scaled MFMA, exact, 1.875 * 2^-33.
+TEST_CASE("dot_scaled's decomposition truncates to bf16 (as Triton's upcast): a product below 2^-126 loses its low bits") {
+  auto kernel = jit<scaled_from_zero>();
+  std::vector<float8_e4m3fn> a(32 * 64, float8_e4m3fn(0.0f)), b(64 * 32, float8_e4m3fn(1.0f));
+  a[0] = float8_e4m3fn(0x1.ep-6f);
+  REQUIRE(float(a[0]) == 0x1.ep-6f);
+  std::vector<int8_t> sa(32 * 2, int8_t(127)), sb(32 * 2, int8_t(-29)); // 2^0; 227: 2^100
+  sa[0] = 0;                                                             // 2^-127
+  for (auto [arch, want] : {std::pair{std::string("gfx942"), 0x1p-33f}, std::pair{std::string("gfx950"), 0x1.ep-33f}}) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    auto da = dev.upload(a), db = dev.upload(b);
+    auto dsa = dev.upload(sa), dsb = dev.upload(sb);
+    auto c = dev.upload(std::vector<float>(32 * 32, std::nanf("")));
+    kernel.launch(dev, {1}, {.num_warps = 1}, da, dsa, db, dsb, c);
+    std::vector<float> got = c.download();
+    for (int m = 0; m < 32; ++m)
+      for (int n = 0; n < 32; ++n) {
+        CAPTURE(m);
+        CAPTURE(n);
+        REQUIRE(got[size_t(m) * 32 + n] == (m == 0 ? want : 0.0f));
+      }
+  }
 }
