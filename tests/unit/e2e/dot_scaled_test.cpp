@@ -6,7 +6,9 @@
 #include "e2e_common.hpp"
 
 #include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/compile.hpp"
+#include "tessel/lowering/target.hpp"
 
 #include "../../../bench/matmul_forms.hpp" // bench::mx_matmul_kernel
 
@@ -457,4 +459,26 @@ TEST_CASE("dot_scaled's decomposition truncates to bf16 (as Triton's upcast): a 
         REQUIRE(got[size_t(m) * 32 + n] == (m == 0 ? want : 0.0f));
       }
   }
+}
+
+// gfx942's decomposition of the comparison bench's kernel over 8 waves at
+// Triton's occupancy, 4 waves a SIMD (124 VGPRs): B, loaded 16 bytes along
+// N (assume(pid_n >= 0)), gathers each element's scale through LDS; spread
+// by a select per group, every group's 16 columns a thread stayed live (143
+// VGPRs, 2 waves).
+TEST_CASE("dot_scaled's gfx942 decomposition of the comparison bench's kernel over 8 waves runs 4 waves a SIMD") {
+  Device dev = Device::emulator("gfx942");
+  auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
+  const int n = 4096;
+  auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
+  auto c = dev.alloc<half>(64);
+  auto as = dev.alloc<int8_t>(64), bs = dev.alloc<int8_t>(64);
+  const CompiledKernel &k =
+      kernel.warmup(dev, {.num_warps = 8, .num_stages = 2, .fp_fusion = true}, a, b, c, as, bs, n, n, n, n, 1, n, 1,
+                    n, 1, n / 32, 1, n / 32, 1, 128, 128, 64, 8);
+  const KernelResources r = kernelResources(k.hsaco, k.name);
+  CAPTURE(r.vgprs);
+  CHECK(occupancyOf(requireTarget(k.arch), r, k.blockSize, k.ldsBytes).wavesPerSimd == 4);
+  CHECK(r.vgprSpills + r.sgprSpills == 0);
+  CHECK(r.privateSegmentBytes == 0);
 }
