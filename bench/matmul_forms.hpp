@@ -208,6 +208,9 @@ inline LoopMakeUp loopMakeUp(const std::string &loop) {
 // line by line): OCP E4M3 A [M, K] and B [K, N], e8m0 scales per 32 of K
 // ([M, K / 32] and [N, K / 32]), K a multiple of the block (no masks on K),
 // C in f16. The comparison bench runs BLOCK_K 64 (two scale groups a step).
+// Both sides add `assume(pid_n >= 0)` (Triton's test kernel has none; its
+// axis analysis ignores the sign of `%`, tessel's does not): without it B is
+// loaded a byte at a time, and tessel's narrow-access remark says so.
 inline void mx_matmul_kernel(Ptr<float8_e4m3fn> a_ptr, Ptr<float8_e4m3fn> b_ptr, Ptr<half> c_ptr, Ptr<int8_t> a_scale_ptr,
                       Ptr<int8_t> b_scale_ptr, i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak, i32 stride_bk,
                       i32 stride_bn, i32 stride_cm, i32 stride_cn, i32 stride_asm, i32 stride_ask, i32 stride_bsn,
@@ -222,6 +225,7 @@ inline void mx_matmul_kernel(Ptr<float8_e4m3fn> a_ptr, Ptr<float8_e4m3fn> b_ptr,
   auto group_size_m = minimum(num_pid_m - first_pid_m, GROUP_SIZE_M);
   auto pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m);
   auto pid_n = (pid % num_pid_in_group) / group_size_m;
+  assume(pid_n >= 0); // as matmul_scaled.py's tl.assume: B's `% N` keeps runs of 16 (vector loads)
   auto offs_am = (pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M)) % M;
   auto offs_bn = (pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N)) % N;
   auto offs_k = arange(0, BLOCK_SIZE_K);

@@ -525,8 +525,9 @@ FORMS = {
     "triton03bt": "tessel: Triton tutorial 03's kernel in C++, line by line, B stored [N, K] (stride_bk 1, "
                   "stride_bn K); Triton: the same launch",
     "triton03mx": "tessel: bench/triton/matmul_scaled.py's kernel in C++, line by line (tutorial 03's loop with "
-                  "tl.dot_scaled: OCP E4M3 A and B, e8m0 scales per 32 of K, BLOCK_K 64, C in f16; tessel's "
-                  "dot_scaled runs gfx950's scaled MFMAs and upcasts to bf16 on gfx942)",
+                  "tl.dot_scaled: OCP E4M3 A and B, e8m0 scales per 32 of K, BLOCK_K 64, C in f16; both sides "
+                  "add assume(pid_n >= 0), tl.assume in Triton's, so that B's `% N` offsets load 16 bytes a thread; "
+                  "tessel's dot_scaled runs gfx950's scaled MFMAs and upcasts to bf16 on gfx942)",
     "tutorial03": "tessel: tessel's tutorials/03-matrix-multiplication.cpp (offsets from k, masks on rows and K, "
                   "C in f32)",
     "library": "tessel: tessel::kernels::matmul with MatmulConfig{128, 128, 64, GROUP_M 8}",

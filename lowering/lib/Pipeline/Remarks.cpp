@@ -59,6 +59,105 @@ bool couldBeWider(RankedTensorType tile, int64_t elementBytes, int64_t vec) {
   return vec < want && registersPerThread(tile) >= want;
 }
 
+// The address tile an access reads its runs from: pointers, or a buffer op's offsets.
+Value addressOf(Operation *op) {
+  if (auto load = dyn_cast<LoadOp>(op))
+    return load.getPtr();
+  if (auto store = dyn_cast<StoreOp>(op))
+    return store.getPtr();
+  if (auto load = dyn_cast<BufferLoadOp>(op))
+    return load.getOffsets();
+  return cast<BufferStoreOp>(op).getOffsets();
+}
+
+std::string lineText(Operation *op) {
+  FileLineColLoc where = fileLineOf(op->getLoc());
+  return where ? "line " + std::to_string(where.getLine()) : "an unknown line";
+}
+
+// A signed `%` or `/` that ends runs of at least `want` elements in the
+// tile computation of `address` only because its dividend is not known
+// >= 0 (a negative x's remainder jumps by C at multiples of C: see
+// visitDivRem), and the scalar to assume() non-negative: the first value
+// made on another line than the division that the analysis does not know
+// >= 0 (a program id computed with a division, an argument). The walk
+// follows tiles through their defining ops and a loop's carried values to
+// their initial and yielded ones.
+struct SignedDivision {
+  Operation *op = nullptr; // arith.remsi or arith.divsi
+  Value scalar;            // may be null: none found
+};
+
+SignedDivision signedDivisionCutting(Value address, int64_t want, const AxisInfoAnalysis &axis) {
+  SmallVector<Value> work{address};
+  llvm::SmallPtrSet<Value, 32> seen;
+  Operation *division = nullptr;
+  while (!work.empty() && !division) {
+    Value v = work.pop_back_val();
+    if (!isa<RankedTensorType>(v.getType()) || !seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()); loop && arg.getArgNumber() > 0) {
+        unsigned i = arg.getArgNumber() - 1;
+        work.push_back(loop.getInitArgs()[i]);
+        work.push_back(loop.getBody()->getTerminator()->getOperand(i));
+      }
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (isa<arith::RemSIOp, arith::DivSIOp>(def)) {
+      const AxisInfo x = axis.get(def->getOperand(0)), result = axis.get(v);
+      for (unsigned d = 0; d < x.rank() && d < result.rank(); ++d)
+        if (!x.nonNegative && x.contiguity[d] >= want && result.contiguity[d] < want)
+          division = def;
+      if (division)
+        break;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(def)) { // a loop's result: what it yields
+      work.push_back(loop.getBody()->getTerminator()->getOperand(cast<OpResult>(v).getResultNumber()));
+      continue;
+    }
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+  }
+  SignedDivision found{division, {}};
+  if (!division)
+    return found;
+  FileLineColLoc at = fileLineOf(division->getLoc());
+  auto sameLine = [&](Operation *op) {
+    FileLineColLoc where = fileLineOf(op->getLoc());
+    return at && where && where.getLine() == at.getLine() && where.getFilename() == at.getFilename();
+  };
+  SmallVector<Value> trail{division->getOperand(0)};
+  seen.clear();
+  while (!trail.empty()) {
+    Value v = trail.pop_back_val();
+    if (!seen.insert(v).second || axis.get(v).nonNegative)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!isa<RankedTensorType>(v.getType()) && (!def || !sameLine(def))) {
+      found.scalar = v;
+      break;
+    }
+    if (def)
+      for (Value operand : def->getOperands())
+        trail.push_back(operand);
+  }
+  return found;
+}
+
+std::string signedDivisionAdvice(const SignedDivision &d) {
+  std::string text = std::string("a signed ") + (isa<arith::RemSIOp>(d.op) ? "%" : "/") + " at " +
+                     lineText(d.op) +
+                     " takes a value not known to be >= 0 (a negative value's remainder or quotient breaks runs); "
+                     "if it never is, say so: assume(v >= 0)";
+  if (!d.scalar)
+    return text + " for the scalar it is made from";
+  if (auto arg = dyn_cast<BlockArgument>(d.scalar))
+    return text + " for argument " + std::to_string(arg.getArgNumber()) + " of the kernel (from 0)";
+  return text + " for the scalar made at " + lineText(d.scalar.getDefiningOp());
+}
+
 // `a` is couldBeWider.
 void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vector<Remark> &out) {
   const int64_t want = std::max<int64_t>(1, 16 / a.elementBytes);
@@ -78,11 +177,14 @@ void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vect
   if (extent < want)
     reason("the tile is " + std::to_string(extent) + " elements along its contiguous dimension " +
            std::to_string(dim) + ", less than a vector (a larger block along it)");
-  else if (runs < want)
+  else if (runs < want) {
+    const SignedDivision division = signedDivisionCutting(addressOf(a.op), want, axis);
     reason("addresses are known contiguous only in runs of " + std::to_string(runs) +
            (runs == 1 ? " element" : " elements") +
-           " (index the fastest dimension with stride 1: a stride argument equal to 1, or "
-           "assume(stride == 1); max_contiguous if runs are longer)");
+           (division.op ? " (" + signedDivisionAdvice(division) + ")"
+                        : std::string(" (index the fastest dimension with stride 1: a stride argument equal to 1, or "
+                                      "assume(stride == 1); max_contiguous if runs are longer)")));
+  }
   else if (alignBytes < want * a.elementBytes)
     reason("each run's start is known aligned to " + std::to_string(alignBytes) +
            " bytes only (multiple_of(offsets, " + std::to_string(want) + "), or assume(x % " +

@@ -136,3 +136,46 @@ module attributes {tessel.target = "gfx950"} {
     return %d : tensor<32x32xf32>
   }
 }
+
+// -----
+
+// The decomposition's bf16 operands, rounded from f32 by the trace, are
+// truncated instead (the high 16 bits, as Triton's AMD upcast): equal to
+// rounding for an element times a power of two unless it is below 2^-126.
+// An f16 operand (either format fp16) keeps its rounding.
+// CHECK-LABEL: func.func @scaled_truncates
+// CHECK-NOT: arith.truncf
+// CHECK: %[[BITS:.*]] = arith.bitcast %arg3 : tensor<32x64xf32> to tensor<32x64xi32>
+// CHECK: %[[HIGH:.*]] = arith.shrui %[[BITS]], %{{.*}} : tensor<32x64xi32>
+// CHECK: %[[NARROW:.*]] = arith.trunci %[[HIGH]] : tensor<32x64xi32> to tensor<32x64xi16>
+// CHECK: %[[A:.*]] = arith.bitcast %[[NARROW]] : tensor<32x64xi16> to tensor<32x64xbf16>
+// CHECK: arith.bitcast %arg4 : tensor<64x32xf32> to tensor<64x32xi32>
+// CHECK: tessel.dot %[[A]], %{{.*}}, %arg2 : tensor<32x64xbf16> * tensor<64x32xbf16>
+// CHECK-NOT: tessel.dot_scaled
+module attributes {tessel.target = "gfx942"} {
+  func.func @scaled_truncates(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E4M3FN>, %c: tensor<32x32xf32>,
+                              %x: tensor<32x64xf32>, %y: tensor<64x32xf32>) -> tensor<32x32xf32> {
+    %xb = arith.truncf %x : tensor<32x64xf32> to tensor<32x64xbf16>
+    %yb = arith.truncf %y : tensor<64x32xf32> to tensor<64x32xbf16>
+    %f = tessel.dot %xb, %yb, %c : tensor<32x64xbf16> * tensor<64x32xbf16> -> tensor<32x32xf32>
+    %d = tessel.dot_scaled %a, %b, %c fallback %f {a_format = 1 : i32, b_format = 1 : i32}
+         : tensor<32x64xf8E4M3FN> * tensor<64x32xf8E4M3FN> -> tensor<32x32xf32>
+    return %d : tensor<32x32xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scaled_half_rounds
+// CHECK: arith.truncf %arg3 : tensor<32x64xf32> to tensor<32x64xf16>
+// CHECK-NOT: arith.bitcast
+module attributes {tessel.target = "gfx942"} {
+  func.func @scaled_half_rounds(%a: tensor<32x64xf16>, %b: tensor<64x32xf8E4M3FN>, %c: tensor<32x32xf32>,
+                                %x: tensor<32x64xf32>, %y: tensor<64x32xf16>) -> tensor<32x32xf32> {
+    %xh = arith.truncf %x : tensor<32x64xf32> to tensor<32x64xf16>
+    %f = tessel.dot %xh, %y, %c : tensor<32x64xf16> * tensor<64x32xf16> -> tensor<32x32xf32>
+    %d = tessel.dot_scaled %a, %b, %c fallback %f {a_format = 4 : i32, b_format = 1 : i32}
+         : tensor<32x64xf16> * tensor<64x32xf8E4M3FN> -> tensor<32x32xf32>
+    return %d : tensor<32x32xf32>
+  }
+}

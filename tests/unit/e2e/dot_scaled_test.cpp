@@ -6,7 +6,9 @@
 #include "e2e_common.hpp"
 
 #include "tessel/core/compiled_kernel.hpp"
+#include "tessel/lowering/amdgpu_codegen.hpp"
 #include "tessel/lowering/compile.hpp"
+#include "tessel/lowering/target.hpp"
 
 #include "../../../bench/matmul_forms.hpp" // bench::mx_matmul_kernel
 
@@ -52,6 +54,16 @@ void zero_scales(Ptr<float8_e4m3fn> a, Ptr<float8_e4m3fn> b, Ptr<float> c) {
   auto acc = full<float>({32, 32}, 0.25f);
   acc = dot_scaled(ta, zero, MxFormat::e4m3, tb, zero, MxFormat::e4m3, acc);
   store(c + expand_dims(rows, 1) * 32 + expand_dims(cols, 0), acc);
+}
+
+// [32, 64] x [64, 32] e4m3 with scales, from zero.
+void scaled_from_zero(Ptr<float8_e4m3fn> a, Ptr<int8_t> sa, Ptr<float8_e4m3fn> b, Ptr<int8_t> sb, Ptr<float> c) {
+  auto rows = arange(0, 32), cols = arange(0, 32), k = arange(0, 64), groups = arange(0, 2);
+  auto ta = load(a + expand_dims(rows, 1) * 64 + expand_dims(k, 0));
+  auto tb = load(b + expand_dims(k, 1) * 32 + expand_dims(cols, 0));
+  Tile<int8_t> tsa = load(sa + expand_dims(rows, 1) * 2 + expand_dims(groups, 0));
+  Tile<int8_t> tsb = load(sb + expand_dims(cols, 1) * 2 + expand_dims(groups, 0));
+  store(c + expand_dims(rows, 1) * 32 + expand_dims(cols, 0), dot_scaled(ta, tsa, MxFormat::e4m3, tb, tsb, MxFormat::e4m3));
 }
 
 // Decoders from the formats' definitions.
@@ -345,11 +357,19 @@ TEST_CASE("dot_scaled takes its decomposition where the scaled MFMAs do not take
 // The comparison bench's tl.dot_scaled matmul (bench::mx_matmul_kernel: a
 // pipelined K loop, A's scales staged in LDS with the operands, B's
 // prefetched through their transpose) on gfx950's scaled MFMAs and on
-// gfx942's decomposition, against float64: 4 x 4 K steps, 2 x 2 blocks.
+// gfx942's decomposition, against float64: 4 x 4 K steps, 2 x 2 blocks; and
+// 160 x 144 x 192, whose `% M` and `% N` wrap inside the second blocks (runs
+// of 16 still: B, given assume(pid_n >= 0), loads 16 bytes a lane).
 TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel) matches float64 on gfx950 and gfx942") {
-  const int M = 256, N = 256, K = 256;
+  struct Size {
+    int M, N, K;
+  };
+  for (auto [M, N, K] : {Size{256, 256, 256}, Size{160, 144, 192}})
   for (const char *arch : {"gfx950", "gfx942"}) {
     CAPTURE(arch);
+    CAPTURE(M);
+    CAPTURE(N);
+    CAPTURE(K);
     Device dev = Device::emulator(arch);
     Operand<float8_e4m3fn> a = randomOperand<float8_e4m3fn>(MxFormat::e4m3, M, K);
     Operand<float8_e4m3fn> bt = randomOperand<float8_e4m3fn>(MxFormat::e4m3, N, K);
@@ -369,6 +389,9 @@ TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel)
     else // B is scaled as loaded, along K: no transpose of the 8-bit tile
       CHECK(!std::regex_search(kernel.runtime()->lastKernel()->tileIR,
                                std::regex(R"(tessel\.permute [^\n]*xf8E4M3FN)")));
+    // B [64, 128] along N, 16 bytes a lane: what the assume buys.
+    CHECK(std::regex_search(kernel.runtime()->lastKernel()->tileIR,
+                            std::regex(R"(buffer_load [^\n]*vec = 16 [^\n]*tensor<64x128xi32)")));
     std::vector<half> got = dc.download();
     size_t wrong = 0;
     for (int m = 0; m < M; ++m)
@@ -406,4 +429,56 @@ TEST_CASE("dot_scaled with constant scales of 0 on gfx950 stays the scaled MFMA:
   CompiledKernel k = compileTrace(request.trace, request.spec, {"gfx950", 1});
   CHECK(contains(k.assembly(), "v_mfma_scale_f32_32x32x64_f8f6f4"));
   CHECK(!contains(k.assembly(), "v_mfma_f32_32x32x64_f8f6f4"));
+}
+
+// The decomposition truncates each scaled operand to bf16 (Triton's AMD
+// upcast does; tessel-legalize-dots): equal to rounding unless the product
+// is below f32's normal range. a[0][0] = 1.875 * 2^-6 times its scale 2^-127
+// is 1.875 * 2^-133, a bf16 subnormal step (2^-133) and 7/8 of one:
+// truncated 2^-133, rounded 2^-132; times b = 2^100, C is 2^-33 on gfx942
+// (2^-32 if rounded), and on gfx950's scaled MFMA, exact, 1.875 * 2^-33.
+TEST_CASE("dot_scaled's decomposition truncates to bf16 (as Triton's upcast): a product below 2^-126 loses its low bits") {
+  auto kernel = jit<scaled_from_zero>();
+  std::vector<float8_e4m3fn> a(32 * 64, float8_e4m3fn(0.0f)), b(64 * 32, float8_e4m3fn(1.0f));
+  a[0] = float8_e4m3fn(0x1.ep-6f);
+  REQUIRE(float(a[0]) == 0x1.ep-6f);
+  std::vector<int8_t> sa(32 * 2, int8_t(127)), sb(32 * 2, int8_t(-29)); // 2^0; 227: 2^100
+  sa[0] = 0;                                                             // 2^-127
+  for (auto [arch, want] : {std::pair{std::string("gfx942"), 0x1p-33f}, std::pair{std::string("gfx950"), 0x1.ep-33f}}) {
+    CAPTURE(arch);
+    Device dev = Device::emulator(arch);
+    auto da = dev.upload(a), db = dev.upload(b);
+    auto dsa = dev.upload(sa), dsb = dev.upload(sb);
+    auto c = dev.upload(std::vector<float>(32 * 32, std::nanf("")));
+    kernel.launch(dev, {1}, {.num_warps = 1}, da, dsa, db, dsb, c);
+    std::vector<float> got = c.download();
+    for (int m = 0; m < 32; ++m)
+      for (int n = 0; n < 32; ++n) {
+        CAPTURE(m);
+        CAPTURE(n);
+        REQUIRE(got[size_t(m) * 32 + n] == (m == 0 ? want : 0.0f));
+      }
+  }
+}
+
+// gfx942's decomposition of the comparison bench's kernel over 8 waves at
+// Triton's occupancy, 4 waves a SIMD (124 VGPRs): B, loaded 16 bytes along
+// N (assume(pid_n >= 0)), gathers each element's scale through LDS; spread
+// by a select per group, every group's 16 columns a thread stayed live (143
+// VGPRs, 2 waves).
+TEST_CASE("dot_scaled's gfx942 decomposition of the comparison bench's kernel over 8 waves runs 4 waves a SIMD") {
+  Device dev = Device::emulator("gfx942");
+  auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
+  const int n = 4096;
+  auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
+  auto c = dev.alloc<half>(64);
+  auto as = dev.alloc<int8_t>(64), bs = dev.alloc<int8_t>(64);
+  const CompiledKernel &k =
+      kernel.warmup(dev, {.num_warps = 8, .num_stages = 2, .fp_fusion = true}, a, b, c, as, bs, n, n, n, n, 1, n, 1,
+                    n, 1, n / 32, 1, n / 32, 1, 128, 128, 64, 8);
+  const KernelResources r = kernelResources(k.hsaco, k.name);
+  CAPTURE(r.vgprs);
+  CHECK(occupancyOf(requireTarget(k.arch), r, k.blockSize, k.ldsBytes).wavesPerSimd == 4);
+  CHECK(r.vgprSpills + r.sgprSpills == 0);
+  CHECK(r.privateSegmentBytes == 0);
 }

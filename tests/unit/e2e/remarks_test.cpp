@@ -120,6 +120,67 @@ void transpose_in_loop(Ptr<float> x, Ptr<float> out, Const<bool> LOOP) {
 
 } // namespace
 
+namespace {
+
+int gPidLine = 0, gWrapLine = 0, gWrappedLoadLine = 0;
+
+// Tutorial 03's `(pid_n * BN + arange) % N` with a pid_n of unknown sign
+// (a quotient by an argument): a signed remainder of a negative value
+// breaks runs, so the load is not vectorized unless ASSUME says pid_n >= 0.
+// `+ N` keeps the offsets in [0, 2N) for negative dividends too.
+void wrapped_columns(Ptr<float> x, Ptr<float> out, i32 N, i32 groups, Const<bool> ASSUME) {
+  gPidLine = __LINE__ + 1;
+  auto pid_n = program_id(0) / groups;
+  if (ASSUME)
+    assume(pid_n >= 0);
+  gWrapLine = __LINE__ + 1;
+  auto offs = (pid_n * 1024 + arange(0, 1024)) % N + N;
+  gWrappedLoadLine = __LINE__ + 1;
+  auto v = load(x + offs);
+  store(out + program_id(0) * 1024 + arange(0, 1024), v);
+}
+
+// What wrapped_columns writes: C's truncating remainder.
+std::vector<float> wrappedReference(const std::vector<float> &x, int programs, int n, int groups) {
+  std::vector<float> out(size_t(programs) * 1024);
+  for (int p = 0; p < programs; ++p)
+    for (int i = 0; i < 1024; ++i)
+      out[size_t(p) * 1024 + i] = x[size_t((p / groups * 1024 + i) % n + n)];
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("remarks: a signed % of a value of unknown sign names the % and the scalar to assume() >= 0") {
+  auto kernel = jit<wrapped_columns>();
+  constexpr int kN = 48, kPrograms = 3;
+  const std::vector<float> hx = randomFloats(2 * kN);
+  auto x = emulator().upload(hx);
+  for (int groups : {1, -1}) { // -1: negative dividends, runs broken at multiples of N
+    CAPTURE(groups);
+    auto out = poisoned<float>(kPrograms * 1024);
+    kernel.launch(emulator(), {kPrograms}, {.num_warps = 4}, x, out, kN, groups, false);
+    CHECK(out.download() == wrappedReference(hx, kPrograms, kN, groups));
+  }
+  const CompiledKernel &unknown = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(unknown));
+  std::vector<Remark> narrow = remarksOf(unknown, RemarkKind::NarrowAccess);
+  REQUIRE(narrow.size() == 1); // the load; the store's offsets are contiguous
+  CHECK(narrow[0].line == unsigned(gWrappedLoadLine));
+  CHECK(contains(narrow[0].message, "contiguous only in runs of 1 element"));
+  CHECK(contains(narrow[0].message, "a signed % at line " + std::to_string(gWrapLine)));
+  CHECK(contains(narrow[0].message, "assume(v >= 0) for the scalar made at line " + std::to_string(gPidLine)));
+  CHECK(!contains(narrow[0].message, "stride"));
+
+  auto out = poisoned<float>(kPrograms * 1024);
+  kernel.launch(emulator(), {kPrograms}, {.num_warps = 4}, x, out, kN, 1, true);
+  CHECK(out.download() == wrappedReference(hx, kPrograms, kN, 1));
+  const CompiledKernel &assumed = *kernel.runtime()->lastKernel();
+  CAPTURE(describeRemarks(assumed));
+  CHECK(remarksOf(assumed, RemarkKind::NarrowAccess).empty());
+  CHECK(contains(assumed.tileIR, "vec = 4"));
+}
+
 TEST_CASE("remarks: a conversion through LDS inside a loop, not outside one") {
   auto kernel = jit<transpose_in_loop>();
   auto x = emulator().upload(randomFloats(4 * 4096));

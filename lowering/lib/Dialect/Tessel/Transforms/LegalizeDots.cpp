@@ -141,6 +141,8 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
       if (sb && !sa)
         sa = ones({M, K / 32});
       result = builder.create<DotOp>(op.getLoc(), op.getType(), op.getA(), op.getB(), op.getC(), sa, sb);
+    } else if (auto dot = result.getDefiningOp<DotOp>()) {
+      truncateScaledOperands(dot, maybeDead);
     }
     op.getResult().replaceAllUsesWith(result);
     op.erase();
@@ -154,6 +156,33 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
         if (Operation *d = v.getDefiningOp())
           maybeDead.push_back(d);
       def->erase();
+    }
+  }
+
+  // The decomposition's operands go to bf16 by truncation, as Triton's AMD
+  // upcast (`v_perm` of the high halves): each is an element of at most 8
+  // significant bits times a power of two, computed in f32, so its low 16
+  // bits are 0 and truncation equals rounding, except for a product below
+  // f32's normal range (2^-126), whose bits under bf16's subnormal step
+  // (2^-133) truncation drops. NaNs made by arithmetic are quiet (bit 22)
+  // and stay NaN. Rounding costs gfx942 4 instructions an element (no bf16
+  // conversion instruction); truncation one `v_perm` for two.
+  static void truncateScaledOperands(DotOp dot, SmallVectorImpl<Operation *> &maybeDead) {
+    OpBuilder builder(dot);
+    for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
+      auto round = operand->get().getDefiningOp<arith::TruncFOp>();
+      if (!round)
+        continue;
+      auto type = dyn_cast<RankedTensorType>(round.getIn().getType());
+      if (!type || !type.getElementType().isF32() || !getElementTypeOrSelf(round.getType()).isBF16())
+        continue;
+      auto i32 = type.clone(builder.getI32Type()), i16 = type.clone(builder.getI16Type());
+      Location loc = round.getLoc();
+      Value bits = builder.create<arith::BitcastOp>(loc, i32, round.getIn());
+      Value sixteen = builder.create<arith::ConstantOp>(loc, DenseElementsAttr::get(i32, builder.getI32IntegerAttr(16)));
+      Value high = builder.create<arith::TruncIOp>(loc, i16, builder.create<arith::ShRUIOp>(loc, bits, sixteen));
+      operand->set(builder.create<arith::BitcastOp>(loc, round.getType(), high));
+      maybeDead.push_back(round);
     }
   }
 

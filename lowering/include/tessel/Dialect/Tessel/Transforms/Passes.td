@@ -85,7 +85,10 @@ def TesselLegalizeDots : Pass<"tessel-legalize-dots", "::mlir::ModuleOp"> {
     scales where the target's scaled MFMAs take it (gfx950: e4m3 and e5m2
     operands, K a multiple of an f8f6f4 instruction's depth, M and N at
     least its tile; a missing scale is 127, 1.0), else its traced
-    decomposition (`fallback`); the form not taken, unused, is erased.
+    decomposition (`fallback`), whose f32 -> bf16 dot operands are then
+    truncated (the high 16 bits, as Triton's AMD upcast) instead of
+    rounded: equal for an element times a power of two unless the product
+    is below f32's normal range; the form not taken, unused, is erased.
     Reads `tessel.target` from the module; without it, every dot_scaled
     takes its decomposition and nothing else changes.
   }];
