@@ -255,7 +255,8 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
 // no offset is selected. Each thread's 4 groups of 1 are at x + 0, 64, 128,
 // 192 elements: x * 4 plus a constant byte offset the backend folds into the
 // instruction. The store to the same base with the same bound reuses the
-// load's resource and x * 4 (one readfirstlane, one multiply).
+// load's resource and byte offsets (one readfirstlane, one multiply, one add
+// per group). f32 moves as f32: no bitcast either way.
 // CHECK-LABEL: llvm.func @buffer_bound(
 // CHECK: %[[B:.*]] = rocdl.readfirstlane %arg1 : i32
 // CHECK: %[[LIMIT:.*]] = llvm.mlir.constant(536870911 : i32) : i32
@@ -265,15 +266,18 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
 // CHECK: %[[RSRC:.*]] = rocdl.make.buffer.rsrc %arg0, %{{.*}}, %[[REC]], %{{.*}}
 // CHECK-NOT: llvm.select
 // CHECK: %[[X4:.*]] = llvm.mul %[[X:.*]], %{{.*}} : i32
-// CHECK: rocdl.raw.ptr.buffer.load %[[RSRC]], %[[X4]],
+// CHECK: %[[V0:.*]] = rocdl.raw.ptr.buffer.load %[[RSRC]], %[[X4]], %{{.*}} : f32
 // CHECK-NOT: llvm.mul
 // CHECK: %[[AT:.*]] = llvm.add %[[X4]], %{{.*}} : i32
-// CHECK: rocdl.raw.ptr.buffer.load %[[RSRC]], %[[AT]],
+// CHECK: %[[V1:.*]] = rocdl.raw.ptr.buffer.load %[[RSRC]], %[[AT]], %{{.*}} : f32
 // CHECK-NOT: llvm.select
 // CHECK-NOT: rocdl.readfirstlane
 // CHECK-NOT: rocdl.make.buffer.rsrc
 // CHECK-NOT: llvm.mul
-// CHECK: rocdl.raw.ptr.buffer.store %{{.*}}, %[[RSRC]], %[[X4]],
+// CHECK-NOT: llvm.bitcast
+// CHECK: rocdl.raw.ptr.buffer.store %[[V0]], %[[RSRC]], %[[X4]], %{{.*}} : f32
+// CHECK-NOT: llvm.add
+// CHECK: rocdl.raw.ptr.buffer.store %[[V1]], %[[RSRC]], %[[AT]], %{{.*}} : f32
 // CHECK: llvm.return
 module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
   func.func @buffer_bound(%x: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %n: i32) {

@@ -119,3 +119,55 @@ module attributes {tessel.target = "gfx942", tessel.num_warps = 1 : i32, tessel.
     return
   }
 }
+
+// -----
+
+// A where between packed ops: the compare and the select take the pairs the
+// packed ops made (fcmp and select on vector<2xf32>, which the backend
+// splits into the same v_cmp and v_cndmask), so no element is extracted and
+// inserted again between the multiply, the select and the add. A compare of
+// registers that are no pair (a conversion's) stays scalar.
+// CHECK-LABEL: llvm.func @where_on_pairs(
+// CHECK-COUNT-4: llvm.fcmp "olt" %{{.*}}, %{{.*}} : f32
+// CHECK: %[[M0:.*]] = llvm.fmul %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK: %[[M1:.*]] = llvm.fmul %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK-NOT: llvm.insertelement
+// CHECK: %[[C0:.*]] = llvm.fcmp "ogt" %[[M0]], %{{.*}} : vector<2xf32>
+// CHECK-NOT: llvm.insertelement
+// CHECK: %[[C1:.*]] = llvm.fcmp "ogt" %[[M1]], %{{.*}} : vector<2xf32>
+// CHECK-NOT: llvm.insertelement
+// CHECK: %[[Q0:.*]] = llvm.fmul %[[M0]], %{{.*}} : vector<2xf32>
+// CHECK-NOT: llvm.insertelement
+// CHECK: %[[Q1:.*]] = llvm.fmul %[[M1]], %{{.*}} : vector<2xf32>
+// CHECK-NOT: llvm.insertelement
+// CHECK: %[[S0:.*]] = llvm.select %[[C0]], %[[M0]], %[[Q0]] : vector<2xi1>, vector<2xf32>
+// CHECK-NOT: llvm.insertelement
+// CHECK: %[[S1:.*]] = llvm.select %[[C1]], %[[M1]], %[[Q1]] : vector<2xi1>, vector<2xf32>
+// CHECK-NOT: llvm.insertelement
+// CHECK: llvm.fadd %[[S0]], %[[M0]] : vector<2xf32>
+// CHECK-NOT: llvm.insertelement
+// CHECK: llvm.fadd %[[S1]], %[[M1]] : vector<2xf32>
+// CHECK-NOT: llvm.fcmp "ogt" {{.*}} : f32
+// CHECK-NOT: llvm.select {{.*}} : i1, f32
+// CHECK: llvm.return
+module attributes {tessel.target = "gfx942", tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.lds_limit = 65536 : i64} {
+  func.func @where_on_pairs(%p: !tessel.ptr<f32>, %q: !tessel.ptr<i1>) {
+    %r = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %x = arith.sitofp %r : tensor<256xi32> to tensor<256xf32>
+    %half = arith.constant dense<5.000000e-01> : tensor<256xf32>
+    %quarter = arith.constant dense<2.500000e-01> : tensor<256xf32>
+    %neg = arith.cmpf olt, %x, %half : tensor<256xf32>
+    %m = arith.mulf %x, %x : tensor<256xf32>
+    %c = arith.cmpf ogt, %m, %half : tensor<256xf32>
+    %mq = arith.mulf %m, %quarter : tensor<256xf32>
+    %w = arith.select %c, %m, %mq : tensor<256xi1>, tensor<256xf32>
+    %y = arith.addf %w, %m : tensor<256xf32>
+    %ptrs = tessel.splat %p : tensor<256x!tessel.ptr<f32>>
+    %at = tessel.addptr %ptrs, %r : tensor<256x!tessel.ptr<f32>>, tensor<256xi32>
+    tessel.store %at, %y : (tensor<256x!tessel.ptr<f32>>, tensor<256xf32>) -> ()
+    %qs = tessel.splat %q : tensor<256x!tessel.ptr<i1>>
+    %qat = tessel.addptr %qs, %r : tensor<256x!tessel.ptr<i1>>, tensor<256xi32>
+    tessel.store %qat, %neg : (tensor<256x!tessel.ptr<i1>>, tensor<256xi1>) -> ()
+    return
+  }
+}

@@ -6,7 +6,7 @@
 // removed them, quadratically in the number of reductions).
 // CHECK-LABEL: llvm.func @commutative_sum(
 // CHECK-NOT: llvm.select
-// CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, true : i32
+// CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, true : f32
 // CHECK-NOT: llvm.select
 // CHECK: llvm.fadd
 // CHECK-NOT: llvm.select
@@ -31,7 +31,7 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
 // selects the operands' order by the lane's bit (here a max that keeps the
 // left operand on ties, as argmax's tie-break needs).
 // CHECK-LABEL: llvm.func @ordered_combine(
-// CHECK: %[[DPP:.*]] = rocdl.update.dpp {{.*}} with 177, 15, 15, true : i32
+// CHECK: %[[DPP:.*]] = rocdl.update.dpp {{.*}} with 177, 15, 15, true : f32
 // CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
 // CHECK-NEXT: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
 // CHECK: llvm.return

@@ -6,13 +6,12 @@
 // wave's result read from lane 63. No ds_bpermute.
 // CHECK-LABEL: llvm.func @row_sum(
 // CHECK-NOT: rocdl.ds_bpermute
-// CHECK: rocdl.update.dpp {{.*}} with 320, 15, 15, true : i32
+// CHECK: rocdl.update.dpp {{.*}} with 320, 15, 15, true : f32
 // CHECK-NOT: rocdl.ds_bpermute
-// CHECK: %[[UNUSED:.*]] = llvm.mlir.poison : i32
-// CHECK: %[[B15:.*]] = rocdl.update.dpp %[[UNUSED]], %{{.*}} with 322, 15, 15, true : i32
-// CHECK: %[[L15:.*]] = llvm.bitcast %[[B15]] : i32 to f32
-// CHECK: llvm.fadd %[[L15]], %{{.*}} : f32
-// CHECK: rocdl.update.dpp %{{.*}}, %{{.*}} with 323, 15, 15, true : i32
+// CHECK: %[[UNUSED:.*]] = llvm.mlir.poison : f32
+// CHECK: %[[B15:.*]] = rocdl.update.dpp %[[UNUSED]], %{{.*}} with 322, 15, 15, true : f32
+// CHECK: llvm.fadd %[[B15]], %{{.*}} : f32
+// CHECK: rocdl.update.dpp %{{.*}}, %{{.*}} with 323, 15, 15, true : f32
 // CHECK: %[[C63:.*]] = llvm.mlir.constant(63 : i32) : i32
 // CHECK: rocdl.readlane %{{.*}}, %[[C63]] : (i32, i32) -> i32
 // CHECK-NOT: rocdl.ds_bpermute

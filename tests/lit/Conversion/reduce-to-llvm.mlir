@@ -9,10 +9,10 @@
 // CHECK: #mmra_tag = #llvm.mmra_tag<"amdgpu-synchronize-as":"local">
 // CHECK: llvm.mlir.global internal @tessel_lds() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
 // CHECK-LABEL: llvm.func @row_sum(
-// CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, true : i32
-// CHECK: rocdl.update.dpp {{.*}} with 78, 15, 15, true : i32
-// CHECK: rocdl.update.dpp {{.*}} with 321, 15, 15, true : i32
-// CHECK: rocdl.update.dpp {{.*}} with 320, 15, 15, true : i32
+// CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, true : f32
+// CHECK: rocdl.update.dpp {{.*}} with 78, 15, 15, true : f32
+// CHECK: rocdl.update.dpp {{.*}} with 321, 15, 15, true : f32
+// CHECK: rocdl.update.dpp {{.*}} with 320, 15, 15, true : f32
 // CHECK-COUNT-2: rocdl.ds_bpermute
 // CHECK: llvm.store {{.*}} !llvm.ptr<3>
 // CHECK: llvm.fence syncscope("workgroup") release {llvm.mmra = #mmra_tag}

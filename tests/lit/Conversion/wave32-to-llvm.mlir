@@ -19,12 +19,12 @@
 // CHECK: %[[RECORDS:.*]] = llvm.zext %{{.*}} : i32 to i64
 // CHECK: rocdl.make.buffer.rsrc %{{.*}}, %{{.*}}, %[[RECORDS]], %[[FLAGS]] : <1> to <8>
 // CHECK-NOT: -2147483648 : i32
-// CHECK: rocdl.raw.ptr.buffer.load %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi32>
-// CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
+// CHECK: rocdl.raw.ptr.buffer.load %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xf32>
 // CHECK-NOT: llvm.cond_br
 // CHECK-NOT: llvm.load
 // CHECK-COUNT-8: llvm.fadd {{.*}} : f32
-// CHECK: rocdl.raw.ptr.buffer.store {{.*}} : vector<4xi32>
+// CHECK: rocdl.raw.ptr.buffer.store {{.*}} : vector<4xf32>
 // CHECK-NOT: llvm.store
 // CHECK: llvm.return
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100", tessel.lds_limit = 65536 : i64} {
@@ -69,10 +69,10 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tess
 // CHECK-DAG: %[[OLD:.*]] = llvm.mlir.poison : i32
 // CHECK-DAG: %[[TID:.*]] = rocdl.workitem.id.x range <i32, 0, 128> : i32
 // CHECK-DAG: llvm.and %[[TID]], %[[C31]] : i32
-// CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, true : i32
-// CHECK: rocdl.update.dpp {{.*}} with 78, 15, 15, true : i32
-// CHECK: rocdl.update.dpp {{.*}} with 321, 15, 15, true : i32
-// CHECK: rocdl.update.dpp {{.*}} with 320, 15, 15, true : i32
+// CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, true : f32
+// CHECK: rocdl.update.dpp {{.*}} with 78, 15, 15, true : f32
+// CHECK: rocdl.update.dpp {{.*}} with 321, 15, 15, true : f32
+// CHECK: rocdl.update.dpp {{.*}} with 320, 15, 15, true : f32
 // CHECK: rocdl.permlanex16 %[[OLD]], %{{.*}}, %[[SELLO]], %[[SELHI]], false, true : i32, i32
 // CHECK-NOT: rocdl.ds_bpermute
 // CHECK-NOT: rocdl.permlanex16

@@ -85,14 +85,28 @@ public:
       made = b.create<LLVM::MulOp>(loc, x, i32Value(b, loc, elemBytes));
     return made;
   }
+  // The byte offset of element offset x without a predicate, made by
+  // `make` once (a store of a loaded tile's offsets takes the load's).
+  template <class Make>
+  Value unpredicated(OpBuilder &b, Value x, int64_t elemBytes, Make make) {
+    Value &made = unpredicated_[{x, elemBytes}];
+    if (!made || made.getParentBlock() != b.getInsertionBlock())
+      made = make();
+    return made;
+  }
 
 private:
   DenseMap<std::tuple<Value, Value, int64_t>, Value> resources_;
-  DenseMap<std::pair<Value, int64_t>, Value> scaled_;
+  DenseMap<std::pair<Value, int64_t>, Value> scaled_, unpredicated_;
 };
 
-// How `bytes` move: dwords (i32 or a vector of them), or one i16 / i8.
-Type transferType(OpBuilder &b, int64_t bytes) {
+// How `access` (`bytes` of it) moves: f32 and up to four of them as they
+// are (the intrinsics take them, and selection is the same: no bitcast each
+// way per access, a seventh of a long load/store chain's LLVM IR), other
+// dwords as i32 or a vector of them, or one i16 / i8.
+Type transferType(OpBuilder &b, Type access, int64_t bytes) {
+  if (getElementTypeOrSelf(access).isF32() && bytes <= 16)
+    return access;
   if (bytes >= 4)
     return bytes == 4 ? Type(b.getI32Type()) : Type(VectorType::get({bytes / 4}, b.getI32Type()));
   return b.getIntegerType(unsigned(bytes * 8));
@@ -106,19 +120,20 @@ Value byteOffset(OpBuilder &b, Location loc, Value elementOffset, int64_t elemBy
                  SharedBufferValues &shared) {
   elementOffset = registerSource(elementOffset);
   if (!pred) {
-    if (auto add = elementOffset.getDefiningOp<LLVM::AddOp>()) {
-      for (auto [x, c] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
-        APInt constant;
-        if (!matchPattern(c, m_ConstantInt(&constant)))
-          continue;
-        Value bytes = shared.scaled(b, loc, x, elemBytes);
-        return b.create<LLVM::AddOp>(loc, bytes, i32Value(b, loc, int32_t(constant.getSExtValue() * elemBytes)));
+    return shared.unpredicated(b, elementOffset, elemBytes, [&]() -> Value {
+      if (auto add = elementOffset.getDefiningOp<LLVM::AddOp>()) {
+        for (auto [x, c] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+          APInt constant;
+          if (!matchPattern(c, m_ConstantInt(&constant)))
+            continue;
+          Value bytes = shared.scaled(b, loc, x, elemBytes);
+          return b.create<LLVM::AddOp>(loc, bytes, i32Value(b, loc, int32_t(constant.getSExtValue() * elemBytes)));
+        }
       }
-    }
+      return shared.scaled(b, loc, elementOffset, elemBytes);
+    });
   }
   Value bytes = shared.scaled(b, loc, elementOffset, elemBytes);
-  if (!pred)
-    return bytes;
   return b.create<LLVM::SelectOp>(loc, pred, bytes, i32Value(b, loc, int32_t(kMaskedOffset)));
 }
 
@@ -246,7 +261,7 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
     const int64_t vec = op.getVec();
     const int64_t elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
     Type accessType = vec == 1 ? mem : Type(VectorType::get({vec}, mem));
-    Type transfer = transferType(rewriter, vec * elemBytes);
+    Type transfer = transferType(rewriter, accessType, vec * elemBytes);
     SmallVector<Value> offsets = registersOf(adaptor.getOffsets());
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
     SmallVector<Value> others = op.getOther() ? registersOf(adaptor.getOther()) : SmallVector<Value>();
@@ -268,7 +283,7 @@ struct BufferLoadOpConversion : TesselOpToLLVMPattern<BufferLoadOp> {
       Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred, shared);
       Value raw = rewriter.create<ROCDL::RawPtrBufferLoadOp>(loc, transfer, rsrc, at, zero, zero, ArrayAttr(),
                                                                 ArrayAttr(), ArrayAttr());
-      Value value = rewriter.create<LLVM::BitcastOp>(loc, accessType, raw);
+      Value value = transfer == accessType ? raw : rewriter.create<LLVM::BitcastOp>(loc, accessType, raw);
       // Out of range reads 0: `other` needs a select only when given and
       // not +0 / 0 itself.
       bool otherIsZero = !others.empty() && llvm::all_of(ArrayRef<Value>(others).slice(g, vec), isZeroBits);
@@ -297,7 +312,7 @@ struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
     Type mem = memoryType(rewriter, converter.scalarType(op.getValue().getType()));
     const int64_t vec = op.getVec();
     const int64_t elemBytes = std::max(1u, mem.getIntOrFloatBitWidth() / 8);
-    Type transfer = transferType(rewriter, vec * elemBytes);
+    Type transfer = transferType(rewriter, vec == 1 ? mem : Type(VectorType::get({vec}, mem)), vec * elemBytes);
     SmallVector<Value> offsets = registersOf(adaptor.getOffsets()), values = registersOf(adaptor.getValue());
     SmallVector<Value> masks = op.getMask() ? registersOf(adaptor.getMask()) : SmallVector<Value>();
     // An element several threads hold is written by its owner only.
@@ -317,8 +332,9 @@ struct BufferStoreOpConversion : TesselOpToLLVMPattern<BufferStoreOp> {
     Value rsrc = shared.resource(rewriter, loc, base, target.arch(), bound, elemBytes);
     Value zero = i32Value(rewriter, loc, 0);
     for (size_t g = 0; g < offsets.size(); g += vec) {
-      Value data = rewriter.create<LLVM::BitcastOp>(
-          loc, transfer, memoryVector(rewriter, loc, ArrayRef<Value>(values).slice(g, vec), mem));
+      Value data = memoryVector(rewriter, loc, ArrayRef<Value>(values).slice(g, vec), mem);
+      if (data.getType() != transfer)
+        data = rewriter.create<LLVM::BitcastOp>(loc, transfer, data);
       Value pred = predicateOf(g);
       Value at = byteOffset(rewriter, loc, offsets[g], elemBytes, pred, shared);
       rewriter.create<ROCDL::RawPtrBufferStoreOp>(loc, data, rsrc, at, zero, zero, ArrayAttr(), ArrayAttr(),

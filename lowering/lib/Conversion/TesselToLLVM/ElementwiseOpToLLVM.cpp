@@ -81,7 +81,15 @@ struct ElementwiseOpConversion : ConversionPattern {
     // Registers 2k and 2k + 1 share a packed op (which two share one does
     // not matter: every operand tile has the result's layout).
     const bool packed = target.hasPackedF32() && isPackableF32(op) && n % 2 == 0;
+    const bool pairwise = target.hasPackedF32() && carriesPairs(op) && n % 2 == 0;
     for (int64_t r = 0; r < n; ++r) {
+      if (pairwise && r % 2 == 0) {
+        if (std::optional<std::pair<Value, Value>> both = emitOnPairs(rewriter, op, operands, r)) {
+          out[0].append({both->first, both->second});
+          ++r;
+          continue;
+        }
+      }
       if (packed) {
         SmallVector<Value> packedOperands;
         for (auto [operand, regs] : llvm::zip(op->getOperands(), operands)) {
@@ -107,6 +115,31 @@ struct ElementwiseOpConversion : ConversionPattern {
     }
     replaceWithRegisters(rewriter, op, std::move(out));
     return success();
+  }
+
+  // `op` (carriesPairs) on registers r and r + 1 as one op on two-element
+  // vectors, when each tile operand's two registers are a pair made already
+  // (a scalar condition stays as it is); else nothing.
+  std::optional<std::pair<Value, Value>> emitOnPairs(ConversionPatternRewriter &rewriter, Operation *op,
+                                                     ArrayRef<ValueRange> operands, int64_t r) const {
+    Location loc = op->getLoc();
+    SmallVector<Value> vectors;
+    for (auto [operand, regs] : llvm::zip(op->getOperands(), operands)) {
+      if (!isTile(operand.getType())) {
+        if (!operand.getType().isInteger(1))
+          return std::nullopt;
+        vectors.push_back(regs[0]);
+        continue;
+      }
+      Value pair = existingPair(rewriter, loc, regs[r], regs[r + 1], pairs);
+      if (!pair)
+        return std::nullopt;
+      vectors.push_back(pair);
+    }
+    Type scalar = converter.scalarType(op->getResult(0).getType());
+    Value result = emitScalarOp(rewriter, op, vectors, VectorType::get({2}, scalar));
+    return std::pair(rewriter.create<LLVM::ExtractElementOp>(loc, result, i32Value(rewriter, loc, 0)).getResult(),
+                     rewriter.create<LLVM::ExtractElementOp>(loc, result, i32Value(rewriter, loc, 1)).getResult());
   }
 
   const TesselToLLVMTypeConverter &converter;

@@ -83,11 +83,13 @@ void TargetInfo::endLdsScratch(OpBuilder &b, Location loc, Operation *op) const 
     ldsBarrier(b, loc);
 }
 
-Value TargetInfo::moveAcrossLanes(OpBuilder &b, Location loc, Value v,
-                                  const std::function<Value(Value)> &move32) const {
+Value TargetInfo::moveAcrossLanes(OpBuilder &b, Location loc, Value v, const std::function<Value(Value)> &move32,
+                                  bool anyWord) const {
   Type t = v.getType();
   Type i32 = b.getI32Type();
   unsigned bits = t.getIntOrFloatBitWidth();
+  if (anyWord && bits == 32)
+    return move32(v);
   if (bits == 64) {
     auto pair = VectorType::get({2}, i32);
     Value asPair = b.create<LLVM::BitcastOp>(loc, pair, v);
@@ -142,10 +144,13 @@ Value TargetInfo::butterflyPartner(OpBuilder &b, Location loc, Value v, int64_t 
   if (!ctrl)
     return shuffle(b, loc, v,
                    b.create<LLVM::XOrOp>(loc, laneId(b, loc), i32Value(b, loc, distance)));
-  return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
-    return b.create<ROCDL::DPPUpdateOp>(loc, x.getType(), x, x, ctrl, /*rowMask=*/0xF,
-                                        /*bankMask=*/0xF, /*boundCtrl=*/true);
-  });
+  return moveAcrossLanes(
+      b, loc, v,
+      [&](Value x) -> Value {
+        return b.create<ROCDL::DPPUpdateOp>(loc, x.getType(), x, x, ctrl, /*rowMask=*/0xF,
+                                            /*bankMask=*/0xF, /*boundCtrl=*/true);
+      },
+      /*anyWord=*/true);
 }
 
 bool TargetInfo::hasSwapRows() const { return facts_ && facts_->permlaneX16; }
@@ -176,11 +181,14 @@ Value TargetInfo::rowBroadcast(OpBuilder &b, Location loc, Value v, int lastLane
   // folds the move into the combine (v_max_f32_dpp ... row_bcast:15).
   assert((lastLane == 15 || lastLane == 31) && "row_bcast:15 or row_bcast:31");
   const int32_t ctrl = lastLane == 15 ? kDppRowBcast15 : kDppRowBcast31;
-  return moveAcrossLanes(b, loc, v, [&](Value x) -> Value {
-    Value unused = b.create<LLVM::PoisonOp>(loc, x.getType());
-    return b.create<ROCDL::DPPUpdateOp>(loc, x.getType(), unused, x, ctrl, /*rowMask=*/0xF,
-                                        /*bankMask=*/0xF, /*boundCtrl=*/true);
-  });
+  return moveAcrossLanes(
+      b, loc, v,
+      [&](Value x) -> Value {
+        Value unused = b.create<LLVM::PoisonOp>(loc, x.getType());
+        return b.create<ROCDL::DPPUpdateOp>(loc, x.getType(), unused, x, ctrl, /*rowMask=*/0xF,
+                                            /*bankMask=*/0xF, /*boundCtrl=*/true);
+      },
+      /*anyWord=*/true);
 }
 
 Value TargetInfo::readLane(OpBuilder &b, Location loc, Value v, int lane) const {

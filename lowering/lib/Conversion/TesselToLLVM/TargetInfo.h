@@ -112,9 +112,12 @@ public:
   static constexpr const char *kLdsSymbol = "tessel_lds";
 
 private:
-  // Moves `v` between lanes 32 bits at a time with `move32`.
-  Value moveAcrossLanes(OpBuilder &b, Location loc, Value v,
-                        const std::function<Value(Value)> &move32) const;
+  // Moves `v` between lanes 32 bits at a time with `move32`, which takes an
+  // i32, or with `anyWord` any 32-bit type (update.dpp is overloaded: an f32
+  // moves without two bitcasts, which were a seventh of a long reduction
+  // chain's LLVM IR; the backend selects the same v_mov_b32_dpp).
+  Value moveAcrossLanes(OpBuilder &b, Location loc, Value v, const std::function<Value(Value)> &move32,
+                        bool anyWord = false) const;
 
   // Thread, lane and wave ids, made once at the top of each kernel: every
   // op of the kernel uses the same values (no CSE needed to merge copies).

@@ -669,6 +669,22 @@ std::pair<Value, Value> mlir::tessel::emitPackedOp(OpBuilder &b, Operation *op, 
           b.create<LLVM::ExtractElementOp>(loc, result, i32Value(b, loc, 1))};
 }
 
+bool mlir::tessel::carriesPairs(Operation *op) {
+  if (auto compare = dyn_cast<arith::CmpFOp>(op))
+    return getElementTypeOrSelf(compare.getLhs().getType()).isF32();
+  if (auto select = dyn_cast<arith::SelectOp>(op))
+    return getElementTypeOrSelf(select.getType()).isF32();
+  return false;
+}
+
+Value mlir::tessel::existingPair(OpBuilder &b, Location loc, Value lo, Value hi, PackedPairs &pairs) {
+  lo = registerSource(lo);
+  hi = registerSource(hi);
+  if (Value v = pairSource(lo, hi))
+    return v;
+  return lo == hi && matchPattern(lo, m_Constant()) ? packPair(b, loc, lo, hi, &pairs) : Value();
+}
+
 SmallVector<Value> mlir::tessel::emitScalarResults(OpBuilder &b, Operation *op, ValueRange operands,
                                                    Type resultType) {
   if (op->getNumResults() == 1)

@@ -114,6 +114,17 @@ Value packPair(OpBuilder &b, Location loc, Value lo, Value hi, PackedPairs *pair
 // `op` (isPackableF32) on <2 x float> `operands`: its results for element 0
 // and element 1.
 std::pair<Value, Value> emitPackedOp(OpBuilder &b, Operation *op, ValueRange operands);
+// Whether `op` is an f32 compare or a select of f32, which no instruction
+// packs but which the lowering emits on the pairs packed ops made when its
+// operands are such pairs: the backend splits them into the same scalar
+// instructions, and the pairs need no element extracted and inserted again
+// between packed ops (a where between two packed ops cost four of each).
+bool carriesPairs(Operation *op);
+// (lo, hi) as a pair made already: the vector of a packed op's two results,
+// or a constant with itself (built once, as packPair with `pairs`); else null.
+// Not any value with itself: a splat of a loop's broadcast scalar changed
+// gfx942's mxfp8 matmul schedule (llvm-mca 1618 -> 1620 cycles).
+Value existingPair(OpBuilder &b, Location loc, Value lo, Value hi, PackedPairs &pairs);
 // An f32 math.exp / math.exp2 marked afn (fast_exp, fast_exp2), which
 // emitScalarOp lowers to the hardware exponential.
 bool isHardwareExp(Operation *op);
