@@ -138,8 +138,9 @@ inline Tile<float> applyScales(const Tile<float> &x, const std::optional<Tile<in
   return x * spreadGroups(decoded, rows, k);
 }
 
-// b [K, N] (f32) times its scales [N, K / 32] spread along K, b's first
-// dimension, for a few groups: b stays as loaded, where scaling it as rows of
+// b [K, N] (f32) times its scales [N, K / 32] along K, b's first
+// dimension (up to kScaleGroupsBySelect groups, the limit A's select spread
+// has; the gather itself has none): b stays as loaded, where scaling it as rows of
 // trans(b) moved the 8-bit tile through LDS (gfx942's e4m3 decomposition: a
 // byte a thread a K row each way, two barriers). Each element's scale is
 // gathered from the decoded [K / 32, N] through LDS (one trip, a read per

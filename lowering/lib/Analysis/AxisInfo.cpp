@@ -201,6 +201,17 @@ AxisInfo AxisInfoAnalysis::get(Value v) const {
   return AxisInfo::unknown(rankOf(v));
 }
 
+AxisInfo AxisInfoAnalysis::withNonNegativeOperand(Operation *op, unsigned operand) const {
+  SmallVector<AxisInfo> facts;
+  for (Value v : op->getOperands())
+    facts.push_back(get(v));
+  facts[operand].nonNegative = true;
+  SmallVector<const AxisInfo *> in;
+  for (const AxisInfo &f : facts)
+    in.push_back(&f);
+  return transferAxisInfo(op, in);
+}
+
 unsigned AxisInfo::longestRunDim() const {
   unsigned best = rank() - 1;
   for (int d = int(rank()) - 1; d >= 0; --d)

@@ -40,7 +40,8 @@ std::string shapeText(RankedTensorType type) {
 // One global access of a tile: why it moves fewer than 16 bytes a thread.
 struct Access {
   Operation *op;
-  RankedTensorType tile;     // the tile of addresses (pointers or offsets), with its layout
+  Value addresses;           // the tile of addresses (pointers or a buffer op's offsets)
+  RankedTensorType tile;     // its type, with its layout
   int64_t elementBytes;
   int64_t vec;
   AxisInfo address;          // of the pointers, or of the offsets (divisibility in elements)
@@ -59,66 +60,85 @@ bool couldBeWider(RankedTensorType tile, int64_t elementBytes, int64_t vec) {
   return vec < want && registersPerThread(tile) >= want;
 }
 
-// The address tile an access reads its runs from: pointers, or a buffer op's offsets.
-Value addressOf(Operation *op) {
-  if (auto load = dyn_cast<LoadOp>(op))
-    return load.getPtr();
-  if (auto store = dyn_cast<StoreOp>(op))
-    return store.getPtr();
-  if (auto load = dyn_cast<BufferLoadOp>(op))
-    return load.getOffsets();
-  return cast<BufferStoreOp>(op).getOffsets();
-}
-
-std::string lineText(Operation *op) {
+// "line N" of `op`, "file:N" where the file is not `near`'s (a helper in a header).
+std::string lineText(Operation *op, Operation *near) {
   FileLineColLoc where = fileLineOf(op->getLoc());
-  return where ? "line " + std::to_string(where.getLine()) : "an unknown line";
+  if (!where)
+    return "an unknown line";
+  FileLineColLoc at = near ? fileLineOf(near->getLoc()) : FileLineColLoc();
+  if (at && at.getFilename() != where.getFilename())
+    return where.getFilename().str() + ":" + std::to_string(where.getLine());
+  return "line " + std::to_string(where.getLine());
 }
 
-// A signed `%` or `/` that ends runs of at least `want` elements in the
-// tile computation of `address` only because its dividend is not known
-// >= 0 (a negative x's remainder jumps by C at multiples of C: see
-// visitDivRem), and the scalar to assume() non-negative: the first value
-// made on another line than the division that the analysis does not know
-// >= 0 (a program id computed with a division, an argument). The walk
-// follows tiles through their defining ops and a loop's carried values to
-// their initial and yielded ones.
+// A signed `%` or `/` that ends runs of at least `want` elements along the
+// access's dimension `dim` in the tile computation of `address` because its
+// dividend is not known >= 0: its result, were the dividend known >= 0
+// (withNonNegativeOperand), would keep them (a remainder's runs, a
+// quotient's constancy: a negative x's remainder jumps by C at multiples of
+// C, see visitDivRem); and the scalar to assume() non-negative: the first
+// value made on another line than the division that the analysis does not
+// know >= 0 (a program id computed with a division, an argument, a loop's
+// counter). The walk follows the dimension through elementwise ops,
+// broadcast, expand_dims and permute, and a loop's carried values to their
+// initial and yielded ones; other shape ops end it.
 struct SignedDivision {
   Operation *op = nullptr; // arith.remsi or arith.divsi
   Value scalar;            // may be null: none found
 };
 
-SignedDivision signedDivisionCutting(Value address, int64_t want, const AxisInfoAnalysis &axis) {
-  SmallVector<Value> work{address};
-  llvm::SmallPtrSet<Value, 32> seen;
+SignedDivision signedDivisionCutting(Value address, unsigned dim, int64_t want, const AxisInfoAnalysis &axis) {
+  SmallVector<std::pair<Value, unsigned>> work{{address, dim}};
+  llvm::DenseSet<std::pair<Value, unsigned>> seen;
   Operation *division = nullptr;
   while (!work.empty() && !division) {
-    Value v = work.pop_back_val();
-    if (!isa<RankedTensorType>(v.getType()) || !seen.insert(v).second)
+    auto [v, d] = work.pop_back_val();
+    if (!isa<RankedTensorType>(v.getType()) || !seen.insert({v, d}).second)
       continue;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()); loop && arg.getArgNumber() > 0) {
         unsigned i = arg.getArgNumber() - 1;
-        work.push_back(loop.getInitArgs()[i]);
-        work.push_back(loop.getBody()->getTerminator()->getOperand(i));
+        work.push_back({loop.getInitArgs()[i], d});
+        work.push_back({loop.getBody()->getTerminator()->getOperand(i), d});
       }
       continue;
     }
     Operation *def = v.getDefiningOp();
-    if (isa<arith::RemSIOp, arith::DivSIOp>(def)) {
-      const AxisInfo x = axis.get(def->getOperand(0)), result = axis.get(v);
-      for (unsigned d = 0; d < x.rank() && d < result.rank(); ++d)
-        if (!x.nonNegative && x.contiguity[d] >= want && result.contiguity[d] < want)
-          division = def;
-      if (division)
+    if (isa<arith::RemSIOp, arith::DivSIOp>(def) && !axis.get(def->getOperand(0)).nonNegative) {
+      const bool remainder = isa<arith::RemSIOp>(def);
+      const AxisInfo now = axis.get(v), assumed = axis.withNonNegativeOperand(def, 0);
+      if (d < now.rank() && d < assumed.rank() &&
+          (remainder ? now.contiguity[d] < want && assumed.contiguity[d] >= want
+                     : now.constancy[d] < want && assumed.constancy[d] >= want)) {
+        division = def;
         break;
+      }
     }
     if (auto loop = dyn_cast<scf::ForOp>(def)) { // a loop's result: what it yields
-      work.push_back(loop.getBody()->getTerminator()->getOperand(cast<OpResult>(v).getResultNumber()));
+      work.push_back({loop.getBody()->getTerminator()->getOperand(cast<OpResult>(v).getResultNumber()), d});
       continue;
     }
-    for (Value operand : def->getOperands())
-      work.push_back(operand);
+    if (auto expand = dyn_cast<ExpandDimsOp>(def)) { // the new dim has no source
+      const unsigned added = unsigned(expand.getAxis());
+      if (d != added)
+        work.push_back({expand.getSrc(), d < added ? d : d - 1});
+      continue;
+    }
+    if (auto permute = dyn_cast<PermuteOp>(def)) { // result dim i is source dim order[i]
+      work.push_back({permute.getSrc(), unsigned(permute.getOrder()[d])});
+      continue;
+    }
+    // Element by element (arith, addptr, select, hints) or a broadcast: the
+    // same dimension; reshapes, joins, gathers, dots end the walk.
+    auto shape = cast<RankedTensorType>(v.getType()).getShape();
+    const bool sameShapes = def->getNumRegions() == 0 && llvm::all_of(def->getOperands(), [&](Value operand) {
+      auto t = dyn_cast<RankedTensorType>(operand.getType());
+      return !t || t.getShape() == shape;
+    });
+    if (isa<BroadcastOp>(def) || sameShapes)
+      for (Value operand : def->getOperands())
+        if (isa<RankedTensorType>(operand.getType()))
+          work.push_back({operand, d});
   }
   SignedDivision found{division, {}};
   if (!division)
@@ -129,10 +149,10 @@ SignedDivision signedDivisionCutting(Value address, int64_t want, const AxisInfo
     return at && where && where.getLine() == at.getLine() && where.getFilename() == at.getFilename();
   };
   SmallVector<Value> trail{division->getOperand(0)};
-  seen.clear();
+  llvm::SmallPtrSet<Value, 32> visited;
   while (!trail.empty()) {
     Value v = trail.pop_back_val();
-    if (!seen.insert(v).second || axis.get(v).nonNegative)
+    if (!visited.insert(v).second || axis.get(v).nonNegative)
       continue;
     Operation *def = v.getDefiningOp();
     if (!isa<RankedTensorType>(v.getType()) && (!def || !sameLine(def))) {
@@ -146,16 +166,25 @@ SignedDivision signedDivisionCutting(Value address, int64_t want, const AxisInfo
   return found;
 }
 
-std::string signedDivisionAdvice(const SignedDivision &d) {
+// `access`: where the remark is, for the lines' file names.
+std::string signedDivisionAdvice(const SignedDivision &d, Operation *access) {
   std::string text = std::string("a signed ") + (isa<arith::RemSIOp>(d.op) ? "%" : "/") + " at " +
-                     lineText(d.op) +
+                     lineText(d.op, access) +
                      " takes a value not known to be >= 0 (a negative value's remainder or quotient breaks runs); "
                      "if it never is, say so: assume(v >= 0)";
   if (!d.scalar)
     return text + " for the scalar it is made from";
-  if (auto arg = dyn_cast<BlockArgument>(d.scalar))
-    return text + " for argument " + std::to_string(arg.getArgNumber()) + " of the kernel (from 0)";
-  return text + " for the scalar made at " + lineText(d.scalar.getDefiningOp());
+  if (auto arg = dyn_cast<BlockArgument>(d.scalar)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa<func::FuncOp>(owner)) // the trace's arguments are the runtime ones only
+      return text + " for the kernel's runtime argument " + std::to_string(arg.getArgNumber()) +
+             " (from 0, not counting Const<> arguments)";
+    if (auto loop = dyn_cast<scf::ForOp>(owner))
+      return text + (arg.getArgNumber() == 0 ? " for the counter of the loop at " : " for a value the loop at ") +
+             lineText(loop, access) + (arg.getArgNumber() == 0 ? "" : " carries");
+    return text + " for the scalar it is made from";
+  }
+  return text + " for the scalar made at " + lineText(d.scalar.getDefiningOp(), access);
 }
 
 // `a` is couldBeWider.
@@ -178,10 +207,10 @@ void narrowAccessRemark(const Access &a, const AxisInfoAnalysis &axis, std::vect
     reason("the tile is " + std::to_string(extent) + " elements along its contiguous dimension " +
            std::to_string(dim) + ", less than a vector (a larger block along it)");
   else if (runs < want) {
-    const SignedDivision division = signedDivisionCutting(addressOf(a.op), want, axis);
+    const SignedDivision division = signedDivisionCutting(a.addresses, dim, want, axis);
     reason("addresses are known contiguous only in runs of " + std::to_string(runs) +
            (runs == 1 ? " element" : " elements") +
-           (division.op ? " (" + signedDivisionAdvice(division) + ")"
+           (division.op ? " (" + signedDivisionAdvice(division, a.op) + ")"
                         : std::string(" (index the fastest dimension with stride 1: a stride argument equal to 1, or "
                                       "assume(stride == 1); max_contiguous if runs are longer)")));
   }
@@ -313,7 +342,7 @@ std::vector<Remark> collectTileRemarks(ModuleOp module) {
       if (auto load = dyn_cast<LoadOp>(op)) {
         auto tile = dyn_cast<RankedTensorType>(load.getPtr().getType());
         if (tile && couldBeWider(tile, ldsElementBytes(load.getType()), load.getVec()))
-          narrowAccessRemark({op, tile, ldsElementBytes(load.getType()), load.getVec(),
+          narrowAccessRemark({op, load.getPtr(), tile, ldsElementBytes(load.getType()), load.getVec(),
                               axis().get(load.getPtr()), 0, load.getMask(), true},
                              axis(), out);
         if (stages >= 2)
@@ -321,13 +350,14 @@ std::vector<Remark> collectTileRemarks(ModuleOp module) {
       } else if (auto store = dyn_cast<StoreOp>(op)) {
         auto tile = dyn_cast<RankedTensorType>(store.getPtr().getType());
         if (tile && couldBeWider(tile, ldsElementBytes(store.getValue().getType()), store.getVec()))
-          narrowAccessRemark({op, tile, ldsElementBytes(store.getValue().getType()), store.getVec(),
+          narrowAccessRemark({op, store.getPtr(), tile, ldsElementBytes(store.getValue().getType()), store.getVec(),
                               axis().get(store.getPtr()), 0, store.getMask(), false},
                              axis(), out);
       } else if (auto load = dyn_cast<BufferLoadOp>(op)) {
         auto tile = cast<RankedTensorType>(load.getOffsets().getType());
         if (couldBeWider(tile, ldsElementBytes(load.getType()), load.getVec()))
-          narrowAccessRemark({op, tile, ldsElementBytes(load.getType()), load.getVec(), axis().get(load.getOffsets()),
+          narrowAccessRemark({op, load.getOffsets(), tile, ldsElementBytes(load.getType()), load.getVec(),
+                              axis().get(load.getOffsets()),
                               std::max<int64_t>(1, axis().get(load.getBase()).divisibility[0]), load.getMask(), true,
                               load.getBound()},
                              axis(), out);
@@ -336,8 +366,8 @@ std::vector<Remark> collectTileRemarks(ModuleOp module) {
       } else if (auto store = dyn_cast<BufferStoreOp>(op)) {
         auto tile = cast<RankedTensorType>(store.getOffsets().getType());
         if (couldBeWider(tile, ldsElementBytes(store.getValue().getType()), store.getVec()))
-          narrowAccessRemark({op, tile, ldsElementBytes(store.getValue().getType()), store.getVec(),
-                              axis().get(store.getOffsets()),
+          narrowAccessRemark({op, store.getOffsets(), tile, ldsElementBytes(store.getValue().getType()),
+                              store.getVec(), axis().get(store.getOffsets()),
                               std::max<int64_t>(1, axis().get(store.getBase()).divisibility[0]), store.getMask(),
                               false, store.getBound()},
                              axis(), out);

@@ -146,7 +146,8 @@ module attributes {tessel.target = "gfx950"} {
 // CHECK-LABEL: func.func @scaled_truncates
 // CHECK-NOT: arith.truncf
 // CHECK: %[[BITS:.*]] = arith.bitcast %arg3 : tensor<32x64xf32> to tensor<32x64xi32>
-// CHECK: %[[HIGH:.*]] = arith.shrui %[[BITS]], %{{.*}} : tensor<32x64xi32>
+// CHECK: %[[SIXTEEN:.*]] = arith.constant dense<16> : tensor<32x64xi32>
+// CHECK: %[[HIGH:.*]] = arith.shrui %[[BITS]], %[[SIXTEEN]] : tensor<32x64xi32>
 // CHECK: %[[NARROW:.*]] = arith.trunci %[[HIGH]] : tensor<32x64xi32> to tensor<32x64xi16>
 // CHECK: %[[A:.*]] = arith.bitcast %[[NARROW]] : tensor<32x64xi16> to tensor<32x64xbf16>
 // CHECK: arith.bitcast %arg4 : tensor<64x32xf32> to tensor<64x32xi32>

@@ -202,22 +202,24 @@ Compiled check(const char *arch, MxFormat fa, MxFormat fb, bool scaleA, bool sca
 
 } // namespace
 
-// Up to 8 scale groups along K (a matmul's K step) spread by selects in the
-// operand's layout; more go through a reshape: both against float64. (On
-// gfx942: gfx950 runs these formats on its scaled MFMAs, no decomposition.)
+// Up to 8 scale groups along K (a matmul's K step): A's spread by selects in
+// the operand's layout, B's gathered from its decoded scales; more go
+// through a reshape: both against float64. (On gfx942: gfx950 runs these
+// formats on its scaled MFMAs, no decomposition.)
 TEST_CASE("dot_scaled matches float64 with 1, 8 and 16 scale groups along K") {
   Compiled reshaped =
       check<float8_e4m3fn, float8_e5m2>("gfx942", MxFormat::e4m3, MxFormat::e5m2, true, true, 21, 35, 512, 115, 135, 16);
   CHECK(contains(reshaped.tileIR, "tessel.reshape"));
   check<float8_e4m3fn, float8_e5m2>("gfx950", MxFormat::e4m3, MxFormat::e5m2, true, true, 21, 35, 512, 115, 135);
-  // 8 groups (K = 256), the most spread by selects; 1 group (K = 32) with both scaled.
+  // 8 groups (K = 256), the most A spreads by selects; 1 group (K = 32) with both scaled.
   check<float8_e4m3fn, float8_e4m3fn>("gfx942", MxFormat::e4m3, MxFormat::e4m3, true, true, 19, 27, 256, 118, 134);
   check<float8_e5m2, float8_e4m3fn>("gfx950", MxFormat::e5m2, MxFormat::e4m3, true, true, 23, 17, 32, 110, 140);
 }
 
 // 128 x 128 blocks with K 128 (four scale groups): what Triton's scaled
 // matmuls use. The scales spread by reshape took 67584 bytes of LDS on
-// gfx942 (64 KiB): an error at launch. Spread by selects, no LDS for them.
+// gfx942 (64 KiB): an error at launch. A's spread by selects need no LDS,
+// B's gather one trip of its [K / 32, N] decoded scales.
 TEST_CASE("dot_scaled on 128 x 128 blocks with K 128 fits gfx942's LDS and matches float64") {
   check<float8_e4m3fn, float8_e4m3fn>("gfx942", MxFormat::e4m3, MxFormat::e4m3, true, true, 131, 129, 128, 110,
                                       140, 128);

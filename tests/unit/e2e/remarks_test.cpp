@@ -2,6 +2,7 @@
 // kernels get the remarks they should, at their lines, and no others.
 #include "e2e_common.hpp"
 #include "../scoped_env.hpp"
+#include "remarks_helper.hpp"
 
 #include "tessel/core/compiled_kernel.hpp"
 
@@ -172,13 +173,112 @@ TEST_CASE("remarks: a signed % of a value of unknown sign names the % and the sc
   CHECK(contains(narrow[0].message, "assume(v >= 0) for the scalar made at line " + std::to_string(gPidLine)));
   CHECK(!contains(narrow[0].message, "stride"));
 
+  // groups = 2, not 1: a 1 is specialized to a constant, and program_id / 1
+  // is known >= 0 without the assume.
   auto out = poisoned<float>(kPrograms * 1024);
-  kernel.launch(emulator(), {kPrograms}, {.num_warps = 4}, x, out, kN, 1, true);
-  CHECK(out.download() == wrappedReference(hx, kPrograms, kN, 1));
+  kernel.launch(emulator(), {kPrograms}, {.num_warps = 4}, x, out, kN, 2, false);
+  CHECK(out.download() == wrappedReference(hx, kPrograms, kN, 2));
+  CHECK(remarksOf(*kernel.runtime()->lastKernel(), RemarkKind::NarrowAccess).size() == 1);
+  out = poisoned<float>(kPrograms * 1024);
+  kernel.launch(emulator(), {kPrograms}, {.num_warps = 4}, x, out, kN, 2, true);
+  CHECK(out.download() == wrappedReference(hx, kPrograms, kN, 2));
   const CompiledKernel &assumed = *kernel.runtime()->lastKernel();
   CAPTURE(describeRemarks(assumed));
   CHECK(remarksOf(assumed, RemarkKind::NarrowAccess).empty());
   CHECK(contains(assumed.tileIR, "vec = 4"));
+}
+
+namespace {
+
+int gQuotientLine = 0, gLoopLine = 0;
+
+// A signed % by an N that 16 does not divide: runs stay short whatever the
+// sign, so no assume() is offered (the stride-1 advice instead).
+void wrapped_by_odd(Ptr<float> x, Ptr<float> out, i32 N, i32 groups) {
+  auto offs = ((program_id(0) / groups) * 1024 + arange(0, 1024)) % N + N;
+  store(out + program_id(0) * 1024 + arange(0, 1024), load(x + offs));
+}
+
+// The dividend is a runtime argument (after a Const<>, which the trace's
+// arguments do not count): the remark names it.
+void wrapped_from_argument(Ptr<float> x, Ptr<float> out, Const<int> BLOCK, i32 N, i32 start) {
+  auto offs = (start + arange(0, BLOCK)) % N + N;
+  store(out + arange(0, BLOCK), load(x + offs));
+}
+
+// The dividend is a loop's counter from a start of unknown sign.
+void wrapped_in_loop(Ptr<float> x, Ptr<float> out, i32 N, i32 first) {
+  gLoopLine = __LINE__ + 1;
+  for_range(first, first + 2, [&](i32 i) {
+    auto offs = (i * 1024 + arange(0, 1024)) % N + N;
+    store(out + (i - first) * 1024 + arange(0, 1024), load(x + offs));
+  });
+}
+
+// A signed / whose quotient would be constant over 4 elements: (f / 4) * 4
+// + f % 4 is f for f >= 0, broken for negative f.
+void quotient_rows(Ptr<float> x, Ptr<float> out, i32 groups) {
+  auto f = (program_id(0) / groups) * 1024 + arange(0, 1024);
+  gQuotientLine = __LINE__ + 1;
+  auto offs = (f / 4) * 4 + arange(0, 1024) % 4 + 4096;
+  store(out + program_id(0) * 1024 + arange(0, 1024), load(x + offs));
+}
+
+// The % in a helper of another file.
+void wrapped_by_helper(Ptr<float> x, Ptr<float> out, i32 N, i32 groups) {
+  auto offs = remarks_helper::wrapped((program_id(0) / groups) * 1024 + arange(0, 1024), N) + N;
+  store(out + program_id(0) * 1024 + arange(0, 1024), load(x + offs));
+}
+
+std::string narrowMessage(const CompiledKernel &k) {
+  std::vector<Remark> narrow = remarksOf(k, RemarkKind::NarrowAccess);
+  return narrow.empty() ? std::string() : narrow[0].message;
+}
+
+} // namespace
+
+TEST_CASE("remarks: a signed % or / is named only where a known sign would keep the runs, with the scalar to assume") {
+  const std::vector<float> hx = randomFloats(8192);
+  auto x = emulator().upload(hx);
+  auto out = emulator().alloc<float>(4 * 1024);
+  {
+    auto k = jit<wrapped_by_odd>();
+    k.launch(emulator(), {2}, {.num_warps = 4}, x, out, 1000, 2);
+    const std::string message = narrowMessage(*k.runtime()->lastKernel());
+    CAPTURE(message);
+    CHECK(contains(message, "contiguous only in runs of"));
+    CHECK(!contains(message, "signed %"));
+  }
+  {
+    auto k = jit<wrapped_from_argument>();
+    k.launch(emulator(), {1}, {.num_warps = 4}, x, out, 1024, 48, 32); // a start 16 divides: runs of 16 were it >= 0
+    const std::string message = narrowMessage(*k.runtime()->lastKernel());
+    CAPTURE(message);
+    CHECK(contains(message, "assume(v >= 0) for the kernel's runtime argument 3 (from 0, not counting Const<> "
+                            "arguments)"));
+  }
+  {
+    auto k = jit<wrapped_in_loop>();
+    k.launch(emulator(), {1}, {.num_warps = 4}, x, out, 48, 3); // not 1: a 1 is a constant, known >= 0
+    const std::string message = narrowMessage(*k.runtime()->lastKernel());
+    CAPTURE(message);
+    CHECK(contains(message, "assume(v >= 0) for the counter of the loop at line " + std::to_string(gLoopLine)));
+  }
+  {
+    auto k = jit<quotient_rows>();
+    k.launch(emulator(), {2}, {.num_warps = 4}, x, out, 2);
+    const std::string message = narrowMessage(*k.runtime()->lastKernel());
+    CAPTURE(message);
+    CHECK(contains(message, "a signed / at line " + std::to_string(gQuotientLine)));
+  }
+  {
+    auto k = jit<wrapped_by_helper>();
+    k.launch(emulator(), {2}, {.num_warps = 4}, x, out, 48, 2);
+    const std::string message = narrowMessage(*k.runtime()->lastKernel());
+    CAPTURE(message);
+    CHECK(contains(message, "a signed % at "));
+    CHECK(contains(message, "remarks_helper.hpp:" + std::to_string(remarks_helper::gHelperWrapLine)));
+  }
 }
 
 TEST_CASE("remarks: a conversion through LDS inside a loop, not outside one") {

@@ -66,6 +66,10 @@ public:
   int64_t vectorWidth(Value ptr, unsigned dim, Value mask = {}) const;
   // The dimension along which `ptr` is most contiguous (ties: the last).
   unsigned contiguousDim(Value ptr) const;
+  // The facts about `op`'s result were its operand `operand` known >= 0
+  // (what an assume() of it would give): the performance remarks ask it
+  // whether a sign is what keeps a signed % or / from keeping runs.
+  AxisInfo withNonNegativeOperand(Operation *op, unsigned operand) const;
 
 private:
   std::unique_ptr<DataFlowSolver> solver_;

@@ -106,7 +106,7 @@ bool isPackableF32(Operation *op);
 struct PackedPairs {
   llvm::DenseMap<std::pair<Value, Value>, Value> made;
 };
-// (lo, hi) as a <2 x float>: the packed value two extracts came from when
+// (lo, hi) as a pair (<2 x float>, or <2 x i1> for a select's conditions): the packed value two extracts came from when
 // they are its elements 0 and 1 in that order; else one `pairs` made
 // before (when given); else built (a shufflevector for elements i and i + 1
 // of one vector).
