@@ -488,7 +488,8 @@ TEST_CASE("dot_scaled's gfx942 decomposition of the comparison bench's kernel ov
 // backend split them, shifting the high byte out right after the load (a
 // wait for it at once) and merging it back before the ds_write_b16 (12
 // 16-bit shifts and merges a kernel; 4 waves 164 -> 142 llvm-mca cycles).
-TEST_CASE("the comparison bench's kernel on gfx950 carries its scale pairs whole from their loads to LDS") {
+TEST_CASE("the comparison bench's kernel on gfx950 carries its scale pairs whole from their loads to LDS and packs "
+          "them for the MFMAs") {
   Device dev = Device::emulator("gfx950");
   auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
   const int n = 4096;
@@ -505,5 +506,10 @@ TEST_CASE("the comparison bench's kernel on gfx950 carries its scale pairs whole
     CHECK(!contains(assembly, "v_lshrrev_b16"));
     CHECK(!contains(assembly, "v_lshlrev_b16"));
     CHECK(!contains(assembly, "v_bitop3_b16"));
+    // The loaded scale bytes of a side share a register, told apart by the
+    // instruction's byte selects (4 waves: 2 bytes of A's, 2 of B's; 8 waves:
+    // 2 of one side's); no register a byte with 0x7f00 or-ed in.
+    CHECK(contains(assembly, warps == 4 ? "op_sel:[1,1,0]" : "op_sel:[1,0,0]"));
+    CHECK(!contains(assembly, "0x7f00"));
   }
 }
