@@ -547,6 +547,7 @@ struct OptimizedKernel {
     runWithoutIeeeMode(*kernel); // ocml's functions, linked just now
     llvm::internalizeModule(*kernel, isKernel);
     optimize(*kernel, generator.machine());
+    carryBytePairsAsWords(*kernel);
     boundSchedulingRegions(*kernel);
     boundStagedStores(*kernel);
     boundDirectLoads(*kernel);

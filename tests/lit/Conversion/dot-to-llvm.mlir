@@ -191,18 +191,22 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
 
 // gfx950, a scaled dot (tessel-legalize-dots' native form): 64x64x128 over 4
 // waves, 32x32x64 tiles, K / 64 = 2 instructions a thread, each with a scale
-// register of A's and of B's: the lane's scale byte zero-extended, opsel 0,
-// with 0x7f in a byte no select reads (a register of zero on both sides, from
-// constant scales of 0, would become the unscaled instruction).
+// register and byte select of A's and of B's. Loaded scale bytes go into one
+// register a side (byte i of the thread's: bits 8 i, select i), as Triton
+// packs them.
 // Transposed: the instruction's A (and its scale) is the dot's B.
 // CHECK-LABEL: llvm.func @scaled_f8f6f4(
-// CHECK: %[[HIGH:.*]] = llvm.mlir.constant(32512 : i32) : i32
-// CHECK: %[[A8:.*]] = llvm.zext %{{.*}} : i8 to i32
-// CHECK: %[[SA:.*]] = llvm.or %[[A8]], %[[HIGH]] : i32
-// CHECK: %[[B8:.*]] = llvm.zext %{{.*}} : i8 to i32
-// CHECK: %[[SB:.*]] = llvm.or %[[B8]], %[[HIGH]] : i32
+// CHECK-NOT: 32512
+// CHECK: %[[A0:.*]] = llvm.zext %{{.*}} : i8 to i32
+// CHECK: %[[A1:.*]] = llvm.zext %{{.*}} : i8 to i32
+// CHECK: %[[A1H:.*]] = llvm.shl %[[A1]], %{{.*}} : i32
+// CHECK: %[[SA:.*]] = llvm.or disjoint %[[A0]], %[[A1H]] : i32
+// CHECK: %[[B0:.*]] = llvm.zext %{{.*}} : i8 to i32
+// CHECK: %[[B1:.*]] = llvm.zext %{{.*}} : i8 to i32
+// CHECK: %[[B1H:.*]] = llvm.shl %[[B1]], %{{.*}} : i32
+// CHECK: %[[SB:.*]] = llvm.or disjoint %[[B0]], %[[B1H]] : i32
 // CHECK: llvm.call_intrinsic "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4"(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE:.*]], %[[ZERO:.*]], %[[ZERO]], %[[SB]], %[[ZERO]], %[[SA]])
-// CHECK: llvm.call_intrinsic "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4"
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4"(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[ZERO]], %[[ONE]], %[[SB]], %[[ONE]], %[[SA]])
 // CHECK-NOT: llvm.amdgcn.mfma
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
   func.func @scaled_f8f6f4(%a: !tessel.ptr<f8E4M3FN>, %b: !tessel.ptr<f8E5M2>, %c: !tessel.ptr<f32>, %s: !tessel.ptr<i8>) {

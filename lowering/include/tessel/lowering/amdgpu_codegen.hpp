@@ -116,6 +116,20 @@ unsigned boundStagedStores(llvm::Module &module);
 // changed.
 unsigned boundDirectLoads(llvm::Module &module);
 
+// A phi of two or three bytes (<2 x i8>: a pipelined loop's scale tile of
+// bytes, 2 a lane, loaded behind the pipeliner's branch) becomes a phi of one
+// integer of its bits, bitcast on each edge and back after it. The AMDGPU
+// backend splits a <2 x i8> phi into a register a byte: the pair's high byte
+// is shifted out right after its load (a wait for the load at once) and
+// shifted back before its 16-bit LDS store (gfx950 dot_scaled matmul, 4
+// waves: 164 -> 142 llvm-mca cycles an iteration, Triton 142; 140 -> 138
+// VGPRs). The lowering passes such bytes as an i32 (packByteBlockArguments),
+// but InstCombine narrows that phi back to <2 x i8>: this runs after the
+// optimizer. <4 x i8> the backend carries as one word already. Returns how
+// many phis it changed.
+inline constexpr unsigned kBytesPerCarriedWord = 4;
+unsigned carryBytePairsAsWords(llvm::Module &module);
+
 // `module` is the kernel module both executors start from; it is not
 // modified (work happens on a clone). Calls to __ocml_* functions are linked
 // from the ROCm device libraries. Throws tessel::Error on failure, including

@@ -185,7 +185,9 @@ void mlir::tessel::packByteBlockArguments(Operation *root) {
         // the word a phi <2 x i8>). Measured against shifts and truncations
         // on the gfx950 dot_scaled matmul at 4 waves: 281 against 326
         // llvm-mca cycles (the same VALU, a different schedule). An i16 word
-        // is no better: InstCombine splits an i16 phi into i8 phis.
+        // is no better: InstCombine splits an i16 phi into i8 phis. (After
+        // O3, the backend's carryBytePairsAsWords makes the pair's <2 x i8>
+        // phi an i16 one, which it keeps in one register.)
         Value half = b.create<LLVM::BitcastOp>(loc, VectorType::get({2}, i8),
                                                b.create<LLVM::TruncOp>(loc, IntegerType::get(ctx, 16), word));
         for (unsigned j = 0; j < count; ++j)

@@ -18,6 +18,24 @@ using namespace mlir::tessel;
 
 namespace {
 
+// Whether a scale byte is a load's (or an element of a loaded vector), which
+// no optimization folds to a constant.
+bool isLoadedByte(Value byte) {
+  while (true) {
+    if (auto extract = byte.getDefiningOp<LLVM::ExtractElementOp>())
+      byte = extract.getVector();
+    else if (auto cast = byte.getDefiningOp<LLVM::BitcastOp>())
+      byte = cast.getArg();
+    else if (auto trunc = byte.getDefiningOp<LLVM::TruncOp>())
+      byte = trunc.getArg();
+    else if (auto cast = byte.getDefiningOp<UnrealizedConversionCastOp>();
+             cast && cast.getNumOperands() == cast.getNumResults())
+      byte = cast.getOperand(cast_or_null<OpResult>(byte).getResultNumber());
+    else
+      return bool(byte.getDefiningOp<LLVM::LoadOp>());
+  }
+}
+
 // The LLVM type an MFMA intrinsic takes a lane's kWidth `elem` operands as
 // (IntrinsicsAMDGPU.td): f32 one float; f16 <kWidth x half>; bf16 <4 x i16>
 // for the .1k forms, <8 x bfloat> for gfx950's; i8 and the 8-bit floats
@@ -113,17 +131,46 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
       auto format = [](std::optional<::tessel::DType> t) { return t == ::tessel::DType::F8E5M2 ? 1 : 0; };
       trailing = {i32Const(format(in)), i32Const(format(inB)), zero, zero, zero, zero};
     }
-    // A scale byte as the instruction's scale register: the byte in bits 0-7
-    // (opsel 0 reads it), and 0x7f in bits 8-15, which no select reads: a
-    // register that folds to zero on both sides (scales of 0, 2^-127, given
-    // as constants) would make LLVM select the unscaled instruction, which
-    // computes as if the scales were 1 (the emulator, running the IR before
-    // O3 folds them, would scale).
-    Value unread = scaled ? i32Const(0x7f00) : Value();
-    auto scaleRegister = [&](Value byte) {
-      Value word = rewriter.create<LLVM::ZExtOp>(loc, rewriter.getI32Type(), byte);
-      return rewriter.create<LLVM::OrOp>(loc, word, unread).getResult();
+    // A side's scale bytes as the instruction's scale registers and byte
+    // selects (opsel). Loaded bytes (from LDS or global memory) go four to a
+    // register, byte j of word i / 4 for byte i, as Triton packs them (one
+    // v_perm or shift-or per pair; gfx950 dot_scaled matmul, 4 waves: 4
+    // VGPRs -> 2, one VALU a pair less). Others each take a register of their
+    // own, the byte in bits 0-7 and 0x7f in bits 8-15, which no select
+    // reads: a register that folds to zero on both sides (scales of 0,
+    // 2^-127, given as constants) would make LLVM select the unscaled
+    // instruction, which computes as if the scales were 1 (the emulator,
+    // running the IR before O3 folds them, would scale). A loaded byte
+    // cannot fold to a constant.
+    auto scaleRegisters = [&](ArrayRef<Value> bytes) {
+      SmallVector<std::pair<Value, Value>> out; // (register, byte select) of each byte
+      Type i32 = rewriter.getI32Type();
+      if (!llvm::all_of(bytes, isLoadedByte)) {
+        Value unread = i32Const(0x7f00);
+        for (Value byte : bytes)
+          out.push_back({rewriter.create<LLVM::OrOp>(loc, rewriter.create<LLVM::ZExtOp>(loc, i32, byte), unread), zero});
+        return out;
+      }
+      constexpr size_t kBytesPerRegister = 4;
+      for (size_t first = 0; first < bytes.size(); first += kBytesPerRegister) {
+        Value word;
+        const size_t count = std::min(kBytesPerRegister, bytes.size() - first);
+        for (size_t j = 0; j < count; ++j) {
+          Value part = rewriter.create<LLVM::ZExtOp>(loc, i32, bytes[first + j]);
+          if (j > 0)
+            part = rewriter.create<LLVM::ShlOp>(loc, part, i32Const(int32_t(8 * j)));
+          word = word ? rewriter.create<LLVM::OrOp>(loc, word, part, /*isDisjoint=*/true).getResult() : part;
+        }
+        for (size_t j = 0; j < count; ++j)
+          out.push_back({word, i32Const(int32_t(j))});
+      }
+      return out;
     };
+    SmallVector<std::pair<Value, Value>> aScaleRegs, bScaleRegs;
+    if (scaled) {
+      aScaleRegs = scaleRegisters(aScale);
+      bScaleRegs = scaleRegisters(bScale);
+    }
     forEachMatrixInstruction(rewriter, loc, accRegs, a, b, batch, repsM, repsN, repsK, kWidth, instrRegs,
                              [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv, const MatrixStep &at) -> Value {
                                // Transposed: D^T = B^T A^T, B's registers as the instruction's A.
@@ -138,12 +185,14 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
                                SmallVector<Value> args{x, y, d};
                                args.append(trailing);
                                if (scaled) {
-                                 Value sx = scaleRegister(aScale[at.rk + repsK * at.rm]),
-                                       sy = scaleRegister(bScale[at.rk + repsK * at.rn]);
+                                 auto sx = aScaleRegs[at.rk + repsK * at.rm],
+                                      sy = bScaleRegs[at.rk + repsK * at.rn];
                                  if (mfma.getTransposed())
                                    std::swap(sx, sy);
-                                 args[6] = sx; // A's scale; args[5] and args[7], the byte selects, stay 0
-                                 args[8] = sy;
+                                 args[5] = sx.second; // the instruction's A: byte select, scale
+                                 args[6] = sx.first;
+                                 args[7] = sy.second;
+                                 args[8] = sy.first;
                                }
                                return rewriter
                                    .create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic),
