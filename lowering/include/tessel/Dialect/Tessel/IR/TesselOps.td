@@ -450,9 +450,15 @@ def Tessel_DotOp : Tessel_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>, AttrS
     that gfx950's scaled MFMAs take (V_MFMA_SCALE_F32_*_F8F6F4); the scales
     take dot-operand layouts with kWidth 1 (b_scale's with kLast), one byte
     a lane and instruction, where those instructions read them.
+
+    `a_e2m1` (`b_e2m1`), made by tessel-legalize-dots for gfx950's f8f6f4
+    MFMAs, with or without scales: a is OCP E2M1 (FP4) packed
+    two a byte along K, i8 [M, K / 2] (b i8 [K / 2, N]), the lower K in the
+    low nibble; the other operand is E2M1 too or an OCP 8-bit float. Its
+    dot-operand layout is over the bytes, kWidth counting bytes.
   }];
   let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c, Optional<Tessel_Tile>:$a_scale,
-                       Optional<Tessel_Tile>:$b_scale);
+                       Optional<Tessel_Tile>:$b_scale, UnitAttr:$a_e2m1, UnitAttr:$b_e2m1);
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $c (`scales` $a_scale^ `,` $b_scale `:` type($a_scale) `,` type($b_scale))? attr-dict
