@@ -485,9 +485,10 @@ def Tessel_DotScaledOp : Tessel_Op<"dot_scaled", [Pure, AllTypesMatch<["c", "res
     `fallback` is the same product composed by the tracer from upcasts: each
     element times its scale in bf16 (f16 with an fp16 operand), then a
     plain dot. tessel-legalize-dots replaces the op by it, unless the
-    target's scaled matrix instructions take the formats (gfx950, e4m3 and
-    e5m2, K a multiple of an instruction's, M and N of its tile); then by a
-    `tessel.dot` with scales, and the decomposition, unused, is erased. One
+    target's scaled matrix instructions take the formats (gfx950: e2m1, e4m3
+    and e5m2, K a multiple of an instruction's, M and N of its tile); then by
+    a `tessel.dot` with scales (e2m1 operands marked), and the decomposition,
+    unused, is erased. One
     front door: every target's kernel traces the same op.
   }];
   let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c, Tessel_Tile:$fallback,
