@@ -5,9 +5,9 @@
 // in the low nibble), e4m3 or e5m2 (OCP 8-bit floats), bf16 or fp16, and
 // each run of 32 along K shares one e8m0 scale (a byte s: 2^(s - 127); 255
 // is NaN). Bytes are int8_t tiles (tessel has no unsigned elements; Triton's
-// are uint8), read as unsigned. gfx950 runs e4m3 and e5m2 operands on its
-// scaled MFMAs (V_MFMA_SCALE_F32_*_F8F6F4, the scales as their operands);
-// everything else by upcasting: each element times its scale, in bf16
+// are uint8), read as unsigned. gfx950 runs e2m1, e4m3 and e5m2 operands
+// on its scaled MFMAs (V_MFMA_SCALE_F32_*_F8F6F4, the scales as their
+// operands, e2m1 packed as loaded); everything else by upcasting: each element times its scale, in bf16
 // (fp16 when either operand is fp16), then dot with f32 accumulation. An 8-
 // or 4-bit element times a power of two is exact in bf16 unless it leaves
 // bf16's range (as Triton's upcasting path); tessel-legalize-dots turns the
@@ -220,7 +220,7 @@ Tile<float> dot_scaled(const Tile<A> &a, const std::optional<Tile<int8_t>> &a_sc
                              : dot(cast<bfloat16>(x), cast<bfloat16>(y), acc, loc);
   // One tessel.dot_scaled carries it: the compiler keeps it where the
   // target's scaled matrix instructions do not take the formats, and runs
-  // those instead where they do (gfx950, e4m3 and e5m2).
+  // those instead where they do (gfx950: e2m1, e4m3 and e5m2).
   std::optional<detail::ValueRef> sa, sb;
   if (a_scale)
     sa = a_scale->ref();

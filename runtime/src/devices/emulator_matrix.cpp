@@ -27,8 +27,10 @@ namespace tessel::emu {
 namespace {
 
 // Same: B's elements are A's. Fp8 (E4M3) and Bf8 (E5M2) are FNUZ on gfx942
-// and OCP on gfx950, as the caller's flags say.
-enum class Elem : uint8_t { Same, F16, BF16, F32, I8, U8, Fp8, Bf8 };
+// and OCP on gfx950, as the caller's flags say. Fp4 (E2M1, the f8f6f4 MFMAs'
+// format 4): two a byte, element e the byte e / 2's low (e even) or high
+// nibble.
+enum class Elem : uint8_t { Same, F16, BF16, F32, I8, U8, Fp8, Bf8, Fp4 };
 
 struct MatrixInstruction {
   const char *name; // the LLVM intrinsic (WMMA, f8f6f4: without its type suffixes)
@@ -38,7 +40,8 @@ struct MatrixInstruction {
   bool intAcc;
   Elem inB = Elem::Same;
   // CDNA4's f8f6f4 MFMAs: A's and B's formats are the caller's flags (the
-  // intrinsic's cbsz and blgp), and a lane's 32 bytes are runs of 16 K.
+  // intrinsic's cbsz and blgp); an 8-bit operand's 32 bytes a lane are runs
+  // of 16 K, an FP4 one's 32 nibbles consecutive K.
   bool f8f6f4 = false;
 };
 
@@ -96,7 +99,17 @@ double halfValue(uint16_t h) {
   return double(std::bit_cast<float>((uint32_t(h & 0x8000u) << 16) | ((exp + 112u) << 23) | (man << 13)));
 }
 
+// An OCP E2M1 code (sign, 2 exponent bits of bias 1, 1 mantissa bit; no
+// infinity or NaN): +-0, 0.5, 1, 1.5, 2, 3, 4, 6.
+double e2m1Value(unsigned nibble) {
+  const unsigned exp = (nibble >> 1) & 3u, man = nibble & 1u;
+  const double magnitude = exp == 0 ? 0.5 * man : std::ldexp(1.0 + 0.5 * man, int(exp) - 1);
+  return (nibble & 8u) ? -magnitude : magnitude;
+}
+
 double element(const uint8_t *base, unsigned index, Elem e, bool ocp) {
+  if (e == Elem::Fp4)
+    return e2m1Value((base[index / 2] >> (4 * (index % 2))) & 15u);
   const uint8_t *p = base + size_t(index) * elemBytes(e);
   switch (e) {
   case Elem::F16: {
@@ -118,6 +131,7 @@ double element(const uint8_t *base, unsigned index, Elem e, bool ocp) {
   case Elem::U8: return double(*p);
   case Elem::Fp8: return double(convertFromFp8(*p, ocp ? Fp8Encoding::E4M3Ocp : Fp8Encoding::E4M3Fnuz));
   case Elem::Bf8: return double(convertFromFp8(*p, ocp ? Fp8Encoding::E5M2Ocp : Fp8Encoding::E5M2Fnuz));
+  case Elem::Fp4:
   case Elem::Same: break;
   }
   return 0;
@@ -140,11 +154,20 @@ double element(const uint8_t *base, unsigned index, Elem e, bool ocp) {
 //     ones (AMD's CDNA3/CDNA4 matrix core guide draws 32x32x64: lane 0
 //     holds A[0][0..15] and A[0][32..47], lane 32 A[0][16..31] and
 //     A[0][48..63]); B's column j likewise.
+//   f8f6f4 on FP4 (E2M1: 32 nibbles a lane in its first 4 VGPRs): row i of
+//     A in lane i + m * g holds K 32 g + [0, 32), consecutive, element e
+//     (nibble e % 2 of byte e / 2, low first) K 32 g + e (the guide's FP4
+//     figure for 32x32x64: lane 0 holds A[0][0..31], lane 32 A[0][32..63],
+//     B's column j alike; the 16x16x128 form's four lane groups likewise).
+//     The operand is 4 VGPRs; a larger one's registers past the 4th are
+//     not read.
 struct Placement {
   unsigned lane, index;
 };
-Placement placeOperand(const MatrixInstruction &mi, unsigned rowOrColumn, unsigned kk, unsigned mn) {
+Placement placeOperand(const MatrixInstruction &mi, unsigned rowOrColumn, unsigned kk, unsigned mn, bool fp4) {
   const unsigned groups = 64 / mn;
+  if (mi.f8f6f4 && fp4)
+    return {rowOrColumn + mn * (kk / 32), kk % 32};
   if (mi.f8f6f4) {
     const unsigned run = 16, span = run * groups;
     return {rowOrColumn + mn * ((kk % span) / run), run * (kk / span) + kk % run};
@@ -152,13 +175,13 @@ Placement placeOperand(const MatrixInstruction &mi, unsigned rowOrColumn, unsign
   const unsigned perLane = mi.k / groups;
   return {rowOrColumn + mn * (kk / perLane), kk % perLane};
 }
-Placement placeA(const MatrixInstruction &mi, unsigned i, unsigned kk) {
+Placement placeA(const MatrixInstruction &mi, unsigned i, unsigned kk, bool fp4) {
   if (mi.wmma) return {i, kk};
-  return placeOperand(mi, i, kk, mi.m);
+  return placeOperand(mi, i, kk, mi.m, fp4);
 }
-Placement placeB(const MatrixInstruction &mi, unsigned kk, unsigned j) {
+Placement placeB(const MatrixInstruction &mi, unsigned kk, unsigned j, bool fp4) {
   if (mi.wmma) return {j, kk};
-  return placeOperand(mi, j, kk, mi.n);
+  return placeOperand(mi, j, kk, mi.n, fp4);
 }
 // The (row, column) of register r of lane l of D.
 std::pair<unsigned, unsigned> elementOfD(const MatrixInstruction &mi, unsigned lane, unsigned r) {
@@ -168,10 +191,11 @@ std::pair<unsigned, unsigned> elementOfD(const MatrixInstruction &mi, unsigned l
 }
 
 // The placements of every element of one instruction, computed once: A's
-// and B's (lane, element) in row-major order of the dense matrix, and for
-// each (lane, register) of D its element i * n + j.
+// and B's (lane, element) in row-major order of the dense matrix (a4, b4:
+// an f8f6f4 operand's on FP4), and for each (lane, register) of D its
+// element i * n + j.
 struct Placements {
-  std::vector<Placement> a, b;
+  std::vector<Placement> a, b, a4, b4;
   std::vector<uint32_t> d;
 };
 const Placements &placementsOf(const MatrixInstruction &mi) {
@@ -179,12 +203,16 @@ const Placements &placementsOf(const MatrixInstruction &mi) {
     std::vector<Placements> made;
     for (const MatrixInstruction &x : kInstructions) {
       Placements p;
-      for (unsigned i = 0; i < x.m; ++i)
+      for (bool fp4 : {false, true}) {
+        if (fp4 && !x.f8f6f4)
+          break;
+        for (unsigned i = 0; i < x.m; ++i)
+          for (unsigned kk = 0; kk < x.k; ++kk)
+            (fp4 ? p.a4 : p.a).push_back(placeA(x, i, kk, fp4));
         for (unsigned kk = 0; kk < x.k; ++kk)
-          p.a.push_back(placeA(x, i, kk));
-      for (unsigned kk = 0; kk < x.k; ++kk)
-        for (unsigned j = 0; j < x.n; ++j)
-          p.b.push_back(placeB(x, kk, j));
+          for (unsigned j = 0; j < x.n; ++j)
+            (fp4 ? p.b4 : p.b).push_back(placeB(x, kk, j, fp4));
+      }
       const unsigned wave = x.wmma ? 32 : 64, registers = x.m * x.n / wave;
       for (unsigned lane = 0; lane < wave; ++lane)
         for (unsigned r = 0; r < registers; ++r) {
@@ -228,7 +256,7 @@ double scaleOf(uint32_t reg, unsigned select) {
 
 // D[i][j] += A[i][k] * B[k][j], each element adding its products in order of
 // k. Eight columns at a time stay in registers across k; the innermost loop
-// runs along them (vectorizable). Products are exact (f16, bf16, fp8 and f32
+// runs along them (vectorizable). Products are exact (f16, bf16, fp8, fp4 and f32
 // inputs multiply exactly in double; integers in int64), so the host's
 // vector instructions, with or without FMA, give the same sums.
 template <class Acc>
@@ -300,10 +328,11 @@ void multiplyWave(const MatrixInstruction &mi, Elem inA, Elem inB, bool ocp, con
   B.resize(size_t(mi.k) * mi.n);
   D.resize(size_t(mi.m) * mi.n);
   const Placements &at = placementsOf(mi);
+  const std::vector<Placement> &pa = inA == Elem::Fp4 ? at.a4 : at.a, &pb = inB == Elem::Fp4 ? at.b4 : at.b;
   for (size_t e = 0; e < A.size(); ++e)
-    A[e] = Acc(element(lanes[at.a[e].lane]->a, at.a[e].index, inA, ocp));
+    A[e] = Acc(element(lanes[pa[e].lane]->a, pa[e].index, inA, ocp));
   for (size_t e = 0; e < B.size(); ++e)
-    B[e] = Acc(element(lanes[at.b[e].lane]->b, at.b[e].index, inB, ocp));
+    B[e] = Acc(element(lanes[pb[e].lane]->b, pb[e].index, inB, ocp));
   if constexpr (std::is_same_v<Acc, double>)
     if (scales)
       for (unsigned kk = 0; kk < mi.k; ++kk) {
@@ -362,7 +391,8 @@ bool matrixFormatOperands(int id) { return kInstructions[size_t(id)].f8f6f4; }
 // The element types of an instruction's A and B for `flags` (below) and the
 // product, shared by the fiber and wave forms.
 void multiplyWaveAs(const MatrixInstruction &mi, uint32_t flags, const Operands *const *lanes, uint32_t wave) {
-  auto format = [](uint32_t code) { return code == 0 ? Elem::Fp8 : Elem::Bf8; };
+  // 0 E4M3, 1 E5M2, 4 E2M1 (matrixOperands refuses FP6's 2 and 3).
+  auto format = [](uint32_t code) { return code == 0 ? Elem::Fp8 : code == 1 ? Elem::Bf8 : Elem::Fp4; };
   const Elem inA = mi.f8f6f4 ? format((flags >> 3) & 7) : (mi.in == Elem::I8 && (flags & 1)) ? Elem::U8 : mi.in;
   const Elem inB = mi.f8f6f4 ? format((flags >> 6) & 7)
                    : mi.inB != Elem::Same ? mi.inB
@@ -380,7 +410,8 @@ void multiplyWaveAs(const MatrixInstruction &mi, uint32_t flags, const Operands 
 
 // flags: bit 0, A is unsigned; bit 1, B is unsigned (WMMA iu8's sign
 // operands); bit 2, 8-bit floats are OCP's (gfx950), else FNUZ (gfx942);
-// bits 3-5 and 6-8, an f8f6f4 MFMA's A and B formats (0 E4M3, 1 E5M2);
+// bits 3-5 and 6-8, an f8f6f4 MFMA's A and B formats (0 E4M3, 1 E5M2,
+// 4 E2M1);
 // bit 9, it takes scales (V_MFMA_SCALE_*), bits 10-11 and 12-13 the bytes
 // of A's and B's scale registers it reads.
 void matrixMultiply(int id, uint32_t flags, const void *a, const void *b, const void *c, void *d, uint32_t scaleA,

@@ -218,7 +218,7 @@ void rewriteReadlane(CallInst &call, Module &module) {
 // (emulator_matrix.cpp), with the lane's scale registers (zero when the
 // instruction takes none). Only the forms the compiler emits are accepted
 // (matrixOperands checks them): MFMA with cbsz = abid = blgp = 0, but the
-// f8f6f4 forms, whose cbsz / blgp name A's / B's 8-bit format; WMMA iu8
+// f8f6f4 forms, whose cbsz / blgp name A's / B's 8- or 4-bit format; WMMA iu8
 // without clamp.
 void rewriteMatrix(CallInst &call, Module &module) {
   const auto [id, flags, a, bValue, c, scaleA, scaleB] = matrixOperands(call);
@@ -326,11 +326,22 @@ MatrixOperands matrixOperands(CallInst &call) {
     bValue = call.getArgOperand(1);
     c = call.getArgOperand(2);
     flags |= fp8IsOcp(call) ? 4 : 0;
+    // Formats 0 E4M3 and 1 E5M2 take 8 VGPRs, 4 E2M1 (FP4) 4: an operand
+    // may be larger (LLVM's verifier allows it; the registers past those
+    // are not read), never smaller. FP6 (2, 3) is not run.
     for (unsigned i : {3u, 4u}) {
-      const uint64_t format = constantArg(i, i == 3 ? "cbsz" : "blgp");
-      if (format > 1)
-        throw Error("the emulator runs '" + name + "' on E4M3 and E5M2 (formats 0 and 1) only; " +
-                    (i == 3 ? "cbsz" : "blgp") + " is " + std::to_string(format) + " (FP6 or FP4)");
+      const char *what = i == 3 ? "cbsz" : "blgp";
+      const uint64_t format = constantArg(i, what);
+      if (format != 0 && format != 1 && format != 4)
+        throw Error("the emulator runs '" + name + "' on E4M3, E5M2 and E2M1 (formats 0, 1 and 4) only; " + what +
+                    " is " + std::to_string(format) + (format < 4 ? " (FP6)" : ""));
+      Value *operand = call.getArgOperand(i - 3);
+      const uint64_t bytes = call.getModule()->getDataLayout().getTypeStoreSize(operand->getType());
+      const uint64_t needs = format == 4 ? 16 : 32;
+      if (bytes < needs)
+        throw Error("the emulator: '" + name + "' with " + what + " " + std::to_string(format) + " reads " +
+                    std::to_string(needs) + " bytes of " + (i == 3 ? "A" : "B") + ", which has " +
+                    std::to_string(bytes));
       flags |= uint32_t(format) << (i == 3 ? 3 : 6);
     }
     auto isZero = [&](unsigned i) {

@@ -72,7 +72,7 @@ unsigned insertLockstepMeetings(llvm::Module &module, const std::string &kernelN
 // An MFMA or WMMA call's instruction (matrixInstructionId), flags (as
 // tessel_emu_matrix takes them) and A, B, C operands. Only the forms the
 // compiler emits are accepted: cbsz = abid = blgp = 0 (for the f8f6f4 forms
-// cbsz and blgp are A's and B's formats, E4M3 or E5M2, and, unless both are
+// cbsz and blgp are A's and B's formats, E4M3, E5M2 or E2M1, and, unless both are
 // constant zero, each lane's A and B scale registers in scaleA and scaleB,
 // else null), no clamp; else an Error naming what is not.
 struct MatrixOperands {

@@ -189,6 +189,70 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tess
 
 // -----
 
+// gfx950, e2m1 (FP4, packed two a byte along K) on the f8f6f4 MFMA: an e2m1
+// operand is 16 bytes a lane, <4 x i32>, format 4. A 64x64 block of E4M3 A
+// [64, 128] times e2m1 B [64 bytes, 64] (K = 128) is 2 x 2 waves of 32x32x64
+// tiles, 2 instructions a thread; transposed, the instruction's A is the
+// dot's B: cbsz 4 (E2M1) on <4 x i32>, blgp 0 (E4M3) on <8 x i32>.
+// CHECK-LABEL: llvm.func @e2m1_f8f6f4(
+// CHECK-DAG: %[[FOUR:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4"(%{{.*}}, %{{.*}}, %{{.*}}, %[[FOUR]], %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]], %[[ZERO]]) : (vector<4xi32>, vector<8xi32>, vector<16xf32>, i32, i32, i32, i32, i32, i32) -> vector<16xf32>
+// CHECK-NOT: llvm.amdgcn.mfma
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
+  func.func @e2m1_f8f6f4(%a: !tessel.ptr<f8E4M3FN>, %b: !tessel.ptr<i8>, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+    %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+    %pa = tessel.splat %a : tensor<64x128x!tessel.ptr<f8E4M3FN>>
+    %qa = tessel.addptr %pa, %ia : tensor<64x128x!tessel.ptr<f8E4M3FN>>, tensor<64x128xi32>
+    %va = tessel.load %qa : (tensor<64x128x!tessel.ptr<f8E4M3FN>>) -> tensor<64x128xf8E4M3FN>
+    %rb = tessel.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+    %ib = tessel.reshape %rb : tensor<4096xi32> -> tensor<64x64xi32>
+    %pb = tessel.splat %b : tensor<64x64x!tessel.ptr<i8>>
+    %qb = tessel.addptr %pb, %ib : tensor<64x64x!tessel.ptr<i8>>, tensor<64x64xi32>
+    %vb = tessel.load %qb : (tensor<64x64x!tessel.ptr<i8>>) -> tensor<64x64xi8>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %d = tessel.dot %va, %vb, %zero {b_e2m1} : tensor<64x128xf8E4M3FN> * tensor<64x64xi8> -> tensor<64x64xf32>
+    %ic = tessel.reshape %rb : tensor<4096xi32> -> tensor<64x64xi32>
+    %pc = tessel.splat %c : tensor<64x64x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xi32>
+    tessel.store %qc, %d : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// gfx950, e2m1 x e2m1 on a 16x16 block with K = 128 (A [16, 64 bytes], B
+// [64 bytes, 16]): the 16x16x128 f8f6f4 MFMA once, cbsz = blgp = 4, both
+// operands <4 x i32>.
+// CHECK-LABEL: llvm.func @e2m1_f8f6f4_small(
+// CHECK: %[[F:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4"(%{{.*}}, %{{.*}}, %{{.*}}, %[[F]], %[[F]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (vector<4xi32>, vector<4xi32>, vector<4xf32>, i32, i32, i32, i32, i32, i32) -> vector<4xf32>
+// CHECK-NOT: llvm.amdgcn.mfma
+module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
+  func.func @e2m1_f8f6f4_small(%a: !tessel.ptr<i8>, %b: !tessel.ptr<i8>, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+    %ia = tessel.reshape %ra : tensor<1024xi32> -> tensor<16x64xi32>
+    %pa = tessel.splat %a : tensor<16x64x!tessel.ptr<i8>>
+    %qa = tessel.addptr %pa, %ia : tensor<16x64x!tessel.ptr<i8>>, tensor<16x64xi32>
+    %va = tessel.load %qa : (tensor<16x64x!tessel.ptr<i8>>) -> tensor<16x64xi8>
+    %ib = tessel.reshape %ra : tensor<1024xi32> -> tensor<64x16xi32>
+    %pb = tessel.splat %b : tensor<64x16x!tessel.ptr<i8>>
+    %qb = tessel.addptr %pb, %ib : tensor<64x16x!tessel.ptr<i8>>, tensor<64x16xi32>
+    %vb = tessel.load %qb : (tensor<64x16x!tessel.ptr<i8>>) -> tensor<64x16xi8>
+    %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+    %d = tessel.dot %va, %vb, %zero {a_e2m1, b_e2m1} : tensor<16x64xi8> * tensor<64x16xi8> -> tensor<16x16xf32>
+    %rc = tessel.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+    %ic = tessel.reshape %rc : tensor<256xi32> -> tensor<16x16xi32>
+    %pc = tessel.splat %c : tensor<16x16x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<16x16x!tessel.ptr<f32>>, tensor<16x16xi32>
+    tessel.store %qc, %d : (tensor<16x16x!tessel.ptr<f32>>, tensor<16x16xf32>) -> ()
+    return
+  }
+}
+// -----
+
 // gfx950, a scaled dot (tessel-legalize-dots' native form): 64x64x128 over 4
 // waves, 32x32x64 tiles, K / 64 = 2 instructions a thread, each with a scale
 // register and byte select of A's and of B's. Loaded scale bytes go into one

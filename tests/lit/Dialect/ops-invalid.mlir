@@ -274,7 +274,7 @@ func.func @dot_one_scale(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E4M3FN>,
 
 func.func @dot_scales_f16(%a: tensor<32x64xf16>, %b: tensor<64x32xf16>, %c: tensor<32x32xf32>, %sa: tensor<32x2xi8>,
                           %sb: tensor<32x2xi8>) -> tensor<32x32xf32> {
-  // expected-error@below {{scales 2-D OCP 8-bit float operands whose K is a multiple of 32}}
+  // expected-error@below {{scales 2-D OCP 8-bit float or e2m1 operands whose K is a multiple of 32}}
   %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<32x2xi8> : tensor<32x64xf16> * tensor<64x32xf16> -> tensor<32x32xf32>
   return %d : tensor<32x32xf32>
 }
@@ -285,6 +285,32 @@ func.func @dot_scales_shape(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E5M2>
                             %sa: tensor<32x2xi8>, %sb: tensor<2x32xi8>) -> tensor<32x32xf32> {
   // expected-error@below {{scales are i8 [M, K / 32] and [N, K / 32] = [32, 2] and [32, 2]}}
   %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<2x32xi8> : tensor<32x64xf8E4M3FN> * tensor<64x32xf8E5M2> -> tensor<32x32xf32>
+  return %d : tensor<32x32xf32>
+}
+
+// -----
+
+func.func @dot_e2m1_i32(%a: tensor<32x32xi8>, %b: tensor<64x32xi8>, %c: tensor<32x32xi32>) -> tensor<32x32xi32> {
+  // expected-error@below {{takes e2m1 operands as 2-D i8 bytes beside e2m1 or OCP 8-bit float ones, with an f32 accumulator}}
+  %d = tessel.dot %a, %b, %c {a_e2m1} : tensor<32x32xi8> * tensor<64x32xi8> -> tensor<32x32xi32>
+  return %d : tensor<32x32xi32>
+}
+
+// -----
+
+func.func @dot_e2m1_f16(%a: tensor<32x32xi8>, %b: tensor<64x32xf16>, %c: tensor<32x32xf32>, %sa: tensor<32x2xi8>,
+                        %sb: tensor<32x2xi8>) -> tensor<32x32xf32> {
+  // expected-error@below {{takes e2m1 operands as 2-D i8 bytes beside e2m1 or OCP 8-bit float ones, with an f32 accumulator}}
+  %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<32x2xi8> {a_e2m1} : tensor<32x32xi8> * tensor<64x32xf16> -> tensor<32x32xf32>
+  return %d : tensor<32x32xf32>
+}
+
+// -----
+
+func.func @dot_e2m1_k(%a: tensor<32x64xi8>, %b: tensor<64x32xi8>, %c: tensor<32x32xf32>, %sa: tensor<32x2xi8>,
+                      %sb: tensor<32x2xi8>) -> tensor<32x32xf32> {
+  // expected-error@below {{K differs: a's is 128, b's 64}}
+  %d = tessel.dot %a, %b, %c scales %sa, %sb : tensor<32x2xi8>, tensor<32x2xi8> {a_e2m1} : tensor<32x64xi8> * tensor<64x32xi8> -> tensor<32x32xf32>
   return %d : tensor<32x32xf32>
 }
 

@@ -92,7 +92,7 @@ module attributes {tessel.target = "gfx950"} {
 // -----
 
 // The decomposition where the scaled MFMAs do not take the op: gfx942 (none),
-// gfx950 with an e2m1 operand, and gfx950 with K = 32 (below 64). What only
+// gfx950 with an e2m1 operand and K = 32, and gfx950 with K = 32 (below 64). What only
 // the native form read (here a stand-in: an add on the scales), unused then,
 // is erased.
 // CHECK-LABEL: func.func @scaled_gfx942
@@ -111,14 +111,60 @@ module attributes {tessel.target = "gfx942"} {
 
 // -----
 
-// CHECK-LABEL: func.func @scaled_e2m1
+// CHECK-LABEL: func.func @scaled_e2m1_short_k
 // CHECK-NOT: tessel.dot_scaled
 // CHECK: return %arg3
+module attributes {tessel.target = "gfx950"} {
+  func.func @scaled_e2m1_short_k(%a: tensor<32x16xi8>, %b: tensor<32x32xf8E4M3FN>, %c: tensor<32x32xf32>,
+                                 %f: tensor<32x32xf32>) -> tensor<32x32xf32> {
+    %d = tessel.dot_scaled %a, %b, %c fallback %f {a_format = 0 : i32, b_format = 1 : i32}
+         : tensor<32x16xi8> * tensor<32x32xf8E4M3FN> -> tensor<32x32xf32>
+    return %d : tensor<32x32xf32>
+  }
+}
+
+// -----
+
+// e2m1 on gfx950 (alone, or beside e4m3/e5m2): the f8f6f4 MFMAs take it, K
+// counted in elements (a [32, 32] byte tile holds K = 64); the dot marks
+// the packed operands. Unscaled, it has no scales.
+// CHECK-LABEL: func.func @scaled_e2m1
+// CHECK-NOT: tessel.dot_scaled
+// CHECK: tessel.dot %{{.*}}, %{{.*}}, %{{.*}} {a_e2m1} : tensor<32x32xi8> * tensor<64x32xf8E4M3FN> -> tensor<32x32xf32>
+// CHECK-NOT: return %arg3
 module attributes {tessel.target = "gfx950"} {
   func.func @scaled_e2m1(%a: tensor<32x32xi8>, %b: tensor<64x32xf8E4M3FN>, %c: tensor<32x32xf32>,
                          %f: tensor<32x32xf32>) -> tensor<32x32xf32> {
     %d = tessel.dot_scaled %a, %b, %c fallback %f {a_format = 0 : i32, b_format = 1 : i32}
          : tensor<32x32xi8> * tensor<64x32xf8E4M3FN> -> tensor<32x32xf32>
+    return %d : tensor<32x32xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scaled_e2m1_both
+// CHECK: tessel.dot %{{.*}}, %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} : tensor<64x4xi8>, tensor<32x4xi8> {a_e2m1, b_e2m1} : tensor<64x64xi8> * tensor<64x32xi8> -> tensor<64x32xf32>
+module attributes {tessel.target = "gfx950"} {
+  func.func @scaled_e2m1_both(%a: tensor<64x64xi8>, %b: tensor<64x32xi8>, %c: tensor<64x32xf32>,
+                              %f: tensor<64x32xf32>, %sa: tensor<64x4xi8>, %sb: tensor<32x4xi8>) -> tensor<64x32xf32> {
+    %d = tessel.dot_scaled %a, %b, %c fallback %f a_scale %sa : tensor<64x4xi8> b_scale %sb : tensor<32x4xi8>
+         {a_format = 0 : i32, b_format = 0 : i32} : tensor<64x64xi8> * tensor<64x32xi8> -> tensor<64x32xf32>
+    return %d : tensor<64x32xf32>
+  }
+}
+
+// -----
+
+// e5m2 A, e2m1 B scaled on one side: B's scales 127.
+// CHECK-LABEL: func.func @scaled_e2m1_b
+// CHECK: %[[ONES:.*]] = arith.constant dense<127> : tensor<32x2xi8>
+// CHECK: tessel.dot %{{.*}}, %{{.*}}, %{{.*}} scales %{{.*}}, %[[ONES]] : tensor<32x2xi8>, tensor<32x2xi8> {b_e2m1} : tensor<32x64xf8E5M2> * tensor<32x32xi8>
+module attributes {tessel.target = "gfx950"} {
+  func.func @scaled_e2m1_b(%a: tensor<32x64xf8E5M2>, %b: tensor<32x32xi8>, %c: tensor<32x32xf32>,
+                           %f: tensor<32x32xf32>, %sa: tensor<32x2xi8>) -> tensor<32x32xf32> {
+    %d = tessel.dot_scaled %a, %b, %c fallback %f a_scale %sa : tensor<32x2xi8>
+         {a_format = 2 : i32, b_format = 0 : i32} : tensor<32x64xf8E5M2> * tensor<32x32xi8> -> tensor<32x32xf32>
     return %d : tensor<32x32xf32>
   }
 }

@@ -1,5 +1,6 @@
 // Host facts the f8f6f4 MFMA tests share (emulator_f8f6f4_test.cpp,
-// emulator_mx_scale_test.cpp): OCP's 8-bit float codes, the two shapes and
+// emulator_mx_scale_test.cpp, emulator_fp4_test.cpp): OCP's 8- and 4-bit
+// float codes, the two shapes and
 // where AMD's guide to CDNA3/CDNA4 matrix cores puts A's, B's and D's
 // elements in the lanes. Written from those documents, not from the
 // emulator.
@@ -13,9 +14,16 @@
 
 namespace tessel::f8f6f4 {
 
-// An OCP code's value: E4M3 (bias 7, no infinities, S.1111.111 NaN) or E5M2
-// (bias 15, S.11111.00 infinity, S.11111.xx NaN).
+// OCP's E2M1 (FP4, the f8f6f4 MFMAs' format 4) values by code 0-7, the
+// OCP MX specification's table (no infinity or NaN; codes 8-15 negate).
+constexpr double kE2m1[8] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
+
+// An OCP code's value: E4M3 (format 0: bias 7, no infinities, S.1111.111
+// NaN), E5M2 (1: bias 15, S.11111.00 infinity, S.11111.xx NaN) or E2M1 (4:
+// the low nibble).
 inline double decode(uint8_t code, int format) {
+  if (format == 4)
+    return (code & 8) ? -kE2m1[code & 7] : kE2m1[code & 7];
   const bool e5 = format == 1;
   const unsigned mantissaBits = e5 ? 2 : 3, bias = e5 ? 15 : 7;
   const unsigned exp = (code & 0x7f) >> mantissaBits, man = code & ((1u << mantissaBits) - 1);
@@ -43,6 +51,13 @@ inline std::pair<unsigned, unsigned> place(const MfmaShape &s, unsigned i, unsig
   const unsigned half = kk / (16 * groups), group = (kk / 16) % groups;
   return {i + s.m * group, 16 * half + kk % 16};
 }
+// (lane, nibble) of an FP4 A[i][kk] (B[kk][i] alike): the guide's FP4
+// figure for 32x32x64, lane i + 32 g holds K 32 g + [0, 32) of row i in its
+// first 16 bytes, two a byte, the lower K in the low nibble; 16x16x128's
+// four lane groups alike.
+inline std::pair<unsigned, unsigned> placeFp4(const MfmaShape &s, unsigned i, unsigned kk) {
+  return {i + s.m * (kk / 32), kk % 32};
+}
 // (lane, register) of D[i][j]: CDNA3's, unchanged (32x32: lane j + 32 *
 // ((i / 4) % 2), register 4 * (i / 8) + i % 4; 16x16: lane j + 16 * (i / 4),
 // register i % 4).
@@ -61,10 +76,11 @@ inline size_t mismatches(const std::vector<float> &got, const std::vector<float>
   return wrong;
 }
 
-// Any finite code of `format` (NaN and infinity codes left out).
+// Any finite code of `format` (NaN and infinity codes left out; E2M1: a
+// nibble).
 inline uint8_t finiteCode(std::mt19937 &gen, int format) {
   for (;;) {
-    const uint8_t code = uint8_t(std::uniform_int_distribution<int>(0, 255)(gen));
+    const uint8_t code = uint8_t(std::uniform_int_distribution<int>(0, format == 4 ? 15 : 255)(gen));
     if (std::isfinite(decode(code, format)))
       return code;
   }

@@ -65,34 +65,51 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     auto bLayout = dyn_cast_or_null<DotOperandLayoutAttr>(cast<RankedTensorType>(op.getB().getType()).getEncoding());
     if (!mfma)
       return rewriter.notifyMatchFailure(op, "not an MFMA dot");
+    // An e2m1 operand's registers are bytes of two K each: its kWidth is
+    // half the other's (an 8-bit float's), its run one (kGroup 0).
+    const bool e2m1A = op.getAE2m1(), e2m1B = op.getBE2m1();
     if (!aLayout || !bLayout || aLayout.getParent() != mfma || bLayout.getParent() != mfma ||
-        aLayout.getKWidth() != bLayout.getKWidth() || aLayout.getKGroup() != bLayout.getKGroup())
+        aLayout.getKWidth() * (e2m1A ? 2 : 1) != bLayout.getKWidth() * (e2m1B ? 2 : 1) ||
+        (e2m1A == e2m1B && aLayout.getKGroup() != bLayout.getKGroup()))
       return op.emitError("tessel.dot needs an MFMA accumulator and matching operand layouts "
                           "(run tessel-assign-layouts)");
     const int64_t rank = cType.getRank(); // a batch dim, if any, comes first
-    const int64_t M = cType.getDimSize(rank - 2), N = cType.getDimSize(rank - 1), K = aType.getDimSize(rank - 1);
+    const int64_t M = cType.getDimSize(rank - 2), N = cType.getDimSize(rank - 1),
+                  K = aType.getDimSize(rank - 1) * (e2m1A ? 2 : 1);
     const int64_t batch = rank == 3 ? cType.getDimSize(0) : 1;
     const unsigned m = mfma.getInstrShape()[0], n = mfma.getInstrShape()[1];
     const unsigned wM = mfma.getWavesPerBlock()[0], wN = mfma.getWavesPerBlock()[1];
-    const unsigned kWidth = aLayout.getKWidth(), kInstr = kWidth * (64 / m);
-    Type inElem = aType.getElementType(), accElem = cType.getElementType();
+    const unsigned kWidth = aLayout.getKWidth(), kWidthB = bLayout.getKWidth();
+    const unsigned kInstr = kWidth * (e2m1A ? 2 : 1) * (64 / m); // K elements an instruction
+    Type inElem = aType.getElementType(), inElemB = cast<RankedTensorType>(op.getB().getType()).getElementType(),
+         accElem = cType.getElementType();
 
-    // The instruction: the target table's entry of this shape and types.
-    // Transposed, the instruction's A is the dot's B (an 8-bit float mix
-    // swaps too: fp8 x bf8 runs as bf8_fp8).
+    // The instruction: the target table's entry of this shape and types
+    // (with an e2m1 operand, an f8f6f4 row of this shape: the formats are
+    // its operands). Transposed, the instruction's A is the dot's B (an
+    // 8-bit float mix swaps too: fp8 x bf8 runs as bf8_fp8).
     const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(target.arch().str());
-    std::optional<::tessel::DType> in = dtypeOf(inElem), inB = dtypeOf(cast<RankedTensorType>(op.getB().getType()).getElementType()),
-                                   acc = dtypeOf(accElem);
-    if (mfma.getTransposed())
+    std::optional<::tessel::DType> in = dtypeOf(inElem), inB = dtypeOf(inElemB), acc = dtypeOf(accElem);
+    bool instrE2m1A = e2m1A, instrE2m1B = e2m1B;
+    if (mfma.getTransposed()) {
       std::swap(in, inB);
+      std::swap(instrE2m1A, instrE2m1B);
+    }
     const char *intrinsic = nullptr;
     bool formatOperands = false;
-    if (facts && in && inB && acc)
+    if (facts && in && inB && acc && (e2m1A || e2m1B)) {
+      for (const ::tessel::MatrixInstr &i : facts->matrixInstrs)
+        if (i.formatOperands && i.m == m && i.n == n && i.k == kInstr && i.accumulator == *acc) {
+          intrinsic = i.intrinsic;
+          formatOperands = true;
+        }
+    } else if (facts && in && inB && acc) {
       for (const ::tessel::MatrixInstr &i : facts->matrixInstrsFor(*in, *inB, *acc))
         if (i.kind == ::tessel::MatrixCore::Mfma && i.m == m && i.n == n && i.k == kInstr) {
           intrinsic = i.intrinsic;
           formatOperands = i.formatOperands;
         }
+    }
     if (!intrinsic)
       return op.emitError() << "no MFMA instruction " << m << "x" << n << "x" << kInstr << " for " << inElem
                             << " on " << target.arch();
@@ -110,26 +127,31 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
       aScale = registersOf(adaptor.getAScale());
       bScale = registersOf(adaptor.getBScale());
     }
-    if (int64_t(a.size()) != batch * kWidth * repsK * repsM || int64_t(b.size()) != batch * kWidth * repsK * repsN ||
+    if (int64_t(a.size()) != batch * kWidth * repsK * repsM || int64_t(b.size()) != batch * kWidthB * repsK * repsN ||
         !fitsMatrixInstruction(int64_t(accRegs.size()), batch, repsM, repsN, instrRegs) ||
         (scaled && (!formatOperands || int64_t(aScale.size()) != repsK * repsM || int64_t(bScale.size()) != repsK * repsN)))
       return op.emitError("tessel.dot: operand registers do not match the layouts (compiler bug)");
 
     Location loc = op.getLoc();
-    Type operand = operandType(rewriter.getContext(), inElem, kWidth, intrinsic);
+    // An e2m1 operand's 16 bytes: <4 x i32> (4 VGPRs), an 8-bit float's 32 <8 x i32>.
+    Type operand = operandType(rewriter.getContext(), inElem, kWidth, intrinsic),
+         operandB = operandType(rewriter.getContext(), inElemB, kWidthB, intrinsic);
     auto accVecType = VectorType::get({instrRegs}, accElem);
     auto i32Const = [&](int32_t v) {
       return rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(v)).getResult();
     };
     Value zero = i32Const(0);
     // The f8f6f4 MFMAs' trailing operands: cbsz and blgp are the instruction's
-    // A and B formats (0 E4M3, 1 E5M2: the table's A and B, swapped already
-    // when transposed), then A's and B's scale byte selects and scales, 0: no
-    // scaling (LLVM selects v_mfma_f32_*_f8f6f4 for constant zero scales).
+    // A and B formats (0 E4M3, 1 E5M2, 4 E2M1: the dot's A and B, swapped
+    // already when transposed), then A's and B's scale byte selects and
+    // scales, 0: no scaling (LLVM selects v_mfma_f32_*_f8f6f4 for constant
+    // zero scales).
     SmallVector<Value> trailing{zero, zero, zero};
     if (formatOperands) {
-      auto format = [](std::optional<::tessel::DType> t) { return t == ::tessel::DType::F8E5M2 ? 1 : 0; };
-      trailing = {i32Const(format(in)), i32Const(format(inB)), zero, zero, zero, zero};
+      auto format = [](std::optional<::tessel::DType> t, bool e2m1) {
+        return e2m1 ? 4 : t == ::tessel::DType::F8E5M2 ? 1 : 0;
+      };
+      trailing = {i32Const(format(in, instrE2m1A)), i32Const(format(inB, instrE2m1B)), zero, zero, zero, zero};
     }
     // A side's scale bytes as the instruction's scale registers and byte
     // selects (opsel). Loaded bytes (from LDS or global memory) go four to a
@@ -175,7 +197,7 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
                              [&](Value d, ArrayRef<Value> av, ArrayRef<Value> bv, const MatrixStep &at) -> Value {
                                // Transposed: D^T = B^T A^T, B's registers as the instruction's A.
                                Value x = packRegisters(rewriter, loc, av, operand),
-                                     y = packRegisters(rewriter, loc, bv, operand);
+                                     y = packRegisters(rewriter, loc, bv, operandB);
                                if (mfma.getTransposed())
                                  std::swap(x, y);
                                // The trailing operands: cbsz, abid, blgp = 0 (no broadcast between
@@ -198,7 +220,8 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
                                    .create<LLVM::CallIntrinsicOp>(loc, accVecType, rewriter.getStringAttr(intrinsic),
                                                                   args)
                                    .getResult(0);
-                             });
+                             },
+                             kWidthB);
     replaceWithRegisters(rewriter, op, {accRegs});
     return success();
   }

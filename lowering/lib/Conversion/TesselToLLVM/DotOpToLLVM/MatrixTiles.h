@@ -40,7 +40,9 @@ inline bool fitsMatrixInstruction(int64_t accRegs, int64_t batch, int64_t repsM,
 // step with that step's A and B registers, and the result back into `acc`.
 // Register orders are the layouts' (Layouts.cpp): the accumulator's tile
 // (rm, rn) at tileRegs * (rm + repsM * rn), A's (rm, rk) at
-// kWidth * (rk + repsK * rm), B's (rn, rk) at kWidth * (rk + repsK * rn),
+// kWidth * (rk + repsK * rm), B's (rn, rk) at kWidthB * (rk + repsK * rn)
+// (kWidthB: B's registers an instruction, A's kWidth unless given: an
+// e2m1 operand's bytes beside an 8-bit one),
 // each batch's registers after the previous batch's. A tile that keeps
 // fewer registers than the instruction's D has (tileRegs < instrRegs: rows
 // past M) pads D: its register r holds a row the tile keeps in register
@@ -54,13 +56,16 @@ struct MatrixStep {
 inline void forEachMatrixInstruction(
     OpBuilder &b, Location loc, SmallVectorImpl<Value> &acc, ArrayRef<Value> a, ArrayRef<Value> bRegs, int64_t batch,
     int64_t repsM, int64_t repsN, int64_t repsK, int64_t kWidth, int64_t instrRegs,
-    function_ref<Value(Value, ArrayRef<Value>, ArrayRef<Value>, const MatrixStep &)> instruction) {
+    function_ref<Value(Value, ArrayRef<Value>, ArrayRef<Value>, const MatrixStep &)> instruction,
+    int64_t kWidthB = 0) {
+  if (!kWidthB)
+    kWidthB = kWidth;
   Type i32 = b.getI32Type();
   auto index = [&](int64_t i) { return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(int32_t(i))); };
   auto accType = VectorType::get({instrRegs}, acc[0].getType());
   const int64_t tileRegs = tileRegsPerInstruction(int64_t(acc.size()), batch, repsM, repsN);
   const int64_t accPerBatch = tileRegs * repsM * repsN, aPerBatch = kWidth * repsK * repsM,
-                bPerBatch = kWidth * repsK * repsN;
+                bPerBatch = kWidthB * repsK * repsN;
   for (int64_t z = 0; z < batch; ++z)
   for (int64_t rn = 0; rn < repsN; ++rn)
     for (int64_t rm = 0; rm < repsM; ++rm) {
@@ -70,7 +75,7 @@ inline void forEachMatrixInstruction(
         d = b.create<LLVM::InsertElementOp>(loc, d, acc[base + r % tileRegs], index(r));
       for (int64_t rk = 0; rk < repsK; ++rk)
         d = instruction(d, a.slice(z * aPerBatch + kWidth * (rk + repsK * rm), kWidth),
-                        bRegs.slice(z * bPerBatch + kWidth * (rk + repsK * rn), kWidth), MatrixStep{z, rm, rn, rk});
+                        bRegs.slice(z * bPerBatch + kWidthB * (rk + repsK * rn), kWidthB), MatrixStep{z, rm, rn, rk});
       for (int64_t r = 0; r < tileRegs; ++r)
         acc[base + r] = b.create<LLVM::ExtractElementOp>(loc, d, index(r));
     }

@@ -377,17 +377,26 @@ LogicalResult DotOp::verify() {
     return emitOpError("operands must be [M, K] * [K, N] + [M, N], or batched [B, M, K] * [B, K, N] + [B, M, N]");
   if (rank == 3 && (b.getDimSize(0) != a.getDimSize(0) || c.getDimSize(0) != a.getDimSize(0)))
     return emitOpError("the batch sizes differ");
-  const int64_t M = a.getDimSize(rank - 2), K = a.getDimSize(rank - 1), N = b.getDimSize(rank - 1);
-  if (b.getDimSize(rank - 2) != K)
-    return emitOpError("K differs: a's is ") << K << ", b's " << b.getDimSize(rank - 2);
+  // An e2m1 operand holds two K a byte.
+  const int64_t M = a.getDimSize(rank - 2), K = a.getDimSize(rank - 1) * (getAE2m1() ? 2 : 1),
+                N = b.getDimSize(rank - 1), KB = b.getDimSize(rank - 2) * (getBE2m1() ? 2 : 1);
+  if (KB != K)
+    return emitOpError("K differs: a's is ") << K << ", b's " << KB;
   if (c.getDimSize(rank - 2) != M || c.getDimSize(rank - 1) != N)
     return emitOpError("the accumulator must be [M, N] = [") << M << ", " << N << "]";
   Type in = a.getElementType(), inB = b.getElementType(), acc = c.getElementType();
-  // 8-bit floats mix E4M3 with E5M2 within a family (the MFMAs' fp8/bf8
-  // forms); other operands have one element type.
   auto fnuz = [](Type t) { return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t); };
   auto ocp = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
-  const bool fp8 = (fnuz(in) && fnuz(inB)) || (ocp(in) && ocp(inB));
+  // e2m1: i8 bytes beside e2m1 or an OCP 8-bit float, 2-D.
+  if (getAE2m1() || getBE2m1()) {
+    auto mx = [&](Type t, bool e2m1) { return e2m1 ? t.isInteger(8) : ocp(t); };
+    if (rank != 2 || !mx(in, getAE2m1()) || !mx(inB, getBE2m1()) || !acc.isF32())
+      return emitOpError("takes e2m1 operands as 2-D i8 bytes beside e2m1 or OCP 8-bit float ones, with an f32 "
+                         "accumulator");
+  }
+  // 8-bit floats mix E4M3 with E5M2 within a family (the MFMAs' fp8/bf8
+  // forms); other operands have one element type.
+  const bool fp8 = (fnuz(in) && fnuz(inB)) || (ocp(in) && ocp(inB)) || getAE2m1() || getBE2m1();
   if (in != inB && !fp8)
     return emitOpError("a and b must have one element type, or be 8-bit floats of one family (OCP or FNUZ)");
   bool floats = in.isF16() || in.isBF16() || in.isF32() || fp8;
@@ -397,8 +406,8 @@ LogicalResult DotOp::verify() {
     return success();
   if (!getAScale() || !getBScale())
     return emitOpError("takes both scales or neither");
-  if (rank != 2 || !(ocp(in) && ocp(inB)) || K % 32 != 0)
-    return emitOpError("scales 2-D OCP 8-bit float operands whose K is a multiple of 32");
+  if (rank != 2 || !(ocp(in) || getAE2m1()) || !(ocp(inB) || getBE2m1()) || K % 32 != 0)
+    return emitOpError("scales 2-D OCP 8-bit float or e2m1 operands whose K is a multiple of 32");
   auto sa = cast<RankedTensorType>(getAScale().getType()), sb = cast<RankedTensorType>(getBScale().getType());
   if (!sa.getElementType().isInteger(8) || !sb.getElementType().isInteger(8) ||
       sa.getShape() != ArrayRef<int64_t>{M, K / 32} || sb.getShape() != ArrayRef<int64_t>{N, K / 32})

@@ -123,14 +123,14 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
                                                      unsigned waveSize) {
   auto a = cast<RankedTensorType>(dot.getA().getType()), c = cast<RankedTensorType>(dot.getC().getType());
   const int64_t rank = c.getRank(); // a batch dim, if any, comes first
-  const int64_t M = c.getDimSize(rank - 2), N = c.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
+  // K counts elements: an e2m1 operand's bytes hold two.
+  const int64_t M = c.getDimSize(rank - 2), N = c.getDimSize(rank - 1),
+                K = a.getDimSize(rank - 1) * (dot.getAE2m1() ? 2 : 1);
   const TargetFacts *target = lookupTarget(arch);
-  std::optional<DType> in = dtypeOf(a.getElementType()), inB = dtypeOf(dot.getB().getType().getElementType()),
-                      acc = dtypeOf(c.getElementType());
   const MatrixInstr *chosen = nullptr;
   std::vector<MatrixInstr> candidates;
-  if (target && in && inB && acc)
-    candidates = target->matrixInstrsFor(*in, *inB, *acc);
+  if (target)
+    candidates = matrixInstrsForDot(*target, dot);
   // A scaled dot runs on the scaled instructions alone (tessel-legalize-dots
   // made it for one that takes the block unpadded).
   if (dot.getAScale())
@@ -187,22 +187,47 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
     // A chain's tail takes the head's transposed accumulator as A: runs of
     // 4 along N (its K). An instruction that takes more K a lane reads them
     // with the lane groups interleaved at 4 (kGroup), B alike.
-    if (kWidth > 4 && isChainTail(dot))
+    if (kWidth > 4 && !dot.getAE2m1() && !dot.getBE2m1() && isChainTail(dot))
       return DotLayouts{mfma, kWidth, 4};
     // gfx950's f8f6f4 MFMAs take their 32 bytes a lane as runs of 16 (the
     // target table's kRun), as the hardware orders K (any order A and B
-    // share sums the same products; this one is the instruction's).
-    if (chosen->kRun)
-      return DotLayouts{mfma, kWidth, chosen->kRun};
+    // share sums the same products; this one is the instruction's). An
+    // e2m1 operand's 32 nibbles a lane are consecutive K: 16 bytes, one run.
+    if (chosen->kRun) {
+      auto width = [&](bool e2m1) { return e2m1 ? kWidth / 2 : kWidth; };
+      auto group = [&](bool e2m1) { return e2m1 ? 0u : chosen->kRun; };
+      DotLayouts layouts{mfma, width(dot.getAE2m1()), group(dot.getAE2m1())};
+      if (dot.getAE2m1() != dot.getBE2m1()) {
+        layouts.kWidthB = width(dot.getBE2m1());
+        layouts.kGroupB = group(dot.getBE2m1());
+      }
+      return layouts;
+    }
   }
   return DotLayouts{mfma, kWidth};
 }
 
-const MatrixInstr *mlir::tessel::scaledMatrixInstr(const TargetFacts &target, DType a, DType b, int64_t M, int64_t N,
-                                                   int64_t K) {
+std::vector<MatrixInstr> mlir::tessel::matrixInstrsForDot(const TargetFacts &target, DotOp dot) {
+  std::optional<DType> in = dtypeOf(dot.getA().getType().getElementType()),
+                       inB = dtypeOf(dot.getB().getType().getElementType()),
+                       acc = dtypeOf(dot.getC().getType().getElementType());
+  if (!in || !inB || !acc)
+    return {};
+  if (!dot.getAE2m1() && !dot.getBE2m1())
+    return target.matrixInstrsFor(*in, *inB, *acc);
+  std::vector<MatrixInstr> rows;
   for (const MatrixInstr &i : target.matrixInstrs)
-    if (i.formatOperands && i.operand == a && i.operandB == b && i.accumulator == DType::F32 && K % i.k == 0 &&
-        i.m <= M && i.n <= N)
+    if (i.formatOperands && i.accumulator == *acc && (dot.getAE2m1() || i.operand == *in) &&
+        (dot.getBE2m1() || i.operandB == *inB))
+      rows.push_back(i);
+  return rows;
+}
+
+const MatrixInstr *mlir::tessel::scaledMatrixInstr(const TargetFacts &target, std::optional<DType> a,
+                                                   std::optional<DType> b, int64_t M, int64_t N, int64_t K) {
+  for (const MatrixInstr &i : target.matrixInstrs)
+    if (i.formatOperands && (!a || i.operand == *a) && (!b || i.operandB == *b) && i.accumulator == DType::F32 &&
+        K % i.k == 0 && i.m <= M && i.n <= N)
       return &i;
   return nullptr;
 }

@@ -6,7 +6,9 @@
 #include "tessel/Dialect/Tessel/IR/Dialect.h"
 #include "tessel/lowering/target.hpp"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::tessel {
 
@@ -14,6 +16,9 @@ struct DotLayouts {
   DistributedLayoutAttr accumulator; // MFMA, WMMA or (FMA) blocked
   unsigned kWidth;                   // the operand layouts' K elements per lane and instruction
   unsigned kGroup = 0;               // their runs of consecutive K (0: kWidth; DotOperandLayoutAttr)
+  // B's kWidth and kGroup where they differ from A's (0: A's): an e2m1
+  // operand (bytes, two K each) beside an 8-bit one on gfx950's f8f6f4 MFMAs.
+  unsigned kWidthB = 0, kGroupB = 0;
 };
 
 // The target table's largest instruction that fits `dot`'s block (M, N and
@@ -23,10 +28,17 @@ struct DotLayouts {
 FailureOr<DotLayouts> chooseDotLayouts(DotOp dot, const std::string &arch, unsigned numWarps, unsigned waveSize);
 
 // The target's scaled matrix instruction (gfx950's f8f6f4 MFMAs, the table's
-// formatOperands rows) for 8-bit float operands a and b that runs an
+// formatOperands rows) for 8-bit float operands a and b (std::nullopt: e2m1,
+// which every such row takes, its format being an operand) that runs an
 // [M, K] x [K, N] block without padding (K a multiple of its depth, M and N
 // at least its tile), the largest first; null when none does.
-const ::tessel::MatrixInstr *scaledMatrixInstr(const ::tessel::TargetFacts &target, ::tessel::DType a,
-                                               ::tessel::DType b, int64_t M, int64_t N, int64_t K);
+const ::tessel::MatrixInstr *scaledMatrixInstr(const ::tessel::TargetFacts &target,
+                                               std::optional<::tessel::DType> a, std::optional<::tessel::DType> b,
+                                               int64_t M, int64_t N, int64_t K);
+
+// The target table's rows that take a dot's operands: matrixInstrsFor its
+// types, or for a dot with an e2m1 operand the f8f6f4 rows whose other
+// operand matches.
+std::vector<::tessel::MatrixInstr> matrixInstrsForDot(const ::tessel::TargetFacts &target, DotOp dot);
 
 } // namespace mlir::tessel

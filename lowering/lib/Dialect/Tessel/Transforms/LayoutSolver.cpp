@@ -469,15 +469,19 @@ Solver::Round Solver::fixDot(DotOp dot) {
   acc.fixed = layouts->accumulator;
   fixedBy_[find(accNode)] = dot;
   const unsigned rank = cast<RankedTensorType>(dot.getType()).getRank();
+  // B's kWidth and kGroup differ from A's beside an e2m1 operand (bytes).
   const unsigned kGroup = layouts->kGroup, kWidth = layouts->kWidth;
-  for (auto [use, kDim] : {std::pair{&dot.getAMutable(), rank - 1}, std::pair{&dot.getBMutable(), rank - 2}})
+  const unsigned kWidthB = layouts->kWidthB ? layouts->kWidthB : kWidth,
+                 kGroupB = layouts->kWidthB ? layouts->kGroupB : kGroup;
+  for (auto [use, kDim, width, run] : {std::tuple{&dot.getAMutable(), rank - 1, kWidth, kGroup},
+                                       std::tuple{&dot.getBMutable(), rank - 2, kWidthB, kGroupB}})
     if (std::optional<unsigned> src = sourceOf({use->get(), use}))
-      group(*src).operandRun = {kDim, kGroup ? kGroup : kWidth};
+      group(*src).operandRun = {kDim, run ? run : width};
   // Each operand is a copy of its own (isolated before the first solution).
   group(resolve({dot.getA(), &dot.getAMutable()})).fixed =
       DotOperandLayoutAttr::get(ctx, 0, layouts->accumulator, kWidth, kGroup);
   group(resolve({dot.getB(), &dot.getBMutable()})).fixed =
-      DotOperandLayoutAttr::get(ctx, 1, layouts->accumulator, kWidth, kGroup);
+      DotOperandLayoutAttr::get(ctx, 1, layouts->accumulator, kWidthB, kGroupB);
   // Scales (gfx950's scaled MFMAs): [M, K / 32] and [N, K / 32] as operands
   // of one element a lane and instruction (B's laid out [N, K]: kLast). A
   // scale operand layout puts the scale of row i (column j) and K block g in

@@ -68,6 +68,8 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
       return;
     bool failedAny = false;
     module.walk([&](DotOp dot) {
+      if (dot.getAE2m1() || dot.getBE2m1())
+        return; // made for gfx950's f8f6f4 MFMAs above
       auto a = cast<RankedTensorType>(dot.getA().getType()), b = cast<RankedTensorType>(dot.getB().getType());
       std::optional<DType> ta = dtypeOf(a.getElementType()), tb = dtypeOf(b.getElementType());
       if (!ta || !tb || !::tessel::isFloat8(*ta))
@@ -115,13 +117,19 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
   // other form needed, unused now, is erased.
   static void legalizeScaled(DotScaledOp op, const TargetFacts *target) {
     auto a = cast<RankedTensorType>(op.getA().getType()), b = cast<RankedTensorType>(op.getB().getType());
-    const int64_t M = a.getDimSize(0), K = a.getDimSize(1), N = b.getDimSize(1);
+    auto e2m1 = [](int32_t f) { return ::tessel::MxFormat(f) == ::tessel::MxFormat::e2m1; };
+    const bool e2m1A = e2m1(op.getAFormat()), e2m1B = e2m1(op.getBFormat());
+    // K counts elements: e2m1 packs two a byte along K.
+    const int64_t M = a.getDimSize(0), K = a.getDimSize(1) * (e2m1A ? 2 : 1), N = b.getDimSize(1);
     std::optional<DType> ta = dtypeOf(a.getElementType()), tb = dtypeOf(b.getElementType());
-    auto eightBit = [](int32_t f) {
-      return ::tessel::MxFormat(f) == ::tessel::MxFormat::e4m3 || ::tessel::MxFormat(f) == ::tessel::MxFormat::e5m2;
+    // The f8f6f4 MFMAs' formats: e4m3, e5m2 (their tiles' types) and e2m1
+    // (bytes; any f8f6f4 row takes it).
+    auto takes = [](int32_t f) {
+      auto x = ::tessel::MxFormat(f);
+      return x == ::tessel::MxFormat::e4m3 || x == ::tessel::MxFormat::e5m2 || x == ::tessel::MxFormat::e2m1;
     };
-    const bool native = eightBit(op.getAFormat()) && eightBit(op.getBFormat()) && ta && tb &&
-                        target && scaledMatrixInstr(*target, *ta, *tb, M, N, K);
+    const bool native = takes(op.getAFormat()) && takes(op.getBFormat()) && ta && tb && target &&
+                        scaledMatrixInstr(*target, e2m1A ? std::nullopt : ta, e2m1B ? std::nullopt : tb, M, N, K);
     SmallVector<Operation *> maybeDead;
     for (Value v : op->getOperands())
       if (Operation *def = v.getDefiningOp())
@@ -140,7 +148,12 @@ struct LegalizeDotsPass : mlir::tessel::impl::TesselLegalizeDotsBase<LegalizeDot
         sb = ones({N, K / 32});
       if (sb && !sa)
         sa = ones({M, K / 32});
-      result = builder.create<DotOp>(op.getLoc(), op.getType(), op.getA(), op.getB(), op.getC(), sa, sb);
+      auto dot = builder.create<DotOp>(op.getLoc(), op.getType(), op.getA(), op.getB(), op.getC(), sa, sb);
+      if (e2m1A)
+        dot.setAE2m1(true);
+      if (e2m1B)
+        dot.setBE2m1(true);
+      result = dot;
     } else if (auto dot = result.getDefiningOp<DotOp>()) {
       truncateScaledOperands(dot, maybeDead);
     }

@@ -450,9 +450,15 @@ def Tessel_DotOp : Tessel_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>, AttrS
     that gfx950's scaled MFMAs take (V_MFMA_SCALE_F32_*_F8F6F4); the scales
     take dot-operand layouts with kWidth 1 (b_scale's with kLast), one byte
     a lane and instruction, where those instructions read them.
+
+    `a_e2m1` (`b_e2m1`), made by tessel-legalize-dots for gfx950's f8f6f4
+    MFMAs, with or without scales: a is OCP E2M1 (FP4) packed
+    two a byte along K, i8 [M, K / 2] (b i8 [K / 2, N]), the lower K in the
+    low nibble; the other operand is E2M1 too or an OCP 8-bit float. Its
+    dot-operand layout is over the bytes, kWidth counting bytes.
   }];
   let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c, Optional<Tessel_Tile>:$a_scale,
-                       Optional<Tessel_Tile>:$b_scale);
+                       Optional<Tessel_Tile>:$b_scale, UnitAttr:$a_e2m1, UnitAttr:$b_e2m1);
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $c (`scales` $a_scale^ `,` $b_scale `:` type($a_scale) `,` type($b_scale))? attr-dict
@@ -479,9 +485,10 @@ def Tessel_DotScaledOp : Tessel_Op<"dot_scaled", [Pure, AllTypesMatch<["c", "res
     `fallback` is the same product composed by the tracer from upcasts: each
     element times its scale in bf16 (f16 with an fp16 operand), then a
     plain dot. tessel-legalize-dots replaces the op by it, unless the
-    target's scaled matrix instructions take the formats (gfx950, e4m3 and
-    e5m2, K a multiple of an instruction's, M and N of its tile); then by a
-    `tessel.dot` with scales, and the decomposition, unused, is erased. One
+    target's scaled matrix instructions take the formats (gfx950: e2m1, e4m3
+    and e5m2, K a multiple of an instruction's, M and N of its tile); then by
+    a `tessel.dot` with scales (e2m1 operands marked), and the decomposition,
+    unused, is erased. One
     front door: every target's kernel traces the same op.
   }];
   let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c, Tessel_Tile:$fallback,

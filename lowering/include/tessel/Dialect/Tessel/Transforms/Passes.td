@@ -82,8 +82,9 @@ def TesselLegalizeDots : Pass<"tessel-legalize-dots", "::mlir::ModuleOp"> {
       the operands widen to f16 (exact), which the f16 instructions or the
       multiply-adds take.
     A `tessel.dot_scaled` (MX formats) becomes a `tessel.dot` with its
-    scales where the target's scaled MFMAs take it (gfx950: e4m3 and e5m2
-    operands, K a multiple of an f8f6f4 instruction's depth, M and N at
+    scales where the target's scaled MFMAs take it (gfx950: e2m1, e4m3 and
+    e5m2 operands in any mix, e2m1 kept packed and marked `a_e2m1` /
+    `b_e2m1`, K a multiple of an f8f6f4 instruction's depth, M and N at
     least its tile; a missing scale is 127, 1.0), else its traced
     decomposition (`fallback`), whose f32 -> bf16 dot operands are then
     truncated (the high 16 bits, as Triton's AMD upcast) instead of
