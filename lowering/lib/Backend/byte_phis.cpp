@@ -2,6 +2,7 @@
 // in amdgpu_codegen.hpp).
 #include "tessel/lowering/amdgpu_codegen.hpp"
 
+#include <llvm/ADT/DenseMap.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/IRBuilder.h>
@@ -34,6 +35,9 @@ unsigned carryBytePairsAsWords(llvm::Module &module) {
     llvm::Type *vector = phi->getType();
     llvm::Type *word = llvm::IntegerType::get(module.getContext(), vector->getPrimitiveSizeInBits());
     auto *carried = llvm::PHINode::Create(word, phi->getNumIncomingValues(), phi->getName() + ".word", phi->getIterator());
+    // One cast per edge's block: a block that branches here twice (both
+    // edges of a conditional branch) must give the phi one value.
+    llvm::DenseMap<llvm::BasicBlock *, llvm::Value *> castIn;
     for (unsigned i = 0; i < phi->getNumIncomingValues(); ++i) {
       llvm::Value *value = phi->getIncomingValue(i);
       llvm::BasicBlock *from = phi->getIncomingBlock(i);
@@ -42,10 +46,12 @@ unsigned carryBytePairsAsWords(llvm::Module &module) {
         incoming = llvm::PoisonValue::get(word);
       else if (llvm::isa<llvm::UndefValue>(value))
         incoming = llvm::UndefValue::get(word);
+      else if (llvm::Value *made = castIn.lookup(from))
+        incoming = made;
       else
         // At the end of the edge's block, where every incoming value is
         // available (another such phi of this block included).
-        incoming = llvm::IRBuilder<>(from->getTerminator()).CreateBitCast(value, word);
+        incoming = castIn[from] = llvm::IRBuilder<>(from->getTerminator()).CreateBitCast(value, word);
       carried->addIncoming(incoming, from);
     }
     llvm::IRBuilder<> after(phi->getParent(), phi->getParent()->getFirstInsertionPt());

@@ -91,3 +91,22 @@ TEST_CASE("a byte pair loaded behind a branch reaches its LDS store in the regis
   CHECK(testing::countOf(assembly, "v_lshlrev_b16") == 0);
   CHECK(testing::countOf(assembly, "v_bitop3_b16") == 0);
 }
+
+TEST_CASE("a block that reaches the phi by both edges of its branch gives the word phi one value") {
+  // %pair's entries from %load name it twice: LLVM requires one value per
+  // block, so the two edges share one cast.
+  const std::string text =
+      "define amdgpu_kernel void @k(ptr addrspace(1) %in, ptr addrspace(3) %lds, i1 %c) {\n"
+      "entry:\n  %lane = call i32 @llvm.amdgcn.workitem.id.x()\n"
+      "  %p = getelementptr <2 x i8>, ptr addrspace(1) %in, i32 %lane\n"
+      "  %v = load <2 x i8>, ptr addrspace(1) %p, align 4\n  br i1 %c, label %join, label %join\n"
+      "join:\n  %pair = phi <2 x i8> [ %v, %entry ], [ %v, %entry ]\n"
+      "  %q = getelementptr <2 x i8>, ptr addrspace(3) %lds, i32 %lane\n"
+      "  store <2 x i8> %pair, ptr addrspace(3) %q, align 2\n  ret void\n}\n"
+      "declare i32 @llvm.amdgcn.workitem.id.x()\n";
+  llvm::LLVMContext context;
+  auto module = testing::parseIR(text, context);
+  CHECK(carryBytePairsAsWords(*module) == 1);
+  CHECK_FALSE(llvm::verifyModule(*module, &llvm::errs()));
+  CHECK(phiType(*module) == "i16");
+}
