@@ -19,7 +19,8 @@ namespace {
 // <4 x i8> in already.
 bool isNarrowByteVector(llvm::Type *type) {
   auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
-  return vector && vector->getElementType()->isIntegerTy(8) && vector->getNumElements() < kBytesPerCarriedWord;
+  return vector && vector->getElementType()->isIntegerTy(8) && vector->getNumElements() >= 2 &&
+         vector->getNumElements() < kBytesPerCarriedWord;
 }
 
 } // namespace

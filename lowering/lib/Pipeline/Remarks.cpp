@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
@@ -129,9 +130,12 @@ SignedDivision signedDivisionCutting(Value address, unsigned dim, int64_t want, 
       continue;
     }
     // Element by element (arith, addptr, select, hints) or a broadcast: the
-    // same dimension; reshapes, joins, gathers, dots end the walk.
+    // same dimension; reshapes, joins, gathers, dots end the walk, and so
+    // do loads (an address loaded from memory: its index's runs are not
+    // the access's).
     auto shape = cast<RankedTensorType>(v.getType()).getShape();
-    const bool sameShapes = def->getNumRegions() == 0 && llvm::all_of(def->getOperands(), [&](Value operand) {
+    const bool sameShapes = isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
+                            llvm::all_of(def->getOperands(), [&](Value operand) {
       auto t = dyn_cast<RankedTensorType>(operand.getType());
       return !t || t.getShape() == shape;
     });

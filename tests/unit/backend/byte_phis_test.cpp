@@ -66,6 +66,11 @@ TEST_CASE("a <2 x i8> phi becomes an i16 phi, bitcast on its edges and back afte
   REQUIRE_FALSE(llvm::verifyModule(*module, &llvm::errs()));
   CHECK(phiType(*module) == "i16");
   CHECK(carryBytePairsAsWords(*module) == 0);
+  llvm::LLVMContext other;
+  auto triple = testing::parseIR(pairKernel("<3 x i8>"), other);
+  CHECK(carryBytePairsAsWords(*triple) == 1);
+  REQUIRE_FALSE(llvm::verifyModule(*triple, &llvm::errs()));
+  CHECK(phiType(*triple) == "i24");
 }
 
 TEST_CASE("wider byte vectors and pairs of wider integers keep their phis") {

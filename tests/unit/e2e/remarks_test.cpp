@@ -190,7 +190,7 @@ TEST_CASE("remarks: a signed % of a value of unknown sign names the % and the sc
 
 namespace {
 
-int gQuotientLine = 0, gLoopLine = 0;
+int gQuotientLine = 0, gLoopLine = 0, gCarriedLine = 0, gIndirectLoadLine = 0;
 
 // A signed % by an N that 16 does not divide: runs stay short whatever the
 // sign, so no assume() is offered (the stride-1 advice instead).
@@ -222,6 +222,28 @@ void quotient_rows(Ptr<float> x, Ptr<float> out, i32 groups) {
   gQuotientLine = __LINE__ + 1;
   auto offs = (f / 4) * 4 + arange(0, 1024) % 4 + 4096;
   store(out + program_id(0) * 1024 + arange(0, 1024), load(x + offs));
+}
+
+// Offsets loaded from memory at an index wrapped by a signed %: the
+// access's runs are the loaded values', whatever the index's sign.
+// (The table's own load is blamed on the %, rightly.)
+void indirect_rows(Ptr<float> x, Ptr<int32_t> table, Ptr<float> out, i32 N, i32 groups) {
+  auto index = ((program_id(0) / groups) * 1024 + arange(0, 1024)) % N + N;
+  auto rows = load(table + index);
+  gIndirectLoadLine = __LINE__ + 1;
+  auto v = load(x + rows);
+  store(out + program_id(0) * 1024 + arange(0, 1024), v);
+}
+
+// The dividend is a scalar the loop carries, from an argument of unknown sign.
+void wrapped_carried(Ptr<float> x, Ptr<float> out, i32 N, i32 first) {
+  i32 start = first * 1024;
+  gCarriedLine = __LINE__ + 1;
+  for_range(0, 2, [&](i32 i) {
+    auto offs = (start + arange(0, 1024)) % N + N;
+    store(out + i * 1024 + arange(0, 1024), load(x + offs));
+    start = start + 1024;
+  });
 }
 
 // The % in a helper of another file.
@@ -263,6 +285,29 @@ TEST_CASE("remarks: a signed % or / is named only where a known sign would keep 
     const std::string message = narrowMessage(*k.runtime()->lastKernel());
     CAPTURE(message);
     CHECK(contains(message, "assume(v >= 0) for the counter of the loop at line " + std::to_string(gLoopLine)));
+  }
+  {
+    auto table = emulator().upload(std::vector<int32_t>(8192, 7));
+    auto k = jit<indirect_rows>();
+    k.launch(emulator(), {2}, {.num_warps = 4}, x, table, out, 48, 2);
+    const CompiledKernel &compiled = *k.runtime()->lastKernel();
+    CAPTURE(describeRemarks(compiled));
+    bool found = false;
+    for (const Remark &r : remarksOf(compiled, RemarkKind::NarrowAccess))
+      if (r.line == unsigned(gIndirectLoadLine)) {
+        found = true;
+        CHECK(contains(r.message, "contiguous only in runs of"));
+        CHECK(!contains(r.message, "signed %"));
+      }
+    CHECK(found);
+  }
+  {
+    auto k = jit<wrapped_carried>();
+    k.launch(emulator(), {1}, {.num_warps = 4}, x, out, 48, 3);
+    const std::string message = narrowMessage(*k.runtime()->lastKernel());
+    CAPTURE(message);
+    CHECK(contains(message, "assume(v >= 0) for a value the loop at line " + std::to_string(gCarriedLine) +
+                            " carries"));
   }
   {
     auto k = jit<quotient_rows>();

@@ -163,7 +163,10 @@ struct DotOpMfmaConversion : TesselOpToLLVMPattern<DotOp> {
     // 2^-127, given as constants) would make LLVM select the unscaled
     // instruction, which computes as if the scales were 1 (the emulator,
     // running the IR before O3 folds them, would scale). A loaded byte
-    // cannot fold to a constant.
+    // folds to a constant only where LLVM forwards a constant stored to the
+    // same address earlier in the kernel (zero scales written, then loaded):
+    // not a pattern tessel's kernels make, and then the unscaled
+    // instruction's result would differ.
     auto scaleRegisters = [&](ArrayRef<Value> bytes) {
       SmallVector<std::pair<Value, Value>> out; // (register, byte select) of each byte
       Type i32 = rewriter.getI32Type();
