@@ -77,21 +77,9 @@ std::vector<float> run(const MfmaShape &s, int formatA, int formatB, const std::
   auto ba = dev.upload(a), bb = dev.upload(b);
   auto bc = dev.upload(c);
   auto bd = dev.upload(std::vector<float>(c.size(), std::nanf("")));
-  CompiledKernel k = testing::kernelFromIR("matrix", kernelIR(s, formatA, formatB),
-                                           std::vector<TraceArg>(4, {TraceArg::Pointer, DType::I8}));
-  k.arch = "gfx950";
-  auto loaded = dev.impl().load(k);
-  std::vector<uint8_t> args(32);
-  void *ptrs[4] = {ba.devicePtr(), bb.devicePtr(), bc.devicePtr(), bd.devicePtr()};
-  std::memcpy(args.data(), ptrs, 32);
-  dev.impl().launch(*loaded, {1, 1, 1}, 64, args.data(), args.size());
-  std::vector<float> d = bd.download(), out(s.m * s.m);
-  for (unsigned i = 0; i < s.m; ++i)
-    for (unsigned j = 0; j < s.m; ++j) {
-      auto [lane, r] = placeD(s, i, j);
-      out[i * s.m + j] = d[lane * regs + r];
-    }
-  return out;
+  testing::launchOnOneWave(dev, kernelIR(s, formatA, formatB),
+                           {ba.devicePtr(), bb.devicePtr(), bc.devicePtr(), bd.devicePtr()});
+  return fromLanes(s, bd.download(), regs);
 }
 
 // The host's D: C + sum over K in order, in double, rounded once.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tessel/core/compiled_kernel.hpp"
+#include "tessel/runtime/device.hpp"
 
 #include <doctest/doctest.h>
 
@@ -28,6 +29,18 @@ inline CompiledKernel kernelFromIR(std::string name, const std::string &ir,
   k.kernargs = kernargLayout(args);
   k.waveSize = 64;
   return k;
+}
+
+// Runs kernel @matrix of `ir` on one wave of 64 lanes of `dev` (compiled
+// for `arch`), its arguments the device pointers `pointers` in order.
+inline void launchOnOneWave(Device &dev, const std::string &ir, const std::vector<void *> &pointers,
+                            const char *arch = "gfx950") {
+  CompiledKernel k = kernelFromIR("matrix", ir, std::vector<TraceArg>(pointers.size(), {TraceArg::Pointer, DType::I8}));
+  k.arch = arch;
+  auto loaded = dev.impl().load(k);
+  std::vector<uint8_t> args(sizeof(void *) * pointers.size());
+  std::memcpy(args.data(), pointers.data(), args.size());
+  dev.impl().launch(*loaded, {1, 1, 1}, 64, args.data(), args.size());
 }
 
 // Kernarg bytes laid out as kernargLayout() says.

@@ -123,21 +123,10 @@ std::vector<float> run(const Case &t) {
   auto bc = dev.upload(c);
   auto bd = dev.upload(std::vector<float>(c.size(), std::nanf("")));
   auto bsa = dev.upload(t.sa), bsb = dev.upload(t.sb);
-  CompiledKernel k = testing::kernelFromIR("matrix", kernelIR(s, t.fa, t.fb, t.opA, t.opB),
-                                           std::vector<TraceArg>(6, {TraceArg::Pointer, DType::I8}));
-  k.arch = "gfx950";
-  auto loaded = dev.impl().load(k);
-  std::vector<uint8_t> args(48);
-  void *ptrs[6] = {ba.devicePtr(), bb.devicePtr(), bc.devicePtr(), bd.devicePtr(), bsa.devicePtr(), bsb.devicePtr()};
-  std::memcpy(args.data(), ptrs, 48);
-  dev.impl().launch(*loaded, {1, 1, 1}, 64, args.data(), args.size());
-  std::vector<float> d = bd.download(), out(s.m * s.m);
-  for (unsigned i = 0; i < s.m; ++i)
-    for (unsigned j = 0; j < s.m; ++j) {
-      auto [lane, r] = placeD(s, i, j);
-      out[i * s.m + j] = d[lane * regs + r];
-    }
-  return out;
+  testing::launchOnOneWave(dev, kernelIR(s, t.fa, t.fb, t.opA, t.opB),
+                           {ba.devicePtr(), bb.devicePtr(), bc.devicePtr(),
+                            bd.devicePtr(), bsa.devicePtr(), bsb.devicePtr()});
+  return fromLanes(s, bd.download(), regs);
 }
 
 // E8M0: 2^(s - 127), 255 NaN.

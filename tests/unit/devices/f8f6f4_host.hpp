@@ -67,6 +67,17 @@ inline std::pair<unsigned, unsigned> placeD(const MfmaShape &s, unsigned i, unsi
 }
 
 // Equal, or both NaN.
+// D as [m][n] from the lanes' `regs` registers a lane (placeD).
+inline std::vector<float> fromLanes(const MfmaShape &s, const std::vector<float> &d, unsigned regs) {
+  std::vector<float> out(s.m * s.m);
+  for (unsigned i = 0; i < s.m; ++i)
+    for (unsigned j = 0; j < s.m; ++j) {
+      auto [lane, r] = placeD(s, i, j);
+      out[i * s.m + j] = d[lane * regs + r];
+    }
+  return out;
+}
+
 inline bool same(float x, float y) { return (std::isnan(x) && std::isnan(y)) || x == y; }
 
 inline size_t mismatches(const std::vector<float> &got, const std::vector<float> &want) {

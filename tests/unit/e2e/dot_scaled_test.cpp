@@ -113,6 +113,15 @@ template <class E> struct Operand {
   std::vector<E> stored;
   std::vector<double> values;
 };
+// The float64 product of a [M, K] and bt [N, K] (b transposed), both
+// scaled per 32 of K: each result and the sum of its terms' magnitudes.
+struct ScaledProduct {
+  std::vector<double> want, magnitude;
+};
+template <class A, class B>
+ScaledProduct scaledProduct(const Operand<A> &a, const std::vector<int8_t> &sa, const Operand<B> &bt,
+                            const std::vector<int8_t> &sb, int M, int N, int K);
+
 template <class E> Operand<E> randomOperand(MxFormat f, int rows, int k) {
   Operand<E> out;
   std::uniform_int_distribution<unsigned> byte(0, 255);
@@ -155,6 +164,21 @@ std::vector<int8_t> randomScales(size_t n, int lo, int hi) {
 
 // What the launch compiled: the tile IR after layouts and the kernel module
 // (and, when asked, the device's assembly: compiled again for the target).
+template <class A, class B>
+ScaledProduct scaledProduct(const Operand<A> &a, const std::vector<int8_t> &sa, const Operand<B> &bt,
+                            const std::vector<int8_t> &sb, int M, int N, int K) {
+  ScaledProduct out{std::vector<double>(size_t(M) * N), std::vector<double>(size_t(M) * N)};
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k) {
+        const double p = a.values[size_t(m) * K + k] * e8m0(sa[size_t(m) * K / 32 + k / 32]) *
+                         bt.values[size_t(n) * K + k] * e8m0(sb[size_t(n) * K / 32 + k / 32]);
+        out.want[size_t(m) * N + n] += p;
+        out.magnitude[size_t(m) * N + n] += std::fabs(p);
+      }
+  return out;
+}
+
 struct Compiled {
   std::string tileIR, llvmIR, assembly;
 };
@@ -429,16 +453,11 @@ TEST_CASE("dot_scaled on e2m1 in a pipelined K loop on gfx950 matches float64") 
   CHECK(contains(compiled->tileIR, "local_alloc")); // staged in LDS
   CHECK(contains(compiled->llvmIR(), "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32"));
   std::vector<float> got = dc.download();
+  const ScaledProduct ref = scaledProduct(a, sa, bt, sb, M, N, K);
   size_t wrong = 0;
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
-      double want = 0, magnitude = 0;
-      for (int k = 0; k < K; ++k) {
-        const double p = a.values[size_t(m) * K + k] * e8m0(sa[size_t(m) * K / 32 + k / 32]) *
-                         bt.values[size_t(n) * K + k] * e8m0(sb[size_t(n) * K / 32 + k / 32]);
-        want += p;
-        magnitude += std::fabs(p);
-      }
+      const double want = ref.want[size_t(m) * N + n], magnitude = ref.magnitude[size_t(m) * N + n];
       if (!(std::fabs(got[size_t(m) * N + n] - want) <= 1e-6 * magnitude + 1e-30)) {
         if (wrong < 3) MESSAGE("c[", m, "][", n, "] = ", got[size_t(m) * N + n], ", want ", want);
         ++wrong;
@@ -502,16 +521,11 @@ TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel)
     CHECK(std::regex_search(kernel.runtime()->lastKernel()->tileIR,
                             std::regex(R"(buffer_load [^\n]*vec = 16 [^\n]*tensor<64x128xi32)")));
     std::vector<half> got = dc.download();
+    const ScaledProduct ref = scaledProduct(a, sa, bt, sb, M, N, K);
     size_t wrong = 0;
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n) {
-        double want = 0, magnitude = 0;
-        for (int k = 0; k < K; ++k) {
-          const double p = a.values[size_t(m) * K + k] * e8m0(sa[size_t(m) * K / 32 + k / 32]) *
-                           bt.values[size_t(n) * K + k] * e8m0(sb[size_t(n) * K / 32 + k / 32]);
-          want += p;
-          magnitude += std::fabs(p);
-        }
+        const double want = ref.want[size_t(m) * N + n], magnitude = ref.magnitude[size_t(m) * N + n];
         // f32 sums, then f16: half an f16 ulp of the result plus the sums' rounding.
         const double g = double(float(got[size_t(m) * N + n]));
         if (!(std::fabs(g - want) <= std::fabs(want) * 0x1p-10 + magnitude * 1e-6 + 1e-6)) {
