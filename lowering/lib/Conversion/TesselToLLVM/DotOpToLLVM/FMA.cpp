@@ -28,6 +28,9 @@ struct DotOpFmaConversion : TesselOpToLLVMPattern<DotOp> {
       return op.emitOpError("has scales, which only gfx950's scaled MFMAs take, not the FMA path");
     if (!isa_and_nonnull<BlockedLayoutAttr>(cType.getEncoding()))
       return rewriter.notifyMatchFailure(op, "not an FMA dot");
+    // Packed e2m1 operands likewise: never multiplied as integer bytes.
+    if (op.getAE2m1() || op.getBE2m1())
+      return op.emitOpError("has packed e2m1 operands, which only gfx950's scaled MFMAs take, not the FMA path");
     auto aType = cast<RankedTensorType>(op.getA().getType()), bType = cast<RankedTensorType>(op.getB().getType());
     LinearLayout acc = getLinearLayout(cType), la = getLinearLayout(aType), lb = getLinearLayout(bType);
     const unsigned rank = cType.getRank();

@@ -29,6 +29,9 @@ struct DotOpWmmaConversion : TesselOpToLLVMPattern<DotOp> {
     auto wmma = dyn_cast_or_null<WmmaLayoutAttr>(cType.getEncoding());
     if (!wmma)
       return rewriter.notifyMatchFailure(op, "not a WMMA dot");
+    // Packed e2m1 operands likewise: never multiplied as integer bytes.
+    if (op.getAE2m1() || op.getBE2m1())
+      return op.emitOpError("has packed e2m1 operands, which only gfx950's scaled MFMAs take, not the WMMA path");
     const int64_t rank = cType.getRank(); // a batch dim, if any, comes first
     const int64_t M = cType.getDimSize(rank - 2), N = cType.getDimSize(rank - 1), K = aType.getDimSize(rank - 1);
     const int64_t batch = rank == 3 ? cType.getDimSize(0) : 1;
