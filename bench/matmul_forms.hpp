@@ -10,6 +10,7 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tessel::bench {
@@ -205,17 +206,24 @@ inline LoopMakeUp loopMakeUp(const std::string &loop) {
 }
 
 // Triton's tl.dot_scaled in a tutorial 03 loop (bench/triton/matmul_scaled.py,
-// line by line): OCP E4M3 A [M, K] and B [K, N], e8m0 scales per 32 of K
-// ([M, K / 32] and [N, K / 32]), K a multiple of the block (no masks on K),
-// C in f16. The comparison bench runs BLOCK_K 64 (two scale groups a step).
+// line by line): A [M, K] and B [K, N] in OCP E4M3 (E = float8_e4m3fn) or
+// e2m1 (E = int8_t: two to a byte, packed along K, so A is [M, K / 2] bytes
+// and B [K / 2, N]; Triton's kernel takes FORMAT "e2m1" and PACK 2), e8m0
+// scales per 32 of K ([M, K / 32] and [N, K / 32]), K a multiple of the block
+// (no masks on K), C in f16. The comparison bench runs BLOCK_K 64 for E4M3
+// (two scale groups a step) and 128 for e2m1 (64 bytes a row).
 // Both sides add `assume(pid_n >= 0)` (Triton's test kernel has none; its
 // axis analysis ignores the sign of `%`, tessel's does not): without it B is
 // loaded a byte at a time, and tessel's narrow-access remark says so.
-inline void mx_matmul_kernel(Ptr<float8_e4m3fn> a_ptr, Ptr<float8_e4m3fn> b_ptr, Ptr<half> c_ptr, Ptr<int8_t> a_scale_ptr,
-                      Ptr<int8_t> b_scale_ptr, i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak, i32 stride_bk,
-                      i32 stride_bn, i32 stride_cm, i32 stride_cn, i32 stride_asm, i32 stride_ask, i32 stride_bsn,
-                      i32 stride_bsk, Const<int> BLOCK_SIZE_M, Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K,
+template <class E>
+void mx_matmul_kernel(Ptr<E> a_ptr, Ptr<E> b_ptr, Ptr<half> c_ptr, Ptr<int8_t> a_scale_ptr, Ptr<int8_t> b_scale_ptr,
+                      i32 M, i32 N, i32 K, i32 stride_am, i32 stride_ak, i32 stride_bk, i32 stride_bn, i32 stride_cm,
+                      i32 stride_cn, i32 stride_asm, i32 stride_ask, i32 stride_bsn, i32 stride_bsk,
+                      Const<int> BLOCK_SIZE_M, Const<int> BLOCK_SIZE_N, Const<int> BLOCK_SIZE_K,
                       Const<int> GROUP_SIZE_M) {
+  static_assert(std::is_same_v<E, float8_e4m3fn> || std::is_same_v<E, int8_t>, "E4M3 or packed e2m1");
+  constexpr MxFormat FORMAT = std::is_same_v<E, int8_t> ? MxFormat::e2m1 : MxFormat::e4m3;
+  constexpr int PACK = FORMAT == MxFormat::e2m1 ? 2 : 1;
   auto pid = program_id(0);
   auto num_pid_m = cdiv(M, BLOCK_SIZE_M);
   auto num_pid_n = cdiv(N, BLOCK_SIZE_N);
@@ -228,7 +236,7 @@ inline void mx_matmul_kernel(Ptr<float8_e4m3fn> a_ptr, Ptr<float8_e4m3fn> b_ptr,
   assume(pid_n >= 0); // as matmul_scaled.py's tl.assume: B's `% N` keeps runs of 16 (vector loads)
   auto offs_am = (pid_m * BLOCK_SIZE_M + arange(0, BLOCK_SIZE_M)) % M;
   auto offs_bn = (pid_n * BLOCK_SIZE_N + arange(0, BLOCK_SIZE_N)) % N;
-  auto offs_k = arange(0, BLOCK_SIZE_K);
+  auto offs_k = arange(0, BLOCK_SIZE_K / PACK);
   auto offs_sk = arange(0, BLOCK_SIZE_K / 32);
   auto a_ptrs = a_ptr + (expand_dims(offs_am, 1) * stride_am + expand_dims(offs_k, 0) * stride_ak);
   auto b_ptrs = b_ptr + (expand_dims(offs_k, 1) * stride_bk + expand_dims(offs_bn, 0) * stride_bn);
@@ -240,9 +248,9 @@ inline void mx_matmul_kernel(Ptr<float8_e4m3fn> a_ptr, Ptr<float8_e4m3fn> b_ptr,
     auto b = load(b_ptrs);
     Tile<int8_t> a_scale = load(a_scale_ptrs);
     Tile<int8_t> b_scale = load(b_scale_ptrs);
-    accumulator = dot_scaled(a, a_scale, MxFormat::e4m3, b, b_scale, MxFormat::e4m3, accumulator);
-    a_ptrs += BLOCK_SIZE_K * stride_ak;
-    b_ptrs += BLOCK_SIZE_K * stride_bk;
+    accumulator = dot_scaled(a, a_scale, FORMAT, b, b_scale, FORMAT, accumulator);
+    a_ptrs += (BLOCK_SIZE_K / PACK) * stride_ak;
+    b_ptrs += (BLOCK_SIZE_K / PACK) * stride_bk;
     a_scale_ptrs += (BLOCK_SIZE_K / 32) * stride_ask;
     b_scale_ptrs += (BLOCK_SIZE_K / 32) * stride_bsk;
   });

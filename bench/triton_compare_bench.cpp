@@ -225,19 +225,23 @@ Case matmulLibraryFp8(unsigned warps) {
 
 constexpr int kMxBK = 64;
 
-Case matmulTriton03Mx(unsigned warps) {
-  Case c{std::string("matmul-triton03mx-mxfp8-w") + std::to_string(warps), "matmul", "triton03mx", "mxfp8",
-         "M=N=K=4096", {kBM, kBN, kMxBK}, warps, kStages, [warps](Device &dev) {
-           static auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
-           auto a = dev.alloc<float8_e4m3fn>(size_t(kM) * kK), b = dev.alloc<float8_e4m3fn>(size_t(kK) * kN);
+// E = float8_e4m3fn: mxfp8 at BLOCK_K 64 (gfx942, gfx950); E = int8_t: mxfp4
+// (e2m1, two to a byte along K) at BLOCK_K 128 (gfx950: the f8f6f4 MFMAs).
+template <class E> Case matmulTriton03Mx(unsigned warps) {
+  constexpr bool fp4 = std::is_same_v<E, int8_t>;
+  constexpr int bk = fp4 ? 2 * kMxBK : kMxBK, pack = fp4 ? 2 : 1;
+  Case c{std::string("matmul-triton03mx-") + (fp4 ? "mxfp4" : "mxfp8") + "-w" + std::to_string(warps), "matmul",
+         "triton03mx", fp4 ? "mxfp4" : "mxfp8", "M=N=K=4096", {kBM, kBN, bk}, warps, kStages, [warps, bk](Device &dev) {
+           static auto kernel = jit(&bench::mx_matmul_kernel<E>, "mx_matmul_kernel");
+           auto a = dev.alloc<E>(size_t(kM) * kK / pack), b = dev.alloc<E>(size_t(kK) * kN / pack);
            auto c = dev.alloc<half>(size_t(kM) * kN);
            auto as = dev.alloc<int8_t>(size_t(kM) * kK / 32), bs = dev.alloc<int8_t>(size_t(kN) * kK / 32);
            kernel.launch(dev, {cdiv(kM, kBM) * cdiv(kN, kBN)},
                          {.num_warps = warps, .num_stages = kStages, .fp_fusion = true}, a, b, c, as, bs, kM, kN, kK,
-                         kK, 1, kN, 1, kN, 1, kK / 32, 1, kK / 32, 1, kBM, kBN, kMxBK, kGroupM);
+                         kK / pack, 1, kN, 1, kN, 1, kK / 32, 1, kK / 32, 1, kBM, kBN, bk, kGroupM);
            return kernel.lastCompiled();
          }};
-  c.archs = {"gfx942", "gfx950"};
+  c.archs = fp4 ? std::vector<std::string>{"gfx950"} : std::vector<std::string>{"gfx942", "gfx950"};
   return c;
 }
 
@@ -311,7 +315,8 @@ std::vector<Case> cases() {
     all.push_back(matmulLibrary<bfloat16>("bf16", warps));
     all.push_back(matmulTriton03Fp8(warps));
     all.push_back(matmulLibraryFp8(warps));
-    all.push_back(matmulTriton03Mx(warps));
+    all.push_back(matmulTriton03Mx<float8_e4m3fn>(warps));
+    all.push_back(matmulTriton03Mx<int8_t>(warps));
   }
   for (int headDim : {64, 128})
     for (bool causal : {false, true}) {

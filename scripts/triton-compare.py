@@ -99,6 +99,7 @@ def dtype_of(case):
     return TORCH_DTYPE[case["dtype"]]
 MATMUL_SHAPE, MATMUL_BLOCK, MATMUL_STAGES, MATMUL_GROUP = 4096, [128, 128, 64], 2, 8
 MX_BLOCK = [128, 128, 64]  # the scaled matmul: two e8m0 scale groups a K step
+MXFP4_BLOCK = [128, 128, 128]  # e2m1: 64 bytes a row a K step, four scale groups
 # Tutorial 06's forward launch: batch 1 here, 16 heads, N_CTX 4096 (the tutorial's benchmark runs
 # batch 4, 32 heads, N_CTX 1024..16384); its HIP autotuning space and options.
 ATTENTION_Z, ATTENTION_H, ATTENTION_N = 1, 16, 4096
@@ -157,18 +158,23 @@ def triton_launch(case, variant=""):
                "options": {"num_warps": warps, "num_stages": ATTENTION_STAGES, "waves_per_eu": 3 if d <= 64 else 2,
                            "allow_flush_denorm": True}}
     elif p == "matmul" and case["form"] == "triton03mx":
-        # tl.dot_scaled on OCP E4M3 with e8m0 scales (bench/triton/matmul_scaled.py), BLOCK_K 64.
-        s, (bm, bn, bk) = MATMUL_SHAPE, MX_BLOCK
-        expect = {"shape": f"M=N=K={s}", "block": MX_BLOCK, "num_stages": MATMUL_STAGES}
+        # tl.dot_scaled (bench/triton/matmul_scaled.py) with e8m0 scales: OCP E4M3 at BLOCK_K 64, or e2m1
+        # (two to a byte along K: A [M, K / 2], B [K / 2, N] bytes) at BLOCK_K 128.
+        s = MATMUL_SHAPE
+        fp4 = case["dtype"] == "mxfp4"
+        block, fmt, pack, elem = (MXFP4_BLOCK, "e2m1", 2, "uint8") if fp4 else (MX_BLOCK, "e4m3", 1, "float8e4nv")
+        bm, bn, bk = block
+        expect = {"shape": f"M=N=K={s}", "block": block, "num_stages": MATMUL_STAGES}
         job = {"source": "matmul_scaled.py", "kernel": "mx_matmul_kernel",
-               "args": [tensor("a_ptr", "float8e4nv", s * s), tensor("b_ptr", "float8e4nv", s * s),
+               "args": [tensor("a_ptr", elem, s * s // pack), tensor("b_ptr", elem, s * s // pack),
                         tensor("c_ptr", "float16", s * s), tensor("a_scale_ptr", "uint8", s * s // 32),
                         tensor("b_scale_ptr", "uint8", s * s // 32), scalar("M", s), scalar("N", s), scalar("K", s),
-                        scalar("stride_am", s), scalar("stride_ak", 1), scalar("stride_bk", s), scalar("stride_bn", 1),
-                        scalar("stride_cm", s), scalar("stride_cn", 1), scalar("stride_asm", s // 32),
-                        scalar("stride_ask", 1), scalar("stride_bsn", s // 32), scalar("stride_bsk", 1),
-                        const("BLOCK_SIZE_M", bm), const("BLOCK_SIZE_N", bn), const("BLOCK_SIZE_K", bk),
-                        const("GROUP_SIZE_M", MATMUL_GROUP)],
+                        scalar("stride_am", s // pack), scalar("stride_ak", 1), scalar("stride_bk", s),
+                        scalar("stride_bn", 1), scalar("stride_cm", s), scalar("stride_cn", 1),
+                        scalar("stride_asm", s // 32), scalar("stride_ask", 1), scalar("stride_bsn", s // 32),
+                        scalar("stride_bsk", 1), const("BLOCK_SIZE_M", bm), const("BLOCK_SIZE_N", bn),
+                        const("BLOCK_SIZE_K", bk), const("GROUP_SIZE_M", MATMUL_GROUP), const("FORMAT", fmt),
+                        const("PACK", pack)],
                "options": {"num_warps": case["num_warps"], "num_stages": MATMUL_STAGES}}
     elif p == "matmul":
         s, (bm, bn, bk) = MATMUL_SHAPE, MATMUL_BLOCK
@@ -525,7 +531,7 @@ FORMS = {
     "triton03bt": "tessel: Triton tutorial 03's kernel in C++, line by line, B stored [N, K] (stride_bk 1, "
                   "stride_bn K); Triton: the same launch",
     "triton03mx": "tessel: bench/triton/matmul_scaled.py's kernel in C++, line by line (tutorial 03's loop with "
-                  "tl.dot_scaled: OCP E4M3 A and B, e8m0 scales per 32 of K, BLOCK_K 64, C in f16; both sides "
+                  "tl.dot_scaled: OCP E4M3 A and B at BLOCK_K 64, or e2m1 (mxfp4, two to a byte along K) at BLOCK_K 128, e8m0 scales per 32 of K, C in f16; both sides "
                   "add assume(pid_n >= 0), tl.assume in Triton's, so that B's `% N` offsets load 16 bytes a thread; "
                   "tessel's dot_scaled runs gfx950's scaled MFMAs and upcasts to bf16 on gfx942)",
     "tutorial03": "tessel: tessel's tutorials/03-matrix-multiplication.cpp (offsets from k, masks on rows and K, "
@@ -683,7 +689,7 @@ def main():
                     help="only cases whose name contains this (repeatable): vector_add, softmax, layer_norm, "
                          "matmul-{triton03,tutorial03,library}-{f16,bf16}-w{4,8}, matmul-triton03bt-f16-w{4,8}, "
                          "matmul-{triton03,library}-fp8-w{4,8} (gfx942, gfx950), "
-                         "matmul-triton03mx-mxfp8-w{4,8} (tl.dot_scaled; gfx942, gfx950), "
+                         "matmul-triton03mx-mxfp8-w{4,8} (tl.dot_scaled; gfx942, gfx950), matmul-triton03mx-mxfp4-w{4,8} (gfx950), "
                          "attention-d{64,128}-{nc,causal}-{f16,bf16}")
     ap.add_argument("--no-hip-tutorial", action="store_true",
                     help="skip the extra tables against tutorial 03's HIP autotuning entry (8 waves)")
@@ -764,7 +770,7 @@ def main():
     print(f"# tessel ({commit}) vs Triton {version}: code objects ({', '.join(archs)})\n")
     def order(key):
         c = next(c for (n, _), c in cases.items() if n == key[0])
-        return (PROBLEMS.index(c["problem"]), list(FORMS).index(c["form"]), ["f32", "f16", "bf16", "fp8", "mxfp8"].index(c["dtype"]),
+        return (PROBLEMS.index(c["problem"]), list(FORMS).index(c["form"]), ["f32", "f16", "bf16", "fp8", "mxfp8", "mxfp4"].index(c["dtype"]),
                 c["num_warps"], key[1])
 
     for (name, variant) in sorted(results, key=order):

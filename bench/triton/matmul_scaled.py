@@ -6,7 +6,8 @@ import triton.language as tl
 def mx_matmul_kernel(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K, stride_am, stride_ak, stride_bk,
                      stride_bn, stride_cm, stride_cn, stride_asm, stride_ask, stride_bsn, stride_bsk,
                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                     GROUP_SIZE_M: tl.constexpr):
+                     GROUP_SIZE_M: tl.constexpr, FORMAT: tl.constexpr, PACK: tl.constexpr):
+    # FORMAT "e4m3" (PACK 1) or "e2m1" (PACK 2: two to a byte along K, A [M, K // 2], B [K // 2, N]).
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -21,7 +22,7 @@ def mx_matmul_kernel(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K, str
     tl.assume(pid_n >= 0)
     offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
     offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
-    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    offs_k = tl.arange(0, BLOCK_SIZE_K // PACK)
     offs_sk = tl.arange(0, BLOCK_SIZE_K // 32)
     a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
     b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
@@ -33,9 +34,9 @@ def mx_matmul_kernel(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K, str
         b = tl.load(b_ptrs)
         a_scale = tl.load(a_scale_ptrs)
         b_scale = tl.load(b_scale_ptrs)
-        accumulator = tl.dot_scaled(a, a_scale, "e4m3", b, b_scale, "e4m3", accumulator)
-        a_ptrs += BLOCK_SIZE_K * stride_ak
-        b_ptrs += BLOCK_SIZE_K * stride_bk
+        accumulator = tl.dot_scaled(a, a_scale, FORMAT, b, b_scale, FORMAT, accumulator)
+        a_ptrs += (BLOCK_SIZE_K // PACK) * stride_ak
+        b_ptrs += (BLOCK_SIZE_K // PACK) * stride_bk
         a_scale_ptrs += (BLOCK_SIZE_K // 32) * stride_ask
         b_scale_ptrs += (BLOCK_SIZE_K // 32) * stride_bsk
     c = accumulator.to(tl.float16)

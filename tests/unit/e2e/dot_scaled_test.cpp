@@ -487,54 +487,66 @@ TEST_CASE("dot_scaled takes its decomposition where the scaled MFMAs do not take
 // prefetched through their transpose) on gfx950's scaled MFMAs and on
 // gfx942's decomposition, against float64: 4 x 4 K steps, 2 x 2 blocks; and
 // 160 x 144 x 192, whose `% M` and `% N` wrap inside the second blocks (runs
-// of 16 still: B, given assume(pid_n >= 0), loads 16 bytes a lane).
+// of 16 still: B, given assume(pid_n >= 0), loads 16 bytes a lane). Its
+// mxfp4 form (E = int8_t: e2m1 packed along K, BLOCK_K 128) on gfx950 at
+// 160 x 144 x 256.
+namespace {
+template <class E> void checkBenchMxMatmul(const char *arch, int M, int N, int K) {
+  constexpr bool fp4 = std::is_same_v<E, int8_t>;
+  constexpr MxFormat format = fp4 ? MxFormat::e2m1 : MxFormat::e4m3;
+  constexpr int pack = fp4 ? 2 : 1, BK = fp4 ? 128 : 64;
+  CAPTURE(arch);
+  CAPTURE(fp4);
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(K);
+  Device dev = Device::emulator(arch);
+  Operand<E> a = randomOperand<E>(format, M, K);
+  Operand<E> bt = randomOperand<E>(format, N, K);
+  std::vector<E> b(size_t(K / pack) * N);
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K / pack; ++k) b[size_t(k) * N + n] = bt.stored[size_t(n) * (K / pack) + k];
+  // Scales 2^-17 .. 2^-7: every sum stays in f16 (C is f16).
+  std::vector<int8_t> sa = randomScales(size_t(M) * K / 32, 110, 120), sb = randomScales(size_t(N) * K / 32, 110, 120);
+  auto da = dev.upload(a.stored), db = dev.upload(b);
+  auto dsa = dev.upload(sa), dsb = dev.upload(sb);
+  auto dc = dev.upload(std::vector<half>(size_t(M) * N, half(-12345.f)));
+  auto kernel = jit(&bench::mx_matmul_kernel<E>, "mx_matmul_kernel");
+  kernel.launch(dev, {cdiv(M, 128) * cdiv(N, 128)}, {.num_warps = 4, .num_stages = 2}, da, db, dc, dsa, dsb, M, N, K,
+                K / pack, 1, N, 1, N, 1, K / 32, 1, K / 32, 1, 128, 128, BK, 8);
+  const CompiledKernel *compiled = kernel.runtime()->lastKernel();
+  if (std::string(arch) == "gfx950")
+    CHECK(contains(compiled->llvmIR(), fp4 ? "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32"
+                                           : "llvm.amdgcn.mfma.scale.f32.32x32x64"));
+  else // B is scaled as loaded, along K: no transpose of the 8-bit tile
+    CHECK(!std::regex_search(compiled->tileIR, std::regex(R"(tessel\.permute [^\n]*xf8E4M3FN)")));
+  // B [BK / pack, 128] along N, 16 bytes a lane: what the assume buys.
+  CHECK(std::regex_search(compiled->tileIR, std::regex(R"(buffer_load [^\n]*vec = 16 [^\n]*tensor<64x128xi32)")));
+  std::vector<half> got = dc.download();
+  const ScaledProduct ref = scaledProduct(a, sa, bt, sb, M, N, K);
+  size_t wrong = 0;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      const double want = ref.want[size_t(m) * N + n], magnitude = ref.magnitude[size_t(m) * N + n];
+      // f32 sums, then f16: half an f16 ulp of the result plus the sums' rounding.
+      const double g = double(float(got[size_t(m) * N + n]));
+      if (!(std::fabs(g - want) <= std::fabs(want) * 0x1p-10 + magnitude * 1e-6 + 1e-6)) {
+        if (wrong < 3) MESSAGE("c[", m, "][", n, "] = ", g, ", want ", want);
+        ++wrong;
+      }
+    }
+  CHECK(wrong == 0);
+}
+} // namespace
+
 TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel) matches float64 on gfx950 and gfx942") {
   struct Size {
     int M, N, K;
   };
   for (auto [M, N, K] : {Size{256, 256, 256}, Size{160, 144, 192}})
-  for (const char *arch : {"gfx950", "gfx942"}) {
-    CAPTURE(arch);
-    CAPTURE(M);
-    CAPTURE(N);
-    CAPTURE(K);
-    Device dev = Device::emulator(arch);
-    Operand<float8_e4m3fn> a = randomOperand<float8_e4m3fn>(MxFormat::e4m3, M, K);
-    Operand<float8_e4m3fn> bt = randomOperand<float8_e4m3fn>(MxFormat::e4m3, N, K);
-    std::vector<float8_e4m3fn> b(size_t(K) * N);
-    for (int n = 0; n < N; ++n)
-      for (int k = 0; k < K; ++k) b[size_t(k) * N + n] = bt.stored[size_t(n) * K + k];
-    // Scales 2^-17 .. 2^-7: every sum stays in f16 (C is f16).
-    std::vector<int8_t> sa = randomScales(size_t(M) * K / 32, 110, 120), sb = randomScales(size_t(N) * K / 32, 110, 120);
-    auto da = dev.upload(a.stored), db = dev.upload(b);
-    auto dsa = dev.upload(sa), dsb = dev.upload(sb);
-    auto dc = dev.upload(std::vector<half>(size_t(M) * N, half(-12345.f)));
-    auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
-    kernel.launch(dev, {cdiv(M, 128) * cdiv(N, 128)}, {.num_warps = 4, .num_stages = 2}, da, db, dc, dsa, dsb, M, N,
-                  K, K, 1, N, 1, N, 1, K / 32, 1, K / 32, 1, 128, 128, 64, 8);
-    if (std::string(arch) == "gfx950")
-      CHECK(contains(kernel.runtime()->lastKernel()->llvmIR(), "llvm.amdgcn.mfma.scale.f32.32x32x64"));
-    else // B is scaled as loaded, along K: no transpose of the 8-bit tile
-      CHECK(!std::regex_search(kernel.runtime()->lastKernel()->tileIR,
-                               std::regex(R"(tessel\.permute [^\n]*xf8E4M3FN)")));
-    // B [64, 128] along N, 16 bytes a lane: what the assume buys.
-    CHECK(std::regex_search(kernel.runtime()->lastKernel()->tileIR,
-                            std::regex(R"(buffer_load [^\n]*vec = 16 [^\n]*tensor<64x128xi32)")));
-    std::vector<half> got = dc.download();
-    const ScaledProduct ref = scaledProduct(a, sa, bt, sb, M, N, K);
-    size_t wrong = 0;
-    for (int m = 0; m < M; ++m)
-      for (int n = 0; n < N; ++n) {
-        const double want = ref.want[size_t(m) * N + n], magnitude = ref.magnitude[size_t(m) * N + n];
-        // f32 sums, then f16: half an f16 ulp of the result plus the sums' rounding.
-        const double g = double(float(got[size_t(m) * N + n]));
-        if (!(std::fabs(g - want) <= std::fabs(want) * 0x1p-10 + magnitude * 1e-6 + 1e-6)) {
-          if (wrong < 3) MESSAGE("c[", m, "][", n, "] = ", g, ", want ", want);
-          ++wrong;
-        }
-      }
-    CHECK(wrong == 0);
-  }
+    for (const char *arch : {"gfx950", "gfx942"})
+      checkBenchMxMatmul<float8_e4m3fn>(arch, M, N, K);
+  checkBenchMxMatmul<int8_t>("gfx950", 160, 144, 256);
 }
 
 TEST_CASE("dot_scaled with constant scales of 0 on gfx950 stays the scaled MFMA: products of 2^-254 leave acc") {
@@ -591,7 +603,7 @@ TEST_CASE("dot_scaled's decomposition truncates to bf16 (as Triton's upcast): a 
 // VGPRs, 2 waves).
 TEST_CASE("dot_scaled's gfx942 decomposition of the comparison bench's kernel over 8 waves runs 4 waves a SIMD") {
   Device dev = Device::emulator("gfx942");
-  auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
+  auto kernel = jit(&bench::mx_matmul_kernel<float8_e4m3fn>, "mx_matmul_kernel");
   const int n = 4096;
   auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
   auto c = dev.alloc<half>(64);
@@ -614,7 +626,7 @@ TEST_CASE("dot_scaled's gfx942 decomposition of the comparison bench's kernel ov
 TEST_CASE("the comparison bench's kernel on gfx950 carries its scale pairs whole from their loads to LDS and packs "
           "them for the MFMAs") {
   Device dev = Device::emulator("gfx950");
-  auto kernel = jit(&bench::mx_matmul_kernel, "mx_matmul_kernel");
+  auto kernel = jit(&bench::mx_matmul_kernel<float8_e4m3fn>, "mx_matmul_kernel");
   const int n = 4096;
   auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
   auto c = dev.alloc<half>(64);
