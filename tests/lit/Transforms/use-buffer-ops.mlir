@@ -410,9 +410,10 @@ module attributes {tessel.target = "gfx942"} {
 // and the tile's lanes move once, before the loop.
 // CHECK-LABEL: func.func @offsets_from_counter(
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK-DAG: %[[KT:.*]] = arith.muli %{{.*}}, %{{.*}} : tensor<64xi32>
-// CHECK-DAG: %[[KU:.*]] = arith.muli %[[K]], %arg2 : i32
-// CHECK: %[[E:.*]] = tessel.expand_dims %[[KT]] {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+// CHECK: tessel.addptr %{{.*}}, %{{.*}} : tensor<4x64x!tessel.ptr<f32>>, tensor<4x64xi32>
+// CHECK-NEXT: %[[KT:.*]] = arith.muli %{{.*}}, %{{.*}} : tensor<64xi32>
+// CHECK-NEXT: %[[KU:.*]] = arith.muli %[[K]], %arg2 : i32
+// CHECK-NEXT: %[[E:.*]] = tessel.expand_dims %[[KT]] {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
 // CHECK: %[[B:.*]] = tessel.broadcast %[[E]] : tensor<1x64xi32> -> tensor<4x64xi32>
 // CHECK: %[[V:.*]] = arith.addi %{{.*}}, %[[B]] : tensor<4x64xi32>
 // CHECK: %[[S:.*]] = tessel.splat %[[KU]] : tensor<4x64xi32>

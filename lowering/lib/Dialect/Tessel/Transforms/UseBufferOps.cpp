@@ -208,6 +208,22 @@ private:
 struct PeeledOffset {
   Value varying, uniform;
 };
+// Whether peelUniform would find a uniform part under `v` (builds nothing).
+bool peelsUniform(Value v, Scalarizer &scalars) {
+  if (scalars.uniform(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumResults() != 1)
+    return false;
+  if (auto sum = dyn_cast<arith::AddIOp>(def))
+    return peelsUniform(sum.getLhs(), scalars) || peelsUniform(sum.getRhs(), scalars);
+  if (auto product = dyn_cast<arith::MulIOp>(def))
+    return (scalars.uniform(product.getRhs()) && peelsUniform(product.getLhs(), scalars)) ||
+           (scalars.uniform(product.getLhs()) && peelsUniform(product.getRhs(), scalars));
+  if (isa<BroadcastOp, ExpandDimsOp>(def))
+    return peelsUniform(def->getOperand(0), scalars);
+  return false;
+}
 PeeledOffset peelUniform(OpBuilder &b, Location loc, Value v, Scalarizer &scalars) {
   if (scalars.uniform(v))
     return {Value(), scalars.get(v)};
@@ -253,6 +269,13 @@ PeeledOffset peelUniform(OpBuilder &b, Location loc, Value v, Scalarizer &scalar
 // can be gathered (peelUniform), plus `extra` (a scalar or null); else
 // offsets + splat(extra).
 Value withUniformApart(OpBuilder &b, Location loc, Value offsets, Value extra, Scalarizer &scalars) {
+  // Already x + splat(s), x with nothing uniform to gather (`offs` of a
+  // pid * BLOCK + arange): kept, so accesses with one index share it.
+  if (auto sum = offsets.getDefiningOp<arith::AddIOp>(); sum && !extra)
+    for (Value x : {sum.getLhs(), sum.getRhs()})
+      if (Value s = x == sum.getLhs() ? sum.getRhs() : sum.getLhs();
+          s.getDefiningOp<SplatOp>() && !scalars.uniform(x) && !peelsUniform(x, scalars))
+        return offsets;
   PeeledOffset p = peelUniform(b, loc, offsets, scalars);
   if (!p.uniform || !p.varying) {
     if (!extra)
