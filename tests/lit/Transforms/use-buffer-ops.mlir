@@ -399,3 +399,55 @@ module attributes {tessel.target = "gfx942"} {
     return
   }
 }
+
+// -----
+
+// Offsets made from a loop's counter, `rows * stride + (k + ks) * sk`
+// (kernels::matmul's form), through a small Buffer: the uniform part, k *
+// sk, is gathered apart from under the product, expand_dims and broadcast,
+// so the access reads a loop-invariant tile (rows * stride + ks * sk) plus
+// splat(k * sk): the pipeliner passes that scalar as a load to LDS's shift,
+// and the tile's lanes move once, before the loop.
+// CHECK-LABEL: func.func @offsets_from_counter(
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: tessel.addptr %{{.*}}, %{{.*}} : tensor<4x64x!tessel.ptr<f32>>, tensor<4x64xi32>
+// CHECK-NEXT: %[[KT:.*]] = arith.muli %{{.*}}, %{{.*}} : tensor<64xi32>
+// CHECK-NEXT: %[[KU:.*]] = arith.muli %[[K]], %arg2 : i32
+// CHECK-NEXT: %[[E:.*]] = tessel.expand_dims %[[KT]] {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+// CHECK: %[[B:.*]] = tessel.broadcast %[[E]] : tensor<1x64xi32> -> tensor<4x64xi32>
+// CHECK: %[[V:.*]] = arith.addi %{{.*}}, %[[B]] : tensor<4x64xi32>
+// CHECK: %[[S:.*]] = tessel.splat %[[KU]] : tensor<4x64xi32>
+// CHECK: %[[OFF:.*]] = arith.addi %[[V]], %[[S]] : tensor<4x64xi32>
+// CHECK: tessel.buffer_load %arg0[%[[OFF]]] : (!tessel.ptr<f32>, tensor<4x64xi32>) -> tensor<4x64xf32>
+module attributes {tessel.target = "gfx950"} {
+  func.func @offsets_from_counter(%a: !tessel.ptr<f32> {tessel.pointer_range = 31 : i32}, %stride: i32, %sk: i32,
+                                  %K: i32, %out: !tessel.ptr<f32>) {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %r = tessel.make_range {start = 0 : i32, end = 4 : i32} : tensor<4xi32>
+    %r2 = tessel.expand_dims %r {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+    %ss = tessel.splat %stride : tensor<4x1xi32>
+    %roff = arith.muli %r2, %ss : tensor<4x1xi32>
+    %rb = tessel.broadcast %roff : tensor<4x1xi32> -> tensor<4x64xi32>
+    %ks = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+    %init = arith.constant dense<0.0> : tensor<4x64xf32>
+    %sum = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %init) -> (tensor<4x64xf32>) : i32 {
+      %kb = tessel.splat %k : tensor<64xi32>
+      %kk = arith.addi %kb, %ks : tensor<64xi32>
+      %sks = tessel.splat %sk : tensor<64xi32>
+      %koff = arith.muli %kk, %sks : tensor<64xi32>
+      %k2 = tessel.expand_dims %koff {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+      %kb2 = tessel.broadcast %k2 : tensor<1x64xi32> -> tensor<4x64xi32>
+      %off = arith.addi %rb, %kb2 : tensor<4x64xi32>
+      %ps = tessel.splat %a : tensor<4x64x!tessel.ptr<f32>>
+      %p = tessel.addptr %ps, %off : tensor<4x64x!tessel.ptr<f32>>, tensor<4x64xi32>
+      %x = tessel.load %p : (tensor<4x64x!tessel.ptr<f32>>) -> tensor<4x64xf32>
+      %acc2 = arith.addf %acc, %x : tensor<4x64xf32>
+      scf.yield %acc2 : tensor<4x64xf32>
+    }
+    %os = tessel.splat %out : tensor<4x64x!tessel.ptr<f32>>
+    %o = tessel.addptr %os, %rb : tensor<4x64x!tessel.ptr<f32>>, tensor<4x64xi32>
+    tessel.store %o, %sum : (tensor<4x64x!tessel.ptr<f32>>, tensor<4x64xf32>) -> ()
+    return
+  }
+}

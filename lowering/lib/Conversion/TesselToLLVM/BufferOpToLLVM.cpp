@@ -21,6 +21,7 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/Matchers.h"
 
+#include <functional>
 #include <memory>
 #include <tuple>
 
@@ -427,13 +428,29 @@ struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp
     // A mask bit from the source lane: the wave's ballot (its compare's
     // scalar mask) shifted, no LDS round trip.
     Type i64 = rewriter.getI64Type();
+    // The ballot of a conjunction is the AND of its conjuncts' ballots (the
+    // same active lanes): each a compare's own lane mask, or made where its
+    // bit is made (a loop-invariant row mask's before the loop: LLVM does not
+    // hoist the convergent ballot), instead of one ballot of the AND, which
+    // the backend builds as a select of 0 or 1 per lane and a compare.
+    std::function<Value(Value)> ballotOf = [&](Value pred) -> Value {
+      pred = registerSource(pred);
+      if (auto both = pred.getDefiningOp<LLVM::AndOp>(); both && both.getType().isInteger(1))
+        return rewriter.create<LLVM::AndOp>(loc, ballotOf(both.getLhs()), ballotOf(both.getRhs()));
+      OpBuilder::InsertionGuard guard(rewriter);
+      if (Operation *def = pred.getDefiningOp())
+        rewriter.setInsertionPointAfter(def);
+      else
+        rewriter.setInsertionPointToStart(cast<BlockArgument>(pred).getOwner());
+      return rewriter.create<ROCDL::BallotOp>(loc, i64, pred);
+    };
     for (size_t g = 0; g < plan->groupStart.size(); ++g) {
       Value offset = offsets[g * vec];
       Value pred = masks.empty() ? Value() : masks[g * vec];
       if (plan->permutes) {
         offset = shuffled(offset, g);
         if (pred) {
-          Value ballot = rewriter.create<ROCDL::BallotOp>(loc, i64, pred);
+          Value ballot = ballotOf(pred);
           Value from = rewriter.create<LLVM::ZExtOp>(loc, i64, sourceLane(rewriter, lane, wave, g));
           Value bit = rewriter.create<LLVM::AndOp>(loc, rewriter.create<LLVM::LShrOp>(loc, ballot, from),
                                                    rewriter.create<LLVM::ConstantOp>(loc, i64, 1));

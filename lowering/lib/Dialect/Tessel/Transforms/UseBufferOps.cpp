@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 #include <cstdint>
@@ -124,35 +125,6 @@ void replaceWithBufferOp(Operation *op, Value base, Value offsets) {
   op->erase();
 }
 
-// An access through a small Buffer: the whole offset from the argument
-// (scalar terms splatted, added to the tile's) is the buffer offset. Valid
-// elements' offsets are then within the Buffer, below 2^31 - 2 bytes;
-// invalid ones are masked off. Preferred when the offset cannot be negative:
-// the resource is the argument itself (one per argument, loop-invariant, no
-// 64-bit address arithmetic) and accesses with one index tile share one
-// offset. False, leaving the access alone, when the pointer is not such an
-// argument plus i32 offsets.
-// With `onlyIf`, also false unless it holds for the scalar offsets on the
-// way to the argument.
-bool useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split,
-                    function_ref<bool(Value)> onlyIf = nullptr) {
-  SmallVector<Value> scalarOffsets;
-  BlockArgument arg = smallBufferArgument(split.base, scalarOffsets);
-  if (!arg || (onlyIf && !llvm::all_of(scalarOffsets, onlyIf)))
-    return false;
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  Value offsets = sumInShape(b, loc, split.offsets, ptr.getType());
-  if (!scalarOffsets.empty()) {
-    Value sum = scalarOffsets.front();
-    for (Value term : ArrayRef<Value>(scalarOffsets).drop_front())
-      sum = b.create<arith::AddIOp>(loc, sum, term);
-    offsets = b.create<arith::AddIOp>(loc, offsets, b.create<SplatOp>(loc, offsets.getType(), sum));
-  }
-  replaceWithBufferOp(op, arg, offsets);
-  return true;
-}
-
 // Scalars for tiles every element of which is provably the same: a splat,
 // a one-element range, a splat constant, or arith's elementwise ops (and
 // shape changes) of such. A scalar is created (once) right after the tile's
@@ -223,6 +195,122 @@ private:
   DenseMap<Value, bool> uniform_;
   DenseMap<Value, Value> scalar_;
 };
+
+// An i32 offset tile as varying + splat(uniform), the uniform part gathered
+// from under broadcasts, expand_dims and products with a uniform factor
+// (`(k + ks) * stride` is `ks * stride + splat(k * stride)`): i32 sums and
+// products wrap alike in any order, so each element is the same. A loop's
+// access then reads a loop-invariant tile plus a scalar that moves: the
+// tile is made once before the loop, and a load straight into LDS moves it
+// between lanes once, not each iteration (tessel-pipeline-loops passes the
+// scalar as the load's shift). Either part may be null; nothing is built
+// when there is no uniform part to gather.
+struct PeeledOffset {
+  Value varying, uniform;
+};
+// Whether peelUniform would find a uniform part under `v` (builds nothing).
+bool peelsUniform(Value v, Scalarizer &scalars) {
+  if (scalars.uniform(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumResults() != 1)
+    return false;
+  if (auto sum = dyn_cast<arith::AddIOp>(def))
+    return peelsUniform(sum.getLhs(), scalars) || peelsUniform(sum.getRhs(), scalars);
+  if (auto product = dyn_cast<arith::MulIOp>(def))
+    return (scalars.uniform(product.getRhs()) && peelsUniform(product.getLhs(), scalars)) ||
+           (scalars.uniform(product.getLhs()) && peelsUniform(product.getRhs(), scalars));
+  if (isa<BroadcastOp, ExpandDimsOp>(def))
+    return peelsUniform(def->getOperand(0), scalars);
+  return false;
+}
+PeeledOffset peelUniform(OpBuilder &b, Location loc, Value v, Scalarizer &scalars) {
+  if (scalars.uniform(v))
+    return {Value(), scalars.get(v)};
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumResults() != 1)
+    return {v, Value()};
+  auto add = [&](Value x, Value y) -> Value {
+    if (!x || !y)
+      return x ? x : y;
+    return b.create<arith::AddIOp>(loc, x, y);
+  };
+  if (auto sum = dyn_cast<arith::AddIOp>(def)) {
+    PeeledOffset l = peelUniform(b, loc, sum.getLhs(), scalars), r = peelUniform(b, loc, sum.getRhs(), scalars);
+    if (!l.uniform && !r.uniform)
+      return {v, Value()};
+    return {add(l.varying, r.varying), add(l.uniform, r.uniform)};
+  }
+  if (auto product = dyn_cast<arith::MulIOp>(def)) {
+    for (auto [x, factor] : {std::pair(product.getLhs(), product.getRhs()),
+                             std::pair(product.getRhs(), product.getLhs())}) {
+      if (!scalars.uniform(factor))
+        continue;
+      PeeledOffset p = peelUniform(b, loc, x, scalars);
+      if (!p.uniform || !p.varying)
+        return {v, Value()};
+      return {b.create<arith::MulIOp>(loc, p.varying, factor),
+              b.create<arith::MulIOp>(loc, p.uniform, scalars.get(factor))};
+    }
+    return {v, Value()};
+  }
+  if (isa<BroadcastOp, ExpandDimsOp>(def)) {
+    PeeledOffset p = peelUniform(b, loc, def->getOperand(0), scalars);
+    if (!p.uniform || !p.varying)
+      return {v, Value()};
+    IRMapping map;
+    map.map(def->getOperand(0), p.varying);
+    return {b.clone(*def, map)->getResult(0), p.uniform};
+  }
+  return {v, Value()};
+}
+
+// `offsets` (i32 elements) as varying + splat(uniform) when a uniform part
+// can be gathered (peelUniform), plus `extra` (a scalar or null); else
+// offsets + splat(extra).
+Value withUniformApart(OpBuilder &b, Location loc, Value offsets, Value extra, Scalarizer &scalars) {
+  // Already x + splat(s), x with nothing uniform to gather (`offs` of a
+  // pid * BLOCK + arange): kept, so accesses with one index share it.
+  if (auto sum = offsets.getDefiningOp<arith::AddIOp>(); sum && !extra)
+    for (Value x : {sum.getLhs(), sum.getRhs()})
+      if (Value s = x == sum.getLhs() ? sum.getRhs() : sum.getLhs();
+          s.getDefiningOp<SplatOp>() && !scalars.uniform(x) && !peelsUniform(x, scalars))
+        return offsets;
+  PeeledOffset p = peelUniform(b, loc, offsets, scalars);
+  if (!p.uniform || !p.varying) {
+    if (!extra)
+      return offsets;
+    return b.create<arith::AddIOp>(loc, offsets, b.create<SplatOp>(loc, offsets.getType(), extra));
+  }
+  Value uniform = extra ? b.create<arith::AddIOp>(loc, p.uniform, extra).getResult() : p.uniform;
+  return b.create<arith::AddIOp>(loc, p.varying, b.create<SplatOp>(loc, offsets.getType(), uniform));
+}
+
+// An access through a small Buffer: the whole offset from the argument
+// (scalar terms splatted, added to the tile's) is the buffer offset. Valid
+// elements' offsets are then within the Buffer, below 2^31 - 2 bytes;
+// invalid ones are masked off. Preferred when the offset cannot be negative:
+// the resource is the argument itself (one per argument, loop-invariant, no
+// 64-bit address arithmetic) and accesses with one index tile share one
+// offset. False, leaving the access alone, when the pointer is not such an
+// argument plus i32 offsets.
+// With `onlyIf`, also false unless it holds for the scalar offsets on the
+// way to the argument.
+bool useSmallBuffer(Operation *op, Value ptr, const BaseAndOffsets &split, Scalarizer &scalars,
+                    function_ref<bool(Value)> onlyIf = nullptr) {
+  SmallVector<Value> scalarOffsets;
+  BlockArgument arg = smallBufferArgument(split.base, scalarOffsets);
+  if (!arg || (onlyIf && !llvm::all_of(scalarOffsets, onlyIf)))
+    return false;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value sum;
+  for (Value term : scalarOffsets)
+    sum = sum ? b.create<arith::AddIOp>(loc, sum, term).getResult() : term;
+  Value offsets = withUniformApart(b, loc, sumInShape(b, loc, split.offsets, ptr.getType()), sum, scalars);
+  replaceWithBufferOp(op, arg, offsets);
+  return true;
+}
 
 // A tile as the value it views: through broadcasts, layout conversions and
 // expand_dims (their axes, outermost first), which move no element. Two
@@ -486,13 +574,13 @@ struct UseBufferOpsPass : mlir::tessel::impl::TesselUseBufferOpsBase<UseBufferOp
       if (!oneVector && bounded())
         continue;
       if (constant >= 0 && llvm::all_of(uniform, nonNegative) && llvm::all_of(varying, nonNegative) &&
-          useSmallBuffer(op, ptr, *split, nonNegative))
+          useSmallBuffer(op, ptr, *split, scalars, nonNegative))
         continue;
       // Any other pointer: a scalar base (the uniform terms added to it, one
       // addptr each, as the pointer chain added them: no i32 sum to wrap)
       // and the varying offsets, when the range analysis bounds them.
       if (!reach(varying) || constant < INT32_MIN || constant > INT32_MAX) {
-        if (!useSmallBuffer(op, ptr, *split) && oneVector)
+        if (!useSmallBuffer(op, ptr, *split, scalars) && oneVector)
           bounded();
         continue;
       }

@@ -283,7 +283,13 @@ def TesselUseBufferOps : Pass<"tessel-use-buffer-ops", "::mlir::ModuleOp"> {
     2^31 - 2 bytes) plus scalar and tile i32 addptrs, the base is the
     argument itself and the offsets are the whole i32 sum (scalar terms
     splatted): a valid element lies inside the Buffer, so its byte offset
-    fits, and an invalid one is masked off. Loads and stores not of these
+    fits, and an invalid one is masked off. That sum is built as a tile
+    plus splat(u), u every uniform part gathered from under products with a
+    uniform factor, expand_dims and broadcasts (`(k + ks) * stride` is
+    `ks * stride + splat(k * stride)`; i32 sums and products wrap alike in
+    any order): a loop's offsets made from its counter are then a
+    loop-invariant tile plus a moving scalar, which tessel-pipeline-loops
+    passes to a load to LDS as its shift. Loads and stores not of these
     forms are left alone.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
