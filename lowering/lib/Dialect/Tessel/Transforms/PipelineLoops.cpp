@@ -26,7 +26,9 @@ using namespace mlir::tessel;
 
 namespace {
 
-// On a local_load of a slot tiles load into straight from global memory
+// On a local_load or local_store, in a loop with loads to LDS, that touches
+// no bytes those loads write while it runs: a slot they filled and that
+// was waited for, or a slot of a tile staged through registers beside them
 // (LocalMemoryOpToLLVM reads it).
 constexpr const char *kAsyncCopiedAttr = "tessel.async_copied";
 
@@ -116,9 +118,11 @@ struct LoopSchedule {
   bool hasStaged() const {
     return llvm::any_of(loads, [](const PipelinedLoad &l) { return bool(l.staged); });
   }
-  bool hasDirect() const {
-    return llvm::any_of(loads, [](const PipelinedLoad &l) { return l.direct; });
-  }
+  // Whether some staged tiles load straight into LDS (PipelinedLoad::direct):
+  // then every staged tile has distance + 1 slots, and the loop waits for
+  // the loads to LDS and takes its barrier at the top.
+  bool straight = false;
+  bool hasDirect() const { return straight; }
 };
 
 // Whether `load`'s tile can wait in LDS for its dot: its one use converts
@@ -209,19 +213,31 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsi
   // A tile loaded straight into LDS lands there while the loop reads the
   // other slot: one slot more. Only at distance 1, where the wait at the end
   // of an iteration (vmcnt(0)) is for the next iteration's tiles alone.
-  // All or none: a tile staged through registers in two slots costs an
-  // address op per swizzled access pattern each iteration (its slot changes).
+  // Every staged tile goes straight into LDS or, when it is too small to
+  // fill a load to LDS (fewer than `directBytes` a thread: dot_scaled's
+  // scales, 1 or 2 bytes a lane), rides along through registers into its
+  // own two slots (loaded first, stored at the iteration's end; the top's
+  // barrier orders the stores before the reads). A larger tile staged
+  // through registers in two slots costs an address op per swizzled access
+  // pattern each iteration (its slot changes): then none goes straight.
   // Direct loads take no branch (loadsFor's `fence`): their address ops run
   // for the iteration past the last one too, so they must all be safe to
   // speculate (no division by a value that may then be 0).
-  bool direct = directBytes && distance == 1 &&
-                llvm::all_of(ahead, [](Operation *op) { return isPure(op); }) &&
-                llvm::any_of(schedule.loads, [](const PipelinedLoad &l) { return bool(l.staged); }) &&
-                llvm::all_of(schedule.loads, [&](const PipelinedLoad &l) {
-                  return !l.staged ||
-                         loadsToLds(l.load, slotType(cast<RankedTensorType>(l.load->getResult(0).getType()),
-                                                     l.staged, distance + 1),
-                                    directBytes);
+  auto slotsOf = [&](const PipelinedLoad &l, int64_t n) {
+    return slotType(cast<RankedTensorType>(l.load->getResult(0).getType()), l.staged, n);
+  };
+  auto straight = [&](const PipelinedLoad &l) { return loadsToLds(l.load, slotsOf(l, distance + 1), directBytes); };
+  auto rides = [&](const PipelinedLoad &l) {
+    auto type = cast<RankedTensorType>(l.load->getResult(0).getType());
+    return getLinearLayout(type).numRegisters() * ldsElementBytes(type.getElementType()) < int64_t(directBytes);
+  };
+  SmallVector<bool> straightLoads;
+  for (const PipelinedLoad &l : schedule.loads)
+    straightLoads.push_back(directBytes && distance == 1 && l.staged && straight(l));
+  bool direct = directBytes && distance == 1 && llvm::all_of(ahead, [](Operation *op) { return isPure(op); }) &&
+                llvm::is_contained(straightLoads, true) &&
+                llvm::all_of(llvm::enumerate(schedule.loads), [&](auto it) {
+                  return !it.value().staged || straightLoads[it.index()] || rides(it.value());
                 });
   if (direct && automatic) {
     auto module = loop->getParentOfType<ModuleOp>();
@@ -232,17 +248,17 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsi
     int64_t bytes = 0;
     for (const PipelinedLoad &l : schedule.loads)
       if (l.staged) {
-        LdsType type = slotType(cast<RankedTensorType>(l.load->getResult(0).getType()), l.staged, distance + 1);
+        LdsType type = slotsOf(l, distance + 1);
         bytes += type.getSlots() * type.slotBytes();
       }
     direct = facts && warps && slotsKeepWaves(bytes, warps.getInt(), *facts);
   }
-  for (PipelinedLoad &l : schedule.loads)
+  for (auto [l, isStraight] : llvm::zip(schedule.loads, straightLoads))
     if (l.staged) {
-      l.direct = direct;
-      l.slotType = slotType(cast<RankedTensorType>(l.load->getResult(0).getType()), l.staged,
-                            direct ? distance + 1 : distance);
+      l.direct = direct && isStraight;
+      l.slotType = slotsOf(l, direct ? distance + 1 : distance);
     }
+  schedule.straight = direct;
   // An address op goes with its loads to stage 0 when only stage 0 reads it.
   DenseSet<Operation *> first;
   for (const PipelinedLoad &l : schedule.loads)
@@ -422,58 +438,65 @@ SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> 
     if (!l.direct)
       types.push_back(l.load->getResult(0).getType());
   const bool branchFree = bool(fence);
-  if (branchFree) {
-    ahead.enter(b, b);
-    SmallVector<IRMapping> maps(loads.size());
-    SmallVector<Value> masks(loads.size());
+  // The branch around the loads (without `fence`, the direct ones too).
+  auto branched = [&]() {
+    SmallVector<Value> results;
+    // (Without results the branch gets its terminators made.)
+    auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/!types.empty());
+    OpBuilder outer(branch);
+    OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
+    ahead.enter(outer, then);
+    SmallVector<Value> tiles;
     for (auto [j, l] : llvm::enumerate(loads)) {
-      if (!l.direct)
+      if (l.direct && branchFree)
         continue;
+      IRMapping map;
       for (Value operand : l.load->getOperands())
-        maps[j].map(operand, ahead.at(operand, k));
-      auto load = cast<BufferLoadOp>(l.load);
-      auto maskType = cast<RankedTensorType>(load.getOffsets().getType()).clone(b.getI1Type());
-      Value all = b.create<SplatOp>(loc, maskType, valid);
-      masks[j] = load.getMask() ? b.create<arith::AndIOp>(loc, maps[j].lookup(load.getMask()), all).getResult() : all;
+        map.map(operand, ahead.at(operand, k));
+      if (l.direct) {
+        toLds(then, cast<BufferLoadOp>(l.load), map, buffers[j], slot);
+        continue;
+      }
+      tiles.push_back(then.clone(*l.load, map)->getResult(0));
     }
     ahead.leave();
-    fence(b);
-    for (auto [j, l] : llvm::enumerate(loads))
-      if (l.direct)
-        toLds(b, cast<BufferLoadOp>(l.load), maps[j], buffers[j], slot, masks[j]);
-  }
-  if (branchFree && types.empty())
-    return SmallVector<Value>(loads.size());
-  // (Without results the branch gets its terminators made.)
-  auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/!types.empty());
-  OpBuilder outer(branch);
-  OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
-  ahead.enter(outer, then);
-  SmallVector<Value> tiles, results;
-  for (auto [j, l] : llvm::enumerate(loads)) {
-    if (l.direct && branchFree)
-      continue;
-    IRMapping map;
-    for (Value operand : l.load->getOperands())
-      map.map(operand, ahead.at(operand, k));
-    if (l.direct) {
-      toLds(then, cast<BufferLoadOp>(l.load), map, buffers[j], slot);
-      continue;
+    if (!types.empty()) {
+      then.create<scf::YieldOp>(loc, tiles);
+      OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
+      SmallVector<Value> unused;
+      for (Type t : types)
+        unused.push_back(otherwise.create<ub::PoisonOp>(loc, t));
+      otherwise.create<scf::YieldOp>(loc, unused);
     }
-    tiles.push_back(then.clone(*l.load, map)->getResult(0));
+    auto result = branch.getResults().begin();
+    for (const PipelinedLoad &l : loads)
+      results.push_back(l.direct ? Value() : Value(*result++));
+    return results;
+  };
+  if (!branchFree)
+    return branched();
+  ahead.enter(b, b);
+  SmallVector<IRMapping> maps(loads.size());
+  SmallVector<Value> masks(loads.size());
+  for (auto [j, l] : llvm::enumerate(loads)) {
+    if (!l.direct)
+      continue;
+    for (Value operand : l.load->getOperands())
+      maps[j].map(operand, ahead.at(operand, k));
+    auto load = cast<BufferLoadOp>(l.load);
+    auto maskType = cast<RankedTensorType>(load.getOffsets().getType()).clone(b.getI1Type());
+    Value all = b.create<SplatOp>(loc, maskType, valid);
+    masks[j] = load.getMask() ? b.create<arith::AndIOp>(loc, maps[j].lookup(load.getMask()), all).getResult() : all;
   }
   ahead.leave();
-  if (!types.empty()) {
-    then.create<scf::YieldOp>(loc, tiles);
-    OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
-    SmallVector<Value> unused;
-    for (Type t : types)
-      unused.push_back(otherwise.create<ub::PoisonOp>(loc, t));
-    otherwise.create<scf::YieldOp>(loc, unused);
-  }
-  auto result = branch.getResults().begin();
-  for (const PipelinedLoad &l : loads)
-    results.push_back(l.direct ? Value() : Value(*result++));
+  fence(b);
+  // The loads through registers (their branch) first: the wait before a
+  // staged one's store at the iteration's end then lets the loads to LDS
+  // issued after them run on (vmcnt counts in order).
+  SmallVector<Value> results = types.empty() ? SmallVector<Value>(loads.size()) : branched();
+  for (auto [j, l] : llvm::enumerate(loads))
+    if (l.direct)
+      toLds(b, cast<BufferLoadOp>(l.load), maps[j], buffers[j], slot, masks[j]);
   return results;
 }
 
@@ -534,6 +557,13 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     allocate(firsts);
     before.create<BarrierOp>(loc);
   }
+  // Beside loads to LDS, a tile through registers: the first into slot 0
+  // (the first iteration's barrier orders it before the reads). Its slots'
+  // accesses never touch the bytes the loads to LDS write (kAsyncCopiedAttr).
+  if (direct)
+    for (auto [j, l] : llvm::enumerate(s.loads))
+      if (l.staged && !l.direct)
+        before.create<LocalStoreOp>(loc, firsts[j], buffers[j], zero)->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
 
   // The carried sets: (k, j) for each k < distance and load j, but k = 0 of
   // a staged tile; then the slot to read when it changes.
@@ -598,8 +628,9 @@ scf::ForOp expandLoop(LoopSchedule &s) {
         OpBuilder at(p.staged);
         Value tile = at.create<LocalLoadOp>(p.staged.getLoc(), p.staged.getType(), buffers[j], read);
         // Of a slot whose loads to LDS were waited for, never of one being
-        // loaded: the lowering tells the backend (no wait before the reads).
-        if (p.direct)
+        // loaded, or of a slot no load to LDS writes: the lowering tells the
+        // backend (no wait before the reads).
+        if (direct)
           tile.getDefiningOp()->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
         p.staged.getResult().replaceAllUsesWith(tile);
         p.staged.erase();
@@ -611,6 +642,14 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     // with one slot every thread must have read it before anyone writes it;
     // with more, one barrier orders all the LDS traffic. Direct loads
     // wrote theirs (their wait and barrier are at the top).
+    // Beside loads to LDS, tiles through registers go into the next slot at
+    // the end, without a barrier: the next iteration's top one orders them
+    // (every thread finished reading that slot before this one's).
+    if (direct)
+      for (auto [j, p] : llvm::enumerate(s.loads))
+        if (p.staged && !p.direct)
+          end.create<LocalStoreOp>(loc, following(0, j), buffers[j], write)
+              ->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
     if (staging && !direct) {
       if (slots == 1)
         end.create<BarrierOp>(loc);
