@@ -176,14 +176,16 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 32 : i32, tess
 
 // -----
 
-// An fp8 B loaded along N at 4 waves. On gfx942 each thread also holds a run
-// of 2 along K (its LDS writes along K are 2 bytes); gfx950 keeps B along N in
-// LDS and reads it transposed, so no run: a wave's lanes fill whole rows,
-// which its loads straight into LDS need (planDirectLds).
+// An fp8 B loaded along N (a byte a thread here: no known contiguity) at 4
+// waves. On gfx942 each thread also holds a run along K (its LDS writes along
+// K are vectors); gfx950 keeps an 8-bit B along N in LDS and reads it
+// transposed, so no run: a wave's lanes fill whole rows, which its loads
+// straight into LDS need (planDirectLds; the fp8 matmuls' B at 4 waves).
+// CHECK: #[[KPAIRS:.*]] = #tessel.blocked<sizePerThread = [8, 1], threadsPerWave = [1, 64], wavesPerBlock = [2, 2], order = [1, 0]>
 // CHECK-LABEL: func.func @fp8_b_gfx942(
-// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf8E4M3FNUZ, #tessel.blocked<sizePerThread = [2, 16], threadsPerWave = [4, 16], wavesPerBlock = [4, 1], order = [1, 0]>>
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf8E4M3FNUZ, #[[KPAIRS]]>
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
-  func.func @fp8_b_gfx942(%a: !tessel.ptr<f8E4M3FNUZ>, %b: !tessel.ptr<f8E4M3FNUZ>, %c: !tessel.ptr<f32>) {
+  func.func @fp8_b_gfx942(%a: !tessel.ptr<f8E4M3FNUZ> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f8E4M3FNUZ> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>) {
     %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
     %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
     %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f8E4M3FNUZ>>
@@ -206,10 +208,11 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 
 // -----
 
+// CHECK: #[[ROWS:.*]] = #tessel.blocked<sizePerThread = [1, 1], threadsPerWave = [1, 64], wavesPerBlock = [2, 2], order = [1, 0]>
 // CHECK-LABEL: func.func @fp8_b_gfx950(
-// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf8E4M3FN, #tessel.blocked<sizePerThread = [1, 16], threadsPerWave = [8, 8], wavesPerBlock = [4, 1], order = [1, 0]>>
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf8E4M3FN, #[[ROWS]]>
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
-  func.func @fp8_b_gfx950(%a: !tessel.ptr<f8E4M3FN>, %b: !tessel.ptr<f8E4M3FN>, %c: !tessel.ptr<f32>) {
+  func.func @fp8_b_gfx950(%a: !tessel.ptr<f8E4M3FN> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f8E4M3FN> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>) {
     %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
     %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
     %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f8E4M3FN>>
