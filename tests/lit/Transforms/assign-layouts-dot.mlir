@@ -173,3 +173,62 @@ module attributes {tessel.num_warps = 1 : i32, tessel.wave_size = 32 : i32, tess
     return
   }
 }
+
+// -----
+
+// An fp8 B loaded along N (a byte a thread here: no known contiguity) at 4
+// waves. On gfx942 each thread also holds a run along K (its LDS writes along
+// K are vectors); gfx950 keeps an 8-bit B along N in LDS and reads it
+// transposed, so no run: a wave's lanes fill whole rows, which its loads
+// straight into LDS need (planDirectLds; the fp8 matmuls' B at 4 waves).
+// CHECK: #[[KPAIRS:.*]] = #tessel.blocked<sizePerThread = [8, 1], threadsPerWave = [1, 64], wavesPerBlock = [2, 2], order = [1, 0]>
+// CHECK-LABEL: func.func @fp8_b_gfx942(
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf8E4M3FNUZ, #[[KPAIRS]]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942"} {
+  func.func @fp8_b_gfx942(%a: !tessel.ptr<f8E4M3FNUZ> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f8E4M3FNUZ> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+    %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+    %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f8E4M3FNUZ>>
+    %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f8E4M3FNUZ>>, tensor<128x64xi32>
+    %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f8E4M3FNUZ>>) -> tensor<128x64xf8E4M3FNUZ>
+    %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+    %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f8E4M3FNUZ>>
+    %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f8E4M3FNUZ>>, tensor<64x128xi32>
+    %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f8E4M3FNUZ>>) -> tensor<64x128xf8E4M3FNUZ>
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %d = tessel.dot %va, %vb, %zero : tensor<128x64xf8E4M3FNUZ> * tensor<64x128xf8E4M3FNUZ> -> tensor<128x128xf32>
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %d : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// CHECK: #[[ROWS:.*]] = #tessel.blocked<sizePerThread = [1, 1], threadsPerWave = [1, 64], wavesPerBlock = [2, 2], order = [1, 0]>
+// CHECK-LABEL: func.func @fp8_b_gfx950(
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf8E4M3FN, #[[ROWS]]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
+  func.func @fp8_b_gfx950(%a: !tessel.ptr<f8E4M3FN> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f8E4M3FN> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>) {
+    %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+    %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+    %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f8E4M3FN>>
+    %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f8E4M3FN>>, tensor<128x64xi32>
+    %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f8E4M3FN>>) -> tensor<128x64xf8E4M3FN>
+    %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+    %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f8E4M3FN>>
+    %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f8E4M3FN>>, tensor<64x128xi32>
+    %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f8E4M3FN>>) -> tensor<64x128xf8E4M3FN>
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %d = tessel.dot %va, %vb, %zero : tensor<128x64xf8E4M3FN> * tensor<64x128xf8E4M3FN> -> tensor<128x128xf32>
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %d : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}

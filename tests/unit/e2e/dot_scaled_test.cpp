@@ -11,6 +11,7 @@
 #include "tessel/lowering/target.hpp"
 
 #include "../../../bench/matmul_forms.hpp" // bench::mx_matmul_kernel
+#include "../scoped_env.hpp"
 
 #include <cmath>
 #include <regex>
@@ -515,13 +516,17 @@ template <class E> void checkBenchMxMatmul(const char *arch, int M, int N, int K
   kernel.launch(dev, {cdiv(M, 128) * cdiv(N, 128)}, {.num_warps = 4, .num_stages = 2}, da, db, dc, dsa, dsb, M, N, K,
                 K / pack, 1, N, 1, N, 1, K / 32, 1, K / 32, 1, 128, 128, BK, 8);
   const CompiledKernel *compiled = kernel.runtime()->lastKernel();
-  if (std::string(arch) == "gfx950")
+  if (std::string(arch) == "gfx950") {
     CHECK(contains(compiled->llvmIR(), fp4 ? "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v4i32.v4i32"
                                            : "llvm.amdgcn.mfma.scale.f32.32x32x64"));
-  else // B is scaled as loaded, along K: no transpose of the 8-bit tile
+    // A and B straight into LDS, the scales through registers beside them.
+    CHECK(contains(compiled->tileIR, "tessel.buffer_load_to_local"));
+  } else // B is scaled as loaded, along K: no transpose of the 8-bit tile
     CHECK(!std::regex_search(compiled->tileIR, std::regex(R"(tessel\.permute [^\n]*xf8E4M3FN)")));
-  // B [BK / pack, 128] along N, 16 bytes a lane: what the assume buys.
-  CHECK(std::regex_search(compiled->tileIR, std::regex(R"(buffer_load [^\n]*vec = 16 [^\n]*tensor<64x128xi32)")));
+  // B [BK / pack, 128] along N, 16 bytes a lane: what the assume buys (gfx950:
+  // straight into LDS).
+  CHECK(std::regex_search(compiled->tileIR,
+                          std::regex(R"(buffer_load(_to_local)? [^\n]*vec = 16 [^\n]*tensor<64x128xi32)")));
   std::vector<half> got = dc.download();
   const ScaledProduct ref = scaledProduct(a, sa, bt, sb, M, N, K);
   size_t wrong = 0;
@@ -646,5 +651,80 @@ TEST_CASE("the comparison bench's kernel on gfx950 carries its scale pairs whole
     // 2 of one side's); no register a byte with 0x7f00 or-ed in.
     CHECK(contains(assembly, warps == 4 ? "op_sel:[1,1,0]" : "op_sel:[1,0,0]"));
     CHECK(!contains(assembly, "0x7f00"));
+  }
+}
+
+// gfx950's loads straight into LDS for the comparison bench's kernel (issue
+// 36): A and B go from global memory into two slots each, the scales (2
+// bytes a lane, too few for a load to LDS) through registers into two slots
+// of their own, loaded before A's and B's loads (in the branch on whether
+// the next iteration runs) and stored at the iteration's end, no barrier
+// after them. Through registers at 4 warps the kernel took 138 VGPRs, 3
+// waves a SIMD against Triton's 4; its 8-bit B held 2 rows of K a thread,
+// which kept a wave's loads off consecutive chunks of B's slot.
+TEST_CASE("the comparison bench's kernel on gfx950 loads A and B straight into LDS beside its register-staged "
+          "scales, 4 waves a SIMD at 4 and 8 warps") {
+  Device dev = Device::emulator("gfx950");
+  auto kernel = jit(&bench::mx_matmul_kernel<float8_e4m3fn>, "mx_matmul_kernel");
+  const int n = 4096;
+  auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
+  auto c = dev.alloc<half>(64);
+  auto as = dev.alloc<int8_t>(64), bs = dev.alloc<int8_t>(64);
+  for (unsigned warps : {4u, 8u}) {
+    CAPTURE(warps);
+    const CompiledKernel &k =
+        kernel.warmup(dev, {.num_warps = warps, .num_stages = 2, .fp_fusion = true}, a, b, c, as, bs, n, n, n, n, 1,
+                      n, 1, n, 1, n / 32, 1, n / 32, 1, 128, 128, 64, 8);
+    const KernelResources r = kernelResources(k.hsaco, k.name);
+    CAPTURE(r.vgprs);
+    CHECK(occupancyOf(requireTarget(k.arch), r, k.blockSize, k.ldsBytes).wavesPerSimd >= 4);
+    CHECK(r.vgprSpills + r.sgprSpills == 0);
+    const std::string loop = bench::mainLoop(k.assembly());
+    REQUIRE(!loop.empty());
+    CAPTURE(loop);
+    const bench::LoopMakeUp made = bench::loopMakeUp(loop);
+    // 128x64 and 64x128 bytes over 64 * warps lanes, 16 bytes a load.
+    CHECK(bench::countMatches(loop, R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)") == 16u / warps);
+    CHECK(made.barriers == 1u);
+    CHECK(made.execBranches == 0u);
+    CHECK(made.ldsWrites >= 1u);
+    // The scales' stores wait for the scale loads only: they were issued
+    // before the loads to LDS and touch no byte those write (alias scopes).
+    CHECK(bench::countMatches(loop, R"(s_waitcnt vmcnt\(0\)[^\n]*\n(\s*[^\n]*\n)?\s*ds_write)") == 0u);
+  }
+}
+
+// The same kernel's loads to LDS and register-staged scales under the race
+// sanitizer, at odd sizes against float64: the scales stored at an
+// iteration's end into the slot the other waves finished reading before its
+// barrier, read after the next one.
+TEST_CASE("the comparison bench's kernel on gfx950 with loads to LDS has no LDS race and matches float64") {
+  testing::ScopedEnv races("TESSEL_SANITIZE", "races");
+  const int M = 160, N = 144, K = 192;
+  Device dev = Device::emulator("gfx950");
+  Operand<float8_e4m3fn> a = randomOperand<float8_e4m3fn>(MxFormat::e4m3, M, K);
+  Operand<float8_e4m3fn> bt = randomOperand<float8_e4m3fn>(MxFormat::e4m3, N, K);
+  std::vector<float8_e4m3fn> b(size_t(K) * N);
+  for (int j = 0; j < N; ++j)
+    for (int k = 0; k < K; ++k) b[size_t(k) * N + j] = bt.stored[size_t(j) * K + k];
+  std::vector<int8_t> sa = randomScales(size_t(M) * K / 32, 110, 120), sb = randomScales(size_t(N) * K / 32, 110, 120);
+  auto da = dev.upload(a.stored), db = dev.upload(b);
+  auto dsa = dev.upload(sa), dsb = dev.upload(sb);
+  const ScaledProduct ref = scaledProduct(a, sa, bt, sb, M, N, K);
+  auto kernel = jit(&bench::mx_matmul_kernel<float8_e4m3fn>, "mx_matmul_kernel");
+  for (unsigned warps : {4u, 8u}) {
+    CAPTURE(warps);
+    auto dc = dev.upload(std::vector<half>(size_t(M) * N, half(-12345.f)));
+    kernel.launch(dev, {cdiv(M, 128) * cdiv(N, 128)}, {.num_warps = warps, .num_stages = 2}, da, db, dc, dsa, dsb, M,
+                  N, K, K, 1, N, 1, N, 1, K / 32, 1, K / 32, 1, 128, 128, 64, 8);
+    CHECK(contains(kernel.runtime()->lastKernel()->tileIR, "tessel.buffer_load_to_local"));
+    std::vector<half> got = dc.download();
+    size_t wrong = 0;
+    for (size_t e = 0; e < got.size(); ++e) {
+      const double g = double(float(got[e]));
+      if (!(std::fabs(g - ref.want[e]) <= std::fabs(ref.want[e]) * 0x1p-10 + ref.magnitude[e] * 1e-6 + 1e-6))
+        ++wrong;
+    }
+    CHECK(wrong == 0);
   }
 }

@@ -505,3 +505,34 @@ TEST_CASE("a kernel whose registers stop just short of another wave is compiled 
   CHECK(contains(asked2.llvmIR(), "\"amdgpu-waves-per-eu\"=\"2\""));
   CHECK(!contains(asked2.llvmIR(), "\"amdgpu-waves-per-eu\"=\"3\""));
 }
+
+// The library's fp8 matmul on gfx950 computes its offsets from k each
+// iteration (broadcast((splat(k) + range) * stride) + rows + splat(base)).
+// Its loads straight into LDS move each lane's offsets to the lane whose
+// swizzled chunk they fill (ds_bpermute): the uniform part, k's, is taken
+// out and added after the move (tessel-pipeline-loops' splitShift), so the
+// moves happen once, before the loop. Before, 2 ds_bpermute an iteration at
+// 8 waves; at 4 waves 4, which kept that kernel through registers.
+TEST_CASE("fp8 kernels::matmul on gfx950 loads straight into LDS at 4 and 8 waves with no lane moves in its loop, "
+          "matching float64") {
+  Device dev = Device::emulator("gfx950");
+  auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
+  auto c = dev.alloc<half>(64);
+  auto s = dev.upload(std::vector<float>{1.0f});
+  const int n = 4096;
+  for (unsigned warps : {4u, 8u}) {
+    CAPTURE(warps);
+    const CompiledKernel &k = kernels::matmulFp8Kernel<float8_e4m3fn, float8_e4m3fn, half>().warmup(
+        dev, {.num_warps = warps, .num_stages = 2}, a, b, c, s, s, c, n, n, n, n, 1, n, 1, n, 1, 0, 0, 0, 128, 128, 64,
+        8, 0, 0, 0);
+    const std::string loop = bench::mainLoop(k.assembly());
+    REQUIRE(!loop.empty());
+    CAPTURE(loop);
+    CHECK(bench::countMatches(loop, R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)") == 16u / warps);
+    CHECK(bench::countMatches(loop, R"(\bds_bpermute_b32\b)") == 0u);
+    // M odd, N and K multiples of 16 (16-byte rows), K with a masked tail.
+    const kernels::MatmulConfig config{.BM = 128, .BN = 128, .BK = 64, .GROUP_M = 8, .num_warps = warps};
+    CHECK(runLibrary<float8_e4m3fn, float8_e4m3fn, half>("gfx950", 133, 144, 208, kernels::Fp8Scaling::PerRow,
+                                                           config) < 2e-3);
+  }
+}

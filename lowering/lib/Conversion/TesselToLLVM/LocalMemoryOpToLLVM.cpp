@@ -39,7 +39,12 @@ struct LocalStoreOpConversion : TesselOpToLLVMPattern<LocalStoreOp> {
     auto type = cast<RankedTensorType>(op.getSrc().getType());
     Slot slot = slotOf(rewriter, op.getLoc(), op.getBuffer().getType(), adaptor.getBuffer().front(),
                        adaptor.getSlot().front(), type);
-    emitLdsTileWrite(rewriter, op.getLoc(), target, type, adaptor.getSrc(), slot.base, slot.plan);
+    // A tile staged through registers beside loads to LDS (tessel-pipeline-
+    // loops marks it) writes bytes they never write: without the scopes
+    // LLVM waits for every load to LDS in flight before the stores.
+    emitLdsTileWrite(rewriter, op.getLoc(), target, type, adaptor.getSrc(), slot.base, slot.plan,
+                     op->hasAttr("tessel.async_copied") ? TargetInfo::asyncCopyScopes(rewriter.getContext())
+                                                        : ArrayAttr());
     rewriter.eraseOp(op);
     return success();
   }

@@ -306,7 +306,7 @@ private:
 } // namespace
 
 void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type,
-                                    ValueRange regs, Value base, const LdsStaging &plan) {
+                                    ValueRange regs, Value base, const LdsStaging &plan, ArrayAttr noAliasScopes) {
   StagedAddresses addresses(b, loc, target, type, base, plan);
   // Stores through one address register next to each other, so the backend
   // can pair them (ds_write2 / ds_write2st64): a 16-byte global load staged
@@ -327,6 +327,8 @@ void mlir::tessel::emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo
       for (int64_t r : run)
         elems.push_back(regs[r]);
       target.ldsStore(b, loc, addresses.at(run.front()), vectorOf(b, loc, elems, elems[0].getType()));
+      if (noAliasScopes)
+        cast<LLVM::StoreOp>(*std::prev(b.getInsertionPoint())).setNoAliasScopes(noAliasScopes);
     }
   });
 }

@@ -57,9 +57,10 @@ Value predicated(OpBuilder &b, Location loc, Value pred, Value otherwise,
 // tile of type `type`, plan.writeVec per access; or every thread reads its
 // registers of a tile of type `type`, plan.readVec per access. Offsets are
 // linear in the coordinates, so LLVM folds each register's into the
-// thread's base plus a constant. No barrier.
+// thread's base plus a constant. No barrier. The writes get `noAliasScopes`
+// when given.
 void emitLdsTileWrite(OpBuilder &b, Location loc, const TargetInfo &target, RankedTensorType type,
-                      ValueRange regs, Value base, const LdsStaging &plan);
+                      ValueRange regs, Value base, const LdsStaging &plan, ArrayAttr noAliasScopes = {});
 SmallVector<Value> emitLdsTileRead(OpBuilder &b, Location loc, const TargetInfo &target,
                                    RankedTensorType type, Type elem, Value base, const LdsStaging &plan);
 

@@ -10,6 +10,8 @@
 // tessel.convert_layout ops.
 #include "LayoutSolver.h"
 #include "DotLayouts.h"
+#include "tessel/Dialect/Tessel/IR/Layouts.h"
+#include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -473,9 +475,20 @@ Solver::Round Solver::fixDot(DotOp dot) {
   const unsigned kGroup = layouts->kGroup, kWidth = layouts->kWidth;
   const unsigned kWidthB = layouts->kWidthB ? layouts->kWidthB : kWidth,
                  kGroupB = layouts->kWidthB ? layouts->kGroupB : kGroup;
+  // Where LDS has transpose reads, an 8-bit operand loaded along another
+  // dim than K stays along it in LDS (16-byte writes; a run of K bytes would
+  // be written 2 bytes at a time: planLdsStaging picks the transpose reads),
+  // so a run along K buys nothing there, and it would keep the tile's loads
+  // from going straight into LDS (a wave's lanes then skip every other row:
+  // planDirectLds; the 4-wave fp8 matmuls' B).
+  const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(arch_);
+  auto runBuysWrites = [&](Value operand) {
+    return !(facts && facts->ldsTransposeReads &&
+             ldsElementBytes(cast<RankedTensorType>(operand.getType()).getElementType()) == 1);
+  };
   for (auto [use, kDim, width, run] : {std::tuple{&dot.getAMutable(), rank - 1, kWidth, kGroup},
                                        std::tuple{&dot.getBMutable(), rank - 2, kWidthB, kGroupB}})
-    if (std::optional<unsigned> src = sourceOf({use->get(), use}))
+    if (std::optional<unsigned> src = sourceOf({use->get(), use}); src && runBuysWrites(use->get()))
       group(*src).operandRun = {kDim, run ? run : width};
   // Each operand is a copy of its own (isolated before the first solution).
   group(resolve({dot.getA(), &dot.getAMutable()})).fixed =

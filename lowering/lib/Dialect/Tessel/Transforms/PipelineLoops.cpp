@@ -1,5 +1,6 @@
 // One software pipeliner for the loops with dots (see Passes.td): a schedule
 // per loop (scheduleLoop), then the loop expanded by it (expandLoop).
+#include "PipelineDirectLds.h"
 #include "tessel/Dialect/Tessel/IR/DirectLds.h"
 #include "tessel/Dialect/Tessel/IR/LayoutConversion.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
@@ -24,23 +25,15 @@ namespace mlir::tessel {
 using namespace mlir;
 using namespace mlir::tessel;
 
+using namespace mlir::tessel::pipeline;
+
 namespace {
 
-// On a local_load of a slot tiles load into straight from global memory
+// On a local_load or local_store, in a loop with loads to LDS, that touches
+// no bytes those loads write while it runs: a slot they filled and that
+// was waited for, or a slot of a tile staged through registers beside them
 // (LocalMemoryOpToLLVM reads it).
 constexpr const char *kAsyncCopiedAttr = "tessel.async_copied";
-
-bool isCarried(scf::ForOp loop, Value v) {
-  auto arg = dyn_cast<BlockArgument>(v);
-  return arg && arg.getOwner() == loop.getBody() && v != loop.getInductionVar();
-}
-
-// The body's own op that defines `v`, or null (from outside the loop, an
-// argument of the body).
-Operation *bodyDef(scf::ForOp loop, Value v) {
-  Operation *def = v.getDefiningOp();
-  return def && loop.getBody()->findAncestorOpInBlock(*def) ? def : nullptr;
-}
 
 // Whether `v` reaches a dot, directly or through layout conversions.
 bool feedsDot(Value v) {
@@ -116,9 +109,11 @@ struct LoopSchedule {
   bool hasStaged() const {
     return llvm::any_of(loads, [](const PipelinedLoad &l) { return bool(l.staged); });
   }
-  bool hasDirect() const {
-    return llvm::any_of(loads, [](const PipelinedLoad &l) { return l.direct; });
-  }
+  // Whether some staged tiles load straight into LDS (PipelinedLoad::direct):
+  // then every staged tile has distance + 1 slots, and the loop waits for
+  // the loads to LDS and takes its barrier at the top.
+  bool straight = false;
+  bool hasDirect() const { return straight; }
 };
 
 // Whether `load`'s tile can wait in LDS for its dot: its one use converts
@@ -149,41 +144,6 @@ LdsType slotType(RankedTensorType from, ConvertLayoutOp convert, int64_t slots) 
   return LdsType::get(from.getContext(), shape, from.getElementType(), plan.order, plan.pad, swizzleOf(plan));
 }
 
-// Whether staged `load` can write its slots of `type` straight from global
-// memory, `directBytes` a lane: a buffer load (out of range reads 0, what a
-// load to LDS writes) with no `other` but zero, `directBytes` per group, and
-// a layout that puts a wave's lanes on consecutive chunks of the slot
-// (planDirectLds).
-bool loadsToLds(Operation *load, LdsType type, unsigned directBytes) {
-  auto buffer = dyn_cast<BufferLoadOp>(load);
-  if (!buffer || !directBytes)
-    return false;
-  if (Value other = buffer.getOther())
-    if (!matchPattern(other, m_AnyZeroFloat()) && !matchPattern(other, m_Zero()))
-      return false;
-  return buffer.getVec() * ldsElementBytes(type.getElementType()) == int64_t(directBytes) &&
-         planDirectLds(buffer.getOffsets().getType(), type, buffer.getVec()).has_value();
-}
-
-// Unless asked for (or against), loads to LDS are taken where their two
-// slots per tile still let a SIMD hold this many of the kernel's waves (LDS
-// per CU over the slots' bytes, in workgroups): measured on gfx950 with
-// scripts/triton-compare.py, llvm-mca cycles of the main loop through
-// registers / straight into LDS: fp8 matmul 8 waves 129.1 / 89.5 (10 waves
-// by LDS), f16 with B stored [N, K] 8 waves 126.8 / 121.1 (4 by LDS, 4 by
-// VGPRs either way), 4 waves 185.5 at 3 waves / 197.4 at 2 (the 64 KiB of
-// slots allow 2).
-constexpr int64_t kDirectLdsMinWaves = 4;
-
-// Whether slots of `bytes` (all of a loop's) keep kDirectLdsMinWaves waves
-// of `numWarps` a SIMD on `facts`.
-bool slotsKeepWaves(int64_t bytes, int64_t numWarps, const ::tessel::TargetFacts &facts) {
-  if (bytes <= 0)
-    return true;
-  const int64_t workgroups = std::min<int64_t>(facts.ldsPerCu / bytes, facts.workgroupsPerCu);
-  return workgroups * numWarps >= kDirectLdsMinWaves * int64_t(facts.simdsPerCu);
-}
-
 // The schedule of `loop`: the loads straight in its body that feed a dot
 // and whose operands can be computed `distance` iterations ahead go to
 // stage 0. None: nothing to pipeline. With `directBytes` (loads to LDS of
@@ -209,19 +169,31 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsi
   // A tile loaded straight into LDS lands there while the loop reads the
   // other slot: one slot more. Only at distance 1, where the wait at the end
   // of an iteration (vmcnt(0)) is for the next iteration's tiles alone.
-  // All or none: a tile staged through registers in two slots costs an
-  // address op per swizzled access pattern each iteration (its slot changes).
+  // Every staged tile goes straight into LDS or, when it is too small to
+  // fill a load to LDS (fewer than `directBytes` a thread: dot_scaled's
+  // scales, 1 or 2 bytes a lane), rides along through registers into its
+  // own two slots (loaded first, stored at the iteration's end; the top's
+  // barrier orders the stores before the reads). A larger tile staged
+  // through registers in two slots costs an address op per swizzled access
+  // pattern each iteration (its slot changes): then none goes straight.
   // Direct loads take no branch (loadsFor's `fence`): their address ops run
   // for the iteration past the last one too, so they must all be safe to
   // speculate (no division by a value that may then be 0).
-  bool direct = directBytes && distance == 1 &&
-                llvm::all_of(ahead, [](Operation *op) { return isPure(op); }) &&
-                llvm::any_of(schedule.loads, [](const PipelinedLoad &l) { return bool(l.staged); }) &&
-                llvm::all_of(schedule.loads, [&](const PipelinedLoad &l) {
-                  return !l.staged ||
-                         loadsToLds(l.load, slotType(cast<RankedTensorType>(l.load->getResult(0).getType()),
-                                                     l.staged, distance + 1),
-                                    directBytes);
+  auto slotsOf = [&](const PipelinedLoad &l, int64_t n) {
+    return slotType(cast<RankedTensorType>(l.load->getResult(0).getType()), l.staged, n);
+  };
+  auto straight = [&](const PipelinedLoad &l) { return loadsToLds(l.load, slotsOf(l, distance + 1), directBytes); };
+  auto rides = [&](const PipelinedLoad &l) {
+    auto type = cast<RankedTensorType>(l.load->getResult(0).getType());
+    return getLinearLayout(type).numRegisters() * ldsElementBytes(type.getElementType()) < int64_t(directBytes);
+  };
+  SmallVector<bool> straightLoads;
+  for (const PipelinedLoad &l : schedule.loads)
+    straightLoads.push_back(directBytes && distance == 1 && l.staged && straight(l));
+  bool direct = directBytes && distance == 1 && llvm::all_of(ahead, [](Operation *op) { return isPure(op); }) &&
+                llvm::is_contained(straightLoads, true) &&
+                llvm::all_of(llvm::enumerate(schedule.loads), [&](auto it) {
+                  return !it.value().staged || straightLoads[it.index()] || rides(it.value());
                 });
   if (direct && automatic) {
     auto module = loop->getParentOfType<ModuleOp>();
@@ -232,17 +204,20 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsi
     int64_t bytes = 0;
     for (const PipelinedLoad &l : schedule.loads)
       if (l.staged) {
-        LdsType type = slotType(cast<RankedTensorType>(l.load->getResult(0).getType()), l.staged, distance + 1);
+        LdsType type = slotsOf(l, distance + 1);
         bytes += type.getSlots() * type.slotBytes();
       }
-    direct = facts && warps && slotsKeepWaves(bytes, warps.getInt(), *facts);
+    direct = facts && warps && slotsKeepWaves(bytes, warps.getInt(), *facts) &&
+             llvm::none_of(llvm::enumerate(schedule.loads), [&](auto it) {
+               return straightLoads[it.index()] && shufflesEachIteration(loop, it.value().load, slotsOf(it.value(), distance + 1));
+             });
   }
-  for (PipelinedLoad &l : schedule.loads)
+  for (auto [l, isStraight] : llvm::zip(schedule.loads, straightLoads))
     if (l.staged) {
-      l.direct = direct;
-      l.slotType = slotType(cast<RankedTensorType>(l.load->getResult(0).getType()), l.staged,
-                            direct ? distance + 1 : distance);
+      l.direct = direct && isStraight;
+      l.slotType = slotsOf(l, direct ? distance + 1 : distance);
     }
+  schedule.straight = direct;
   // An address op goes with its loads to stage 0 when only stage 0 reads it.
   DenseSet<Operation *> first;
   for (const PipelinedLoad &l : schedule.loads)
@@ -379,26 +354,6 @@ private:
   DenseMap<Operation *, bool> variesMemo;
 };
 
-// `load` (its operands mapped by `map`) writing slot `slot` of `buffer`
-// straight from global memory. Offsets x + splat(s) (a carried offset) pass
-// x and s apart: the lowering moves x between lanes (for the slot's
-// swizzle) where x is made, before the loop, not each iteration.
-// `mask`: the mask to load with (the load's own, mapped, when null).
-void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value slot, Value mask = {}) {
-  Value offsets = map.lookupOrDefault(load.getOffsets()), shift;
-  if (auto add = offsets.getDefiningOp<arith::AddIOp>())
-    for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())})
-      if (auto splat = y.getDefiningOp<SplatOp>(); splat && splat.getSrc().getType().isInteger(32)) {
-        offsets = x;
-        shift = splat.getSrc();
-        break;
-      }
-  auto mapped = [&](Value v) { return v ? map.lookupOrDefault(v) : Value(); };
-  b.create<BufferLoadToLocalOp>(load.getLoc(), mapped(load.getBase()), offsets, shift,
-                                mask ? mask : mapped(load.getMask()),
-                                mapped(load.getBound()), buffer, slot, load.getVecAttr());
-}
-
 // Copies of the schedule's loads for iteration k of `ahead`, built at `b`,
 // run only when `valid` (one uniform branch around them all, not a mask on
 // every element); poison otherwise: nobody reads the tiles of an iteration
@@ -422,58 +377,65 @@ SmallVector<Value> loadsFor(OpBuilder &b, Location loc, ArrayRef<PipelinedLoad> 
     if (!l.direct)
       types.push_back(l.load->getResult(0).getType());
   const bool branchFree = bool(fence);
-  if (branchFree) {
-    ahead.enter(b, b);
-    SmallVector<IRMapping> maps(loads.size());
-    SmallVector<Value> masks(loads.size());
+  // The branch around the loads (without `fence`, the direct ones too).
+  auto branched = [&]() {
+    SmallVector<Value> results;
+    // (Without results the branch gets its terminators made.)
+    auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/!types.empty());
+    OpBuilder outer(branch);
+    OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
+    ahead.enter(outer, then);
+    SmallVector<Value> tiles;
     for (auto [j, l] : llvm::enumerate(loads)) {
-      if (!l.direct)
+      if (l.direct && branchFree)
         continue;
+      IRMapping map;
       for (Value operand : l.load->getOperands())
-        maps[j].map(operand, ahead.at(operand, k));
-      auto load = cast<BufferLoadOp>(l.load);
-      auto maskType = cast<RankedTensorType>(load.getOffsets().getType()).clone(b.getI1Type());
-      Value all = b.create<SplatOp>(loc, maskType, valid);
-      masks[j] = load.getMask() ? b.create<arith::AndIOp>(loc, maps[j].lookup(load.getMask()), all).getResult() : all;
+        map.map(operand, ahead.at(operand, k));
+      if (l.direct) {
+        toLds(then, cast<BufferLoadOp>(l.load), map, buffers[j], slot, {}, &outer);
+        continue;
+      }
+      tiles.push_back(then.clone(*l.load, map)->getResult(0));
     }
     ahead.leave();
-    fence(b);
-    for (auto [j, l] : llvm::enumerate(loads))
-      if (l.direct)
-        toLds(b, cast<BufferLoadOp>(l.load), maps[j], buffers[j], slot, masks[j]);
-  }
-  if (branchFree && types.empty())
-    return SmallVector<Value>(loads.size());
-  // (Without results the branch gets its terminators made.)
-  auto branch = b.create<scf::IfOp>(loc, types, valid, /*withElseRegion=*/!types.empty());
-  OpBuilder outer(branch);
-  OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
-  ahead.enter(outer, then);
-  SmallVector<Value> tiles, results;
-  for (auto [j, l] : llvm::enumerate(loads)) {
-    if (l.direct && branchFree)
-      continue;
-    IRMapping map;
-    for (Value operand : l.load->getOperands())
-      map.map(operand, ahead.at(operand, k));
-    if (l.direct) {
-      toLds(then, cast<BufferLoadOp>(l.load), map, buffers[j], slot);
-      continue;
+    if (!types.empty()) {
+      then.create<scf::YieldOp>(loc, tiles);
+      OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
+      SmallVector<Value> unused;
+      for (Type t : types)
+        unused.push_back(otherwise.create<ub::PoisonOp>(loc, t));
+      otherwise.create<scf::YieldOp>(loc, unused);
     }
-    tiles.push_back(then.clone(*l.load, map)->getResult(0));
+    auto result = branch.getResults().begin();
+    for (const PipelinedLoad &l : loads)
+      results.push_back(l.direct ? Value() : Value(*result++));
+    return results;
+  };
+  if (!branchFree)
+    return branched();
+  ahead.enter(b, b);
+  SmallVector<IRMapping> maps(loads.size());
+  SmallVector<Value> masks(loads.size());
+  for (auto [j, l] : llvm::enumerate(loads)) {
+    if (!l.direct)
+      continue;
+    for (Value operand : l.load->getOperands())
+      maps[j].map(operand, ahead.at(operand, k));
+    auto load = cast<BufferLoadOp>(l.load);
+    auto maskType = cast<RankedTensorType>(load.getOffsets().getType()).clone(b.getI1Type());
+    Value all = b.create<SplatOp>(loc, maskType, valid);
+    masks[j] = load.getMask() ? b.create<arith::AndIOp>(loc, maps[j].lookup(load.getMask()), all).getResult() : all;
   }
   ahead.leave();
-  if (!types.empty()) {
-    then.create<scf::YieldOp>(loc, tiles);
-    OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
-    SmallVector<Value> unused;
-    for (Type t : types)
-      unused.push_back(otherwise.create<ub::PoisonOp>(loc, t));
-    otherwise.create<scf::YieldOp>(loc, unused);
-  }
-  auto result = branch.getResults().begin();
-  for (const PipelinedLoad &l : loads)
-    results.push_back(l.direct ? Value() : Value(*result++));
+  fence(b);
+  // The loads through registers (their branch) first: the wait before a
+  // staged one's store at the iteration's end then lets the loads to LDS
+  // issued after them run on (vmcnt counts in order).
+  SmallVector<Value> results = types.empty() ? SmallVector<Value>(loads.size()) : branched();
+  for (auto [j, l] : llvm::enumerate(loads))
+    if (l.direct)
+      toLds(b, cast<BufferLoadOp>(l.load), maps[j], buffers[j], slot, masks[j]);
   return results;
 }
 
@@ -534,6 +496,13 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     allocate(firsts);
     before.create<BarrierOp>(loc);
   }
+  // Beside loads to LDS, a tile through registers: the first into slot 0
+  // (the first iteration's barrier orders it before the reads). Its slots'
+  // accesses never touch the bytes the loads to LDS write (kAsyncCopiedAttr).
+  if (direct)
+    for (auto [j, l] : llvm::enumerate(s.loads))
+      if (l.staged && !l.direct)
+        before.create<LocalStoreOp>(loc, firsts[j], buffers[j], zero)->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
 
   // The carried sets: (k, j) for each k < distance and load j, but k = 0 of
   // a staged tile; then the slot to read when it changes.
@@ -598,8 +567,9 @@ scf::ForOp expandLoop(LoopSchedule &s) {
         OpBuilder at(p.staged);
         Value tile = at.create<LocalLoadOp>(p.staged.getLoc(), p.staged.getType(), buffers[j], read);
         // Of a slot whose loads to LDS were waited for, never of one being
-        // loaded: the lowering tells the backend (no wait before the reads).
-        if (p.direct)
+        // loaded, or of a slot no load to LDS writes: the lowering tells the
+        // backend (no wait before the reads).
+        if (direct)
           tile.getDefiningOp()->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
         p.staged.getResult().replaceAllUsesWith(tile);
         p.staged.erase();
@@ -611,6 +581,14 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     // with one slot every thread must have read it before anyone writes it;
     // with more, one barrier orders all the LDS traffic. Direct loads
     // wrote theirs (their wait and barrier are at the top).
+    // Beside loads to LDS, tiles through registers go into the next slot at
+    // the end, without a barrier: the next iteration's top one orders them
+    // (every thread finished reading that slot before this one's).
+    if (direct)
+      for (auto [j, p] : llvm::enumerate(s.loads))
+        if (p.staged && !p.direct)
+          end.create<LocalStoreOp>(loc, following(0, j), buffers[j], write)
+              ->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
     if (staging && !direct) {
       if (slots == 1)
         end.create<BarrierOp>(loc);

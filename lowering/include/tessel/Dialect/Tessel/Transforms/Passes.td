@@ -220,21 +220,32 @@ def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
     On a target with 16-byte loads to LDS (gfx950) at num_stages 2, when
     every staged tile is a buffer load (masked-off elements read 0) whose
     layout puts a wave's lanes on consecutive 16-byte chunks of its slot
-    (planDirectLds), the tiles can go from global memory straight into
-    their slots (`tessel.buffer_load_to_local`: no registers, no
-    `tessel.local_store`): always with `direct-to-lds=1` (or the module's
-    `tessel.direct_to_lds`), never with 0 (`tessel.no_direct_to_lds`), and
+    (planDirectLds), or is too small to fill such a load (fewer than 16
+    bytes a thread: dot_scaled's scales), the tiles that can go from global
+    memory straight into their slots (`tessel.buffer_load_to_local`: no
+    registers, no `tessel.local_store`), at least one: always with
+    `direct-to-lds=1` (or the module's `tessel.direct_to_lds`), never with 0 (`tessel.no_direct_to_lds`), and
     otherwise where the two slots keep 4 of the kernel's waves a SIMD
     (kDirectLdsMinWaves). The buffers get two slots and the prologue loads
     slot 0; each iteration computes the slot it writes and the next tiles'
     masks (ANDed with whether the next iteration runs: no branch), then
     `tessel.async_wait` and one barrier (its slot has landed, the other is
-    free), then loads the next tiles into the other slot, then reads and
-    multiplies; after the loop, a wait and a barrier. All or none: a tile
-    staged through registers in two slots costs an address op per swizzled
-    access pattern each iteration. The reads of those slots are marked
-    `tessel.async_copied`: they never read a slot being loaded, which the
-    lowering tells LLVM (alias scopes).
+    free), then loads the small tiles through registers (in the branch on
+    whether the next iteration runs), then the next tiles into the other
+    slot, then reads and multiplies, and at the end stores the small tiles
+    into their next slot (no barrier: the next iteration's orders them);
+    after the loop, a wait and a barrier. A larger tile staged through
+    registers in two slots would cost an address op per swizzled access
+    pattern each iteration: then none goes straight. By default, neither
+    where a load's offsets would move between lanes every iteration for two
+    or more register groups a thread; the offsets' uniform part (splats of
+    scalars under adds, multiplies by a splat, broadcasts, expand_dims) is
+    passed apart as the load's shift, so that the lanes' offsets move once,
+    where they are made. The slots' reads, and the small tiles' stores, are
+    marked `tessel.async_copied`: they never touch bytes a load to LDS in
+    flight writes, which the lowering tells LLVM (alias scopes; the stores'
+    wait then counts only the small tiles' loads, issued before the loads to
+    LDS).
   }];
   let options = [
     Option<"directToLds", "direct-to-lds", "int", /*default=*/"-1",
