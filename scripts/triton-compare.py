@@ -176,6 +176,22 @@ def triton_launch(case, variant=""):
                         const("BLOCK_SIZE_K", bk), const("GROUP_SIZE_M", MATMUL_GROUP), const("FORMAT", fmt),
                         const("PACK", pack)],
                "options": {"num_warps": case["num_warps"], "num_stages": MATMUL_STAGES}}
+    elif p == "matmul" and variant == "triton-library":
+        # tessel's kernels::matmul ported to Triton line by line (bench/triton/matmul_library.py): the same
+        # kernel on both sides, masks on rows and columns included.
+        s, (bm, bn, bk) = MATMUL_SHAPE, MATMUL_BLOCK
+        dt = dtype_of(case)
+        fp8 = case["dtype"] == "fp8"
+        expect = {"shape": f"M=N=K={s}", "block": MATMUL_BLOCK, "num_stages": MATMUL_STAGES}
+        job = {"source": "matmul_library.py", "kernel": "library_matmul_kernel",
+               "args": [tensor("a", dt, s * s), tensor("b", dt, s * s), tensor("c", "float16" if fp8 else dt, s * s),
+                        tensor("scale_a", "float32", 1), tensor("scale_b", "float32", 1),
+                        scalar("M", s), scalar("N", s), scalar("K", s), scalar("sam", s), scalar("sak", 1),
+                        scalar("sbk", s), scalar("sbn", 1), scalar("scm", s), scalar("scn", 1),
+                        scalar("batch_a", s * s), scalar("batch_b", s * s), scalar("batch_c", s * s),
+                        const("BM", bm), const("BN", bn), const("BK", bk), const("GROUP_M", MATMUL_GROUP),
+                        const("SCALES", 1 if fp8 else 0)],
+               "options": {"num_warps": case["num_warps"], "num_stages": MATMUL_STAGES}}
     elif p == "matmul":
         s, (bm, bn, bk) = MATMUL_SHAPE, MATMUL_BLOCK
         dt = dtype_of(case)
@@ -562,6 +578,10 @@ def title(case, variant):
         if case["form"] == "triton03mx":
             triton = ("Triton: bench/triton/matmul_scaled.py (tl.dot_scaled), same blocks, waves and stages, "
                       "GROUP_SIZE_M 8")
+        if variant == "triton-library":
+            head += ", against the same kernel in Triton"
+            triton = ("Triton: kernels::matmul's block program ported line by line (bench/triton/matmul_library.py: "
+                      "masks on rows, columns and K, offsets from k), same blocks, waves and stages, GROUP_M 8")
         if variant == "hip-tutorial":
             head += ", against tutorial 03's HIP autotuning entry"
             triton = ("Triton: tutorial 03 with its HIP autotuning entry for 128x128x64: 8 waves, GROUP_SIZE_M 4, "
@@ -736,6 +756,8 @@ def main():
         variants = [""]
         if c["problem"] == "matmul" and c["form"] == "triton03" and c["num_warps"] == 8 and not args.no_hip_tutorial:
             variants.append("hip-tutorial")
+        if c["problem"] == "matmul" and c["form"] == "library":
+            variants.append("triton-library")
         for v in variants:
             job = triton_launch(c, v)
             jobs[job["id"]] = job
