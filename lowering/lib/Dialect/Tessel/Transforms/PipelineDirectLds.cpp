@@ -153,6 +153,12 @@ std::pair<Value, Value> splitShift(OpBuilder &b, Value v) {
 void toLds(OpBuilder &b, BufferLoadOp load, IRMapping &map, Value buffer, Value slot, Value mask,
            OpBuilder *outside) {
   auto [offsets, shift] = splitShift(outside ? *outside : b, map.lookupOrDefault(load.getOffsets()));
+  // Offsets that are all shift (one splat: never 16 bytes a lane today) go
+  // in whole: the op needs its tile.
+  if (!offsets) {
+    offsets = map.lookupOrDefault(load.getOffsets());
+    shift = Value();
+  }
   auto mapped = [&](Value v) { return v ? map.lookupOrDefault(v) : Value(); };
   b.create<BufferLoadToLocalOp>(load.getLoc(), mapped(load.getBase()), offsets, shift,
                                 mask ? mask : mapped(load.getMask()),

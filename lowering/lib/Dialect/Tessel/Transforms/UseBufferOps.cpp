@@ -203,8 +203,9 @@ private:
 // access then reads a loop-invariant tile plus a scalar that moves: the
 // tile is made once before the loop, and a load straight into LDS moves it
 // between lanes once, not each iteration (tessel-pipeline-loops passes the
-// scalar as the load's shift). Either part may be null; nothing is built
-// when there is no uniform part to gather.
+// scalar as the load's shift). Either part may be null; an offset with no
+// uniform part is kept as it is (a scalar made on the way may be left for
+// the dead-code cleanup).
 struct PeeledOffset {
   Value varying, uniform;
 };

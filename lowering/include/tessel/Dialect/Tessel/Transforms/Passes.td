@@ -217,16 +217,18 @@ def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
     of loop-invariant address ops come before the loop, so the body's own
     become them.
 
-    On a target with 16-byte loads to LDS (gfx950) at num_stages 2, when
-    every staged tile is a buffer load (masked-off elements read 0) whose
-    layout puts a wave's lanes on consecutive 16-byte chunks of its slot
-    (planDirectLds), or is too small to fill such a load (fewer than 16
-    bytes a thread: dot_scaled's scales), the tiles that can go from global
-    memory straight into their slots (`tessel.buffer_load_to_local`: no
-    registers, no `tessel.local_store`), at least one: always with
-    `direct-to-lds=1` (or the module's `tessel.direct_to_lds`), never with 0 (`tessel.no_direct_to_lds`), and
-    otherwise where the two slots keep 4 of the kernel's waves a SIMD
-    (kDirectLdsMinWaves). The buffers get two slots and the prologue loads
+    On a target with 16-byte loads to LDS (gfx950) at num_stages 2, staged
+    tiles go from global memory straight into their slots
+    (`tessel.buffer_load_to_local`: no registers, no `tessel.local_store`)
+    when each is either such a load (a buffer load whose masked-off elements
+    read 0 and whose layout puts a wave's lanes on consecutive 16-byte
+    chunks of its slot: planDirectLds) or too small to fill one (fewer than
+    16 bytes a thread, as dot_scaled's scales: it stays in registers, in two
+    slots of its own), and at least one is such a load. When: always with
+    `direct-to-lds=1` (or the module's `tessel.direct_to_lds`); never with 0
+    (`tessel.no_direct_to_lds`); otherwise where the two slots keep 4 of the
+    kernel's waves a SIMD (kDirectLdsMinWaves) and no load would move its
+    offsets between lanes every iteration for two or more register groups. The buffers get two slots and the prologue loads
     slot 0; each iteration computes the slot it writes and the next tiles'
     masks (ANDed with whether the next iteration runs: no branch), then
     `tessel.async_wait` and one barrier (its slot has landed, the other is
