@@ -44,6 +44,18 @@ inline std::vector<float> randomFloats(size_t n, float lo = -10.f, float hi = 10
   return v;
 }
 
+// Random values E4M3 (4 significant bits) and every wider type hold exactly,
+// (8..15) x 2^(-6..-1) of either sign, so an 8-bit float matmul's products
+// and sums stay exact in f32 until C's rounding; `seed` picks the draw.
+inline std::vector<double> e4m3Exact(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> mantissa(0, 7), exponent(-3, 2), sign(0, 1);
+  std::vector<double> out(n);
+  for (double &v : out)
+    v = std::ldexp(8 + mantissa(gen), exponent(gen) - 3) * (sign(gen) ? -1 : 1);
+  return out;
+}
+
 inline std::vector<double> randomDoubles(size_t n, double lo = -10, double hi = 10) {
   std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<double> v(n);
