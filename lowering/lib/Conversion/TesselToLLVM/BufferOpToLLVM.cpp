@@ -402,7 +402,10 @@ private:
     Kind kind = Kind::Unknown;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       Operation *parent = arg.getOwner()->getParentOp();
-      if ((isa<LLVM::LLVMFuncOp>(parent) && arg.getOwner()->isEntryBlock()) ||
+      // A kernel's arguments (the same in every lane; not a device
+      // function's, which a lane may call with its own).
+      auto kernel = dyn_cast<LLVM::LLVMFuncOp>(parent);
+      if ((kernel && arg.getOwner()->isEntryBlock() && kernel->hasAttr("rocdl.kernel")) ||
           (isa<scf::ForOp>(parent) && arg == cast<scf::ForOp>(parent).getInductionVar()))
         kind = Kind::Uniform;
     } else if (Operation *def = v.getDefiningOp()) {
