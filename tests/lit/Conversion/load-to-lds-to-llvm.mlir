@@ -13,12 +13,15 @@
 // check writes 0). The wait is vmcnt(0) alone (0xF70).
 // CHECK-LABEL: llvm.func @to_lds(
 // CHECK-NOT: rocdl.ballot
+// The wave's part of the LDS pointer (M0) once, on the scalar unit, where
+// the wave id is made (not in a loop), the slot's bytes added to it.
+// CHECK: %[[WAVE:.*]] = rocdl.readfirstlane %{{.*}} : i32
 // CHECK: rocdl.ds_bpermute
 // CHECK-NOT: rocdl.ds_bpermute
 // CHECK: rocdl.make.buffer.rsrc
 // CHECK: llvm.mlir.constant(4096 : i32) : i32
-// The wave's LDS pointer (M0) once, on the scalar unit.
-// CHECK: rocdl.readfirstlane
+// CHECK: llvm.add %{{.*}}, %[[WAVE]] : i32
+// CHECK-NOT: rocdl.readfirstlane
 // CHECK: llvm.mlir.constant(-64 : i32) : i32
 // CHECK: %[[SRC:.*]] = llvm.or %{{.*}}, %{{.*}} : i32
 // CHECK: llvm.and %[[SRC]], %{{.*}} : i32
@@ -55,7 +58,7 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 // id and ANDed, no ballot.
 // CHECK-LABEL: llvm.func @to_lds_conjunction(
 // CHECK-NOT: rocdl.ballot
-// CHECK: rocdl.readfirstlane
+// CHECK: rocdl.make.buffer.rsrc
 // CHECK: %[[ROW:.*]] = llvm.icmp "slt" %{{.*}}, %arg2 : i32
 // CHECK: %[[K:.*]] = llvm.icmp "slt" %{{.*}}, %arg1 : i32
 // CHECK: %[[BOTH:.*]] = llvm.and %[[ROW]], %[[K]] : i1
@@ -96,7 +99,7 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 // CHECK: %[[L:.*]] = llvm.icmp "sgt" %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT: %[[BL:.*]] = rocdl.ballot %[[L]] : i64
 // CHECK-NOT: rocdl.ballot
-// CHECK: rocdl.readfirstlane
+// CHECK: rocdl.make.buffer.rsrc
 // CHECK: %[[ROW:.*]] = llvm.icmp "slt" %{{.*}}, %arg2 : i32
 // CHECK: llvm.lshr %[[BL]], %{{.*}} : i64
 // CHECK: %[[BIT:.*]] = llvm.icmp "ne" %{{.*}}, %{{.*}} : i64

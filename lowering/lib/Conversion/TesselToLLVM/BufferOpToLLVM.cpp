@@ -488,14 +488,24 @@ struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp
         loc, adaptor.getBuffer().front(),
         rewriter.create<LLVM::MulOp>(loc, adaptor.getSlot().front(), i32Value(rewriter, loc, lds.slotBytes())));
     Value lane = target.laneId(rewriter, loc), wave = target.waveId(rewriter, loc);
-    Value waveStart = ofBits(rewriter, loc, wave, plan->waveStep, /*xorThem=*/false);
     // The wave's LDS pointer (M0) on the scalar unit: the same for every lane,
     // which the backend does not know of the wave id (a VALU computation and
-    // a readfirstlane per load otherwise); each group adds a constant.
-    Value waveBase = rewriter.create<ROCDL::ReadfirstlaneOp>(
-        loc, rewriter.getI32Type(),
-        rewriter.create<LLVM::AddOp>(
-            loc, slotBase, rewriter.create<LLVM::MulOp>(loc, waveStart, i32Value(rewriter, loc, elemBytes))));
+    // a readfirstlane per load otherwise); each group adds a constant. The
+    // wave's part is read once, where the wave id is made (LLVM does not
+    // hoist the convergent readfirstlane), and the slot's added on the
+    // scalar unit: made in the loop from the carried slot, the pointer cost
+    // a v_or and a v_readfirstlane a tile an iteration, and their hazards
+    // an s_nop each (gfx950 mxfp8 at 4 waves: 129.1 -> 127.1 mca cycles).
+    Value waveBytes;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(wave);
+      Value waveStart = ofBits(rewriter, loc, wave, plan->waveStep, /*xorThem=*/false);
+      waveBytes = rewriter.create<ROCDL::ReadfirstlaneOp>(
+          loc, rewriter.getI32Type(),
+          rewriter.create<LLVM::MulOp>(loc, waveStart, i32Value(rewriter, loc, elemBytes)));
+    }
+    Value waveBase = rewriter.create<LLVM::AddOp>(loc, slotBase, waveBytes);
     // The lane whose registers group g takes, from `lane` and `wave`.
     auto sourceLane = [&](OpBuilder &b, Value lane, Value wave, size_t g) -> Value {
       Value lanes = b.create<LLVM::XOrOp>(loc, ofBits(b, loc, lane, plan->laneXor, true),
