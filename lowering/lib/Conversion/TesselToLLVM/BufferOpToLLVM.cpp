@@ -367,7 +367,10 @@ Value ofBits(OpBuilder &b, Location loc, Value id, ArrayRef<int64_t> table, bool
 // of values every lane of a wave shares (constants, kernel arguments,
 // workgroup ids, readfirstlane, a loop's induction variable) through pure
 // integer ops only; anything else (loads, carried registers, shuffles) is
-// not known to be the same in the other lane, so no clone.
+// not known to be the same in the other lane, so no clone. (A loop's
+// induction variable is uniform: tile-level loops have scalar bounds, the
+// program's, and the ops lowered inside them are not in loops of their own
+// over lane values.)
 class OtherLane {
 public:
   // The register `v` of the lane whose thread id is `thread`, built at `b`;
@@ -459,8 +462,9 @@ private:
 // One load to LDS per group of `vec` registers: the wave's LDS pointer for
 // the group, and the offset (and mask) of the element the slot's swizzle
 // puts at the lane's chunk, taken from the lane that holds it (planDirectLds):
-// offsets by ds_bpermute, masks from the wave's ballot. This assumes a wave
-// of 64 (the targets with loads to LDS).
+// offsets by ds_bpermute, masks made again as that lane makes them
+// (OtherLane) or else from the wave's ballot. This assumes a wave of 64 (the
+// targets with loads to LDS).
 // Out of range (masked off, or past `bound`) writes 0, as a buffer load reads.
 struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp> {
   BufferLoadToLocalOpConversion(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
