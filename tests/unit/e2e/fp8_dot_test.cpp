@@ -530,6 +530,17 @@ TEST_CASE("fp8 kernels::matmul on gfx950 loads straight into LDS at 4 and 8 wave
     CAPTURE(loop);
     CHECK(bench::countMatches(loop, R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)") == 16u / warps);
     CHECK(bench::countMatches(loop, R"(\bds_bpermute_b32\b)") == 0u);
+    // Each lane's mask bit made as the lane whose element it loads makes it
+    // (from that lane's thread id; the row and column bounds hoisted): one
+    // select a load and at most one K compare. Before, from the wave's
+    // ballots: 6 / 3 v_cndmask (2 / 1 of them a ballot's 0/1 rebuilt) and
+    // 10 / 6 v_cmp at 4 / 8 waves.
+    CHECK(bench::countMatches(loop, R"(\bv_cndmask_b32)") == 16u / warps);
+    CHECK(bench::countMatches(loop, R"(\bv_cmp_)") <= 16u / warps);
+    // The loads' LDS pointer (M0) made on the scalar unit from the carried
+    // slot, the wave's part read once before the loop (before: a v_or and a
+    // v_readfirstlane a tile an iteration).
+    CHECK(bench::countMatches(loop, R"(\bv_readfirstlane_b32\b)") == 0u);
     // M odd, N and K multiples of 16 (16-byte rows), K with a masked tail.
     const kernels::MatmulConfig config{.BM = 128, .BN = 128, .BK = 64, .GROUP_M = 8, .num_warps = warps};
     CHECK(runLibrary<float8_e4m3fn, float8_e4m3fn, half>("gfx950", 133, 144, 208, kernels::Fp8Scaling::PerRow,

@@ -19,6 +19,8 @@
 #include "tessel/lowering/target.hpp"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 #include <functional>
@@ -360,11 +362,109 @@ Value ofBits(OpBuilder &b, Location loc, Value id, ArrayRef<int64_t> table, bool
   return acc;
 }
 
+// A register as another lane of the same wave computes it: its ops cloned
+// with the thread id replaced, where it is a function of the thread id and
+// of values every lane of a wave shares (constants, kernel arguments,
+// workgroup ids, readfirstlane, a loop's induction variable) through pure
+// integer ops only; anything else (loads, carried registers, shuffles) is
+// not known to be the same in the other lane, so no clone. (A loop's
+// induction variable is uniform: tile-level loops have scalar bounds, the
+// program's, and the ops lowered inside them are not in loops of their own
+// over lane values.)
+class OtherLane {
+public:
+  // The register `v` of the lane whose thread id is `thread`, built at `b`;
+  // null where `v` is not such a function.
+  Value at(OpBuilder &b, Value v, Value thread) {
+    if (kindOf(v) == Kind::Unknown)
+      return {};
+    if (thread != thread_) {
+      clones_.clear();
+      thread_ = thread;
+    }
+    return clone(b, v);
+  }
+  // Whether `at` can build `v`.
+  bool known(Value v) { return kindOf(v) != Kind::Unknown; }
+
+private:
+  enum class Kind { Uniform, Thread, Unknown };
+
+  static bool isPure(Operation *op) {
+    return isa<LLVM::AddOp, LLVM::SubOp, LLVM::MulOp, LLVM::AndOp, LLVM::OrOp, LLVM::XOrOp, LLVM::ShlOp,
+               LLVM::LShrOp, LLVM::AShrOp, LLVM::ICmpOp, LLVM::SelectOp, LLVM::ZExtOp, LLVM::SExtOp, LLVM::TruncOp,
+               LLVM::UDivOp, LLVM::SDivOp, LLVM::URemOp, LLVM::SRemOp, LLVM::UMinOp, LLVM::UMaxOp, LLVM::SMinOp,
+               LLVM::SMaxOp>(op);
+  }
+
+  Kind kindOf(Value v, int depth = 0) {
+    v = registerSource(v);
+    auto found = kinds_.find(v);
+    if (found != kinds_.end())
+      return found->second;
+    Kind kind = Kind::Unknown;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *parent = arg.getOwner()->getParentOp();
+      // A kernel's arguments (the same in every lane; not a device
+      // function's, which a lane may call with its own).
+      auto kernel = dyn_cast<LLVM::LLVMFuncOp>(parent);
+      if ((kernel && arg.getOwner()->isEntryBlock() && kernel->hasAttr("rocdl.kernel")) ||
+          (isa<scf::ForOp>(parent) && arg == cast<scf::ForOp>(parent).getInductionVar()))
+        kind = Kind::Uniform;
+    } else if (Operation *def = v.getDefiningOp()) {
+      if (isa<ROCDL::ThreadIdXOp>(def))
+        kind = Kind::Thread;
+      else if (isa<LLVM::ConstantOp, ROCDL::ReadfirstlaneOp, ROCDL::BlockIdXOp, ROCDL::BlockIdYOp,
+                   ROCDL::BlockIdZOp>(def))
+        kind = Kind::Uniform;
+      else if (isPure(def) && depth < 64) {
+        kind = Kind::Uniform;
+        for (Value operand : def->getOperands()) {
+          Kind k = kindOf(operand, depth + 1);
+          if (k == Kind::Unknown) {
+            kind = Kind::Unknown;
+            break;
+          }
+          if (k == Kind::Thread)
+            kind = Kind::Thread;
+        }
+      }
+    }
+    kinds_[v] = kind;
+    return kind;
+  }
+
+  Value clone(OpBuilder &b, Value v) {
+    v = registerSource(v);
+    if (kinds_.lookup(v) == Kind::Uniform)
+      return v;
+    if (Value made = clones_.lookup(v))
+      return made;
+    Operation *def = v.getDefiningOp();
+    Value made;
+    if (isa<ROCDL::ThreadIdXOp>(def)) {
+      made = thread_;
+    } else {
+      IRMapping map;
+      for (Value operand : def->getOperands())
+        map.map(operand, clone(b, operand));
+      made = b.clone(*def, map)->getResult(cast<OpResult>(v).getResultNumber());
+    }
+    clones_[v] = made;
+    return made;
+  }
+
+  DenseMap<Value, Kind> kinds_;
+  DenseMap<Value, Value> clones_;
+  Value thread_;
+};
+
 // One load to LDS per group of `vec` registers: the wave's LDS pointer for
 // the group, and the offset (and mask) of the element the slot's swizzle
 // puts at the lane's chunk, taken from the lane that holds it (planDirectLds):
-// offsets by ds_bpermute, masks from the wave's ballot. This assumes a wave
-// of 64 (the targets with loads to LDS).
+// offsets by ds_bpermute, masks made again as that lane makes them
+// (OtherLane) or else from the wave's ballot. This assumes a wave of 64 (the
+// targets with loads to LDS).
 // Out of range (masked off, or past `bound`) writes 0, as a buffer load reads.
 struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp> {
   BufferLoadToLocalOpConversion(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
@@ -392,14 +492,24 @@ struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp
         loc, adaptor.getBuffer().front(),
         rewriter.create<LLVM::MulOp>(loc, adaptor.getSlot().front(), i32Value(rewriter, loc, lds.slotBytes())));
     Value lane = target.laneId(rewriter, loc), wave = target.waveId(rewriter, loc);
-    Value waveStart = ofBits(rewriter, loc, wave, plan->waveStep, /*xorThem=*/false);
     // The wave's LDS pointer (M0) on the scalar unit: the same for every lane,
     // which the backend does not know of the wave id (a VALU computation and
-    // a readfirstlane per load otherwise); each group adds a constant.
-    Value waveBase = rewriter.create<ROCDL::ReadfirstlaneOp>(
-        loc, rewriter.getI32Type(),
-        rewriter.create<LLVM::AddOp>(
-            loc, slotBase, rewriter.create<LLVM::MulOp>(loc, waveStart, i32Value(rewriter, loc, elemBytes))));
+    // a readfirstlane per load otherwise); each group adds a constant. The
+    // wave's part is read once, where the wave id is made (LLVM does not
+    // hoist the convergent readfirstlane), and the slot's added on the
+    // scalar unit: made in the loop from the carried slot, the pointer cost
+    // a v_or and a v_readfirstlane a tile an iteration, and their hazards
+    // an s_nop each (gfx950 library fp8 at 4 waves: 101.4 -> 98.4 mca cycles).
+    Value waveBytes;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(wave);
+      Value waveStart = ofBits(rewriter, loc, wave, plan->waveStep, /*xorThem=*/false);
+      waveBytes = rewriter.create<ROCDL::ReadfirstlaneOp>(
+          loc, rewriter.getI32Type(),
+          rewriter.create<LLVM::MulOp>(loc, waveStart, i32Value(rewriter, loc, elemBytes)));
+    }
+    Value waveBase = rewriter.create<LLVM::AddOp>(loc, slotBase, waveBytes);
     // The lane whose registers group g takes, from `lane` and `wave`.
     auto sourceLane = [&](OpBuilder &b, Value lane, Value wave, size_t g) -> Value {
       Value lanes = b.create<LLVM::XOrOp>(loc, ofBits(b, loc, lane, plan->laneXor, true),
@@ -444,18 +554,43 @@ struct BufferLoadToLocalOpConversion : TesselOpToLLVMPattern<BufferLoadToLocalOp
         rewriter.setInsertionPointToStart(cast<BlockArgument>(pred).getOwner());
       return rewriter.create<ROCDL::BallotOp>(loc, i64, pred);
     };
+    // The source lane's bit of a mask: recomputed as that lane computes it
+    // where the mask is a function of the thread id (OtherLane: each lane
+    // its own compare, as an unpermuted load; its loop-invariant part
+    // hoisted by LLVM), conjunct by conjunct, else from the wave's ballot.
+    OtherLane other;
+    std::function<bool(Value)> recomputable = [&](Value pred) {
+      if (other.known(pred))
+        return true;
+      auto both = registerSource(pred).getDefiningOp<LLVM::AndOp>();
+      return both && both.getType().isInteger(1) && (recomputable(both.getLhs()) || recomputable(both.getRhs()));
+    };
+    std::function<Value(Value, size_t, Value)> bitOf = [&](Value pred, size_t g, Value thread) -> Value {
+      if (Value own = other.at(rewriter, pred, thread))
+        return own;
+      if (auto both = registerSource(pred).getDefiningOp<LLVM::AndOp>();
+          both && both.getType().isInteger(1) && recomputable(pred))
+        return rewriter.create<LLVM::AndOp>(loc, bitOf(both.getLhs(), g, thread), bitOf(both.getRhs(), g, thread));
+      Value ballot = ballotOf(pred);
+      Value from = rewriter.create<LLVM::ZExtOp>(loc, i64, sourceLane(rewriter, lane, wave, g));
+      Value bit = rewriter.create<LLVM::AndOp>(loc, rewriter.create<LLVM::LShrOp>(loc, ballot, from),
+                                               rewriter.create<LLVM::ConstantOp>(loc, i64, 1));
+      return rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, bit,
+                                           rewriter.create<LLVM::ConstantOp>(loc, i64, 0));
+    };
     for (size_t g = 0; g < plan->groupStart.size(); ++g) {
       Value offset = offsets[g * vec];
       Value pred = masks.empty() ? Value() : masks[g * vec];
       if (plan->permutes) {
         offset = shuffled(offset, g);
         if (pred) {
-          Value ballot = ballotOf(pred);
-          Value from = rewriter.create<LLVM::ZExtOp>(loc, i64, sourceLane(rewriter, lane, wave, g));
-          Value bit = rewriter.create<LLVM::AndOp>(loc, rewriter.create<LLVM::LShrOp>(loc, ballot, from),
-                                                   rewriter.create<LLVM::ConstantOp>(loc, i64, 1));
-          pred = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, bit,
-                                               rewriter.create<LLVM::ConstantOp>(loc, i64, 0));
+          // The source lane's thread id: the same wave.
+          Value thread = rewriter.create<LLVM::OrOp>(
+              loc,
+              rewriter.create<LLVM::AndOp>(loc, target.threadId(rewriter, loc),
+                                           i32Value(rewriter, loc, ~int64_t(target.waveSize() - 1))),
+              sourceLane(rewriter, lane, wave, g));
+          pred = bitOf(pred, g, thread);
         }
       }
       if (shift)
