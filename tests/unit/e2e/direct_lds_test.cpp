@@ -44,25 +44,10 @@ template <int Variant> Run fp8Matmul(int M, int N, int K, unsigned warps) {
   Run run;
   run.loop = bench::mainLoop(kernel.lastCompiled()->assembly());
   std::vector<half> got = c.download();
-  std::vector<double> want(size_t(M) * N, 0.0);
-  for (int i = 0; i < M; ++i)
-    for (int k = 0; k < K; ++k)
-      for (int j = 0; j < N; ++j)
-        want[size_t(i) * N + j] += va[size_t(i) * K + k] * vb[size_t(k) * N + j];
-  double scale = 0;
-  for (double w : want)
-    scale = std::max(scale, std::fabs(w));
-  for (size_t e = 0; e < want.size(); ++e) {
-    const double g = double(float(got[e]));
-    run.error = std::isnan(g) ? INFINITY : std::max(run.error, std::fabs(g - want[e]));
-  }
-  run.error /= scale;
+  run.error = matmulRelError(got, va, vb, M, N, K);
   return run;
 }
 
-size_t intoLds(const std::string &loop) {
-  return matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)"));
-}
 
 } // namespace
 

@@ -108,6 +108,34 @@ inline size_t matchCount(const std::string &text, const std::regex &pattern) {
   return size_t(std::distance(std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator()));
 }
 
+// The worst |C - A B| over the largest |A B|, with A [M, K] and B [K, N]
+// row-major in float64 and C [M, N] as computed (any element type that
+// converts to float); a NaN in C (an element never written over a NaN
+// poison) makes it infinite.
+template <class T>
+double matmulRelError(const std::vector<T> &got, const std::vector<double> &a, const std::vector<double> &b, int M,
+                      int N, int K) {
+  std::vector<double> want(size_t(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < N; ++j)
+        want[size_t(i) * N + j] += a[size_t(i) * K + k] * b[size_t(k) * N + j];
+  double scale = 0, error = 0;
+  for (double w : want)
+    scale = std::max(scale, std::fabs(w));
+  for (size_t e = 0; e < want.size(); ++e) {
+    const double g = double(float(got[e]));
+    error = std::isnan(g) ? INFINITY : std::max(error, std::fabs(g - want[e]));
+  }
+  return error / scale;
+}
+
+// Loads straight into LDS (buffer_load_dwordx4 ... lds) in an assembly text.
+inline size_t intoLds(const std::string &text) {
+  return matchCount(text, std::regex(R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)"));
+}
+
+
 using tessel::testing::stderrOf;
 
 } // namespace e2e
