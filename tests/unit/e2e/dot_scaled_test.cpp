@@ -543,6 +543,18 @@ template <class E> void checkBenchMxMatmul(const char *arch, int M, int N, int K
     }
   CHECK(wrong == 0);
 }
+
+// The comparison bench's kernel (E4M3) compiled on `dev` for `warps` at the
+// bench's problem (M = N = K = 4096, 128 x 128 x 64 blocks), not run.
+const CompiledKernel &compileBenchMx(Device &dev, unsigned warps) {
+  static auto kernel = jit(&bench::mx_matmul_kernel<float8_e4m3fn>, "mx_matmul_kernel");
+  const int n = 4096;
+  auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
+  auto c = dev.alloc<half>(64);
+  auto as = dev.alloc<int8_t>(64), bs = dev.alloc<int8_t>(64);
+  return kernel.warmup(dev, {.num_warps = warps, .num_stages = 2, .fp_fusion = true}, a, b, c, as, bs, n, n, n, n, 1,
+                       n, 1, n, 1, n / 32, 1, n / 32, 1, 128, 128, 64, 8);
+}
 } // namespace
 
 TEST_CASE("dot_scaled in a pipelined matmul loop (the comparison bench's kernel) matches float64 on gfx950 and gfx942") {
@@ -609,14 +621,7 @@ TEST_CASE("dot_scaled's decomposition truncates to bf16 (as Triton's upcast): a 
 // VGPRs, 2 waves).
 TEST_CASE("dot_scaled's gfx942 decomposition of the comparison bench's kernel over 8 waves runs 4 waves a SIMD") {
   Device dev = Device::emulator("gfx942");
-  auto kernel = jit(&bench::mx_matmul_kernel<float8_e4m3fn>, "mx_matmul_kernel");
-  const int n = 4096;
-  auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
-  auto c = dev.alloc<half>(64);
-  auto as = dev.alloc<int8_t>(64), bs = dev.alloc<int8_t>(64);
-  const CompiledKernel &k =
-      kernel.warmup(dev, {.num_warps = 8, .num_stages = 2, .fp_fusion = true}, a, b, c, as, bs, n, n, n, n, 1, n, 1,
-                    n, 1, n / 32, 1, n / 32, 1, 128, 128, 64, 8);
+  const CompiledKernel &k = compileBenchMx(dev, 8);
   const KernelResources r = kernelResources(k.hsaco, k.name);
   CAPTURE(r.vgprs);
   CHECK(occupancyOf(requireTarget(k.arch), r, k.blockSize, k.ldsBytes).wavesPerSimd == 4);
@@ -632,16 +637,9 @@ TEST_CASE("dot_scaled's gfx942 decomposition of the comparison bench's kernel ov
 TEST_CASE("the comparison bench's kernel on gfx950 carries its scale pairs whole from their loads to LDS and packs "
           "them for the MFMAs") {
   Device dev = Device::emulator("gfx950");
-  auto kernel = jit(&bench::mx_matmul_kernel<float8_e4m3fn>, "mx_matmul_kernel");
-  const int n = 4096;
-  auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
-  auto c = dev.alloc<half>(64);
-  auto as = dev.alloc<int8_t>(64), bs = dev.alloc<int8_t>(64);
   for (unsigned warps : {4u, 8u}) {
     CAPTURE(warps);
-    const CompiledKernel &k =
-        kernel.warmup(dev, {.num_warps = warps, .num_stages = 2, .fp_fusion = true}, a, b, c, as, bs, n, n, n, n, 1,
-                      n, 1, n, 1, n / 32, 1, n / 32, 1, 128, 128, 64, 8);
+    const CompiledKernel &k = compileBenchMx(dev, warps);
     const std::string assembly = k.assembly();
     CHECK(contains(assembly, "ds_write_b16"));
     CHECK(!contains(assembly, "v_lshrrev_b16"));
@@ -666,16 +664,9 @@ TEST_CASE("the comparison bench's kernel on gfx950 carries its scale pairs whole
 TEST_CASE("the comparison bench's kernel on gfx950 loads A and B straight into LDS beside its register-staged "
           "scales, 4 waves a SIMD at 4 and 8 warps") {
   Device dev = Device::emulator("gfx950");
-  auto kernel = jit(&bench::mx_matmul_kernel<float8_e4m3fn>, "mx_matmul_kernel");
-  const int n = 4096;
-  auto a = dev.alloc<float8_e4m3fn>(64), b = dev.alloc<float8_e4m3fn>(64);
-  auto c = dev.alloc<half>(64);
-  auto as = dev.alloc<int8_t>(64), bs = dev.alloc<int8_t>(64);
   for (unsigned warps : {4u, 8u}) {
     CAPTURE(warps);
-    const CompiledKernel &k =
-        kernel.warmup(dev, {.num_warps = warps, .num_stages = 2, .fp_fusion = true}, a, b, c, as, bs, n, n, n, n, 1,
-                      n, 1, n, 1, n / 32, 1, n / 32, 1, 128, 128, 64, 8);
+    const CompiledKernel &k = compileBenchMx(dev, warps);
     const KernelResources r = kernelResources(k.hsaco, k.name);
     CAPTURE(r.vgprs);
     CHECK(occupancyOf(requireTarget(k.arch), r, k.blockSize, k.ldsBytes).wavesPerSimd >= 4);
