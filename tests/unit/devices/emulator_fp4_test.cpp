@@ -46,29 +46,7 @@ std::string intrinsicName(const MfmaShape &s, unsigned ra, unsigned rb) {
 std::string kernelIR(const MfmaShape &s, int fa, int fb, unsigned ra, unsigned rb, bool scaled) {
   const std::string acc = s.accType, name = intrinsicName(s, ra, rb);
   const std::string ta = "<" + std::to_string(ra) + " x i32>", tb = "<" + std::to_string(rb) + " x i32>";
-  return "declare i32 @llvm.amdgcn.workitem.id.x()\n"
-         "declare " + acc + " @" + name + "(" + ta + ", " + tb + ", " + acc +
-         ", i32 immarg, i32 immarg, i32 immarg, i32, i32 immarg, i32)\n"
-         "define amdgpu_kernel void @matrix(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, "
-         "ptr addrspace(1) %d, ptr addrspace(1) %sa, ptr addrspace(1) %sb) {\n"
-         "  %lane = call i32 @llvm.amdgcn.workitem.id.x()\n"
-         "  %l = zext i32 %lane to i64\n"
-         "  %pa = getelementptr " + ta + ", ptr addrspace(1) %a, i64 %l\n"
-         "  %va = load " + ta + ", ptr addrspace(1) %pa\n"
-         "  %pb = getelementptr " + tb + ", ptr addrspace(1) %b, i64 %l\n"
-         "  %vb = load " + tb + ", ptr addrspace(1) %pb\n"
-         "  %pc = getelementptr " + acc + ", ptr addrspace(1) %c, i64 %l\n"
-         "  %vc = load " + acc + ", ptr addrspace(1) %pc\n"
-         "  %psa = getelementptr i32, ptr addrspace(1) %sa, i64 %l\n"
-         "  %vsa = load i32, ptr addrspace(1) %psa\n"
-         "  %psb = getelementptr i32, ptr addrspace(1) %sb, i64 %l\n"
-         "  %vsb = load i32, ptr addrspace(1) %psb\n"
-         "  %vd = call " + acc + " @" + name + "(" + ta + " %va, " + tb + " %vb, " + acc + " %vc, i32 " +
-         std::to_string(fa) + ", i32 " + std::to_string(fb) + ", i32 0, i32 " + (scaled ? "%vsa" : "0") +
-         ", i32 0, i32 " + (scaled ? "%vsb" : "0") + ")\n"
-         "  %pd = getelementptr " + acc + ", ptr addrspace(1) %d, i64 %l\n"
-         "  store " + acc + " %vd, ptr addrspace(1) %pd\n"
-         "  ret void\n}\n";
+  return testing::scaledMfmaKernelIR(name, ta, tb, acc, fa, fb, 0, scaled ? "%vsa" : "0", 0, scaled ? "%vsb" : "0");
 }
 
 struct Case {

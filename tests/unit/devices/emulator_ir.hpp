@@ -43,6 +43,41 @@ inline void launchOnOneWave(Device &dev, const std::string &ir, const std::vecto
   dev.impl().launch(*loaded, {1, 1, 1}, 64, args.data(), args.size());
 }
 
+// Kernel @matrix calling the scaled f8f6f4 MFMA `intrinsic` once a lane:
+// each lane loads its A (`ta`), B (`tb`) and C (`acc`) registers and its two
+// scale registers from arguments a, b, c, sa, sb (in that order, then d for
+// the result), element l of each for lane l. The call takes the format codes
+// `formatA`/`formatB`, the byte selects `opselA`/`opselB` and, as scale
+// operands, `scaleA`/`scaleB`: "%vsa"/"%vsb" for the loaded registers, or a
+// constant.
+inline std::string scaledMfmaKernelIR(const std::string &intrinsic, const std::string &ta, const std::string &tb,
+                                      const std::string &acc, int formatA, int formatB, unsigned opselA,
+                                      const std::string &scaleA, unsigned opselB, const std::string &scaleB) {
+  return "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+         "declare " + acc + " @" + intrinsic + "(" + ta + ", " + tb + ", " + acc +
+         ", i32 immarg, i32 immarg, i32 immarg, i32, i32 immarg, i32)\n"
+         "define amdgpu_kernel void @matrix(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, "
+         "ptr addrspace(1) %d, ptr addrspace(1) %sa, ptr addrspace(1) %sb) {\n"
+         "  %lane = call i32 @llvm.amdgcn.workitem.id.x()\n"
+         "  %l = zext i32 %lane to i64\n"
+         "  %pa = getelementptr " + ta + ", ptr addrspace(1) %a, i64 %l\n"
+         "  %va = load " + ta + ", ptr addrspace(1) %pa\n"
+         "  %pb = getelementptr " + tb + ", ptr addrspace(1) %b, i64 %l\n"
+         "  %vb = load " + tb + ", ptr addrspace(1) %pb\n"
+         "  %pc = getelementptr " + acc + ", ptr addrspace(1) %c, i64 %l\n"
+         "  %vc = load " + acc + ", ptr addrspace(1) %pc\n"
+         "  %psa = getelementptr i32, ptr addrspace(1) %sa, i64 %l\n"
+         "  %vsa = load i32, ptr addrspace(1) %psa\n"
+         "  %psb = getelementptr i32, ptr addrspace(1) %sb, i64 %l\n"
+         "  %vsb = load i32, ptr addrspace(1) %psb\n"
+         "  %vd = call " + acc + " @" + intrinsic + "(" + ta + " %va, " + tb + " %vb, " + acc + " %vc, i32 " +
+         std::to_string(formatA) + ", i32 " + std::to_string(formatB) + ", i32 " + std::to_string(opselA) +
+         ", i32 " + scaleA + ", i32 " + std::to_string(opselB) + ", i32 " + scaleB + ")\n"
+         "  %pd = getelementptr " + acc + ", ptr addrspace(1) %d, i64 %l\n"
+         "  store " + acc + " %vd, ptr addrspace(1) %pd\n"
+         "  ret void\n}\n";
+}
+
 // Kernarg bytes laid out as kernargLayout() says.
 class Kernarg {
 public:

@@ -55,29 +55,8 @@ struct ScaleOperand {
 std::string kernelIR(const MfmaShape &s, int formatA, int formatB, const ScaleOperand &sa, const ScaleOperand &sb) {
   const std::string acc = s.accType, name = s.intrinsic;
   auto operand = [](const ScaleOperand &x, const char *loaded) { return x.constant.empty() ? std::string(loaded) : x.constant; };
-  return "declare i32 @llvm.amdgcn.workitem.id.x()\n"
-         "declare " + acc + " @" + name + "(<8 x i32>, <8 x i32>, " + acc +
-         ", i32 immarg, i32 immarg, i32 immarg, i32, i32 immarg, i32)\n"
-         "define amdgpu_kernel void @matrix(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, "
-         "ptr addrspace(1) %d, ptr addrspace(1) %sa, ptr addrspace(1) %sb) {\n"
-         "  %lane = call i32 @llvm.amdgcn.workitem.id.x()\n"
-         "  %l = zext i32 %lane to i64\n"
-         "  %pa = getelementptr <8 x i32>, ptr addrspace(1) %a, i64 %l\n"
-         "  %va = load <8 x i32>, ptr addrspace(1) %pa\n"
-         "  %pb = getelementptr <8 x i32>, ptr addrspace(1) %b, i64 %l\n"
-         "  %vb = load <8 x i32>, ptr addrspace(1) %pb\n"
-         "  %pc = getelementptr " + acc + ", ptr addrspace(1) %c, i64 %l\n"
-         "  %vc = load " + acc + ", ptr addrspace(1) %pc\n"
-         "  %psa = getelementptr i32, ptr addrspace(1) %sa, i64 %l\n"
-         "  %vsa = load i32, ptr addrspace(1) %psa\n"
-         "  %psb = getelementptr i32, ptr addrspace(1) %sb, i64 %l\n"
-         "  %vsb = load i32, ptr addrspace(1) %psb\n"
-         "  %vd = call " + acc + " @" + name + "(<8 x i32> %va, <8 x i32> %vb, " + acc + " %vc, i32 " +
-         std::to_string(formatA) + ", i32 " + std::to_string(formatB) + ", i32 " + std::to_string(sa.opsel) + ", i32 " +
-         operand(sa, "%vsa") + ", i32 " + std::to_string(sb.opsel) + ", i32 " + operand(sb, "%vsb") + ")\n"
-         "  %pd = getelementptr " + acc + ", ptr addrspace(1) %d, i64 %l\n"
-         "  store " + acc + " %vd, ptr addrspace(1) %pd\n"
-         "  ret void\n}\n";
+  return testing::scaledMfmaKernelIR(name, "<8 x i32>", "<8 x i32>", acc, formatA, formatB, sa.opsel,
+                                     operand(sa, "%vsa"), sb.opsel, operand(sb, "%vsb"));
 }
 
 struct Case {
