@@ -190,3 +190,99 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// gfx950, 4 waves, a 128x64 fp8 tile: two 16-byte groups a thread, whose
+// slot's swizzle moves elements between lanes. With a row stride that
+// changes every iteration (K + k) the offsets vary beyond a uniform shift, so
+// each group would take a ds_bpermute every iteration: through registers
+// unless asked for (shufflesEachIteration). With a fixed stride, the same
+// tile goes straight into LDS (@shift_only, below).
+// CHECK-LABEL: func.func @shuffles(
+// CHECK: tessel.local_alloc : <1x128x64xf8E4M3FN
+// CHECK-NOT: tessel.buffer_load_to_local
+// CHECK: scf.yield
+// FORCED-LABEL: func.func @shuffles(
+// FORCED: tessel.local_alloc : <2x128x64xf8E4M3FN
+// FORCED: tessel.buffer_load_to_local
+// FORCED: scf.yield
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 2 : i32} {
+  func.func @shuffles(%a: !tessel.ptr<f8E4M3FN> {tessel.pointer_range = 31 : i32, tessel.divisibility = 16 : i32}, %b: tensor<64x64xf8E4M3FN>, %c: !tessel.ptr<f32>, %n: i32, %K: i32 {tessel.divisibility = 16 : i32}) {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+    %zh = arith.constant dense<0.0> : tensor<128x64xf8E4M3FN>
+    %acc:2 = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %zero, %off = %c0) -> (tensor<128x64xf32>, i32) : i32 {
+      %row = tessel.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+      %rowe = tessel.expand_dims %row {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+      %stride = arith.addi %K, %k : i32
+      %ss = tessel.splat %stride : tensor<128x1xi32>
+      %rowk = arith.muli %rowe, %ss : tensor<128x1xi32>
+      %rowb = tessel.broadcast %rowk : tensor<128x1xi32> -> tensor<128x64xi32>
+      %col = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+      %cole = tessel.expand_dims %col {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+      %colb = tessel.broadcast %cole : tensor<1x64xi32> -> tensor<128x64xi32>
+      %ia = arith.addi %rowb, %colb : tensor<128x64xi32>
+      %left = arith.subi %K, %k : i32
+      %ls = tessel.splat %left : tensor<128x64xi32>
+      %m = arith.cmpi slt, %colb, %ls : tensor<128x64xi32>
+      %os = tessel.splat %k : tensor<128x64xi32>
+      %o = arith.addi %ia, %os : tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f8E4M3FN>>
+      %qa = tessel.addptr %pa, %o : tensor<128x64x!tessel.ptr<f8E4M3FN>>, tensor<128x64xi32>
+      %ta = tessel.load %qa, %m, other %zh : (tensor<128x64x!tessel.ptr<f8E4M3FN>>, tensor<128x64xi1>, tensor<128x64xf8E4M3FN>) -> tensor<128x64xf8E4M3FN>
+      %d = tessel.dot %ta, %b, %acc : tensor<128x64xf8E4M3FN> * tensor<64x64xf8E4M3FN> -> tensor<128x64xf32>
+      %next = arith.addi %off, %c64 : i32
+      scf.yield %d, %next : tensor<128x64xf32>, i32
+    }
+    %pc = tessel.splat %c : tensor<128x64x!tessel.ptr<f32>>
+    tessel.store %pc, %acc#0 : (tensor<128x64x!tessel.ptr<f32>>, tensor<128x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// The same tile with a fixed row stride (K + 64): its offsets move between
+// lanes once, before the loop (splitShift), and it goes straight into LDS.
+// CHECK-LABEL: func.func @shift_only(
+// CHECK: tessel.local_alloc : <2x128x64xf8E4M3FN
+// CHECK: scf.for
+// CHECK: tessel.buffer_load_to_local
+// CHECK-NOT: tessel.local_store
+// CHECK: scf.yield
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 2 : i32} {
+  func.func @shift_only(%a: !tessel.ptr<f8E4M3FN> {tessel.pointer_range = 31 : i32, tessel.divisibility = 16 : i32}, %b: tensor<64x64xf8E4M3FN>, %c: !tessel.ptr<f32>, %n: i32, %K: i32 {tessel.divisibility = 16 : i32}) {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+    %zh = arith.constant dense<0.0> : tensor<128x64xf8E4M3FN>
+    %acc:2 = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %zero, %off = %c0) -> (tensor<128x64xf32>, i32) : i32 {
+      %row = tessel.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+      %rowe = tessel.expand_dims %row {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+      %stride = arith.addi %K, %c64 : i32
+      %ss = tessel.splat %stride : tensor<128x1xi32>
+      %rowk = arith.muli %rowe, %ss : tensor<128x1xi32>
+      %rowb = tessel.broadcast %rowk : tensor<128x1xi32> -> tensor<128x64xi32>
+      %col = tessel.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+      %cole = tessel.expand_dims %col {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+      %colb = tessel.broadcast %cole : tensor<1x64xi32> -> tensor<128x64xi32>
+      %ia = arith.addi %rowb, %colb : tensor<128x64xi32>
+      %left = arith.subi %K, %k : i32
+      %ls = tessel.splat %left : tensor<128x64xi32>
+      %m = arith.cmpi slt, %colb, %ls : tensor<128x64xi32>
+      %os = tessel.splat %k : tensor<128x64xi32>
+      %o = arith.addi %ia, %os : tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f8E4M3FN>>
+      %qa = tessel.addptr %pa, %o : tensor<128x64x!tessel.ptr<f8E4M3FN>>, tensor<128x64xi32>
+      %ta = tessel.load %qa, %m, other %zh : (tensor<128x64x!tessel.ptr<f8E4M3FN>>, tensor<128x64xi1>, tensor<128x64xf8E4M3FN>) -> tensor<128x64xf8E4M3FN>
+      %d = tessel.dot %ta, %b, %acc : tensor<128x64xf8E4M3FN> * tensor<64x64xf8E4M3FN> -> tensor<128x64xf32>
+      %next = arith.addi %off, %c64 : i32
+      scf.yield %d, %next : tensor<128x64xf32>, i32
+    }
+    %pc = tessel.splat %c : tensor<128x64x!tessel.ptr<f32>>
+    tessel.store %pc, %acc#0 : (tensor<128x64x!tessel.ptr<f32>>, tensor<128x64xf32>) -> ()
+    return
+  }
+}
