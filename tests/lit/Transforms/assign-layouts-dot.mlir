@@ -232,3 +232,172 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// A 16-bit B in a pipelined loop on gfx950 keeps its run along K (its
+// register-staged LDS writes are vectors) unless the loop's loads will
+// likely go straight into LDS (loadsLikelyToLds), where the run would keep
+// a wave's lanes from filling whole rows (planDirectLds). 128x128x64 f16 at
+// 8 waves: the two slots of A and B (64 KiB) keep 4 waves a SIMD, so no run
+// (the library's 8-wave f16/bf16 matmul, 142.7 -> 131.1 llvm-mca cycles).
+// CHECK: #[[FLAT:.*]] = #tessel.blocked<sizePerThread = [1, 1], threadsPerWave = [1, 64], wavesPerBlock = [4, 2], order = [1, 0]>
+// CHECK-LABEL: func.func @f16_b_w8(
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf16, #[[FLAT]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 2 : i32} {
+  func.func @f16_b_w8(%a: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+      %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f16>>
+      %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+      %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+      %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+      %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f16>>
+      %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+      %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+      %d = tessel.dot %va, %vb, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %acc : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// At 4 waves the slots allow 2 waves a SIMD: through registers, with the run.
+// CHECK: #[[PAIRS4:.*]] = #tessel.blocked<sizePerThread = [8, 1], threadsPerWave = [1, 64], wavesPerBlock = [2, 2], order = [1, 0]>
+// CHECK-LABEL: func.func @f16_b_w4(
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf16, #[[PAIRS4]]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 2 : i32} {
+  func.func @f16_b_w4(%a: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+      %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f16>>
+      %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+      %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+      %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+      %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f16>>
+      %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+      %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+      %d = tessel.dot %va, %vb, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %acc : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Asked for loads to LDS (TESSEL_DIRECT_TO_LDS=1), 4 waves drop the run too.
+// CHECK: #[[FORCED:.*]] = #tessel.blocked<sizePerThread = [1, 1], threadsPerWave = [1, 64], wavesPerBlock = [2, 2], order = [1, 0]>
+// CHECK-LABEL: func.func @f16_b_w4_asked(
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf16, #[[FORCED]]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 2 : i32, tessel.direct_to_lds} {
+  func.func @f16_b_w4_asked(%a: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+      %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f16>>
+      %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+      %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+      %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+      %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f16>>
+      %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+      %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+      %d = tessel.dot %va, %vb, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %acc : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Asked not to (TESSEL_DIRECT_TO_LDS=0), or not pipelined (1 stage): 8 waves keep it.
+// CHECK: #[[ASKEDNOT:.*]] = #tessel.blocked<sizePerThread = [8, 1], threadsPerWave = [1, 64], wavesPerBlock = [4, 2], order = [1, 0]>
+// CHECK-LABEL: func.func @f16_b_w8_asked_not(
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf16, #[[ASKEDNOT]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 2 : i32, tessel.no_direct_to_lds} {
+  func.func @f16_b_w8_asked_not(%a: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+      %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f16>>
+      %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+      %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+      %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+      %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f16>>
+      %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+      %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+      %d = tessel.dot %va, %vb, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %acc : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// CHECK: #[[ONESTAGE:.*]] = #tessel.blocked<sizePerThread = [8, 1], threadsPerWave = [1, 64], wavesPerBlock = [4, 2], order = [1, 0]>
+// CHECK-LABEL: func.func @f16_b_w8_one_stage(
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf16, #[[ONESTAGE]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 1 : i32} {
+  func.func @f16_b_w8_one_stage(%a: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+      %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f16>>
+      %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+      %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+      %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+      %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f16>>
+      %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+      %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+      %d = tessel.dot %va, %vb, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %acc : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}

@@ -10,6 +10,7 @@
 // tessel.convert_layout ops.
 #include "LayoutSolver.h"
 #include "DotLayouts.h"
+#include "PipelineDirectLds.h"
 #include "tessel/Dialect/Tessel/IR/Layouts.h"
 #include "tessel/lowering/target.hpp"
 
@@ -440,6 +441,36 @@ Solver::Round Solver::solveOnce() {
   return Round::Solved;
 }
 
+namespace {
+
+// Whether tessel-pipeline-loops will likely load `dot`'s operand tiles
+// straight into LDS on `facts`: the dot is in a loop of a module pipelined
+// in two or more stages, on a target with 16-byte loads to LDS, and either
+// asked for (tessel.direct_to_lds) or, unless asked not to, the two slots
+// of each operand keep the waves by default (slotsKeepWaves, the rule
+// scheduleLoop applies). A guess made before the loads' slots exist: the
+// pipeliner still decides.
+bool loadsLikelyToLds(DotOp dot, const ::tessel::TargetFacts &facts) {
+  auto module = dot->getParentOfType<ModuleOp>();
+  if (!module || !dot->getParentOfType<scf::ForOp>() || facts.directLdsLoadBytes < 16)
+    return false;
+  TesselDialect &dialect = tesselDialect(module.getContext());
+  IntegerAttr stages = dialect.getNumStagesAttrHelper().getAttr(module);
+  IntegerAttr warps = dialect.getNumWarpsAttrHelper().getAttr(module);
+  if (!stages || stages.getInt() < 2 || dialect.getNoDirectToLdsAttrHelper().isAttrPresent(module))
+    return false;
+  if (dialect.getDirectToLdsAttrHelper().isAttrPresent(module))
+    return true;
+  int64_t bytes = 0;
+  for (Value operand : {dot.getA(), dot.getB()}) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    bytes += 2 * type.getNumElements() * ldsElementBytes(type.getElementType());
+  }
+  return warps && pipeline::slotsKeepWaves(bytes, warps.getInt(), facts);
+}
+
+} // namespace
+
 // The layouts the target's matrix instruction (or the FMA path) gives the
 // dot (DotLayouts.cpp), fixed on the groups of its result and operands. Two
 // dots whose accumulators meet (one's result is the other's acc, or both
@@ -480,11 +511,14 @@ Solver::Round Solver::fixDot(DotOp dot) {
   // be written 2 bytes at a time: planLdsStaging picks the transpose reads),
   // so a run along K buys nothing there, and it would keep the tile's loads
   // from going straight into LDS (a wave's lanes then skip every other row:
-  // planDirectLds; the 4-wave fp8 matmuls' B).
+  // planDirectLds; the 4-wave fp8 matmuls' B). A 16-bit operand's run
+  // does buy register-staged writes, so it goes only where the loop's loads
+  // will likely go straight into LDS (loadsLikelyToLds).
   const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(arch_);
+  const bool likelyToLds = facts && facts->ldsTransposeReads && loadsLikelyToLds(dot, *facts);
   auto runBuysWrites = [&](Value operand) {
-    return !(facts && facts->ldsTransposeReads &&
-             ldsElementBytes(cast<RankedTensorType>(operand.getType()).getElementType()) == 1);
+    const int64_t bytes = ldsElementBytes(cast<RankedTensorType>(operand.getType()).getElementType());
+    return !(facts && facts->ldsTransposeReads && (bytes == 1 || (bytes == 2 && likelyToLds)));
   };
   for (auto [use, kDim, width, run] : {std::tuple{&dot.getAMutable(), rank - 1, kWidth, kGroup},
                                        std::tuple{&dot.getBMutable(), rank - 2, kWidthB, kGroupB}})
