@@ -401,3 +401,71 @@ module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// A 128x128 block at 8 waves has as many instruction tiles along M as
+// along N. gfx950 (LDS reads transpose) gives the tie to N, as Triton's AMD
+// backend does: waves [2, 4], each reading more of A and less of B.
+// CHECK: #[[W950:.*]] = #tessel.mfma<instrShape = [32, 32], wavesPerBlock = [2, 4], transposed = true>
+// CHECK-LABEL: func.func @waves_gfx950(
+// CHECK: tessel.dot {{.*}} -> tensor<128x128xf32, #[[W950]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 2 : i32} {
+  func.func @waves_gfx950(%a: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+      %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f16>>
+      %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+      %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+      %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+      %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f16>>
+      %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+      %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+      %d = tessel.dot %va, %vb, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %acc : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// gfx942 gives it to M (there the tie to N made the 8-wave f16 matmuls slower).
+// CHECK: #[[W942:.*]] = #tessel.mfma<instrShape = [32, 32], wavesPerBlock = [4, 2], transposed = true>
+// CHECK-LABEL: func.func @waves_gfx942(
+// CHECK: tessel.dot {{.*}} -> tensor<128x128xf32, #[[W942]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx942", tessel.num_stages = 2 : i32} {
+  func.func @waves_gfx942(%a: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+      %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f16>>
+      %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+      %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+      %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+      %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f16>>
+      %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+      %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+      %d = tessel.dot %va, %vb, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %acc : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}

@@ -160,13 +160,23 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
     return DotLayouts{fmaAccumulatorLayout(ctx, c.getShape(), K, numWarps, waveSize), unsigned(K)};
   // Waves split M and N, the longer first, while there are instruction
   // tiles to share; any left over replicate. A chain of dots puts them all
-  // along M where M has a tile for each.
+  // along M where M has a tile for each. Where LDS reads transpose (gfx950),
+  // a tie goes to N, as Triton's AMD backend splits: each wave then reads
+  // more of A and less of B (a 128x128 block at 8 waves: waves [2, 4], 8
+  // 16-byte reads of A and 8 transposed 8-byte reads of B a lane, against
+  // 4 and 16 with [4, 2]; llvm-mca cycles of the 8-wave f16 matmuls
+  // 122.1-131.1 -> 113.2-124.2). On gfx942 and gfx1100 the same rule made
+  // the 8-wave f16 matmuls slower (gfx942 175.5 -> 194.5) or cost them 2
+  // waves a SIMD (gfx1100, and gfx942's fp8). A scaled dot keeps the tie
+  // on M: split [2, 4], its scale bytes of a side no longer shared a register
+  // (mxfp4 at 8 waves 132.2 -> 134.1).
   unsigned wM = 1, wN = 1;
   if (M % (int64_t(chosen->m) * numWarps) == 0 && (isChainHead(dot) || isChainTail(dot)))
     wM = numWarps;
+  const bool tieToN = target && target->ldsTransposeReads && !dot.getAScale();
   for (unsigned left = numWarps / wM; left > 1; left /= 2) {
     int64_t tilesM = M / (int64_t(chosen->m) * wM), tilesN = N / (int64_t(chosen->n) * wN);
-    if (tilesM >= tilesN && tilesM > 1)
+    if (tilesM > 1 && (tilesM > tilesN || (tilesM == tilesN && !tieToN)))
       wM *= 2;
     else if (tilesN > 1)
       wN *= 2;
