@@ -446,10 +446,11 @@ namespace {
 // Whether tessel-pipeline-loops will likely load `dot`'s operand tiles
 // straight into LDS on `facts`: the dot is in a loop of a module pipelined
 // in two or more stages, on a target with 16-byte loads to LDS, and either
-// asked for (tessel.direct_to_lds) or, unless asked not to, the two slots
-// of each operand keep the waves by default (slotsKeepWaves, the rule
-// scheduleLoop applies). A guess made before the loads' slots exist: the
-// pipeliner still decides.
+// asked for (tessel.direct_to_lds) or, unless asked not to, two slots for
+// each of A and B (their bytes summed) keep the waves by default
+// (slotsKeepWaves, the rule scheduleLoop applies). A guess made before the
+// loads' slots exist (an operand loaded outside the loop is counted too):
+// the pipeliner still decides.
 bool loadsLikelyToLds(DotOp dot, const ::tessel::TargetFacts &facts) {
   auto module = dot->getParentOfType<ModuleOp>();
   if (!module || !dot->getParentOfType<scf::ForOp>() || facts.directLdsLoadBytes < 16)
