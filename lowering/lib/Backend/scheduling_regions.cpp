@@ -36,6 +36,21 @@ unsigned longBlockLength(const llvm::BasicBlock &block) {
   return length > kLongBlock ? length : 0;
 }
 
+// An access to memory through a pointer (global, buffer, LDS, scratch):
+// what the machine scheduler orders against other accesses one pair at a
+// time. A load, store or atomic, or a call that may read or write memory and
+// takes a pointer (raw buffer loads and stores take their resource). The
+// intrinsics that take none but may touch memory by their declaration (waits,
+// barriers, sched.barrier) order everything around them at once, and inline
+// assembly does not count.
+bool accessesMemory(const llvm::Instruction &inst) {
+  if (llvm::isa<llvm::LoadInst, llvm::StoreInst, llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst>(inst))
+    return true;
+  auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+  return call && !call->isInlineAsm() && call->mayReadOrWriteMemory() &&
+         llvm::any_of(call->args(), [](const llvm::Use &arg) { return arg->getType()->isPointerTy(); });
+}
+
 } // namespace
 
 unsigned boundSchedulingRegions(llvm::Module &module) {
@@ -45,19 +60,30 @@ unsigned boundSchedulingRegions(llvm::Module &module) {
       const unsigned length = longBlockLength(block);
       if (!length)
         continue;
+      unsigned accesses = 0;
+      for (const llvm::Instruction &inst : block)
+        accesses += accessesMemory(inst);
       std::vector<llvm::Instruction *> after;
-      unsigned seen = 0, sinceBoundary = 0;
+      unsigned seen = 0, accessesSeen = 0, sinceBoundary = 0, accessesSinceBoundary = 0;
       for (llvm::Instruction &inst : block) {
         if (!isScheduled(inst))
           continue;
         ++seen;
         if (isBoundary(inst)) {
-          sinceBoundary = 0;
+          sinceBoundary = accessesSinceBoundary = 0;
           continue;
         }
-        if (++sinceBoundary == kSchedulingRegion && length - seen >= kSchedulingRegion / 2) {
+        const bool access = accessesMemory(inst);
+        accessesSeen += access;
+        accessesSinceBoundary += access;
+        const bool full = ++sinceBoundary == kSchedulingRegion ||
+                          (access && accessesSinceBoundary == kSchedulingRegionAccesses);
+        // What is left makes at least half a region, by either measure.
+        const bool restIsRegion = length - seen >= kSchedulingRegion / 2 ||
+                                  accesses - accessesSeen >= kSchedulingRegionAccesses / 2;
+        if (full && restIsRegion) {
           after.push_back(&inst);
-          sinceBoundary = 0;
+          sinceBoundary = accessesSinceBoundary = 0;
         }
       }
       for (llvm::Instruction *inst : after) {

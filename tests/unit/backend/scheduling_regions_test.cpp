@@ -88,6 +88,86 @@ TEST_CASE("a block longer than kLongBlock is cut into scheduling regions of kSch
   CHECK(regionsOf(5 * R, 300) == Regions{301, R + 1, R + 1, R + 1, 5 * R - 301 - 3 * R});
 }
 
+namespace {
+// A kernel of one block of `elements` copies, each 6 instructions and 2
+// memory accesses: an offset add, a raw buffer load (a call), a multiply, a
+// pointer, a store, and a wait (a call that touches no memory the program
+// sees, so no access).
+std::string copyKernel(unsigned elements) {
+  std::string ir = "define amdgpu_kernel void @copies(ptr addrspace(1) %a, ptr addrspace(1) %b) {\nentry:\n"
+                   "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n"
+                   "  %in = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) %b, "
+                   "i16 0, i64 2147483646, i32 159744)\n";
+  for (unsigned i = 0; i < elements; ++i) {
+    const std::string n = std::to_string(i);
+    ir += "  %o" + n + " = add i32 %tid, " + std::to_string(i * 256) + "\n";
+    ir += "  %v" + n + " = call float @llvm.amdgcn.raw.ptr.buffer.load.f32(ptr addrspace(8) %in, i32 %o" + n +
+          ", i32 0, i32 0)\n";
+    ir += "  %w" + n + " = fmul float %v" + n + ", 3.0\n";
+    ir += "  %d" + n + " = getelementptr float, ptr addrspace(1) %a, i32 %o" + n + "\n";
+    ir += "  store float %w" + n + ", ptr addrspace(1) %d" + n + "\n";
+    ir += "  call void @llvm.amdgcn.s.waitcnt(i32 0)\n";
+  }
+  return ir + "  ret void\n}\n"
+              "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+              "declare void @llvm.amdgcn.s.waitcnt(i32)\n"
+              "declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1), i16, i64, i32)\n"
+              "declare float @llvm.amdgcn.raw.ptr.buffer.load.f32(ptr addrspace(8), i32, i32, i32)\n";
+}
+
+// The memory accesses (loads, stores, buffer loads) of each scheduling
+// region of `fn`'s first block.
+std::vector<unsigned> regionAccesses(llvm::Function &fn) {
+  std::vector<unsigned> accesses = {0};
+  for (llvm::Instruction &inst : fn.front()) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+    const llvm::StringRef callee =
+        call && call->getCalledFunction() ? call->getCalledFunction()->getName() : llvm::StringRef();
+    if (llvm::isa<llvm::LoadInst, llvm::StoreInst>(inst) || callee.starts_with("llvm.amdgcn.raw.ptr.buffer.load"))
+      ++accesses.back();
+    if (callee == "llvm.amdgcn.sched.barrier")
+      accesses.push_back(0);
+  }
+  return accesses;
+}
+} // namespace
+
+TEST_CASE("a long block's scheduling region ends after kSchedulingRegionAccesses memory accesses") {
+  using Accesses = std::vector<unsigned>;
+  static_assert(kSchedulingRegionAccesses == 64 && kSchedulingRegion == 512,
+                "the cases below are worked out for these");
+  auto accessesOf = [](unsigned elements) {
+    llvm::LLVMContext context;
+    auto module = testing::parseIR(copyKernel(elements), context);
+    const unsigned inserted = boundSchedulingRegions(*module);
+    REQUIRE(!llvm::verifyModule(*module, &llvm::errs()));
+    Accesses accesses = regionAccesses(*module->getFunction("copies"));
+    CHECK(accesses.size() == inserted + 1);
+    // Each boundary right after the access that fills its region: the
+    // region's last instruction before it is a store.
+    for (llvm::Instruction &inst : module->getFunction("copies")->front())
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+          call && call->getCalledFunction()->getName() == "llvm.amdgcn.sched.barrier")
+        CHECK(llvm::isa<llvm::StoreInst>(inst.getPrevNode()));
+    return accesses;
+  };
+  // 1000 copies: 6002 instructions, 2000 accesses (the waits are none); a
+  // region of 64 accesses is 192 instructions, so the accesses bound it.
+  // After 30 regions 80 accesses are left, after 31 only 16 (fewer than
+  // half a region's, and 48 instructions): 30 boundaries.
+  Accesses expected(30, 64);
+  expected.push_back(80);
+  CHECK(accessesOf(1000) == expected);
+  // 400 copies: 2402 instructions, 800 accesses; after 12 regions 32 are
+  // left, exactly half a region's: a 13th region.
+  expected.assign(12, 64);
+  expected.push_back(32);
+  CHECK(accessesOf(400) == expected);
+  // A block of kLongBlock instructions or fewer (300 copies: 1802) is
+  // untouched, however many accesses.
+  CHECK(accessesOf(300) == Accesses{600});
+}
+
 TEST_CASE("a boundary never goes among a loop block's PHIs") {
   std::string ir = "define amdgpu_kernel void @loop(ptr addrspace(1) %out, i32 %n) {\nentry:\n  br label %body\n"
                    "body:\n  %i = phi i32 [ 0, %entry ], [ %next, %body ]\n  %x1 = phi i32 [ 7, %entry ], [ %x";

@@ -57,12 +57,25 @@ bool computesOnNarrowValues(const llvm::Module &module);
 // generation bounds the regions: a basic block longer than kLongBlock
 // instructions (PHIs and the terminator aside) gets a scheduling boundary,
 // llvm.amdgcn.sched.barrier(0) (no instruction, no semantics), after every
-// kSchedulingRegion instructions since the last one, none closer than half a
-// region to the block's end. Normal kernels' blocks (a few hundred
+// kSchedulingRegion instructions or kSchedulingRegionAccesses memory
+// accesses (loads, stores, atomics, memory intrinsics) since the last one,
+// whichever comes first, none where less than half a region (by either
+// measure) is left to the block's end. Normal kernels' blocks (a few hundred
 // instructions; matmul's K loop ~280) are untouched. Returns how many it
 // inserted.
+//
+// The accesses' bound: the pre-RA scheduler's memory dependences are
+// quadratic in a region's accesses (each store is checked against every
+// earlier access, each load against every earlier store, through alias
+// analysis; a kernel's pointers may alias, so most pairs get an edge): 64%
+// of the machine schedulers' instructions on issue 34's memory workload,
+// ~180 buffer accesses a 512-instruction region. 64 is what the hardware's
+// counter of outstanding vector memory accesses holds (vmcnt: 6 bits on gfx9
+// and gfx11, where stores count apart in vscnt, also 6 bits), so a longer
+// region could not keep more of them in flight anyway.
 inline constexpr unsigned kLongBlock = 2048;
 inline constexpr unsigned kSchedulingRegion = 512;
+inline constexpr unsigned kSchedulingRegionAccesses = 64;
 unsigned boundSchedulingRegions(llvm::Module &module);
 
 // Every raw buffer load and store of a kernel takes soffset 0 (the offset
