@@ -118,13 +118,14 @@ unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module) {
     for (llvm::BasicBlock &block : function) {
       if (!longBlockLength(block))
         continue;
-      llvm::Value *zero = nullptr; // the current region's
-      // A region's zero lives to the region's end, where an empty
+      llvm::Value *zero = nullptr; // the current run of regions'
+      unsigned uses = 0;
+      // A run's zero lives to the run's end, where an empty
       // assembly statement reads it: its last use in a clause of loads would
       // make SI Form Memory Clauses recompute the live ranges of every
       // register the clause reads, the buffer resource's (all the kernel's
-      // accesses) too, once per region.
-      auto endRegion = [&](llvm::Instruction &end) {
+      // accesses) too, once per run.
+      auto endRun = [&](llvm::Instruction &end) {
         if (!zero)
           return;
         llvm::IRBuilder<> builder(&end);
@@ -134,8 +135,8 @@ unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module) {
         zero = nullptr;
       };
       for (llvm::Instruction &inst : llvm::make_early_inc_range(block)) {
-        if (isBoundary(inst) || inst.isTerminator()) {
-          endRegion(inst);
+        if ((isBoundary(inst) && uses >= kZeroOffsetUses) || inst.isTerminator()) {
+          endRun(inst);
           continue;
         }
         llvm::Use *soffset = zeroBufferOffset(inst);
@@ -152,9 +153,11 @@ unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module) {
           call->setDoesNotAccessMemory();
           call->setDoesNotThrow();
           zero = call;
+          uses = 0;
           ++made;
         }
         soffset->set(zero);
+        ++uses;
       }
     }
   }

@@ -83,12 +83,16 @@ unsigned boundSchedulingRegions(llvm::Module &module);
 // Operands then folds into each use, checking each fold against the list of
 // those made before: quadratic in the uses (2.5 s of code generation for the
 // 64000 buffer accesses of 16000 traced loads and stores; issue 34). In a
-// block longer than kLongBlock each scheduling region (above) takes its
-// zero from its own `s_mov_b32 sN, 0` (inline assembly, which nothing
-// folds: one scalar instruction per region), so a zero has at most a
-// region's uses. The same zero in a register: what a lane reads or writes,
-// a masked lane's out-of-range offset included, does not change. Normal
-// kernels' blocks are untouched. Returns how many zeros it made.
+// block longer than kLongBlock each run of scheduling regions (above) takes
+// its zero from its own `s_mov_b32 sN, 0` (inline assembly, which nothing
+// folds: one scalar instruction a run); a run ends at the first boundary
+// after its zero has kZeroOffsetUses uses (three regions of
+// kSchedulingRegionAccesses: a zero a region cost 2.9 s_mov a region more
+// on gfx1100's memory workload, where regions used to hold ~190 accesses).
+// The same zero in a register: what a lane reads or writes, a masked lane's
+// out-of-range offset included, does not change. Normal kernels' blocks are
+// untouched. Returns how many zeros it made.
+inline constexpr unsigned kZeroOffsetUses = 3 * kSchedulingRegionAccesses;
 unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module);
 
 // A pipelined K loop computes the current tile's products, then (after a
