@@ -36,6 +36,21 @@ unsigned longBlockLength(const llvm::BasicBlock &block) {
   return length > kLongBlock ? length : 0;
 }
 
+// An access to memory through a pointer (global, buffer, LDS, scratch):
+// what the machine scheduler orders against other accesses one pair at a
+// time. A load, store or atomic, or a call that may read or write memory and
+// takes a pointer (raw buffer loads and stores take their resource). The
+// intrinsics that take none but may touch memory by their declaration (waits,
+// barriers, sched.barrier) order everything around them at once, and inline
+// assembly does not count.
+bool accessesMemory(const llvm::Instruction &inst) {
+  if (llvm::isa<llvm::LoadInst, llvm::StoreInst, llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst>(inst))
+    return true;
+  auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+  return call && !call->isInlineAsm() && call->mayReadOrWriteMemory() &&
+         llvm::any_of(call->args(), [](const llvm::Use &arg) { return arg->getType()->isPointerTy(); });
+}
+
 } // namespace
 
 unsigned boundSchedulingRegions(llvm::Module &module) {
@@ -45,19 +60,30 @@ unsigned boundSchedulingRegions(llvm::Module &module) {
       const unsigned length = longBlockLength(block);
       if (!length)
         continue;
+      unsigned accesses = 0;
+      for (const llvm::Instruction &inst : block)
+        accesses += accessesMemory(inst);
       std::vector<llvm::Instruction *> after;
-      unsigned seen = 0, sinceBoundary = 0;
+      unsigned seen = 0, accessesSeen = 0, sinceBoundary = 0, accessesSinceBoundary = 0;
       for (llvm::Instruction &inst : block) {
         if (!isScheduled(inst))
           continue;
         ++seen;
         if (isBoundary(inst)) {
-          sinceBoundary = 0;
+          sinceBoundary = accessesSinceBoundary = 0;
           continue;
         }
-        if (++sinceBoundary == kSchedulingRegion && length - seen >= kSchedulingRegion / 2) {
+        const bool access = accessesMemory(inst);
+        accessesSeen += access;
+        accessesSinceBoundary += access;
+        const bool full = ++sinceBoundary == kSchedulingRegion ||
+                          (access && accessesSinceBoundary == kSchedulingRegionAccesses);
+        // What is left makes at least half a region, by either measure.
+        const bool restIsRegion = length - seen >= kSchedulingRegion / 2 ||
+                                  accesses - accessesSeen >= kSchedulingRegionAccesses / 2;
+        if (full && restIsRegion) {
           after.push_back(&inst);
-          sinceBoundary = 0;
+          sinceBoundary = accessesSinceBoundary = 0;
         }
       }
       for (llvm::Instruction *inst : after) {
@@ -92,13 +118,14 @@ unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module) {
     for (llvm::BasicBlock &block : function) {
       if (!longBlockLength(block))
         continue;
-      llvm::Value *zero = nullptr; // the current region's
-      // A region's zero lives to the region's end, where an empty
+      llvm::Value *zero = nullptr; // the current run of regions'
+      unsigned uses = 0;
+      // A run's zero lives to the run's end, where an empty
       // assembly statement reads it: its last use in a clause of loads would
       // make SI Form Memory Clauses recompute the live ranges of every
       // register the clause reads, the buffer resource's (all the kernel's
-      // accesses) too, once per region.
-      auto endRegion = [&](llvm::Instruction &end) {
+      // accesses) too, once per run.
+      auto endRun = [&](llvm::Instruction &end) {
         if (!zero)
           return;
         llvm::IRBuilder<> builder(&end);
@@ -108,8 +135,8 @@ unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module) {
         zero = nullptr;
       };
       for (llvm::Instruction &inst : llvm::make_early_inc_range(block)) {
-        if (isBoundary(inst) || inst.isTerminator()) {
-          endRegion(inst);
+        if ((isBoundary(inst) && uses >= kZeroOffsetUses) || inst.isTerminator()) {
+          endRun(inst);
           continue;
         }
         llvm::Use *soffset = zeroBufferOffset(inst);
@@ -126,9 +153,11 @@ unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module) {
           call->setDoesNotAccessMemory();
           call->setDoesNotThrow();
           zero = call;
+          uses = 0;
           ++made;
         }
         soffset->set(zero);
+        ++uses;
       }
     }
   }

@@ -20,7 +20,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <regex>
-#include <set>
+#include <vector>
 #include <string>
 
 using namespace tessel;
@@ -69,45 +69,56 @@ bool isSchedBarrier(const llvm::Instruction &inst) {
 
 } // namespace
 
-TEST_CASE("each scheduling region of a long block takes its buffer accesses' soffset 0 from its own register") {
+TEST_CASE("each run of scheduling regions of a long block takes its buffer accesses' soffset 0 from its own register") {
   llvm::LLVMContext context;
-  auto module = testing::parseIR(bufferKernel(600), context); // 3000+ instructions
+  auto module = testing::parseIR(bufferKernel(600), context); // 3000+ instructions, 1200 accesses
   const unsigned boundaries = boundSchedulingRegions(*module);
   REQUIRE(boundaries >= 4);
   const unsigned zeros = giveRegionsTheirOwnZeroOffset(*module);
   REQUIRE(!llvm::verifyModule(*module, &llvm::errs()));
-  CHECK(zeros == boundaries + 1); // every region has accesses
-  // Every access reads the zero made in its region (after the region's last
-  // boundary), none a constant; and the region's zero is read once more at
-  // the region's end, by an assembly statement with side effects.
-  std::set<const llvm::Value *> regionZeros, seen;
+  // Regions of kSchedulingRegionAccesses accesses (160 instructions), the
+  // last shorter; a run is the regions that give its zero kZeroOffsetUses
+  // uses: three.
+  static_assert(kZeroOffsetUses == 3 * kSchedulingRegionAccesses);
+  CHECK(zeros == (boundaries + 1 + 2) / 3);
+  // Every access reads the zero made last, none a constant; a zero is read
+  // once more at its run's end, right before a boundary or the block's end,
+  // by an assembly statement with side effects; every run but the last has
+  // kZeroOffsetUses accesses or more, but less than a region more.
+  const llvm::Value *current = nullptr;
+  std::vector<unsigned> uses;
   unsigned accesses = 0, ends = 0;
   for (llvm::Instruction &inst : module->getFunction("buffers")->front()) {
-    if (isSchedBarrier(inst)) {
-      regionZeros.clear();
-      continue;
-    }
     auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
     if (call && call->isInlineAsm()) {
       auto *text = llvm::cast<llvm::InlineAsm>(call->getCalledOperand());
       if (text->hasSideEffects()) {
         ++ends;
-        CHECK(regionZeros.count(call->getArgOperand(0)) == 1);
+        CHECK(call->getArgOperand(0) == current);
+        CHECK((isSchedBarrier(*inst.getNextNode()) || inst.getNextNode()->isTerminator()));
+        current = nullptr;
       } else {
         CHECK(llvm::StringRef(text->getAsmString()).starts_with("s_mov_b32 $0, 0"));
-        regionZeros.insert(call);
-        CHECK(seen.insert(call).second);
+        CHECK(current == nullptr);
+        current = call;
+        uses.push_back(0);
       }
       continue;
     }
     if (!isBufferAccess(inst))
       continue;
     ++accesses;
-    const llvm::Value *soffset = call->getArgOperand(call->arg_size() - 2);
-    CHECK(regionZeros.count(soffset) == 1);
+    REQUIRE(current);
+    CHECK(call->getArgOperand(call->arg_size() - 2) == current);
+    ++uses.back();
   }
   CHECK(accesses == 1200);
   CHECK(ends == zeros);
+  REQUIRE(uses.size() == zeros);
+  for (size_t i = 0; i + 1 < uses.size(); ++i) {
+    CHECK(uses[i] >= kZeroOffsetUses);
+    CHECK(uses[i] < kZeroOffsetUses + kSchedulingRegionAccesses);
+  }
 }
 
 TEST_CASE("a block of kLongBlock instructions or fewer keeps its buffer accesses' inline soffset 0") {

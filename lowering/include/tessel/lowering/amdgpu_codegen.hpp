@@ -57,12 +57,25 @@ bool computesOnNarrowValues(const llvm::Module &module);
 // generation bounds the regions: a basic block longer than kLongBlock
 // instructions (PHIs and the terminator aside) gets a scheduling boundary,
 // llvm.amdgcn.sched.barrier(0) (no instruction, no semantics), after every
-// kSchedulingRegion instructions since the last one, none closer than half a
-// region to the block's end. Normal kernels' blocks (a few hundred
+// kSchedulingRegion instructions or kSchedulingRegionAccesses memory
+// accesses (loads, stores, atomics, memory intrinsics) since the last one,
+// whichever comes first, none where less than half a region (by either
+// measure) is left to the block's end. Normal kernels' blocks (a few hundred
 // instructions; matmul's K loop ~280) are untouched. Returns how many it
 // inserted.
+//
+// The accesses' bound: the pre-RA scheduler's memory dependences are
+// quadratic in a region's accesses (each store is checked against every
+// earlier access, each load against every earlier store, through alias
+// analysis; a kernel's pointers may alias, so most pairs get an edge): 64%
+// of the machine schedulers' instructions on issue 34's memory workload,
+// ~180 buffer accesses a 512-instruction region. 64 is what the hardware's
+// counter of outstanding vector memory accesses holds (vmcnt: 6 bits on gfx9
+// and gfx11, where stores count apart in vscnt, also 6 bits), so a longer
+// region could not keep more of them in flight anyway.
 inline constexpr unsigned kLongBlock = 2048;
 inline constexpr unsigned kSchedulingRegion = 512;
+inline constexpr unsigned kSchedulingRegionAccesses = 64;
 unsigned boundSchedulingRegions(llvm::Module &module);
 
 // Every raw buffer load and store of a kernel takes soffset 0 (the offset
@@ -70,12 +83,17 @@ unsigned boundSchedulingRegions(llvm::Module &module);
 // Operands then folds into each use, checking each fold against the list of
 // those made before: quadratic in the uses (2.5 s of code generation for the
 // 64000 buffer accesses of 16000 traced loads and stores; issue 34). In a
-// block longer than kLongBlock each scheduling region (above) takes its
-// zero from its own `s_mov_b32 sN, 0` (inline assembly, which nothing
-// folds: one scalar instruction per region), so a zero has at most a
-// region's uses. The same zero in a register: what a lane reads or writes,
-// a masked lane's out-of-range offset included, does not change. Normal
-// kernels' blocks are untouched. Returns how many zeros it made.
+// block longer than kLongBlock each run of scheduling regions (above) takes
+// its zero from its own `s_mov_b32 sN, 0` (inline assembly, which nothing
+// folds: one scalar instruction a run); a run ends at the first boundary
+// after its zero has kZeroOffsetUses uses (three regions of
+// kSchedulingRegionAccesses, about what one region of kSchedulingRegion
+// instructions held; a zero a region cost 41 more s_mov on gfx942's memory
+// workload of 1000 ops, 94 on gfx1100's).
+// The same zero in a register: what a lane reads or writes, a masked lane's
+// out-of-range offset included, does not change. Normal kernels' blocks are
+// untouched. Returns how many zeros it made.
+inline constexpr unsigned kZeroOffsetUses = 3 * kSchedulingRegionAccesses;
 unsigned giveRegionsTheirOwnZeroOffset(llvm::Module &module);
 
 // A pipelined K loop computes the current tile's products, then (after a
