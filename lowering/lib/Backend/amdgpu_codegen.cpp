@@ -355,18 +355,17 @@ namespace {
 // kernel module that bench-code-objects (all four targets),
 // bench-triton-compare (gfx942, gfx950, gfx1100), bench-compile-scaling and
 // the e2e suite compile: with these skipped, the optimized modules are the
-// same bytes (bench/README.md, "The optimizer's skipped passes"). Kept: the
-// inliner (ocml), SROA, mem2reg, InstCombine, GVN, EarlyCSE, SimplifyCFG,
-// every loop pass but distribution (LICM, IndVars, rotation and unrolling
-// shape K loops; the loop vectorizer, idiom recognition and unswitching
-// found nothing in our loops of buffer intrinsics, but do act on a loop of
-// plain stores: LV widened one in a try), InferAlignment, InferAddressSpaces,
-// SLP, and AMDGPU's own passes that can act on what we emit (the attributor,
-// kernel argument promotion, library call folding, kernel attribute loads).
+// same (bench/README.md, "The optimizer's skipped passes"). Kept, though
+// most modules never needed them: the loop vectorizer, idiom recognition
+// and unswitching (nothing in our loops of buffer intrinsics, but LV widened
+// a loop of plain stores in a try), dead argument elimination, argument
+// promotion and AggressiveInstCombine (printf's ockl functions, which stay
+// calls), AMDGPUUniformIntrinsicCombine (gfx1100 kernels' ballots).
 constexpr llvm::StringLiteral kSkippedPasses[] = {
     // What tessel never emits: coroutines, OpenMP, memory profiles,
-    // annotations, instrumentation, allocation tokens, printf, host libm
-    // calls, lookup tables of switches, available_externally bodies, auto-init
+    // annotations, instrumentation, allocation tokens, calls to a printf
+    // function (device_print calls ockl's functions), host libm calls,
+    // lookup tables of switches, available_externally bodies, auto-init
     // stores, objectsize/is.constant, vector library mappings.
     "CoroEarlyPass", "CoroSplitPass", "CoroElidePass", "CoroAnnotationElidePass", "CoroCleanupPass",
     "OpenMPOptPass", "OpenMPOptCGSCCPass", "MemProfRemoveInfo", "Annotation2MetadataPass",
@@ -381,20 +380,15 @@ constexpr llvm::StringLiteral kSkippedPasses[] = {
     // Scalar passes that found nothing to do in any of those modules
     // (memcpys, stores others overwrite, branches an earlier condition
     // decides, accesses common to both sides of a branch, integer-valued
-    // float arithmetic, alignment assumes; what ADCE and
-    // AggressiveInstCombine would do, InstCombine and BDCE did first).
-    "AggressiveInstCombinePass", "ADCEPass", "DSEPass", "MemCpyOptPass", "JumpThreadingPass",
-    "ConstraintEliminationPass", "MergedLoadStoreMotionPass", "Float2IntPass",
-    "AlignmentFromAssumptionsPass",
-    // Interprocedural passes with nothing to do once ocml is inlined and
-    // everything but the kernel is internal: no indirect calls, no
-    // arguments to drop or promote (the kernel's are its ABI), no constants
-    // to merge, no globals whose mod/ref the later passes need again.
-    "CalledValuePropagationPass", "DeadArgumentEliminationPass", "ArgumentPromotionPass",
-    "ReversePostOrderFunctionAttrsPass", "RecomputeGlobalsAAPass", "ConstantMergePass",
-    // Folds wave intrinsics (ballot, readfirstlane) of uniform operands:
-    // found none in those modules (the direct-to-LDS loads' ballots included).
-    "AMDGPUUniformIntrinsicCombinePass",
+    // float arithmetic, alignment assumes; what ADCE would remove, InstCombine
+    // and BDCE did first).
+    "ADCEPass", "DSEPass", "MemCpyOptPass", "JumpThreadingPass", "ConstraintEliminationPass",
+    "MergedLoadStoreMotionPass", "Float2IntPass", "AlignmentFromAssumptionsPass",
+    // Interprocedural passes with nothing to do: no indirect calls, no
+    // constants to merge, no globals whose mod/ref later passes need again,
+    // no attributes a reverse post-order walk adds to the kernel.
+    "CalledValuePropagationPass", "ReversePostOrderFunctionAttrsPass", "RecomputeGlobalsAAPass",
+    "ConstantMergePass",
 };
 
 bool skippedPass(llvm::StringRef pass) {
