@@ -6,6 +6,7 @@
 
 #include "lld_link.hpp"
 
+#include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
@@ -347,6 +348,53 @@ bool computesOnNarrowValues(const llvm::Module &module) {
 
 namespace {
 
+// Passes of clang's O3 pipeline that never change a kernel module of ours,
+// skipped (each run still builds or looks up the analyses it asks for; on
+// vector add's module of 40 instructions the O3 pipeline is ~100 passes of
+// fixed cost). Found by running O3 with and without each pass over every
+// kernel module that bench-code-objects (all four targets),
+// bench-triton-compare (gfx942, gfx950, gfx1100), bench-compile-scaling and
+// the e2e suite compile: with these skipped, the optimized modules are the
+// same (bench/README.md, "The optimizer's skipped passes"). Kept, though
+// most modules never needed them: the loop vectorizer, idiom recognition
+// and unswitching (nothing in our loops of buffer intrinsics, but LV widened
+// a loop of plain stores in a try), dead argument elimination, argument
+// promotion and AggressiveInstCombine (printf's ockl functions, which stay
+// calls), AMDGPUUniformIntrinsicCombine (gfx1100 kernels' ballots).
+constexpr llvm::StringLiteral kSkippedPasses[] = {
+    // What tessel never emits: coroutines, OpenMP, memory profiles,
+    // annotations, instrumentation, allocation tokens, calls to a printf
+    // function (device_print calls ockl's functions), host libm calls,
+    // lookup tables of switches, available_externally bodies, auto-init
+    // stores, objectsize/is.constant, vector library mappings.
+    "CoroEarlyPass", "CoroSplitPass", "CoroElidePass", "CoroAnnotationElidePass", "CoroCleanupPass",
+    "OpenMPOptPass", "OpenMPOptCGSCCPass", "MemProfRemoveInfo", "Annotation2MetadataPass",
+    "AnnotationRemarksPass", "ForceFunctionAttrsPass", "EntryExitInstrumenterPass", "AllocTokenPass",
+    "AMDGPUPrintfRuntimeBindingPass", "AMDGPUUseNativeCallsPass", "LibCallsShrinkWrapPass",
+    "RelLookupTableConverterPass", "EliminateAvailableExternallyPass", "MoveAutoInitPass",
+    "LowerConstantIntrinsicsPass", "InjectTLIMappings", "CallSiteSplittingPass",
+    // Work only with profile data (none here) or only remarks.
+    "ControlHeightReductionPass", "LoopSinkPass", "WarnMissedTransformationsPass",
+    // Loop distribution acts only on loops that ask for it (metadata).
+    "LoopDistributePass",
+    // Scalar passes that found nothing to do in any of those modules
+    // (memcpys, stores others overwrite, branches an earlier condition
+    // decides, accesses common to both sides of a branch, integer-valued
+    // float arithmetic, alignment assumes; what ADCE would remove, InstCombine
+    // and BDCE did first).
+    "ADCEPass", "DSEPass", "MemCpyOptPass", "JumpThreadingPass", "ConstraintEliminationPass",
+    "MergedLoadStoreMotionPass", "Float2IntPass", "AlignmentFromAssumptionsPass",
+    // Interprocedural passes with nothing to do: no indirect calls, no
+    // constants to merge, no globals whose mod/ref later passes need again,
+    // no attributes a reverse post-order walk adds to the kernel.
+    "CalledValuePropagationPass", "ReversePostOrderFunctionAttrsPass", "RecomputeGlobalsAAPass",
+    "ConstantMergePass",
+};
+
+bool skippedPass(llvm::StringRef pass) {
+  return llvm::is_contained(kSkippedPasses, pass);
+}
+
 // The O3 pipeline is built per module (~0.1 M instructions of a compile),
 // unlike the code generation one: it cannot be kept, since LLVM's
 // ModuleInlinerWrapperPass moves its CGSCC pipeline into its module pipeline
@@ -364,7 +412,10 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   // no loops it could widen.
   llvm::PipelineTuningOptions tuning;
   tuning.SLPVectorization = computesOnNarrowValues(module);
-  llvm::PassBuilder builder(&machine, tuning);
+  llvm::PassInstrumentationCallbacks instrumentation;
+  instrumentation.registerShouldRunOptionalPassCallback(
+      [](llvm::StringRef pass, llvm::Any) { return !skippedPass(pass); });
+  llvm::PassBuilder builder(&machine, tuning, std::nullopt, &instrumentation);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(sccs);
   builder.registerFunctionAnalyses(functions);
