@@ -469,3 +469,73 @@ module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// At 3 stages the pipeliner stages through registers (loads to LDS only at
+// distance 1): B keeps its run.
+// CHECK: #[[THREESTAGES:.*]] = #tessel.blocked<sizePerThread = [8, 1], threadsPerWave = [1, 64], wavesPerBlock = [4, 2], order = [1, 0]>
+// CHECK-LABEL: func.func @f16_b_w8_three_stages(
+// CHECK: tessel.convert_layout %{{.*}} : tensor<64x128xf16, #[[THREESTAGES]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950", tessel.num_stages = 3 : i32} {
+  func.func @f16_b_w8_three_stages(%a: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %b: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %c: !tessel.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ra = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+      %ia = tessel.reshape %ra : tensor<8192xi32> -> tensor<128x64xi32>
+      %pa = tessel.splat %a : tensor<128x64x!tessel.ptr<f16>>
+      %qa = tessel.addptr %pa, %ia : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+      %va = tessel.load %qa : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+      %ib = tessel.reshape %ra : tensor<8192xi32> -> tensor<64x128xi32>
+      %pb = tessel.splat %b : tensor<64x128x!tessel.ptr<f16>>
+      %qb = tessel.addptr %pb, %ib : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+      %vb = tessel.load %qb : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+      %d = tessel.dot %va, %vb, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %rc = tessel.make_range {start = 0 : i32, end = 16384 : i32} : tensor<16384xi32>
+    %ic = tessel.reshape %rc : tensor<16384xi32> -> tensor<128x128xi32>
+    %pc = tessel.splat %c : tensor<128x128x!tessel.ptr<f32>>
+    %qc = tessel.addptr %pc, %ic : tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xi32>
+    tessel.store %qc, %acc : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A chain of dots (attention's two) keeps gfx950's tie on M: both split
+// [4, 2], as on gfx942 (the split attention was measured with).
+// CHECK: #[[CHAIN:.*]] = #tessel.mfma<instrShape = [32, 32], wavesPerBlock = [4, 2], transposed = true>
+// CHECK-NOT: wavesPerBlock = [2, 4]
+// CHECK-LABEL: func.func @chain_gfx950(
+// CHECK: tessel.dot {{.*}} -> tensor<128x128xf32, #[[CHAIN]]>
+// CHECK: tessel.dot {{.*}} -> tensor<128x64xf32, #[[CHAIN]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
+  func.func @chain_gfx950(%q: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %k: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %v: !tessel.ptr<f16> {tessel.divisibility = 16 : i32}, %o: !tessel.ptr<f32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 8192 : i32} : tensor<8192xi32>
+    %iq = tessel.reshape %r : tensor<8192xi32> -> tensor<128x64xi32>
+    %pq = tessel.splat %q : tensor<128x64x!tessel.ptr<f16>>
+    %aq = tessel.addptr %pq, %iq : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+    %tq = tessel.load %aq : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+    %ik = tessel.reshape %r : tensor<8192xi32> -> tensor<64x128xi32>
+    %pk = tessel.splat %k : tensor<64x128x!tessel.ptr<f16>>
+    %ak = tessel.addptr %pk, %ik : tensor<64x128x!tessel.ptr<f16>>, tensor<64x128xi32>
+    %tk = tessel.load %ak : (tensor<64x128x!tessel.ptr<f16>>) -> tensor<64x128xf16>
+    %z1 = arith.constant dense<0.0> : tensor<128x128xf32>
+    %s = tessel.dot %tq, %tk, %z1 : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+    %p = arith.truncf %s : tensor<128x128xf32> to tensor<128x128xf16>
+    %pv = tessel.splat %v : tensor<128x64x!tessel.ptr<f16>>
+    %iv = tessel.reshape %r : tensor<8192xi32> -> tensor<128x64xi32>
+    %av = tessel.addptr %pv, %iv : tensor<128x64x!tessel.ptr<f16>>, tensor<128x64xi32>
+    %tv = tessel.load %av : (tensor<128x64x!tessel.ptr<f16>>) -> tensor<128x64xf16>
+    %z2 = arith.constant dense<0.0> : tensor<128x64xf32>
+    %out = tessel.dot %p, %tv, %z2 : tensor<128x128xf16> * tensor<128x64xf16> -> tensor<128x64xf32>
+    %po = tessel.splat %o : tensor<128x64x!tessel.ptr<f32>>
+    %ao = tessel.addptr %po, %iv : tensor<128x64x!tessel.ptr<f32>>, tensor<128x64xi32>
+    tessel.store %ao, %out : (tensor<128x64x!tessel.ptr<f32>>, tensor<128x64xf32>) -> ()
+    return
+  }
+}

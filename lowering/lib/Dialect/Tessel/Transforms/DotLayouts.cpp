@@ -169,11 +169,13 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
   // the 8-wave f16 matmuls slower (gfx942 175.5 -> 194.5) or cost them 2
   // waves a SIMD (gfx1100, and gfx942's fp8). A scaled dot keeps the tie
   // on M: split [2, 4], its scale bytes of a side no longer shared a register
-  // (mxfp4 at 8 waves 132.2 -> 134.1).
+  // (mxfp4 at 8 waves 132.2 -> 134.1); so does a chain of dots (attention:
+  // head and tail would split differently; not measured).
   unsigned wM = 1, wN = 1;
-  if (M % (int64_t(chosen->m) * numWarps) == 0 && (isChainHead(dot) || isChainTail(dot)))
+  const bool chained = isChainHead(dot) || isChainTail(dot);
+  if (M % (int64_t(chosen->m) * numWarps) == 0 && chained)
     wM = numWarps;
-  const bool tieToN = target && target->ldsTransposeReads && !dot.getAScale();
+  const bool tieToN = target && target->ldsTransposeReads && !dot.getAScale() && !chained;
   for (unsigned left = numWarps / wM; left > 1; left /= 2) {
     int64_t tilesM = M / (int64_t(chosen->m) * wM), tilesN = N / (int64_t(chosen->n) * wN);
     if (tilesM > 1 && (tilesM > tilesN || (tilesM == tilesN && !tieToN)))

@@ -444,30 +444,30 @@ Solver::Round Solver::solveOnce() {
 namespace {
 
 // Whether tessel-pipeline-loops will likely load `dot`'s operand tiles
-// straight into LDS on `facts`: the dot is in a loop of a module pipelined
-// in two or more stages, on a target with 16-byte loads to LDS, and either
-// asked for (tessel.direct_to_lds) or, unless asked not to, two slots for
-// each of A and B (their bytes summed) keep the waves by default
-// (slotsKeepWaves, the rule scheduleLoop applies). A guess made before the
-// loads' slots exist (an operand loaded outside the loop is counted too):
-// the pipeliner still decides.
-bool loadsLikelyToLds(DotOp dot, const ::tessel::TargetFacts &facts) {
+// straight into LDS on `facts`, `numWarps` a workgroup: the dot is in a loop
+// of a module pipelined in exactly two stages (the pipeliner loads to LDS at
+// distance 1 only), on a target with 16-byte loads to LDS, and either asked
+// for (directToLdsMode) or, unless asked not to, two slots for each of A and
+// B (their bytes summed) keep the waves by default (slotsKeepWaves, the rule
+// scheduleLoop applies to its staged loads' slots). A guess made before the
+// slots exist (an operand loaded outside the loop is counted too, padding is
+// not): the pipeliner still decides.
+bool loadsLikelyToLds(DotOp dot, const ::tessel::TargetFacts &facts, unsigned numWarps) {
   auto module = dot->getParentOfType<ModuleOp>();
   if (!module || !dot->getParentOfType<scf::ForOp>() || facts.directLdsLoadBytes < 16)
     return false;
-  TesselDialect &dialect = tesselDialect(module.getContext());
-  IntegerAttr stages = dialect.getNumStagesAttrHelper().getAttr(module);
-  IntegerAttr warps = dialect.getNumWarpsAttrHelper().getAttr(module);
-  if (!stages || stages.getInt() < 2 || dialect.getNoDirectToLdsAttrHelper().isAttrPresent(module))
+  IntegerAttr stages = tesselDialect(module.getContext()).getNumStagesAttrHelper().getAttr(module);
+  const int mode = pipeline::directToLdsMode(module);
+  if (!stages || stages.getInt() != 2 || mode == 0)
     return false;
-  if (dialect.getDirectToLdsAttrHelper().isAttrPresent(module))
+  if (mode == 1)
     return true;
   int64_t bytes = 0;
   for (Value operand : {dot.getA(), dot.getB()}) {
     auto type = cast<RankedTensorType>(operand.getType());
     bytes += 2 * type.getNumElements() * ldsElementBytes(type.getElementType());
   }
-  return warps && pipeline::slotsKeepWaves(bytes, warps.getInt(), facts);
+  return pipeline::slotsKeepWaves(bytes, numWarps, facts);
 }
 
 } // namespace
@@ -516,7 +516,7 @@ Solver::Round Solver::fixDot(DotOp dot) {
   // does buy register-staged writes, so it goes only where the loop's loads
   // will likely go straight into LDS (loadsLikelyToLds).
   const ::tessel::TargetFacts *facts = ::tessel::lookupTarget(arch_);
-  const bool likelyToLds = facts && facts->ldsTransposeReads && loadsLikelyToLds(dot, *facts);
+  const bool likelyToLds = facts && facts->ldsTransposeReads && loadsLikelyToLds(dot, *facts, numWarps_);
   auto runBuysWrites = [&](Value operand) {
     const int64_t bytes = ldsElementBytes(cast<RankedTensorType>(operand.getType()).getElementType());
     return !(facts && facts->ldsTransposeReads && (bytes == 1 || (bytes == 2 && likelyToLds)));

@@ -99,6 +99,15 @@ bool shufflesEachIteration(scf::ForOp loop, Operation *load, LdsType type) {
 // slots allow 2).
 constexpr int64_t kDirectLdsMinWaves = 4;
 
+int directToLdsMode(ModuleOp module) {
+  TesselDialect &dialect = tesselDialect(module.getContext());
+  if (dialect.getDirectToLdsAttrHelper().isAttrPresent(module))
+    return 1;
+  if (dialect.getNoDirectToLdsAttrHelper().isAttrPresent(module))
+    return 0;
+  return -1;
+}
+
 // Whether slots of `bytes` (all of a loop's) keep kDirectLdsMinWaves waves
 // of `numWarps` a SIMD on `facts`.
 bool slotsKeepWaves(int64_t bytes, int64_t numWarps, const ::tessel::TargetFacts &facts) {

@@ -28,6 +28,10 @@ bool loadsToLds(Operation *load, LdsType type, unsigned directBytes);
 // Whether `load`, straight into a slot of `type`, would move offsets between
 // lanes every iteration for more than one group of a thread's registers.
 bool shufflesEachIteration(scf::ForOp loop, Operation *load, LdsType type);
+// What `module` asks of loads to LDS: 1 always (tessel.direct_to_lds,
+// TESSEL_DIRECT_TO_LDS=1), 0 never (tessel.no_direct_to_lds), -1 where they
+// keep the waves (slotsKeepWaves).
+int directToLdsMode(ModuleOp module);
 // Whether slots of `bytes` (all of a loop's) keep the waves loads to LDS
 // need by default, `numWarps` a workgroup on `facts`.
 bool slotsKeepWaves(int64_t bytes, int64_t numWarps, const ::tessel::TargetFacts &facts);

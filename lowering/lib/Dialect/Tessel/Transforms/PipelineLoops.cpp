@@ -639,12 +639,7 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
     // never when asked not to, else where they keep the waves
     // (kDirectLdsMinWaves); gfx942's 4-byte ones would take four times the
     // instructions.
-    TesselDialect &dialect = tesselDialect(module.getContext());
-    int mode = directToLds;
-    if (mode < 0 && dialect.getDirectToLdsAttrHelper().isAttrPresent(module))
-      mode = 1;
-    if (mode < 0 && dialect.getNoDirectToLdsAttrHelper().isAttrPresent(module))
-      mode = 0;
+    const int mode = directToLds >= 0 ? int(directToLds) : directToLdsMode(module);
     unsigned directBytes = 0;
     if (mode != 0) {
       auto arch = tesselDialect(module.getContext()).getTargetAttrHelper().getAttr(module);

@@ -145,7 +145,10 @@ def TesselAssignLayouts : Pass<"tessel-assign-layouts", "::mlir::ModuleOp"> {
     constancy; at most 16 bytes), gives operands of `tessel.expand_dims` the
     slice of their result's layout, and records the vector width on loads and
     stores. Cheap index computations used along two axes are rematerialized
-    per use. Reads `tessel.num_warps` and `tessel.wave_size` from the module.
+    per use. Reads `tessel.num_warps` and `tessel.wave_size` from the module, and on
+    targets whose LDS reads transpose `tessel.num_stages`, `tessel.direct_to_lds` and
+    `tessel.no_direct_to_lds` (a 16-bit dot operand keeps its run along K only where
+    the loop's loads will likely stay in registers).
   }];
 }
 
