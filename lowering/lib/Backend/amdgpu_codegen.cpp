@@ -348,45 +348,44 @@ bool computesOnNarrowValues(const llvm::Module &module) {
 
 namespace {
 
-// Passes of clang's O3 pipeline that never change a kernel module of ours,
-// skipped (each run still builds or looks up the analyses it asks for; on
+// Passes of clang's O3 pipeline skipped: each acts only on what tessel's
+// kernel modules never hold, or has nothing to act on in a module of one
+// kernel (each run still builds or looks up the analyses it asks for; on
 // vector add's module of 40 instructions the O3 pipeline is ~100 passes of
-// fixed cost). Found by running O3 with and without each pass over every
+// fixed cost). Checked by running O3 with and without the list over every
 // kernel module that bench-code-objects (all four targets),
 // bench-triton-compare (gfx942, gfx950, gfx1100), bench-compile-scaling and
-// the e2e suite compile: with these skipped, the optimized modules are the
-// same (bench/README.md, "The optimizer's skipped passes"). Kept, though
-// most modules never needed them: the loop vectorizer, idiom recognition
-// and unswitching (nothing in our loops of buffer intrinsics, but LV widened
-// a loop of plain stores in a try), dead argument elimination, argument
-// promotion and AggressiveInstCombine (printf's ockl functions, which stay
-// calls), AMDGPUUniformIntrinsicCombine (gfx1100 kernels' ballots).
+// the e2e suite compile: the optimized modules are the same (bench/README.md,
+// "The optimizer's skipped passes"). Not skipped, though no module of that
+// corpus needed them: passes that could act on a kernel outside it (the
+// loop passes, DSE, ConstraintElimination, Float2Int, JumpThreading,
+// MergedLoadStoreMotion, MemCpyOpt, ADCE, CallSiteSplitting; LV widened a
+// loop of plain stores in a try, and the review found small kernels that
+// ConstraintElimination, Float2Int and DSE change), dead argument
+// elimination, argument promotion and AggressiveInstCombine (printf's ockl
+// functions, which stay calls), AMDGPUUniformIntrinsicCombine (gfx1100
+// kernels' ballots). Required passes (coroutine lowering, instrumentation,
+// allocation tokens, annotation remarks) run whatever the callback says.
 constexpr llvm::StringLiteral kSkippedPasses[] = {
     // What tessel never emits: coroutines, OpenMP, memory profiles,
-    // annotations, instrumentation, allocation tokens, calls to a printf
-    // function (device_print calls ockl's functions), host libm calls,
-    // lookup tables of switches, available_externally bodies, auto-init
-    // stores, objectsize/is.constant, vector library mappings.
-    "CoroEarlyPass", "CoroSplitPass", "CoroElidePass", "CoroAnnotationElidePass", "CoroCleanupPass",
-    "OpenMPOptPass", "OpenMPOptCGSCCPass", "MemProfRemoveInfo", "Annotation2MetadataPass",
-    "AnnotationRemarksPass", "ForceFunctionAttrsPass", "EntryExitInstrumenterPass", "AllocTokenPass",
-    "AMDGPUPrintfRuntimeBindingPass", "AMDGPUUseNativeCallsPass", "LibCallsShrinkWrapPass",
-    "RelLookupTableConverterPass", "EliminateAvailableExternallyPass", "MoveAutoInitPass",
-    "LowerConstantIntrinsicsPass", "InjectTLIMappings", "CallSiteSplittingPass",
+    // annotations, forced attributes, calls to a printf function
+    // (device_print calls ockl's functions) or to host libm, lookup tables
+    // of switches, available_externally bodies (the module is internalized
+    // first), auto-init stores, objectsize/is.constant, vector library
+    // mappings.
+    "CoroAnnotationElidePass", "OpenMPOptPass", "OpenMPOptCGSCCPass", "MemProfRemoveInfo",
+    "Annotation2MetadataPass", "ForceFunctionAttrsPass", "AMDGPUPrintfRuntimeBindingPass",
+    "AMDGPUUseNativeCallsPass", "LibCallsShrinkWrapPass", "RelLookupTableConverterPass",
+    "EliminateAvailableExternallyPass", "MoveAutoInitPass", "LowerConstantIntrinsicsPass", "InjectTLIMappings",
     // Work only with profile data (none here) or only remarks.
     "ControlHeightReductionPass", "LoopSinkPass", "WarnMissedTransformationsPass",
     // Loop distribution acts only on loops that ask for it (metadata).
     "LoopDistributePass",
-    // Scalar passes that found nothing to do in any of those modules
-    // (memcpys, stores others overwrite, branches an earlier condition
-    // decides, accesses common to both sides of a branch, integer-valued
-    // float arithmetic, alignment assumes; what ADCE would remove, InstCombine
-    // and BDCE did first).
-    "ADCEPass", "DSEPass", "MemCpyOptPass", "JumpThreadingPass", "ConstraintEliminationPass",
-    "MergedLoadStoreMotionPass", "Float2IntPass", "AlignmentFromAssumptionsPass",
-    // Interprocedural passes with nothing to do: no indirect calls, no
-    // constants to merge, no globals whose mod/ref later passes need again,
-    // no attributes a reverse post-order walk adds to the kernel.
+    // Interprocedural passes with nothing to do in a module of one kernel
+    // and the library functions it calls: no indirect calls, no globals
+    // whose mod/ref later passes need again (the older result stays valid),
+    // no constants to merge, no attributes a reverse post-order walk adds
+    // that code generation reads.
     "CalledValuePropagationPass", "ReversePostOrderFunctionAttrsPass", "RecomputeGlobalsAAPass",
     "ConstantMergePass",
 };

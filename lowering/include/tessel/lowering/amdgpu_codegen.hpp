@@ -69,10 +69,11 @@ bool computesOnNarrowValues(const llvm::Module &module);
 // earlier access, each load against every earlier store, through alias
 // analysis; a kernel's pointers may alias, so most pairs get an edge): 64%
 // of the machine schedulers' instructions on issue 34's memory workload,
-// ~180 buffer accesses a 512-instruction region. 64 is what the hardware's
-// counter of outstanding vector memory accesses holds (vmcnt: 6 bits on gfx9
-// and gfx11, where stores count apart in vscnt, also 6 bits), so a longer
-// region could not keep more of them in flight anyway.
+// ~180 buffer accesses a 512-instruction region. 64 is about what the
+// hardware's counter of outstanding vector memory accesses holds (vmcnt: 6
+// bits, at most 63 in flight, on gfx9 and gfx11, where stores count apart in
+// vscnt, also 6 bits), so a longer region could not keep many more of them in
+// flight anyway (the count also takes LDS accesses, which lgkmcnt tracks).
 inline constexpr unsigned kLongBlock = 2048;
 inline constexpr unsigned kSchedulingRegion = 512;
 inline constexpr unsigned kSchedulingRegionAccesses = 64;
