@@ -5,7 +5,6 @@
 #include "tessel/core/error.hpp"
 
 #include "lld_link.hpp"
-#include "optimizer.hpp"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>

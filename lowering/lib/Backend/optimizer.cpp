@@ -1,8 +1,6 @@
 // LLVM's O3 pipeline over a kernel module before code generation
-// (optimizer.hpp), with the passes it skips, and computesOnNarrowValues
-// (amdgpu_codegen.hpp), which decides whether SLP runs.
-#include "optimizer.hpp"
-
+// (optimizeKernel, amdgpu_codegen.hpp), with the passes it skips, and
+// computesOnNarrowValues, which decides whether SLP runs.
 #include "tessel/lowering/amdgpu_codegen.hpp"
 
 #include <llvm/ADT/STLExtras.h>
@@ -32,7 +30,6 @@ bool computesOnNarrowValues(const llvm::Module &module) {
 }
 
 namespace {
-
 
 // Passes of clang's O3 pipeline skipped: each acts only on what tessel's
 // kernel modules never hold, or has nothing to act on in a module of one

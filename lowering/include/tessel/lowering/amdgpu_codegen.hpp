@@ -51,6 +51,12 @@ struct AmdgpuCode {
 // memory workload of 8000 ops, for the same module).
 bool computesOnNarrowValues(const llvm::Module &module);
 
+// Runs clang's O3 module pipeline for `machine` over `module` (linked and
+// internalized), less the passes that act only on what our kernel modules
+// never hold (optimizer.cpp's kSkippedPasses), with SLP only where
+// computesOnNarrowValues.
+void optimizeKernel(llvm::Module &module, llvm::TargetMachine &machine);
+
 // The AMDGPU machine scheduler is quadratic in a scheduling region's length
 // (memory dependence chains, the uses of one register), so an unrolled
 // program of N ops cost N^1.5 and more in code generation (issue 34). Code
