@@ -5,6 +5,7 @@
 // odd sizes, and its main loop's shape (one barrier, the loads right after
 // it: boundDirectLoads).
 #include "e2e_common.hpp"
+#include "lds_waits.hpp"
 #include "../scoped_env.hpp"
 
 #include "../../../bench/matmul_forms.hpp" // the kernel, and what its main loop holds
@@ -71,6 +72,7 @@ TEST_CASE("gfx950 fp8 matmul, B row-major, 8 waves: loaded straight into LDS by 
     // into two slots each: one barrier, no stores to LDS, no branch around
     // the loads.
     CHECK(intoLds(run.loop) == 2u);
+    CHECK(ldsLoadHazards(run.loop) == "");
     CHECK(made.barriers == 1u);
     CHECK(made.ldsWrites == 0u);
     CHECK(made.execBranches == 0u);
@@ -101,6 +103,7 @@ TEST_CASE("gfx950 fp8 matmul at 4 waves loads straight into LDS by default and m
   Run run = fp8Matmul<2>(333, 208, 464, 4);
   CHECK(run.error < 1e-3);
   CHECK(intoLds(run.loop) == 4u);
+  CHECK(ldsLoadHazards(run.loop) == "");
   CHECK(bench::loopMakeUp(run.loop).ldsWrites == 0u);
   CHECK(bench::loopMakeUp(run.loop).barriers == 1u);
   testing::ScopedEnv off("TESSEL_DIRECT_TO_LDS", "0");

@@ -8,6 +8,7 @@
 // inputs are checked against), multiplies and sums in double; the device
 // accumulates in f32.
 #include "e2e_common.hpp"
+#include "lds_waits.hpp"
 
 #include "tessel/core/compiled_kernel.hpp"
 #include "tessel/lowering/amdgpu_codegen.hpp"
@@ -529,6 +530,7 @@ TEST_CASE("fp8 kernels::matmul on gfx950 loads straight into LDS at 4 and 8 wave
     REQUIRE(!loop.empty());
     CAPTURE(loop);
     CHECK(bench::countMatches(loop, R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)") == 16u / warps);
+    CHECK(ldsLoadHazards(loop) == "");
     CHECK(bench::countMatches(loop, R"(\bds_bpermute_b32\b)") == 0u);
     // Each lane's mask bit made as the lane whose element it loads makes it
     // (from that lane's thread id; the row and column bounds hoisted): one

@@ -6,6 +6,7 @@
 // the loop, not each iteration. Run on the emulator against float64 at odd
 // sizes (rows, columns and K masked), and the main loop's shape.
 #include "e2e_common.hpp"
+#include "lds_waits.hpp"
 
 #include "../../../bench/matmul_forms.hpp" // what a main loop holds
 
@@ -86,6 +87,7 @@ TEST_CASE("kernels::matmul on gfx950, loads straight into LDS: odd sizes against
       // offsets for the swizzle moved before the loop (each iteration
       // moved them by ds_bpermute: 2 here).
       CHECK(intoLds(f8.loop) == 2u);
+      CHECK(ldsLoadHazards(f8.loop) == "");
       CHECK(lanesMoved(f8.loop) == 0u);
       // No ballot in the loop: each lane's mask bit is made from its
       // source lane's thread id (before, A's row mask's ballot was rebuilt
@@ -99,6 +101,7 @@ TEST_CASE("kernels::matmul on gfx950, loads straight into LDS: odd sizes against
       // (loadsLikelyToLds; with the run, through registers).
       CAPTURE(f16.loop);
       CHECK(intoLds(f16.loop) == 4u);
+      CHECK(ldsLoadHazards(f16.loop) == "");
       CHECK(lanesMoved(f16.loop) == 0u);
       CHECK(ballotsRebuilt(f16.loop) == 0u);
     }

@@ -12,6 +12,7 @@
 // (two barriers a step with one slot, one with two), as buffer loads from a
 // carried offset (no exec-mask branches).
 #include "e2e_common.hpp"
+#include "lds_waits.hpp"
 #include "../scoped_env.hpp"
 
 #include "../../../bench/matmul_forms.hpp" // the kernel, and what its main loop holds
@@ -130,6 +131,7 @@ TEST_CASE("Triton's tutorial 03 matmul on gfx950 with TESSEL_DIRECT_TO_LDS, A an
     CAPTURE(K);
     CHECK(tritonFormError(M, N, K, false, 2, gfx950, true, &loop) < 1e-2);
     CHECK(intoLds(loop) == 8u);
+    CHECK(ldsLoadHazards(loop) == "");
     CHECK(tritonFormError(M, N, K, false, 3, gfx950, true, &loop) < 1e-2);
     CHECK(intoLds(loop) == 0u);
   }
@@ -224,6 +226,7 @@ TEST_CASE("Triton's tutorial 03 matmul, B stored [N, K], direct-to-LDS asked for
         CHECK(matchCount(loop, std::regex(R"(\bds_write)")) == 0u); // nothing staged through registers
         // The wait for the loads to LDS before the barrier.
         CHECK(matchCount(loop, std::regex(R"(s_waitcnt vmcnt\(0\)[^\n]*\n\s*s_barrier)")) == 1u);
+        CHECK(ldsLoadHazards(loop) == "");
       }
     }
   }
