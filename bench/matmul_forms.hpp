@@ -103,13 +103,19 @@ void tutorial_matmul(Ptr<T> a, Ptr<T> b, Ptr<float> c, i32 M, i32 N, i32 K, Cons
         expand_dims(rows < M, 1) & expand_dims(cols < N, 0));
 }
 
-// The assembly of the loop that holds the matrix instructions: the blocks of
-// the control-flow graph's strongly connected part (blocks start at labels
-// and after branches; a block falls through unless it ends in s_branch or
-// s_endpgm) that holds the first v_mfma/v_wmma, in program order. LLVM places
-// a loop's blocks in any order around its header (a conditional prefetch
-// block before it, exec-masked loads after). Empty if none.
-inline std::string mainLoop(const std::string &assembly) {
+// The loop that holds the matrix instructions, as its basic blocks: the
+// blocks of the control-flow graph's strongly connected part (blocks start at
+// labels and after branches; a block falls through unless it ends in s_branch
+// or s_endpgm) that holds the first v_mfma/v_wmma, in program order. LLVM
+// places a loop's blocks in any order around its header (a conditional
+// prefetch block before it, exec-masked loads after). Empty if none.
+struct LoopBlock {
+  std::string text;
+  std::vector<size_t> successors; // within the loop (indices into its blocks)
+  bool header = false;            // entered from outside the loop
+};
+
+inline std::vector<LoopBlock> mainLoopBlocks(const std::string &assembly) {
   struct Block {
     std::string text, label;
     std::vector<std::string> targets;
@@ -125,7 +131,8 @@ inline std::string mainLoop(const std::string &assembly) {
     at = end;
     std::smatch m;
     if (std::regex_search(line, m, labelLine)) {
-      blocks.push_back({});
+      if (!blocks.back().text.empty() || !blocks.back().label.empty()) // not the empty block after a branch
+        blocks.push_back({});
       blocks.back().label = m[1].str();
     }
     blocks.back().text += line;
@@ -170,12 +177,35 @@ inline std::string mainLoop(const std::string &assembly) {
     if (std::regex_search(blocks[i].text, matrix))
       core = i;
   if (core == blocks.size() || !reachable(core)[core])
-    return "";
+    return {};
   const std::vector<bool> fromCore = reachable(core);
-  std::string loop;
+  std::vector<size_t> index(blocks.size(), blocks.size()); // a block's place in the loop
+  std::vector<size_t> members;
   for (size_t i = 0; i < blocks.size(); ++i)
-    if (fromCore[i] && reachable(i)[core])
-      loop += blocks[i].text;
+    if (fromCore[i] && reachable(i)[core]) {
+      index[i] = members.size();
+      members.push_back(i);
+    }
+  std::vector<LoopBlock> loop(members.size());
+  for (size_t i = 0; i < blocks.size(); ++i)
+    for (size_t s : successors(i)) {
+      if (index[s] == blocks.size())
+        continue;
+      if (index[i] == blocks.size())
+        loop[index[s]].header = true;
+      else
+        loop[index[i]].successors.push_back(index[s]);
+    }
+  for (size_t j = 0; j < members.size(); ++j)
+    loop[j].text = blocks[members[j]].text;
+  return loop;
+}
+
+// The main loop's assembly (mainLoopBlocks' texts in program order).
+inline std::string mainLoop(const std::string &assembly) {
+  std::string loop;
+  for (const LoopBlock &b : mainLoopBlocks(assembly))
+    loop += b.text;
   return loop;
 }
 

@@ -523,7 +523,7 @@ template <class E> void checkBenchMxMatmul(const char *arch, int M, int N, int K
                                            : "llvm.amdgcn.mfma.scale.f32.32x32x64"));
     // A and B straight into LDS, the scales through registers beside them.
     CHECK(contains(compiled->tileIR, "tessel.buffer_load_to_local"));
-    CHECK(ldsLoadHazards(bench::mainLoop(compiled->assembly())) == "");
+    CHECK(ldsLoadHazards(compiled->assembly()) == "");
   } else // B is scaled as loaded, along K: no transpose of the 8-bit tile
     CHECK(!std::regex_search(compiled->tileIR, std::regex(R"(tessel\.permute [^\n]*xf8E4M3FN)")));
   // B [BK / pack, 128] along N, 16 bytes a lane: what the assume buys (gfx950:

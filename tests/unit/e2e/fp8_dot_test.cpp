@@ -530,7 +530,7 @@ TEST_CASE("fp8 kernels::matmul on gfx950 loads straight into LDS at 4 and 8 wave
     REQUIRE(!loop.empty());
     CAPTURE(loop);
     CHECK(bench::countMatches(loop, R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)") == 16u / warps);
-    CHECK(ldsLoadHazards(loop) == "");
+    CHECK(ldsLoadHazards(k.assembly()) == "");
     CHECK(bench::countMatches(loop, R"(\bds_bpermute_b32\b)") == 0u);
     // Each lane's mask bit made as the lane whose element it loads makes it
     // (from that lane's thread id; the row and column bounds hoisted): one

@@ -25,6 +25,7 @@ namespace {
 struct Run {
   double error = 0; // worst |C - float64| over the largest |C|
   std::string loop; // the main loop's assembly
+  std::string assembly; // all of it
 };
 
 // C = A @ B through kernels::matmul on gfx950, A [M, K] row-major, B [K, N]
@@ -57,7 +58,8 @@ template <class E> Run libraryMatmul(int M, int N, int K, bool transB, unsigned 
     compiled = kernels::matmulFp8Kernel<E, E, half>().lastCompiled();
   }
   Run run;
-  run.loop = bench::mainLoop(compiled->assembly());
+  run.assembly = compiled->assembly();
+  run.loop = bench::mainLoop(run.assembly);
   std::vector<half> got = c.download();
   run.error = matmulRelError(got, va, vb, M, N, K);
   return run;
@@ -87,7 +89,7 @@ TEST_CASE("kernels::matmul on gfx950, loads straight into LDS: odd sizes against
       // offsets for the swizzle moved before the loop (each iteration
       // moved them by ds_bpermute: 2 here).
       CHECK(intoLds(f8.loop) == 2u);
-      CHECK(ldsLoadHazards(f8.loop) == "");
+      CHECK(ldsLoadHazards(f8.assembly) == "");
       CHECK(lanesMoved(f8.loop) == 0u);
       // No ballot in the loop: each lane's mask bit is made from its
       // source lane's thread id (before, A's row mask's ballot was rebuilt
@@ -101,7 +103,7 @@ TEST_CASE("kernels::matmul on gfx950, loads straight into LDS: odd sizes against
       // (loadsLikelyToLds; with the run, through registers).
       CAPTURE(f16.loop);
       CHECK(intoLds(f16.loop) == 4u);
-      CHECK(ldsLoadHazards(f16.loop) == "");
+      CHECK(ldsLoadHazards(f16.assembly) == "");
       CHECK(lanesMoved(f16.loop) == 0u);
       CHECK(ballotsRebuilt(f16.loop) == 0u);
     }

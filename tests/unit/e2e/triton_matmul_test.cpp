@@ -44,9 +44,9 @@ namespace {
 
 // Largest |C - A @ B| over the largest |A @ B|; A [M, K] stored row-major, or
 // transposed ([K, M], strides (1, M)); B [K, N] row-major, or stored [N, K]
-// (strides (1, K)); on `dev`. `loop` gets the main loop of the code that ran.
+// (strides (1, K)); on `dev`. `assembly` gets the code that ran.
 double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2, Device &dev = emulator(),
-                       bool transB = false, std::string *loop = nullptr, unsigned warps = 4) {
+                       bool transB = false, std::string *assembly = nullptr, unsigned warps = 4) {
   std::vector<half> ha(size_t(M) * K), hb(size_t(K) * N);
   auto fa = randomFloats(ha.size(), -1, 1), fb = randomFloats(hb.size(), -1, 1);
   std::copy(fa.begin(), fa.end(), ha.begin());
@@ -60,8 +60,8 @@ double tritonFormError(int M, int N, int K, bool transA, unsigned stages = 2, De
   const int sam = transA ? 1 : K, sak = transA ? M : 1, sbk = transB ? 1 : N, sbn = transB ? K : 1;
   kernel.launch(dev, {grid}, {.num_warps = warps, .num_stages = stages}, a, b, c, M, N, K, sam, sak, sbk, sbn, N, 1,
                 BM, BN, blockK(stages), GROUP_M);
-  if (loop)
-    *loop = bench::mainLoop(kernel.lastCompiled()->assembly());
+  if (assembly)
+    *assembly = kernel.lastCompiled()->assembly();
   std::vector<half> got = c.download();
   std::vector<double> want(size_t(M) * N, 0.0);
   for (int i = 0; i < M; ++i)
@@ -123,24 +123,24 @@ TEST_CASE("Triton's tutorial 03 matmul on gfx950 with TESSEL_DIRECT_TO_LDS, A an
   auto intoLds = [](const std::string &loop) {
     return matchCount(loop, std::regex(R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)"));
   };
-  std::string loop;
+  std::string assembly;
   for (auto [M, N, K] : {std::array{333, 201, 160}, std::array{400, 208, 464}, std::array{129, 131, 64},
                          std::array{130, 257, 192}}) {
     CAPTURE(M);
     CAPTURE(N);
     CAPTURE(K);
-    CHECK(tritonFormError(M, N, K, false, 2, gfx950, true, &loop) < 1e-2);
-    CHECK(intoLds(loop) == 8u);
-    CHECK(ldsLoadHazards(loop) == "");
-    CHECK(tritonFormError(M, N, K, false, 3, gfx950, true, &loop) < 1e-2);
-    CHECK(intoLds(loop) == 0u);
+    CHECK(tritonFormError(M, N, K, false, 2, gfx950, true, &assembly) < 1e-2);
+    CHECK(intoLds(bench::mainLoop(assembly)) == 8u);
+    CHECK(ldsLoadHazards(assembly) == "");
+    CHECK(tritonFormError(M, N, K, false, 3, gfx950, true, &assembly) < 1e-2);
+    CHECK(intoLds(bench::mainLoop(assembly)) == 0u);
   }
-  CHECK(tritonFormError(130, 257, 77, false, 2, gfx950, true, &loop) < 1e-2);
-  CHECK(intoLds(loop) == 0u);
-  CHECK(tritonFormError(131, 70, 96, true, 2, gfx950, true, &loop) < 1e-2);
-  CHECK(intoLds(loop) == 0u);
-  CHECK(tritonFormError(131, 70, 96, false, 2, gfx950, false, &loop) < 1e-2);
-  CHECK(intoLds(loop) == 0u);
+  CHECK(tritonFormError(130, 257, 77, false, 2, gfx950, true, &assembly) < 1e-2);
+  CHECK(intoLds(bench::mainLoop(assembly)) == 0u);
+  CHECK(tritonFormError(131, 70, 96, true, 2, gfx950, true, &assembly) < 1e-2);
+  CHECK(intoLds(bench::mainLoop(assembly)) == 0u);
+  CHECK(tritonFormError(131, 70, 96, false, 2, gfx950, false, &assembly) < 1e-2);
+  CHECK(intoLds(bench::mainLoop(assembly)) == 0u);
 }
 
 namespace {
@@ -226,7 +226,7 @@ TEST_CASE("Triton's tutorial 03 matmul, B stored [N, K], direct-to-LDS asked for
         CHECK(matchCount(loop, std::regex(R"(\bds_write)")) == 0u); // nothing staged through registers
         // The wait for the loads to LDS before the barrier.
         CHECK(matchCount(loop, std::regex(R"(s_waitcnt vmcnt\(0\)[^\n]*\n\s*s_barrier)")) == 1u);
-        CHECK(ldsLoadHazards(loop) == "");
+        CHECK(ldsLoadHazards(k.assembly()) == "");
       }
     }
   }
