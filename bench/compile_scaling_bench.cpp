@@ -74,8 +74,9 @@ void where_reduce(Ptr<f32> x, Ptr<f32> out, Const<int> OPS) {
   store(out + offs, v);
 }
 
-// n keys in a tile of BLOCK (padded so the padding sorts last) sorted with
-// their positions as payload: sort_test.cpp's sort_keys, the same ops.
+// n keys in a tile of BLOCK sorted with their positions as payload; the
+// padding (NaN ascending, -inf descending) sorts last: sort_test.cpp's
+// sort_keys, the same ops.
 void sort_keys(Ptr<f32> x, Ptr<f32> keys, Ptr<int32_t> pos, i32 n, Const<int> BLOCK, Const<bool> DESC,
                Const<bool> STABLE) {
   auto offs = arange(0, BLOCK);
@@ -93,8 +94,6 @@ struct Row {
   CompileTimes stages;
 };
 
-// Compiles each size `runs` times, prints each size's median run and the table
-// of exponents. `traceFor(n)` returns the detail::TraceRequest of size n.
 // `runs` cold compiles of `traceOnce()`'s kernel: the run with the median
 // total, and the median CPU time.
 struct MedianRun {
@@ -120,6 +119,8 @@ MedianRun medianRun(const std::string &arch, unsigned numWarps, int runs, TraceF
   return {totals[mid], bench::medianOf(cpus), all[mid]};
 }
 
+// Compiles each size `runs` times, prints each size's median run and the table
+// of exponents. `traceFor(n)` returns the detail::TraceRequest of size n.
 template <class TraceFor>
 void measure(const char *workload, const std::vector<int> &sizes, int runs, const std::string &arch,
              TraceFor traceFor) {
