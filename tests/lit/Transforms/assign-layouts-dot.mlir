@@ -539,3 +539,96 @@ module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// gfx1100 (WMMA) at 8 waves with attention's d64 blocks there: Q [64, 64],
+// K^T [64, 32], V [32, 64]. The head (64x32) splits [4, 2] on either
+// tie-break. The tail P V (64x64: 4 tiles each way) gives its tie to N,
+// [2, 4]: each wave reads one 16-column tile of V (B) instead of two, and
+// two 16-row tiles of P (A), which comes from the head's waves through LDS
+// on either split.
+// CHECK-DAG: #[[HEAD:.*]] = #tessel.wmma<wavesPerBlock = [4, 2], transposed = true>
+// CHECK-DAG: #[[TAIL:.*]] = #tessel.wmma<wavesPerBlock = [2, 4], transposed = true>
+// CHECK-LABEL: func.func @chain_gfx1100(
+// CHECK: tessel.dot {{.*}} -> tensor<64x32xf32, #[[HEAD]]>
+// CHECK: tessel.dot {{.*}} -> tensor<64x64xf32, #[[TAIL]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100"} {
+  func.func @chain_gfx1100(%q: !tessel.ptr<f16>, %k: !tessel.ptr<f16>, %v: !tessel.ptr<f16>, %o: !tessel.ptr<f32>) {
+    %pq = tessel.splat %q : tensor<64x64x!tessel.ptr<f16>>
+    %tq = tessel.load %pq : (tensor<64x64x!tessel.ptr<f16>>) -> tensor<64x64xf16>
+    %pk = tessel.splat %k : tensor<64x32x!tessel.ptr<f16>>
+    %tk = tessel.load %pk : (tensor<64x32x!tessel.ptr<f16>>) -> tensor<64x32xf16>
+    %z1 = arith.constant dense<0.0> : tensor<64x32xf32>
+    %s = tessel.dot %tq, %tk, %z1 : tensor<64x64xf16> * tensor<64x32xf16> -> tensor<64x32xf32>
+    %p = arith.truncf %s : tensor<64x32xf32> to tensor<64x32xf16>
+    %pv = tessel.splat %v : tensor<32x64x!tessel.ptr<f16>>
+    %tv = tessel.load %pv : (tensor<32x64x!tessel.ptr<f16>>) -> tensor<32x64xf16>
+    %z2 = arith.constant dense<0.0> : tensor<64x64xf32>
+    %out = tessel.dot %p, %tv, %z2 : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    %po = tessel.splat %o : tensor<64x64x!tessel.ptr<f32>>
+    tessel.store %po, %out : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// The same second dot with its A loaded (no chain) keeps gfx1100's tie on
+// M, as its matmuls do: [4, 2] (the tie to N cost the 8-wave matmuls 2
+// waves a SIMD).
+// CHECK: #[[LONE:.*]] = #tessel.wmma<wavesPerBlock = [4, 2], transposed = true>
+// CHECK-NOT: wavesPerBlock = [2, 4]
+// CHECK-LABEL: func.func @unchained_gfx1100(
+// CHECK: tessel.dot {{.*}} -> tensor<64x64xf32, #[[LONE]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100"} {
+  func.func @unchained_gfx1100(%q: !tessel.ptr<f16>, %k: !tessel.ptr<f16>, %v: !tessel.ptr<f16>, %o: !tessel.ptr<f32>) {
+    %pq = tessel.splat %q : tensor<64x64x!tessel.ptr<f16>>
+    %tq = tessel.load %pq : (tensor<64x64x!tessel.ptr<f16>>) -> tensor<64x64xf16>
+    %pk = tessel.splat %k : tensor<64x32x!tessel.ptr<f16>>
+    %tk = tessel.load %pk : (tensor<64x32x!tessel.ptr<f16>>) -> tensor<64x32xf16>
+    %z1 = arith.constant dense<0.0> : tensor<64x32xf32>
+    %s = tessel.dot %tq, %tk, %z1 : tensor<64x64xf16> * tensor<64x32xf16> -> tensor<64x32xf32>
+    %p = arith.truncf %s : tensor<64x32xf32> to tensor<64x32xf16>
+    %pv = tessel.splat %v : tensor<32x64x!tessel.ptr<f16>>
+    %tv = tessel.load %pv : (tensor<32x64x!tessel.ptr<f16>>) -> tensor<32x64xf16>
+    %z2 = arith.constant dense<0.0> : tensor<64x64xf32>
+    %plp = tessel.splat %k : tensor<64x32x!tessel.ptr<f16>>
+    %lp = tessel.load %plp : (tensor<64x32x!tessel.ptr<f16>>) -> tensor<64x32xf16>
+    %out = tessel.dot %lp, %tv, %z2 : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    %po = tessel.splat %o : tensor<64x64x!tessel.ptr<f32>>
+    tessel.store %po, %out : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// On MFMA the tail keeps the tie on M (gfx950 at 8 waves, attention's d128
+// blocks: Q [128, 128], K^T [128, 32], V [32, 128]): the head splits
+// [8, 1] (one 32-row tile each, copies past 4 waves) and the tail [4, 2]
+// takes P's rows as the head's waves hold them, by renaming registers; [2, 4]
+// sent P through LDS (llvm-mca 276.0 -> 334.9 cycles a key block).
+// CHECK-DAG: #[[HEAD950:.*]] = #tessel.mfma<instrShape = [32, 32], wavesPerBlock = [8, 1], transposed = true>
+// CHECK-DAG: #[[TAIL950:.*]] = #tessel.mfma<instrShape = [32, 32], wavesPerBlock = [4, 2], transposed = true>
+// CHECK-LABEL: func.func @chain_tail_gfx950(
+// CHECK: tessel.dot {{.*}} -> tensor<128x32xf32, #[[HEAD950]]>
+// CHECK: tessel.dot {{.*}} -> tensor<128x128xf32, #[[TAIL950]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 64 : i32, tessel.target = "gfx950"} {
+  func.func @chain_tail_gfx950(%q: !tessel.ptr<f16>, %k: !tessel.ptr<f16>, %v: !tessel.ptr<f16>, %o: !tessel.ptr<f32>) {
+    %pq = tessel.splat %q : tensor<128x128x!tessel.ptr<f16>>
+    %tq = tessel.load %pq : (tensor<128x128x!tessel.ptr<f16>>) -> tensor<128x128xf16>
+    %pk = tessel.splat %k : tensor<128x32x!tessel.ptr<f16>>
+    %tk = tessel.load %pk : (tensor<128x32x!tessel.ptr<f16>>) -> tensor<128x32xf16>
+    %z1 = arith.constant dense<0.0> : tensor<128x32xf32>
+    %s = tessel.dot %tq, %tk, %z1 : tensor<128x128xf16> * tensor<128x32xf16> -> tensor<128x32xf32>
+    %p = arith.truncf %s : tensor<128x32xf32> to tensor<128x32xf16>
+    %pv = tessel.splat %v : tensor<32x128x!tessel.ptr<f16>>
+    %tv = tessel.load %pv : (tensor<32x128x!tessel.ptr<f16>>) -> tensor<32x128xf16>
+    %z2 = arith.constant dense<0.0> : tensor<128x128xf32>
+    %out = tessel.dot %p, %tv, %z2 : tensor<128x32xf16> * tensor<32x128xf16> -> tensor<128x128xf32>
+    %po = tessel.splat %o : tensor<128x128x!tessel.ptr<f32>>
+    tessel.store %po, %out : (tensor<128x128x!tessel.ptr<f32>>, tensor<128x128xf32>) -> ()
+    return
+  }
+}

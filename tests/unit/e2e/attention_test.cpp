@@ -259,12 +259,12 @@ TEST_CASE("attention: the default blocks run at least Triton's waves per SIMD") 
     }
 }
 
-// gfx1100 d128's default asks for 8 waves a SIMD: LLVM's own schedule takes
-// 203 VGPRs (7 waves by registers, 3 workgroups of 8 waves: 6 a SIMD); asked,
-// 192 and no scratch. Unasked, the compiler's occupancy retry asks the same
-// (8, the waves that hold a fourth workgroup; it asked for 9 before and
-// stopped at 6).
-TEST_CASE("attention: gfx1100 d128 runs 8 waves a SIMD, by waves_per_eu = 8 or by the occupancy retry") {
+// gfx1100 d128's default asks for 8 waves a SIMD. LLVM's own schedule took
+// 203 VGPRs (6 a SIMD) and the compiler's occupancy retry asked for 8; since
+// the second dot's waves split [1, 8] (a chain's tail on WMMA gives its tie
+// to N) it takes 184 unasked and nothing is retried (the retry's own test:
+// fp8_dot_test.cpp). Either way: 8 waves, no scratch.
+TEST_CASE("attention: gfx1100 d128 runs 8 waves a SIMD, asked for by waves_per_eu = 8 or not") {
   kernels::AttentionConfig asked = kernels::attentionConfig(128, 32), unasked = asked;
   REQUIRE(asked.waves_per_eu == 8);
   unasked.waves_per_eu = 0;
@@ -279,7 +279,6 @@ TEST_CASE("attention: gfx1100 d128 runs 8 waves a SIMD, by waves_per_eu = 8 or b
     CHECK(waves(without) == 8);
     CHECK(kernelResources(with.hsaco, with.name).privateSegmentBytes == 0);
     CHECK(kernelResources(without.hsaco, without.name).privateSegmentBytes == 0);
-    CHECK(contains(without.llvmIR(), "\"amdgpu-waves-per-eu\"=\"8\""));
   }
 }
 

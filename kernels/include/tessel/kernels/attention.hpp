@@ -57,12 +57,12 @@ struct AttentionConfig {
 // lanes); 64 x 32 over 8 waves at head dim 64, and 32 x 16 over 8 waves at
 // head dim 128 (32 x 32 spills 20-40 bytes; 32 x 16 over 4 waves also fits,
 // at 1.3x the cycles per key) are the largest tried that do not. At head
-// dim 128 on wave32 LLVM's own choice is 203 VGPRs, 6 waves a SIMD (its
-// middle end hoists loop-invariant LDS addresses out of the key loops);
-// asked for 8 waves (waves_per_eu), it fits 192, as Triton's kernel does
-// (184), with 9 more instructions a key block (llvm-mca: 787 cycles against
-// 680 unasked and Triton's 935). The compiler's occupancy retry now asks the
-// same unasked; the request saves that second code generation.
+// dim 128 on wave32 LLVM's own choice was 203 VGPRs, 6 waves a SIMD (its
+// middle end hoists loop-invariant LDS addresses out of the key loops),
+// and asked for 8 waves (waves_per_eu) 192. Since the second dot splits
+// its waves [1, 8] (tessel-assign-layouts: a chain's tail on WMMA gives a
+// tie to N) LLVM's own choice is 184 VGPRs, 8 waves, and the request
+// changes no instruction; it stays as a floor (Triton's kernel: 184).
 inline AttentionConfig attentionConfig(int64_t headDim, unsigned waveSize = 64) {
   if (waveSize == 32) return headDim <= 64 ? AttentionConfig{64, 32, 8} : AttentionConfig{32, 16, 8, true, 8};
   return headDim <= 64 ? AttentionConfig{128, 64, 4} : AttentionConfig{128, 32, 4};

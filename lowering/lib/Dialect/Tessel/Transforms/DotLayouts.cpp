@@ -119,6 +119,13 @@ static bool isChainTail(DotOp dot) {
       });
 }
 
+// Whether the instruction's transposed accumulator is, register for
+// register, the A operand (kWidth 4) of a following dot: MFMA's is; WMMA's
+// A gives a lane all 16 K of its row, which the accumulator spreads over
+// both half-waves (columns 2 * r + l / 16), so a chain's P crosses lanes on
+// any wave split.
+static bool accumulatorIsOperandA(const MatrixInstr &instr) { return instr.kind == MatrixCore::Mfma; }
+
 FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::string &arch, unsigned numWarps,
                                                      unsigned waveSize) {
   auto a = cast<RankedTensorType>(dot.getA().getType()), c = cast<RankedTensorType>(dot.getC().getType());
@@ -169,13 +176,19 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
   // the 8-wave f16 matmuls slower (gfx942 175.5 -> 194.5) or cost them 2
   // waves a SIMD (gfx1100, and gfx942's fp8). A scaled dot keeps the tie
   // on M: split [2, 4], its scale bytes of a side no longer shared a register
-  // (mxfp4 at 8 waves 132.2 -> 134.1); so does a chain of dots (attention:
-  // head and tail would split differently; not measured).
+  // (mxfp4 at 8 waves 132.2 -> 134.1). A chain's head keeps it on M too,
+  // and so does its tail where the head's accumulator is its A operand as
+  // it is (MFMA: P stays in registers; split [2, 4] on gfx950 at 8 waves it
+  // went through LDS, attention d128 276.0 -> 334.9 cycles). On WMMA P
+  // crosses lanes or waves on any split, and the tail gives its tie to N:
+  // each wave reads fewer tiles of B (V); gfx1100's attention 0.2-19% fewer
+  // llvm-mca cycles a key block (d128 f16 757.0 -> 636.8).
   unsigned wM = 1, wN = 1;
   const bool chained = isChainHead(dot) || isChainTail(dot);
   if (M % (int64_t(chosen->m) * numWarps) == 0 && chained)
     wM = numWarps;
-  const bool tieToN = target && target->ldsTransposeReads && !dot.getAScale() && !chained;
+  const bool tieToN = target && !dot.getAScale() &&
+                      (chained ? isChainTail(dot) && !accumulatorIsOperandA(*chosen) : target->ldsTransposeReads);
   for (unsigned left = numWarps / wM; left > 1; left /= 2) {
     int64_t tilesM = M / (int64_t(chosen->m) * wM), tilesN = N / (int64_t(chosen->n) * wN);
     if (tilesM > 1 && (tilesM > tilesN || (tilesM == tilesN && !tieToN)))
