@@ -529,73 +529,110 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   DiagnosticCollector diags(*ctx);
   times.context = lap();
 
-  // 1. The trace as tile-level IR.
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      importTrace(*ctx, trace, spec, target, options.numWarps);
-  if (!module || mlir::failed(mlir::verify(*module)))
-    diags.fail("importing the trace");
-  if (options.fastMath)
-    mlir::tessel::tesselDialect(ctx.get()).getFastMathAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
-  if (options.fpFusion)
-    mlir::tessel::tesselDialect(ctx.get()).getFpFusionAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
-  if (options.debug)
-    mlir::tessel::tesselDialect(ctx.get()).getDebugAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
-  if (options.directToLds)
-    mlir::tessel::tesselDialect(ctx.get()).getDirectToLdsAttrHelper().setAttr(*module, mlir::UnitAttr::get(ctx.get()));
-  else if (options.noDirectToLds)
-    mlir::tessel::tesselDialect(ctx.get()).getNoDirectToLdsAttrHelper().setAttr(*module,
-                                                                                 mlir::UnitAttr::get(ctx.get()));
-  if (options.numStages > 1)
-    mlir::tessel::tesselDialect(ctx.get()).getNumStagesAttrHelper().setAttr(
-        *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));
+  // 1-4: the trace to a code object; `late`: tessel-pipeline-loops' late
+  // staged loads (the second try below).
+  struct Attempt {
+    std::string tileIR, llvmDialect, llvmModule;
+    std::vector<Remark> remarks;
+    uint32_t ldsBytes = 0;
+    bool lateApplies = false;
+    AmdgpuCode code;
+  };
+  auto attempt = [&](bool late) {
+    Attempt a;
+    // 1. The trace as tile-level IR.
+    mlir::OwningOpRef<mlir::ModuleOp> module = importTrace(*ctx, trace, spec, target, options.numWarps);
+    if (!module || mlir::failed(mlir::verify(*module)))
+      diags.fail("importing the trace");
+    auto &dialect = mlir::tessel::tesselDialect(ctx.get());
+    const mlir::UnitAttr unit = mlir::UnitAttr::get(ctx.get());
+    if (options.fastMath)
+      dialect.getFastMathAttrHelper().setAttr(*module, unit);
+    if (options.fpFusion)
+      dialect.getFpFusionAttrHelper().setAttr(*module, unit);
+    if (options.debug)
+      dialect.getDebugAttrHelper().setAttr(*module, unit);
+    if (options.directToLds)
+      dialect.getDirectToLdsAttrHelper().setAttr(*module, unit);
+    else if (options.noDirectToLds)
+      dialect.getNoDirectToLdsAttrHelper().setAttr(*module, unit);
+    if (options.numStages > 1)
+      dialect.getNumStagesAttrHelper().setAttr(
+          *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));
+    if (late)
+      (*module)->setAttr("tessel.late_staged_loads", unit);
+    times.import += lap();
 
-  times.import = lap();
+    // 2. The passes (buildTesselPipeline): tile-level IR to per-thread LLVM dialect.
+    {
+      std::string failedPass;
+      if (mlir::failed(ctx.pipeline().run(*module, a.tileIR, a.remarks, failedPass)))
+        diags.fail("the pass '" + failedPass + "'");
+      times.slowestPasses = ctx.pipeline().takeSlowestPasses();
+    }
+    if (dumps.wants(DumpItem::LlvmDialect))
+      a.llvmDialect = printed(module.get());
+    times.passes += lap();
+    if (auto lds = dialect.getLdsBytesAttrHelper().getAttr(*module))
+      a.ldsBytes = lds.getInt();
+    a.lateApplies = (*module)->hasAttr("tessel.late_staged_loads_apply");
 
-  // 2. The passes (buildTesselPipeline): tile-level IR to per-thread LLVM dialect.
+    // 3. The kernel module both executors start from, with the user's lines.
+    attachLineTables(*module);
+    llvm::LLVMContext llvmContext;
+    std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(*module, llvmContext, trace.kernelName);
+    if (!llvmModule)
+      diags.fail("translation to LLVM IR");
+    configureModuleForTarget(*llvmModule, target);
+    if (options.wavesPerEu)
+      requestWavesPerEu(*llvmModule, options.wavesPerEu);
+    // generateAmdgpuCode keeps the version the module already names.
+    llvmModule->setModuleFlag(llvm::Module::Error, "amdhsa_code_object_version", options.codeObjectVersion * 100);
+    // Bitcode: the text (printed for a dump, else when llvmIR() is asked)
+    // took three times as long to write.
+    {
+      llvm::raw_string_ostream bitcode(a.llvmModule);
+      llvm::WriteBitcodeToFile(*llvmModule, bitcode);
+    }
+    times.translate += lap();
+
+    // 4. AMDGPU code object. The dumps come after the retry for occupancy,
+    // from the bitcode it keeps (its waves-per-eu request included), so they
+    // show the code the kernel runs.
+    a.code = generateAmdgpuCode(std::move(llvmModule), target, /*verified=*/true); // (translation)
+    if (!options.wavesPerEu)
+      retryForOccupancy(a.llvmModule, target, a.code, options.numWarps * target.waveSize, a.ldsBytes);
+    lap(); // (code generation keeps its own times)
+    return a;
+  };
+  Attempt first = attempt(false);
+  // A pipelined loop's code that spills is compiled again with the loads
+  // of the staged tiles but the first placed after the products
+  // (tessel-pipeline-loops' late staged loads), and kept when it spills
+  // less at no fewer waves a SIMD. LLVM's code generation may put them back
+  // before the products; the registers come out allocated otherwise
+  // (gfx1100 B^T matmul at 4 waves: 256 VGPRs and one reload an iteration
+  // on the first try, none on the second).
+  if (first.lateApplies && first.code.resources.vgprSpills + first.code.resources.sgprSpills > 0) {
+    Attempt second = attempt(true);
+    const auto spills = [](const Attempt &a) { return a.code.resources.vgprSpills + a.code.resources.sgprSpills; };
+    const auto waves = [&](const Attempt &a) {
+      return occupancyOf(target, a.code.resources, options.numWarps * target.waveSize, a.ldsBytes).wavesPerSimd;
+    };
+    if (spills(second) < spills(first) && waves(second) >= waves(first))
+      first = std::move(second);
+  }
   CompiledKernel out;
   out.name = trace.kernelName;
-  {
-    std::string failedPass;
-    if (mlir::failed(ctx.pipeline().run(*module, out.tileIR, out.remarks, failedPass)))
-      diags.fail("the pass '" + failedPass + "'");
-    times.slowestPasses = ctx.pipeline().takeSlowestPasses();
-  }
+  out.tileIR = std::move(first.tileIR);
+  out.remarks = std::move(first.remarks);
+  out.llvmModule = std::move(first.llvmModule);
   if (dumps.wants(DumpItem::Tile))
     dumps.write(DumpItem::Tile, out.tileIR);
   if (dumps.wants(DumpItem::LlvmDialect))
-    dumps.write(DumpItem::LlvmDialect, printed(module.get()));
-  times.passes = lap();
-  uint32_t ldsBytes = 0;
-  if (auto lds = mlir::tessel::tesselDialect(ctx.get()).getLdsBytesAttrHelper().getAttr(*module))
-    ldsBytes = lds.getInt();
-
-  // 3. The kernel module both executors start from, with the user's lines.
-  attachLineTables(*module);
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::translateModuleToLLVMIR(*module, llvmContext, trace.kernelName);
-  if (!llvmModule)
-    diags.fail("translation to LLVM IR");
-  configureModuleForTarget(*llvmModule, target);
-  if (options.wavesPerEu)
-    requestWavesPerEu(*llvmModule, options.wavesPerEu);
-  // generateAmdgpuCode keeps the version the module already names.
-  llvmModule->setModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
-                            options.codeObjectVersion * 100);
-  // Bitcode: the text (printed for a dump, else when llvmIR() is asked)
-  // took three times as long to write.
-  {
-    llvm::raw_string_ostream bitcode(out.llvmModule);
-    llvm::WriteBitcodeToFile(*llvmModule, bitcode);
-  }
-  times.translate = lap();
-
-  // 4. AMDGPU code object. The dumps come after the retry for occupancy,
-  // from the bitcode it keeps (its waves-per-eu request included), so they
-  // show the code the kernel runs.
-  AmdgpuCode code = generateAmdgpuCode(std::move(llvmModule), target, /*verified=*/true); // (translation)
-  if (!options.wavesPerEu)
-    retryForOccupancy(out.llvmModule, target, code, options.numWarps * target.waveSize, ldsBytes);
+    dumps.write(DumpItem::LlvmDialect, first.llvmDialect);
+  const uint32_t ldsBytes = first.ldsBytes;
+  AmdgpuCode code = std::move(first.code);
   std::string assembly;
   if (dumps.wants(DumpItem::Llvm) || dumps.wants(DumpItem::Asm)) {
     llvm::LLVMContext dumpContext;

@@ -60,3 +60,29 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// A swizzled slot (gfx1100's B^T matmul tile: 16-byte runs along K, each
+// row's 16-byte chunks XOR'd with its index mod 8): the thread's part of the
+// address is its unswizzled offset XOR the row's phase in the chunk bits,
+// added to the slot's start as one register. As a sum of the two, every
+// store's address was an add CodeGenPrepare sinks next to each store,
+// keeping both addends live over the loop (spilled at 4 waves).
+// CHECK-LABEL: llvm.func @swizzled_part(
+// CHECK: %[[PART:.*]] = llvm.xor %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: llvm.add %{{.*}}, %[[PART]] : i32
+// CHECK-COUNT-8: llvm.store {{.*}} : vector<8xf16>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: llvm.return
+#bt = #tessel.blocked<sizePerThread = [8, 1], threadsPerWave = [8, 4], wavesPerBlock = [1, 4], order = [0, 1]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 32 : i32, tessel.lds_bytes = 32768 : i64} {
+  func.func @swizzled_part(%p: !tessel.ptr<f16>) {
+    %zero = arith.constant 0 : i32
+    %ps = tessel.splat %p : tensor<64x128x!tessel.ptr<f16>, #bt>
+    %x = tessel.load %ps : (tensor<64x128x!tessel.ptr<f16>, #bt>) -> tensor<64x128xf16, #bt>
+    %buf = tessel.local_alloc {tessel.lds_offset = 16384 : i64} : !tessel.lds<1x64x128xf16, order [0, 1], pad 0, swizzle [8, 1, 8]>
+    tessel.local_store %x, %buf[%zero] : tensor<64x128xf16, #bt> -> !tessel.lds<1x64x128xf16, order [0, 1], pad 0, swizzle [8, 1, 8]>
+    return
+  }
+}

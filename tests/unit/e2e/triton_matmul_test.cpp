@@ -290,3 +290,24 @@ TEST_CASE("Triton's tutorial 03 matmul on gfx1100: 16-byte operand reads, 8 wave
     CHECK(tritonFormError(129, 257, 96, true, 2, gfx1100, false, nullptr, warps) < 1e-2);
   }
 }
+
+// gfx1100 at 4 waves, B stored [N, K]: 256 VGPRs. The tiles' LDS stores go
+// through one address register (StagedAddresses: a swizzled slot's thread
+// part is an XOR); as a sum, CodeGenPrepare sank the add next to each store
+// and both addends were spilled and reloaded every iteration. The one reload
+// left (the lane's K index for the mask) goes with the second compile a
+// spilling pipelined loop gets (compileTrace: B's loads placed after the
+// products, kept for spilling less). At 464 = 7 * 64 + 16 the last K block is
+// masked, and 400 and 208 wrap rows and columns (% M, % N).
+TEST_CASE("Triton's tutorial 03 matmul on gfx1100 at 4 waves, B stored [N, K]: no reload in the loop; against "
+          "float64") {
+  CompiledKernel k = compileTritonForm("gfx1100", 400, 208, 464, false, 2, true, false, 4);
+  const std::string loop = bench::mainLoop(k.assembly());
+  REQUIRE(!loop.empty());
+  CAPTURE(loop);
+  CHECK(matchCount(loop, std::regex(R"(\bds_store_b128\b)")) == 16u);
+  CHECK(matchCount(loop, std::regex(R"(\bscratch_load_\w+)")) == 0u);
+  Device gfx1100 = Device::emulator("gfx1100");
+  CHECK(tritonFormError(400, 208, 464, false, 2, gfx1100, true, nullptr, 4) < 1e-2);
+  CHECK(tritonFormError(129, 257, 96, false, 2, gfx1100, true, nullptr, 4) < 1e-2);
+}

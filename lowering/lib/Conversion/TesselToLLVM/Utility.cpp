@@ -265,7 +265,7 @@ public:
     for (auto bases : {layout_.laneBases(), layout_.waveBases()})
       for (const LinearLayout::Basis &basis : bases)
         laneBits_ |= bytes(basis);
-    threadPart_ = stagedOffset(b, loc, i32Value(b, loc, 0), coords_[0], plan, type.getShape(), elemBytes_);
+    threadPart_ = threadOffset(coords_[0]);
   }
 
   Value at(int64_t reg) {
@@ -289,6 +289,34 @@ public:
 
 private:
   int64_t bytes(ArrayRef<int64_t> coords) const { return plan_.offset(coords, type_.getShape()) * elemBytes_; }
+
+  // The thread's part, swizzled: (the unswizzled offset) XOR (the row's
+  // phase in the chunk index's bits). The dimensions' terms are disjoint
+  // fields (no padding, powers of two; unit * maxPhase fits in a row), so
+  // it equals stagedOffset's sum; but an XOR is not an add, so LLVM keeps it
+  // one register: an address made of an add, whose users are all memory
+  // accesses, CodeGenPrepare sinks into every block that accesses LDS (the
+  // backend takes register + register as a legal LDS address), keeping
+  // both addends live there (gfx1100 B^T matmul: the loop's LDS stores'
+  // address as two spilled registers).
+  Value threadOffset(ArrayRef<Value> coords) {
+    ArrayRef<int64_t> shape = type_.getShape();
+    if (!plan_.swizzled())
+      return stagedOffset(b_, loc_, i32Value(b_, loc_, 0), coords, plan_, shape, elemBytes_);
+    SmallVector<int64_t> strides = plan_.strides(shape);
+    Value sum;
+    for (size_t d = 0; d < coords.size(); ++d) {
+      Value term = b_.create<LLVM::MulOp>(loc_, coords[d], i32Value(b_, loc_, strides[d] * elemBytes_));
+      sum = sum ? Value(b_.create<LLVM::AddOp>(loc_, sum, term)) : term;
+    }
+    Value row = coords[plan_.order[1]];
+    Value phase = b_.create<LLVM::AndOp>(
+        loc_, b_.create<LLVM::LShrOp>(loc_, row, i32Value(b_, loc_, llvm::Log2_64(plan_.perPhase))),
+        i32Value(b_, loc_, plan_.maxPhase - 1));
+    Value moved =
+        b_.create<LLVM::ShlOp>(loc_, phase, i32Value(b_, loc_, llvm::Log2_64(plan_.unit * elemBytes_)));
+    return b_.create<LLVM::XOrOp>(loc_, sum, moved);
+  }
 
   OpBuilder &b_;
   Location loc_;

@@ -35,6 +35,12 @@ namespace {
 // (LocalMemoryOpToLLVM reads it).
 constexpr const char *kAsyncCopiedAttr = "tessel.async_copied";
 
+// On the module: the compile's second try when its first code spills
+// (compileTrace) asks for late staged loads (LoopSchedule::late); this
+// pass marks a module where they would move loads.
+constexpr const char *kLateStagedLoadsAttr = "tessel.late_staged_loads";
+constexpr const char *kLateStagedLoadsApplyAttr = "tessel.late_staged_loads_apply";
+
 // Whether `v` reaches a dot, directly or through layout conversions.
 bool feedsDot(Value v) {
   return llvm::any_of(v.getUsers(), [](Operation *user) {
@@ -114,7 +120,28 @@ struct LoopSchedule {
   // the loads to LDS and takes its barrier at the top.
   bool straight = false;
   bool hasDirect() const { return straight; }
+  // Whether the staged tiles but the first may load after the products
+  // (lateEligible) and do (late): the tiles through registers then wait in
+  // them only while the iteration's products do not run.
+  bool lateEligible = false, late = false;
 };
+
+// Whether nothing in `loop`'s body but `loads` may write memory: loads
+// moved past its ops read what they would have read.
+bool onlyReadsBut(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
+  DenseSet<Operation *> moved;
+  for (const PipelinedLoad &l : loads)
+    moved.insert(l.load);
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (moved.contains(op) || isMemoryEffectFree(op))
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || !effects.onlyHasEffect<MemoryEffects::Read>())
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
 
 // Whether `load`'s tile can wait in LDS for its dot: its one use converts
 // it, through LDS (not a shuffle), into a dot operand's layout.
@@ -151,7 +178,7 @@ LdsType slotType(RankedTensorType from, ConvertLayoutOp convert, int64_t slots) 
 // into their slots when all of them can; with `automatic`, only when their
 // slots keep kDirectLdsMinWaves waves a SIMD (slotsKeepWaves).
 std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsigned directBytes,
-                                         bool automatic = false) {
+                                         bool automatic = false, bool lateLoads = false) {
   LoopSchedule schedule{loop, distance, {}, {}};
   llvm::SetVector<Operation *> ahead;
   for (Operation &op : *loop.getBody()) {
@@ -218,6 +245,14 @@ std::optional<LoopSchedule> scheduleLoop(scf::ForOp loop, int64_t distance, unsi
       l.slotType = slotsOf(l, direct ? distance + 1 : distance);
     }
   schedule.straight = direct;
+  // Late loads: through registers only, two or more staged tiles, their
+  // address ops computed at the top (all speculatable: the branch around
+  // the loads moves, not them) and nothing between that writes memory.
+  schedule.lateEligible = !direct &&
+                          llvm::count_if(schedule.loads, [](const PipelinedLoad &l) { return bool(l.staged); }) >= 2 &&
+                          llvm::all_of(ahead, [](Operation *op) { return isPure(op); }) &&
+                          onlyReadsBut(loop, schedule.loads);
+  schedule.late = lateLoads && schedule.lateEligible;
   // An address op goes with its loads to stage 0 when only stage 0 reads it.
   DenseSet<Operation *> first;
   for (const PipelinedLoad &l : schedule.loads)
@@ -547,15 +582,48 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     // issue as soon as the barrier lets them and have the whole iteration,
     // reads and dots, to land in before the next iteration's wait.
     SmallVector<Value> fresh;
+    // Late loads (LoopSchedule::late): the staged tiles but the first, with
+    // their addresses made here, load at the end, after the products.
+    SmallVector<size_t> later;
+    SmallVector<IRMapping> laterMaps;
+    Value valid;
     {
       next.enter(top, top);
-      Value valid = top.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, next.iv(distance), loop.getUpperBound());
+      valid = top.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, next.iv(distance), loop.getUpperBound());
       auto fence = [&](OpBuilder &at) {
         at.create<AsyncWaitOp>(l);
         at.create<BarrierOp>(l);
       };
-      fresh = loadsFor(top, l, s.loads, next, distance, valid, buffers, write,
-                       direct ? function_ref<void(OpBuilder &)>(fence) : nullptr);
+      SmallVector<PipelinedLoad> now;
+      SmallVector<size_t> nowAt;
+      for (auto [j, p] : llvm::enumerate(s.loads)) {
+        if (s.late && p.staged && llvm::any_of(ArrayRef(s.loads).take_front(j),
+                                               [](const PipelinedLoad &q) { return bool(q.staged); })) {
+          later.push_back(j);
+          continue;
+        }
+        now.push_back(p);
+        nowAt.push_back(j);
+      }
+      SmallVector<Value> made = loadsFor(top, l, now, next, distance, valid, buffers, write,
+                                         direct ? function_ref<void(OpBuilder &)>(fence) : nullptr);
+      fresh.resize(n);
+      for (auto [j, v] : llvm::zip(nowAt, made))
+        fresh[j] = v;
+      // Right after the first loads' branch (a builder at the block's
+      // begin follows its first op, which the expansion may move).
+      if (!later.empty()) {
+        OpBuilder after(ctx);
+        after.setInsertionPointAfter(fresh[nowAt.front()].getDefiningOp());
+        next.enter(after, after);
+        for (size_t j : later) {
+          IRMapping &map = laterMaps.emplace_back();
+          for (Value operand : s.loads[j].load->getOperands())
+            map.map(operand, next.at(operand, distance));
+        }
+        next.leave();
+        next.enter(top, top);
+      }
     }
     // The tile of iteration i + k + 1, which set k yields.
     auto following = [&](int64_t k, size_t j) { return k + 1 < distance ? carried.lookup({k + 1, j}) : fresh[j]; };
@@ -589,6 +657,15 @@ scf::ForOp expandLoop(LoopSchedule &s) {
         if (p.staged && !p.direct)
           end.create<LocalStoreOp>(loc, following(0, j), buffers[j], write)
               ->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
+    for (auto [j, map] : llvm::zip(later, laterMaps)) {
+      Type type = s.loads[j].load->getResult(0).getType();
+      auto branch = end.create<scf::IfOp>(loc, TypeRange{type}, valid, /*withElseRegion=*/true);
+      OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
+      then.create<scf::YieldOp>(loc, then.clone(*s.loads[j].load, map)->getResult(0));
+      OpBuilder otherwise = OpBuilder::atBlockBegin(branch.elseBlock());
+      otherwise.create<scf::YieldOp>(loc, otherwise.create<ub::PoisonOp>(loc, type).getResult());
+      fresh[j] = branch.getResult(0);
+    }
     if (staging && !direct) {
       if (slots == 1)
         end.create<BarrierOp>(loc);
@@ -650,8 +727,12 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     llvm::SetVector<Operation *> expanded;
+    const bool late = module->hasAttr(kLateStagedLoadsAttr);
     for (scf::ForOp loop : loops)
-      if (std::optional<LoopSchedule> schedule = scheduleLoop(loop, stages.getInt() - 1, directBytes, mode < 0)) {
+      if (std::optional<LoopSchedule> schedule =
+              scheduleLoop(loop, stages.getInt() - 1, directBytes, mode < 0, late)) {
+        if (schedule->lateEligible)
+          module->setAttr(kLateStagedLoadsApplyAttr, UnitAttr::get(module.getContext()));
         if (auto function = loop->getParentOfType<FunctionOpInterface>())
           expanded.insert(function);
         if (scf::ForOp done = expandLoop(*schedule))

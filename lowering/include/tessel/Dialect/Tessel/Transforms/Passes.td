@@ -251,6 +251,16 @@ def TesselPipelineLoops : Pass<"tessel-pipeline-loops", "::mlir::ModuleOp"> {
     flight writes, which the lowering tells LLVM (alias scopes; the stores'
     wait then counts only the small tiles' loads, issued before the loads to
     LDS).
+
+    Late staged loads: where the module says `tessel.late_staged_loads`
+    (compileTrace's second compile of a kernel whose first code spills),
+    the branch loading each staged tile but the first goes after the
+    iteration's products, before the barrier and the slot stores, with its
+    addresses made at the top with the first's; only through registers, for
+    two or more staged tiles, where every address op can be speculated and
+    nothing in the body but the loads touches memory other than by reading.
+    Where that would move loads, the pass marks the module
+    `tessel.late_staged_loads_apply`.
   }];
   let options = [
     Option<"directToLds", "direct-to-lds", "int", /*default=*/"-1",
