@@ -574,6 +574,38 @@ module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 32 : i32, tess
 
 // -----
 
+// A chain of three on gfx1100: the middle dot is a head too and keeps its
+// tie on M, [4, 2], as the first does; only the last, a tail alone, gives
+// it to N, [2, 4].
+// CHECK-DAG: #[[M3:.*]] = #tessel.wmma<wavesPerBlock = [4, 2], transposed = true>
+// CHECK-DAG: #[[N3:.*]] = #tessel.wmma<wavesPerBlock = [2, 4], transposed = true>
+// CHECK-LABEL: func.func @chain3_gfx1100(
+// CHECK: tessel.dot {{.*}} -> tensor<64x32xf32, #[[M3]]>
+// CHECK: tessel.dot {{.*}} -> tensor<64x64xf32, #[[M3]]>
+// CHECK: tessel.dot {{.*}} -> tensor<64x64xf32, #[[N3]]>
+module attributes {tessel.num_warps = 8 : i32, tessel.wave_size = 32 : i32, tessel.target = "gfx1100"} {
+  func.func @chain3_gfx1100(%q: !tessel.ptr<f16>, %k: !tessel.ptr<f16>, %v: !tessel.ptr<f16>, %o: !tessel.ptr<f32>) {
+    %pq = tessel.splat %q : tensor<64x64x!tessel.ptr<f16>>
+    %tq = tessel.load %pq : (tensor<64x64x!tessel.ptr<f16>>) -> tensor<64x64xf16>
+    %pk = tessel.splat %k : tensor<64x32x!tessel.ptr<f16>>
+    %tk = tessel.load %pk : (tensor<64x32x!tessel.ptr<f16>>) -> tensor<64x32xf16>
+    %z1 = arith.constant dense<0.0> : tensor<64x32xf32>
+    %s = tessel.dot %tq, %tk, %z1 : tensor<64x64xf16> * tensor<64x32xf16> -> tensor<64x32xf32>
+    %p = arith.truncf %s : tensor<64x32xf32> to tensor<64x32xf16>
+    %pv = tessel.splat %v : tensor<32x64x!tessel.ptr<f16>>
+    %tv = tessel.load %pv : (tensor<32x64x!tessel.ptr<f16>>) -> tensor<32x64xf16>
+    %z2 = arith.constant dense<0.0> : tensor<64x64xf32>
+    %mid = tessel.dot %p, %tv, %z2 : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    %pm = arith.truncf %mid : tensor<64x64xf32> to tensor<64x64xf16>
+    %out = tessel.dot %pm, %tq, %z2 : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    %po = tessel.splat %o : tensor<64x64x!tessel.ptr<f32>>
+    tessel.store %po, %out : (tensor<64x64x!tessel.ptr<f32>>, tensor<64x64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
 // The same second dot with its A loaded (no chain) keeps gfx1100's tie on
 // M, as its matmuls do: [4, 2] (the tie to N cost the 8-wave matmuls 2
 // waves a SIMD).

@@ -279,6 +279,7 @@ TEST_CASE("attention: gfx1100 d128 runs 8 waves a SIMD, asked for by waves_per_e
     CHECK(waves(without) == 8);
     CHECK(kernelResources(with.hsaco, with.name).privateSegmentBytes == 0);
     CHECK(kernelResources(without.hsaco, without.name).privateSegmentBytes == 0);
+    CHECK(!contains(without.llvmIR(), "amdgpu-waves-per-eu")); // no retry was needed
   }
 }
 

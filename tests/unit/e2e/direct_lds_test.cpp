@@ -123,4 +123,5 @@ TEST_CASE("gfx950 fp8 matmul with loads to LDS has no LDS race (TESSEL_SANITIZE=
   Run run = fp8Matmul<4>(203, 144, 336, 8); // N and K multiples of 16, as the loads to LDS need
   CHECK(run.error < 1e-3);
   CHECK(intoLds(run.loop) > 0u);
+  CHECK(ldsLoadHazards(run.assembly) == "");
 }

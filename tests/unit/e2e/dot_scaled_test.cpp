@@ -679,6 +679,7 @@ TEST_CASE("the comparison bench's kernel on gfx950 loads A and B straight into L
     const bench::LoopMakeUp made = bench::loopMakeUp(loop);
     // 128x64 and 64x128 bytes over 64 * warps lanes, 16 bytes a load.
     CHECK(bench::countMatches(loop, R"(\bbuffer_load_dwordx4\b[^\n]*\blds\b)") == 16u / warps);
+    CHECK(ldsLoadHazards(k.assembly()) == "");
     CHECK(made.barriers == 1u);
     CHECK(made.execBranches == 0u);
     CHECK(made.ldsWrites >= 1u);

@@ -20,16 +20,20 @@
 //  - vmcnt counts vector memory instructions (a load to LDS lands in LDS when
 //    it leaves the count), which leave it in the order they were issued:
 //    `s_waitcnt vmcnt(N)` leaves at most the N latest in flight;
+//    (FLAT instructions may leave out of order: with one in flight only
+//    vmcnt(0) says a load to LDS has landed);
 //  - lgkmcnt counts LDS instructions, which leave in order, and scalar memory
 //    and message instructions, which do not: with any of those in flight only
 //    lgkmcnt(0) says an LDS read is done.
 // Instructions the walk does not know are ignored; a vector memory
 // instruction it counts that the hardware does not would make it trust a
 // wait too much, so only loads, stores and atomics of buffer, global, flat and
-// scratch memory count. An inner cycle is walked once (fewer instructions in
-// flight after a load: its waits are trusted less, not more). A loop with
-// more barriers an iteration (another scheme) fails the check rather than
-// passing it unexamined.
+// scratch memory count. A loop with an inner loop (a branch that no path from
+// the loop's entry back to it takes) is refused, not checked. With more
+// barriers an iteration each access is still checked at the first one after
+// it, which is stricter than such a scheme may need (it may then fail).
+// Not walked: the code before the loop up to its first barrier (the first
+// tile's loads) and after it.
 #pragma once
 
 #include "../../../bench/matmul_forms.hpp" // mainLoopBlocks
@@ -90,6 +94,18 @@ inline std::string ldsLoadHazards(const std::string &assembly) {
     return "no path through the loop from its header back to it";
   if (paths.size() > 256)
     return "more than 256 paths through the loop";
+  // A cycle that does not pass through a header (an inner loop) is on no
+  // path as a cycle, and a block only on it on none: not checked, refused.
+  {
+    std::vector<std::vector<bool>> walked(blocks.size(), std::vector<bool>(blocks.size()));
+    for (const std::vector<size_t> &path : paths)
+      for (size_t i = 0; i < path.size(); ++i)
+        walked[path[i]][path[(i + 1) % path.size()]] = true;
+    for (size_t b = 0; b < blocks.size(); ++b)
+      for (size_t s : blocks[b].successors)
+        if (!walked[b][s])
+          return "an inner loop (a branch no path from the loop's entry back to it takes): not checked";
+  }
 
   auto startsWith = [](const std::string &s, const char *prefix) { return s.rfind(prefix, 0) == 0; };
   auto mnemonic = [](const std::string &line) { return line.substr(0, line.find_first_of(" \t")); };
@@ -139,8 +155,14 @@ inline std::string ldsLoadHazards(const std::string &assembly) {
           const std::string m = mnemonic(line);
           if (m == "s_waitcnt") {
             std::smatch c;
-            if (std::regex_search(line, c, vmcnt))
-              retire(vm, std::stoul(c[1].str()));
+            if (std::regex_search(line, c, vmcnt)) {
+              const size_t n = std::stoul(c[1].str());
+              bool unordered = false;
+              for (const InFlight &f : vm)
+                unordered |= f.unordered;
+              if (n == 0 || !unordered)
+                retire(vm, n);
+            }
             if (std::regex_search(line, c, lgkmcnt)) {
               const size_t n = std::stoul(c[1].str());
               bool unordered = false;
@@ -170,8 +192,8 @@ inline std::string ldsLoadHazards(const std::string &assembly) {
             access = int(accesses.size());
             accesses.push_back({line, toLds});
           }
-          if (vector)
-            vm.push_back({toLds ? access : -1});
+          if (vector) // FLAT may return out of order (then only vmcnt(0) says what is done)
+            vm.push_back({toLds ? access : -1, startsWith(m, "flat_")});
           if (startsWith(m, "ds_"))
             lgkm.push_back({read ? access : -1});
           else if (isUnorderedLgkm(m))

@@ -90,3 +90,57 @@ TEST_CASE("ldsLoadHazards says when there is no loop to check") {
     registers.replace(at, 10, " offen");
   CHECK(ldsLoadHazards(registers) == "no load to LDS in the loop");
 }
+
+TEST_CASE("ldsLoadHazards on a rotated loop: entered at its barrier block, the only block mainLoopBlocks marks entered") {
+  auto rotated = [](const std::string &wait) {
+    return "\ts_mov_b32 s4, 0\n"
+           "\ts_branch .LBB0_6\n"
+           ".LBB0_5:\n"
+           "\tds_read_b128 v[54:57], v43\n"
+           "\tbuffer_load_dwordx4 v44, s[12:15], 0 offen lds\n"
+           "\ts_waitcnt lgkmcnt(0)\n"
+           "\tv_mfma_f32_32x32x16_fp8_fp8 v[0:15], v[54:55], v[44:45], v[0:15]\n"
+           "\ts_cbranch_scc0 .LBB0_8\n"
+           ".LBB0_6:\n"
+           "\t" + wait + "\n"
+           "\ts_barrier\n"
+           "\ts_cbranch_scc1 .LBB0_5\n"
+           ".LBB0_8:\n"
+           "\ts_endpgm\n";
+  };
+  const std::vector<tessel::bench::LoopBlock> blocks = tessel::bench::mainLoopBlocks(rotated("s_waitcnt vmcnt(0)"));
+  REQUIRE(blocks.size() == 2u);
+  // The empty block after `s_branch .LBB0_6` is no block of its own: it
+  // would have fallen through into .LBB0_5 and marked it entered too.
+  CHECK(!blocks[0].header);
+  CHECK(blocks[1].header);
+  CHECK(ldsLoadHazards(rotated("s_waitcnt vmcnt(0)")) == "");
+  CHECK(ldsLoadHazards(rotated("s_nop 0")).find("a load to LDS still in flight") == 0);
+}
+
+TEST_CASE("ldsLoadHazards trusts only vmcnt(0) while a FLAT access is in flight, and refuses inner loops") {
+  // In order, vmcnt(1) would leave only the FLAT load in flight.
+  std::string flat = loop("s_waitcnt vmcnt(1)");
+  flat.insert(flat.find("\tds_read_b128"), "\tflat_load_dword v61, v[2:3]\n");
+  CHECK(ldsLoadHazards(flat).find("a load to LDS still in flight") == 0);
+  std::string plain = loop("s_waitcnt vmcnt(1)");
+  plain.insert(plain.find("\tds_read_b128"), "\tglobal_load_dword v61, v[2:3], off\n");
+  CHECK(ldsLoadHazards(plain) == "");
+  // The reads and products loop on their own block: the walk covers no
+  // second pass through it, so the loop is refused.
+  const std::string inner = "\ts_mov_b32 s4, 0\n"
+                            ".LBB0_5:\n"
+                            "\ts_waitcnt vmcnt(0)\n"
+                            "\ts_barrier\n"
+                            "\tbuffer_load_dwordx4 v43, s[12:15], 0 offen lds\n"
+                            ".LBB0_6:\n"
+                            "\tds_read_b128 v[54:57], v43\n"
+                            "\ts_waitcnt lgkmcnt(0)\n"
+                            "\tv_mfma_f32_32x32x16_fp8_fp8 v[0:15], v[54:55], v[44:45], v[0:15]\n"
+                            "\ts_cbranch_scc1 .LBB0_6\n"
+                            "; %bb.7:\n"
+                            "\ts_cbranch_scc1 .LBB0_5\n"
+                            "; %bb.8:\n"
+                            "\ts_endpgm\n";
+  CHECK(ldsLoadHazards(inner).find("an inner loop") == 0);
+}

@@ -188,7 +188,8 @@ FailureOr<DotLayouts> mlir::tessel::chooseDotLayouts(DotOp dot, const std::strin
   if (M % (int64_t(chosen->m) * numWarps) == 0 && chained)
     wM = numWarps;
   const bool tieToN = target && !dot.getAScale() &&
-                      (chained ? isChainTail(dot) && !accumulatorIsOperandA(*chosen) : target->ldsTransposeReads);
+                      (chained ? isChainTail(dot) && !isChainHead(dot) && !accumulatorIsOperandA(*chosen)
+                               : target->ldsTransposeReads);
   for (unsigned left = numWarps / wM; left > 1; left /= 2) {
     int64_t tilesM = M / (int64_t(chosen->m) * wM), tilesN = N / (int64_t(chosen->n) * wN);
     if (tilesM > 1 && (tilesM > tilesN || (tilesM == tilesN && !tieToN)))
