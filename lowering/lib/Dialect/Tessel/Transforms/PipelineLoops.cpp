@@ -350,7 +350,14 @@ public:
     }
     Operation *made;
     if (inBody && k == 0) {
-      def->moveBefore(outer->getInsertionBlock(), outer->getInsertionPoint());
+      // Already where it would go (the builder stands before it, e.g. at
+      // the body's begin): the ops built next follow it. Moved before
+      // itself it stayed, and they went in before their operand.
+      Block::iterator point = outer->getInsertionPoint();
+      if (point != outer->getInsertionBlock()->end() && &*point == def)
+        outer->setInsertionPointAfter(def);
+      else
+        def->moveBefore(outer->getInsertionBlock(), point);
       made = def;
     } else if (fromInside || !isPure(def)) {
       made = inner->clone(*def, map);
