@@ -20,6 +20,7 @@
 //
 // TESSEL_LOG=compile adds the slowest passes of each compile.
 #include "cold_compile.hpp"
+#include "sort_kernel.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -72,20 +73,6 @@ void where_reduce(Ptr<f32> x, Ptr<f32> out, Const<int> OPS) {
       v = v + expand_dims(sum(v, 1), 1) * 0.001f;
   }
   store(out + offs, v);
-}
-
-// n keys in a tile of BLOCK sorted with their positions as payload; the
-// padding (NaN ascending, -inf descending) sorts last: sort_test.cpp's
-// sort_keys, the same ops.
-void sort_keys(Ptr<f32> x, Ptr<f32> keys, Ptr<int32_t> pos, i32 n, Const<int> BLOCK, Const<bool> DESC,
-               Const<bool> STABLE) {
-  auto offs = arange(0, BLOCK);
-  auto inside = offs < n;
-  float pad = DESC ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
-  auto v = load(x + offs, inside, pad);
-  auto [k, p] = sort(v, offs, {.descending = bool(DESC), .stable = bool(STABLE)});
-  store(keys + offs, k, inside);
-  store(pos + offs, p, inside);
 }
 
 struct Row {
@@ -173,7 +160,7 @@ void measureSorts(const std::vector<std::string> &archs, int runs, Device &dev) 
   constexpr double kTargetMs = 1000;
   auto x = dev.alloc<float>(4096), keys = dev.alloc<float>(4096);
   auto pos = dev.alloc<int32_t>(4096);
-  auto kernel = jit<sort_keys>();
+  auto kernel = jit<bench::sort_keys>();
   std::printf("== sort (stable, f32 keys, int32 positions; issue 34's target: under %.0f ms on every target)\n",
               kTargetMs);
   std::vector<std::vector<MedianRun>> results; // [case][arch]

@@ -1,6 +1,7 @@
 // sort, argsort and topk on the emulator against std::stable_sort.
 #include "e2e_common.hpp"
 
+#include "../../../bench/sort_kernel.hpp" // sort_keys, which bench-compile-scaling times
 #include "tessel/core/compiled_kernel.hpp"
 
 #include <algorithm>
@@ -13,20 +14,7 @@ using namespace e2e;
 
 namespace {
 
-// n valid keys in a tile of BLOCK (padded with +inf ascending, -inf
-// descending so the padding sorts last); the position of each as payload.
-void sort_keys(Ptr<f32> x, Ptr<f32> keys, Ptr<int32_t> pos, i32 n, Const<int> BLOCK, Const<bool> DESC,
-               Const<bool> STABLE) {
-  auto offs = arange(0, BLOCK);
-  auto inside = offs < n;
-  // NaN sorts above +inf: with NaNs ascending, the padding is NaN too (a
-  // stable sort keeps it after the real NaNs: its positions are larger).
-  float pad = DESC ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
-  auto v = load(x + offs, inside, pad);
-  auto [k, p] = sort(v, offs, {.descending = bool(DESC), .stable = bool(STABLE)});
-  store(keys + offs, k, inside);
-  store(pos + offs, p, inside);
-}
+using bench::sort_keys; // bench/sort_kernel.hpp
 
 // The reference: a stable sort of the positions by key, NaN above every
 // number (torch.sort).
