@@ -38,7 +38,9 @@
 
 #include "../../../bench/matmul_forms.hpp" // mainLoopBlocks
 
+#include <algorithm>
 #include <deque>
+#include <utility>
 #include <regex>
 #include <string>
 #include <vector>
@@ -154,22 +156,17 @@ inline std::string ldsLoadHazards(const std::string &assembly) {
         for (const std::string &line : lines[b]) {
           const std::string m = mnemonic(line);
           if (m == "s_waitcnt") {
-            std::smatch c;
-            if (std::regex_search(line, c, vmcnt)) {
+            // counter(N): at most N left in flight, which says which when
+            // they leave in order; with one that may not, only N = 0 does.
+            for (auto [field, counter] : {std::pair{&vmcnt, &vm}, std::pair{&lgkmcnt, &lgkm}}) {
+              std::smatch c;
+              if (!std::regex_search(line, c, *field))
+                continue;
               const size_t n = std::stoul(c[1].str());
-              bool unordered = false;
-              for (const InFlight &f : vm)
-                unordered |= f.unordered;
+              const bool unordered =
+                  std::any_of(counter->begin(), counter->end(), [](const InFlight &f) { return f.unordered; });
               if (n == 0 || !unordered)
-                retire(vm, n);
-            }
-            if (std::regex_search(line, c, lgkmcnt)) {
-              const size_t n = std::stoul(c[1].str());
-              bool unordered = false;
-              for (const InFlight &f : lgkm)
-                unordered |= f.unordered;
-              if (n == 0 || !unordered)
-                retire(lgkm, n);
+                retire(*counter, n);
             }
             continue;
           }
