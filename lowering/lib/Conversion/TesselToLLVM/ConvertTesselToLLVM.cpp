@@ -76,6 +76,7 @@ struct ConvertTesselToLLVMPass
         return signalPassFailure();
       }
 
+    markSortPositions(module);
     // Integer facts (equal runs) on the tile-level IR, before it changes.
     AxisInfoAnalysis axis(module);
     TesselToLLVMTypeConverter converter(ctx);

@@ -60,6 +60,11 @@ void populateBufferOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
 // reduce: within a thread, across lanes (butterfly), across waves (LDS).
 void populateAtomicOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                     RewritePatternSet &patterns);
+// Marks each stable sort one of whose operands is every element's starting
+// position (argsort's payload: make_range from 0 along a 1-D tile): its
+// ties break by that operand, with no hidden copy of the positions. Before
+// the conversion, while the operands' defining ops are still there.
+void markSortPositions(ModuleOp module);
 void populateSortOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                   RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,

@@ -15,6 +15,9 @@ using namespace mlir::tessel;
 
 namespace {
 
+// markSortPositions: the operand that holds each element's starting position.
+constexpr const char *kSortPositionsAttr = "tessel.sort_positions";
+
 struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
 
@@ -51,10 +54,17 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
     const bool stable = op.getStable();
     // A masked sort's mask is its last operand: masked-off elements go last.
     const size_t maskAt = op.getMasked() ? vals.size() - 1 : 0;
-    if (stable) {
+    // Where a stable sort's positions are: an operand that is them already
+    // (markSortPositions), else a hidden one carried last.
+    size_t positionsAt = vals.size();
+    bool hidden = false;
+    if (auto given = op->getAttrOfType<IntegerAttr>(kSortPositionsAttr); stable && given) {
+      positionsAt = size_t(given.getInt());
+    } else if (stable) {
       SmallVector<Value> &index = vals.emplace_back();
       for (size_t r = 0; r < regs; ++r)
         index.push_back(coords[r][axis]);
+      hidden = true;
     }
     // x before y in the sorted order.
     std::function<Value(ArrayRef<Value>, ArrayRef<Value>)> keyBefore;
@@ -75,7 +85,8 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
       Value yes = constantValue(rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
       Value tie = rewriter.create<LLVM::AndOp>(loc, rewriter.create<LLVM::XOrOp>(loc, ahead, yes),
                                                rewriter.create<LLVM::XOrOp>(loc, behind, yes));
-      Value earlier = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, x.back(), y.back());
+      Value earlier =
+          rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, x[positionsAt], y[positionsAt]);
       return rewriter.create<LLVM::OrOp>(loc, ahead, rewriter.create<LLVM::AndOp>(loc, tie, earlier));
     };
 
@@ -239,7 +250,7 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
         return failure();
       vals = unflatten(outer.getResults());
     }
-    if (stable)
+    if (hidden)
       vals.pop_back();
     SmallVector<SmallVector<Value>> results(vals.begin(), vals.end());
     replaceWithRegisters(rewriter, op, results);
@@ -248,6 +259,19 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
 };
 
 } // namespace
+
+void mlir::tessel::markSortPositions(ModuleOp module) {
+  module.walk([](SortOp sort) {
+    auto type = cast<RankedTensorType>(sort.getSrcs()[0].getType());
+    if (!sort.getStable() || type.getRank() != 1)
+      return;
+    for (auto [i, src] : llvm::enumerate(sort.getSrcs()))
+      if (auto range = src.getDefiningOp<MakeRangeOp>(); range && range.getStart() == 0) {
+        sort->setAttr(kSortPositionsAttr, IntegerAttr::get(IntegerType::get(sort.getContext(), 64), int64_t(i)));
+        return;
+      }
+  });
+}
 
 void mlir::tessel::populateSortOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                                 RewritePatternSet &patterns) {
