@@ -40,9 +40,9 @@
 
 #include <algorithm>
 #include <deque>
-#include <utility>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace e2e {

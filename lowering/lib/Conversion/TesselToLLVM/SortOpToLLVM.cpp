@@ -58,7 +58,11 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
     // (markSortPositions), else a hidden one carried last.
     size_t positionsAt = vals.size();
     bool hidden = false;
-    if (auto given = op->getAttrOfType<IntegerAttr>(kSortPositionsAttr); stable && given) {
+    auto given = op->getAttrOfType<IntegerAttr>(kSortPositionsAttr);
+    const bool fits = given && given.getInt() >= 0 && size_t(given.getInt()) < op.getSrcs().size() &&
+                      !(op.getMasked() && size_t(given.getInt()) == maskAt) &&
+                      getElementTypeOrSelf(op.getSrcs()[given.getInt()].getType()).isInteger(32);
+    if (stable && fits) {
       positionsAt = size_t(given.getInt());
     } else if (stable) {
       SmallVector<Value> &index = vals.emplace_back();
@@ -262,6 +266,7 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
 
 void mlir::tessel::markSortPositions(ModuleOp module) {
   module.walk([](SortOp sort) {
+    sort->removeAttr(kSortPositionsAttr); // only this walk's mark counts
     auto type = cast<RankedTensorType>(sort.getSrcs()[0].getType());
     if (!sort.getStable() || type.getRank() != 1)
       return;
