@@ -610,13 +610,12 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
   // A pipelined loop's code that spills is compiled again with the loads
   // of the staged tiles but the first placed after the products
   // (tessel-pipeline-loops' late staged loads), and kept when it spills
-  // less at no fewer waves a SIMD. LLVM's code generation may put them back
-  // before the products; the registers come out allocated otherwise
-  // (gfx1100 B^T matmul at 4 waves: 256 VGPRs and one reload an iteration
-  // on the first try, none on the second).
-  // Both attempts' code generation counts in the times. A second attempt
-  // that fails (a compiler bug) leaves the first, which stands on its own
-  // (TESSEL_LOG=internal says why).
+  // fewer VGPRs, no more SGPRs, at no fewer waves a SIMD. LLVM's code
+  // generation may put the loads back before the products; the registers
+  // come out allocated otherwise (gfx1100 B^T matmul at 4 waves: 256 VGPRs
+  // and one reload an iteration on the first try, none on the second). Both
+  // tries' code generation count in the times; a second try that fails (a
+  // compiler bug) leaves the first (TESSEL_LOG=internal says why).
   CompileTimes discarded;
   if (first.lateApplies && first.code.resources.vgprSpills + first.code.resources.sgprSpills > 0) {
     std::optional<Attempt> second;
