@@ -503,6 +503,8 @@ struct OptimizedKernel {
     llvm::internalizeModule(*kernel, isKernel);
     optimizeKernel(*kernel, generator.machine());
     carryBytePairsAsWords(*kernel);
+    if (target.fmaMixAdds)
+      addWidenedHalvesAsFmaMix(*kernel);
     boundSchedulingRegions(*kernel);
     boundStagedStores(*kernel);
     boundDirectLoads(*kernel);

@@ -116,7 +116,8 @@ constexpr std::array<TargetFacts, 4> kTargets = {{
      512, 8, 8, 4, 16, 160 * 1024, true, 4, 64, Fp8Family::Ocp, false, 16, /*ldsTransposeReads=*/true,
      /*minimumMaximum=*/true},
     {"gfx1100", 32, kLds64KiB, kMaxWorkgroup, 11000, kGfx1100Features, kGfx1100Matrix, kGfx11BufferFlags, true, false, false,
-     1536, 24, 16, 4, 32, 128 * 1024, false, 1, 32, Fp8Family::None, /*fp8DotThroughF16=*/true, 0},
+     1536, 24, 16, 4, 32, 128 * 1024, false, 1, 32, Fp8Family::None, /*fp8DotThroughF16=*/true, 0,
+     /*ldsTransposeReads=*/false, /*minimumMaximum=*/false, /*fmaMixAdds=*/true},
 }};
 
 } // namespace

@@ -74,10 +74,10 @@ template <class T> std::vector<T> randomInts(size_t n, int64_t lo, int64_t hi) {
 
 // An output buffer filled with a recognizable garbage pattern, so a test
 // cannot pass on what a previous run left behind.
-template <class T> tessel::Buffer<T> poisoned(size_t n) {
+template <class T> tessel::Buffer<T> poisoned(size_t n, tessel::Device &dev = emulator()) {
   std::vector<T> junk(n);
   std::memset(static_cast<void *>(junk.data()), 0xA5, n * sizeof(T));
-  return emulator().upload(junk);
+  return dev.upload(junk);
 }
 
 // Relative error with an absolute floor for values near zero.

@@ -21,17 +21,17 @@ struct Errors {
 // relative to max(|y|, 1) (its values are O(1) and cross zero), mean relative
 // to the row's largest |x| (a mean near zero is a difference of large
 // numbers), rstd relative to itself.
-template <class T> Errors runLayerNorm(int M, int N, float eps = 1e-5f) {
+template <class T> Errors runLayerNorm(int M, int N, float eps = 1e-5f, Device &dev = emulator()) {
   const int xStride = N + 2, yStride = N + 7;
   // An offset keeps the inputs from being centered already.
   std::vector<float> raw = randomFloats(size_t(M) * xStride, -3.f, 5.f);
   std::vector<float> rawW = randomFloats(N, -2.f, 2.f), rawB = randomFloats(N, -1.f, 1.f);
   std::vector<T> hx(raw.begin(), raw.end()), hw(rawW.begin(), rawW.end()), hb(rawB.begin(), rawB.end());
-  auto x = emulator().upload(hx), w = emulator().upload(hw), b = emulator().upload(hb);
-  auto y = poisoned<T>(size_t(M) * yStride);
-  auto mean = poisoned<float>(M), rstd = poisoned<float>(M);
+  auto x = dev.upload(hx), w = dev.upload(hw), b = dev.upload(hb);
+  auto y = poisoned<T>(size_t(M) * yStride, dev);
+  auto mean = poisoned<float>(M, dev), rstd = poisoned<float>(M, dev);
   std::vector<T> before = y.download();
-  kernels::layer_norm(emulator(), x, y, w, b, mean, rstd, M, N, xStride, yStride, eps);
+  kernels::layer_norm(dev, x, y, w, b, mean, rstd, M, N, xStride, yStride, eps);
   std::vector<T> got = y.download();
   std::vector<float> gotMean = mean.download(), gotRstd = rstd.download();
 
@@ -102,6 +102,20 @@ TEST_CASE("layer norm at N = 8192 on gfx942: its f32 arithmetic is packed two to
   CHECK(occurrences(s, "v_pk_mul_f32") >= 8);
   CHECK(occurrences(s, "v_pk_fma_f32") >= 8);
   CHECK(occurrences(s, "v_pk_") >= 48);
+}
+
+TEST_CASE("layer norm f16 on gfx1100: each widened input is added or subtracted by v_fma_mix_f32, not converted") {
+  // addWidenedHalvesAsFmaMix (the backend): the row's sum and its centred
+  // values read the f16 inputs where they lie, a high half by op_sel.
+  Device rdna = Device::emulator("gfx1100");
+  Errors e = runLayerNorm<half>(3, 8192, 1e-5f, rdna);
+  CHECK(e.y < 1e-2);
+  CHECK(e.mean < 1e-5);
+  CHECK(e.rstd < 1e-5);
+  const std::string &s = kernels::layerNormKernel<half>().runtime()->lastKernel()->assembly();
+  INFO(s);
+  CHECK(occurrences(s, "v_fma_mix_f32") >= 16);
+  CHECK(occurrences(s, "v_cvt_f32_f16") == 0);
 }
 
 TEST_CASE("layer norm f16 and bf16 match a float64 reference (statistics in f32)") {

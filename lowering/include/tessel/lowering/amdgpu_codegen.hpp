@@ -155,6 +155,20 @@ unsigned boundDirectLoads(llvm::Module &module);
 inline constexpr unsigned kBytesPerCarriedWord = 4;
 unsigned carryBytePairsAsWords(llvm::Module &module);
 
+// On targets with TargetFacts::fmaMixAdds (gfx1100): an f32 fadd or fsub
+// (or one of <N x float>, as the SLP vectorizer pairs a loaded vector's
+// elements) of an fpext from half, in the fpext's block, whose every use is
+// such an add, becomes llvm.fma(the fpext, 1.0, the other operand) (a
+// subtracted operand negated by fneg), the 1.0 behind llvm.arithmetic.fence
+// made once at the function's entry (and splat there for vectors), so that LLVM 22's instruction selection makes
+// each one V_FMA_MIX_F32 reading the f16 where it lies (a high half
+// through op_sel) and drops the conversion (gfx1100 layer norm: Triton's
+// newer LLVM selects the add itself; the fence keeps the DAG combiner from
+// folding the fma back into an fadd). Exact: x * 1.0 is x, so the fma
+// rounds x + y once, as the add does, and x - y is x + -y. Runs after the
+// optimizer, which sees the adds as adds. Returns how many it rewrote.
+unsigned addWidenedHalvesAsFmaMix(llvm::Module &module);
+
 // `module` is the kernel module both executors start from; it is not
 // modified (work happens on a clone). Calls to __ocml_* functions are linked
 // from the ROCm device libraries. Throws tessel::Error on failure, including

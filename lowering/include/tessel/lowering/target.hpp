@@ -119,6 +119,18 @@ struct TargetFacts {
   // ordered compare and a select of a NaN constant.
   bool minimumMaximum = false;
 
+  // V_FMA_MIX_F32 reads each source as f16 or f32 (op_sel_hi; op_sel picks
+  // a register's high half), so an f32 add or subtract of a widened f16 is
+  // one instruction with no conversion. LLVM 22 selects it for an fma only
+  // (the add and subtract patterns came later: llvm-project PR 160151): the
+  // backend writes such adds as an fma by a 1.0 it cannot see through
+  // (addWidenedHalvesAsFmaMix, amdgpu_codegen.hpp). On gfx1100, which
+  // reads that 1.0 from an SGPR (an instruction reads two scalar values on
+  // gfx10 and later). Off on gfx9 (which has the instruction too): one
+  // scalar value an instruction, so the 1.0 would hold a VGPR, and packed
+  // f32 adds take two elements an instruction anyway.
+  bool fmaMixAdds = false;
+
   // The instructions for `operand` inputs accumulating in `accumulator`
   // (the dot lowering picks among them); empty when the target has none.
   std::vector<MatrixInstr> matrixInstrsFor(DType operand, DType accumulator) const;
