@@ -112,6 +112,11 @@ template <class TraceFor>
 void measure(const char *workload, const std::vector<int> &sizes, int runs, const std::string &arch,
              TraceFor traceFor) {
   std::printf("== %s (%s)\n", workload, arch.c_str());
+  // One untimed compile first: a process's first compile also makes the
+  // MLIR context, the target machine and the code generation pipeline a
+  // thread keeps (~0.1 s), which would inflate the first size and hide
+  // growth (as bench/triton/compile_scaling.py warms Triton).
+  bench::coldCompileOnce(arch, 4, [&] { return traceFor(sizes.front()); });
   std::vector<Row> rows;
   for (int n : sizes) {
     MedianRun m = medianRun(arch, 4, runs, [&] { return traceFor(n); });
