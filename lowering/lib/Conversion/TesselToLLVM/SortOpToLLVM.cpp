@@ -15,9 +15,6 @@ using namespace mlir::tessel;
 
 namespace {
 
-// markSortPositions: the operand that holds each element's starting position.
-constexpr const char *kSortPositionsAttr = "tessel.sort_positions";
-
 struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
 
@@ -58,7 +55,7 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
     // (markSortPositions), else a hidden one carried last.
     size_t positionsAt = vals.size();
     bool hidden = false;
-    auto given = op->getAttrOfType<IntegerAttr>(kSortPositionsAttr);
+    IntegerAttr given = tesselDialect(op->getContext()).getSortPositionsAttrHelper().getAttr(op);
     const bool fits = given && given.getInt() >= 0 && size_t(given.getInt()) < op.getSrcs().size() &&
                       !(op.getMasked() && size_t(given.getInt()) == maskAt) &&
                       getElementTypeOrSelf(op.getSrcs()[given.getInt()].getType()).isInteger(32);
@@ -265,14 +262,15 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
 } // namespace
 
 void mlir::tessel::markSortPositions(ModuleOp module) {
-  module.walk([](SortOp sort) {
-    sort->removeAttr(kSortPositionsAttr); // only this walk's mark counts
+  TesselDialect::SortPositionsAttrHelper mark = tesselDialect(module.getContext()).getSortPositionsAttrHelper();
+  module.walk([&](SortOp sort) {
+    sort->removeAttr(mark.getName()); // only this walk's mark counts
     auto type = cast<RankedTensorType>(sort.getSrcs()[0].getType());
     if (!sort.getStable() || type.getRank() != 1)
       return;
     for (auto [i, src] : llvm::enumerate(sort.getSrcs()))
       if (auto range = src.getDefiningOp<MakeRangeOp>(); range && range.getStart() == 0) {
-        sort->setAttr(kSortPositionsAttr, IntegerAttr::get(IntegerType::get(sort.getContext(), 64), int64_t(i)));
+        mark.setAttr(sort, IntegerAttr::get(IntegerType::get(sort.getContext(), 64), int64_t(i)));
         return;
       }
   });
