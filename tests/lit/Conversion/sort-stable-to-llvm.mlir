@@ -1,9 +1,10 @@
 // A stable tessel.sort breaks ties by each element's position along the
 // axis. Where one of its operands holds those positions already (argsort's
-// payload: make_range from 0), markSortPositions marks it and the network
+// payload: make_range from 0, on a 2-D tile expanded and broadcast across
+// the other axis), markSortPositions marks it and the network
 // compares it; otherwise the positions ride along as a hidden operand. The
 // network's loops (512 keys: looped) carry what moves, so their block
-// arguments say which: the stage counter, then per operand 2 registers.
+// arguments say which: the stage counter, then each operand's registers.
 // RUN: tessel-opt %s -split-input-file --tessel-convert-to-llvm | FileCheck %s
 
 // The payload is make_range from 0: keys and payload only (no hidden pair).
@@ -124,6 +125,100 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     %qq = tessel.addptr %qs, %r : tensor<512x!tessel.ptr<i32>, #b>, tensor<512xi32, #b>
     tessel.store %pp, %k : (tensor<512x!tessel.ptr<f32>, #b>, tensor<512xf32, #b>) -> ()
     tessel.store %qq, %i : (tensor<512x!tessel.ptr<i32>, #b>, tensor<512xi32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// 2-D, along the last axis: arange(0, 512) expanded and broadcast down the
+// 2 rows holds each element's position along the axis in every row (as
+// argsort and topk make it), here through a layout conversion too: no
+// hidden positions. 4 registers a thread per operand.
+// CHECK-LABEL: llvm.func @rows_broadcast_positions(
+// CHECK: llvm.br ^[[OUTER:bb[0-9]+]]({{.*}} : i32, f32, f32, f32, f32, i32, i32, i32, i32)
+// CHECK: llvm.return
+#b = #tessel.blocked<sizePerThread = [1, 2], threadsPerWave = [1, 64], wavesPerBlock = [1, 4], order = [1, 0]>
+#o = #tessel.blocked<sizePerThread = [2, 2], threadsPerWave = [1, 64], wavesPerBlock = [1, 4], order = [0, 1]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 4224 : i64} {
+  func.func @rows_broadcast_positions(%p: !tessel.ptr<f32>, %q: !tessel.ptr<i32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #tessel.slice<dim = 0, parent = #o>>
+    %e = tessel.expand_dims %r {axis = 0 : i32} : tensor<512xi32, #tessel.slice<dim = 0, parent = #o>> -> tensor<1x512xi32, #o>
+    %co = tessel.broadcast %e : tensor<1x512xi32, #o> -> tensor<2x512xi32, #o>
+    %c = tessel.convert_layout %co {tessel.lds_offset = 0 : i64} : tensor<2x512xi32, #o> -> tensor<2x512xi32, #b>
+    %rr = tessel.make_range {start = 0 : i32, end = 2 : i32} : tensor<2xi32, #tessel.slice<dim = 1, parent = #b>>
+    %re = tessel.expand_dims %rr {axis = 1 : i32} : tensor<2xi32, #tessel.slice<dim = 1, parent = #b>> -> tensor<2x1xi32, #b>
+    %rb = tessel.broadcast %re : tensor<2x1xi32, #b> -> tensor<2x512xi32, #b>
+    %n = arith.constant dense<512> : tensor<2x512xi32, #b>
+    %ro = arith.muli %rb, %n : tensor<2x512xi32, #b>
+    %off = arith.addi %ro, %c : tensor<2x512xi32, #b>
+    %ps = tessel.splat %p : tensor<2x512x!tessel.ptr<f32>, #b>
+    %pp = tessel.addptr %ps, %off : tensor<2x512x!tessel.ptr<f32>, #b>, tensor<2x512xi32, #b>
+    %x = tessel.load %pp : (tensor<2x512x!tessel.ptr<f32>, #b>) -> tensor<2x512xf32, #b>
+    %k, %i = tessel.sort %x, %c {axis = 1 : i32, descending = false, stable = true, tessel.lds_offset = 0 : i64} : (tensor<2x512xf32, #b>, tensor<2x512xi32, #b>) -> (tensor<2x512xf32, #b>, tensor<2x512xi32, #b>)
+    %qs = tessel.splat %q : tensor<2x512x!tessel.ptr<i32>, #b>
+    %qq = tessel.addptr %qs, %off : tensor<2x512x!tessel.ptr<i32>, #b>, tensor<2x512xi32, #b>
+    tessel.store %pp, %k : (tensor<2x512x!tessel.ptr<f32>, #b>, tensor<2x512xf32, #b>) -> ()
+    tessel.store %qq, %i : (tensor<2x512x!tessel.ptr<i32>, #b>, tensor<2x512xi32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// The positions along the other axis (each row's index, a range from 0
+// broadcast along the sorted axis: equal within a row) break no ties:
+// hidden positions.
+// CHECK-LABEL: llvm.func @rows_other_axis_positions(
+// CHECK: llvm.br ^[[OUTER:bb[0-9]+]]({{.*}} : i32, f32, f32, f32, f32, i32, i32, i32, i32, i32, i32, i32, i32)
+// CHECK: llvm.return
+#b = #tessel.blocked<sizePerThread = [1, 2], threadsPerWave = [1, 64], wavesPerBlock = [1, 4], order = [1, 0]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 4224 : i64} {
+  func.func @rows_other_axis_positions(%p: !tessel.ptr<f32>, %q: !tessel.ptr<i32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #tessel.slice<dim = 0, parent = #b>>
+    %e = tessel.expand_dims %r {axis = 0 : i32} : tensor<512xi32, #tessel.slice<dim = 0, parent = #b>> -> tensor<1x512xi32, #b>
+    %c = tessel.broadcast %e : tensor<1x512xi32, #b> -> tensor<2x512xi32, #b>
+    %rr = tessel.make_range {start = 0 : i32, end = 2 : i32} : tensor<2xi32, #tessel.slice<dim = 1, parent = #b>>
+    %re = tessel.expand_dims %rr {axis = 1 : i32} : tensor<2xi32, #tessel.slice<dim = 1, parent = #b>> -> tensor<2x1xi32, #b>
+    %rb = tessel.broadcast %re : tensor<2x1xi32, #b> -> tensor<2x512xi32, #b>
+    %n = arith.constant dense<512> : tensor<2x512xi32, #b>
+    %ro = arith.muli %rb, %n : tensor<2x512xi32, #b>
+    %off = arith.addi %ro, %c : tensor<2x512xi32, #b>
+    %ps = tessel.splat %p : tensor<2x512x!tessel.ptr<f32>, #b>
+    %pp = tessel.addptr %ps, %off : tensor<2x512x!tessel.ptr<f32>, #b>, tensor<2x512xi32, #b>
+    %x = tessel.load %pp : (tensor<2x512x!tessel.ptr<f32>, #b>) -> tensor<2x512xf32, #b>
+    %k, %i = tessel.sort %x, %rb {axis = 1 : i32, descending = false, stable = true, tessel.lds_offset = 0 : i64} : (tensor<2x512xf32, #b>, tensor<2x512xi32, #b>) -> (tensor<2x512xf32, #b>, tensor<2x512xi32, #b>)
+    %qs = tessel.splat %q : tensor<2x512x!tessel.ptr<i32>, #b>
+    %qq = tessel.addptr %qs, %off : tensor<2x512x!tessel.ptr<i32>, #b>, tensor<2x512xi32, #b>
+    tessel.store %pp, %k : (tensor<2x512x!tessel.ptr<f32>, #b>, tensor<2x512xf32, #b>) -> ()
+    tessel.store %qq, %i : (tensor<2x512x!tessel.ptr<i32>, #b>, tensor<2x512xi32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// 2-D, along the first axis: arange(0, 512) expanded at axis 1 and
+// broadcast along it holds each element's row: no hidden positions.
+// CHECK-LABEL: llvm.func @columns_broadcast_positions(
+// CHECK: llvm.br ^[[OUTER:bb[0-9]+]]({{.*}} : i32, f32, f32, f32, f32, i32, i32, i32, i32)
+// CHECK: llvm.return
+#t = #tessel.blocked<sizePerThread = [2, 1], threadsPerWave = [64, 1], wavesPerBlock = [4, 1], order = [0, 1]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 4224 : i64} {
+  func.func @columns_broadcast_positions(%p: !tessel.ptr<f32>, %q: !tessel.ptr<i32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #tessel.slice<dim = 1, parent = #t>>
+    %e = tessel.expand_dims %r {axis = 1 : i32} : tensor<512xi32, #tessel.slice<dim = 1, parent = #t>> -> tensor<512x1xi32, #t>
+    %rows = tessel.broadcast %e : tensor<512x1xi32, #t> -> tensor<512x2xi32, #t>
+    %two = arith.constant dense<2> : tensor<512x2xi32, #t>
+    %off = arith.muli %rows, %two : tensor<512x2xi32, #t>
+    %ps = tessel.splat %p : tensor<512x2x!tessel.ptr<f32>, #t>
+    %pp = tessel.addptr %ps, %off : tensor<512x2x!tessel.ptr<f32>, #t>, tensor<512x2xi32, #t>
+    %x = tessel.load %pp : (tensor<512x2x!tessel.ptr<f32>, #t>) -> tensor<512x2xf32, #t>
+    %k, %i = tessel.sort %x, %rows {axis = 0 : i32, descending = true, stable = true, tessel.lds_offset = 0 : i64} : (tensor<512x2xf32, #t>, tensor<512x2xi32, #t>) -> (tensor<512x2xf32, #t>, tensor<512x2xi32, #t>)
+    %qs = tessel.splat %q : tensor<512x2x!tessel.ptr<i32>, #t>
+    %qq = tessel.addptr %qs, %off : tensor<512x2x!tessel.ptr<i32>, #t>, tensor<512x2xi32, #t>
+    tessel.store %pp, %k : (tensor<512x2x!tessel.ptr<f32>, #t>, tensor<512x2xf32, #t>) -> ()
+    tessel.store %qq, %i : (tensor<512x2x!tessel.ptr<i32>, #t>, tensor<512x2xi32, #t>) -> ()
     return
   }
 }
