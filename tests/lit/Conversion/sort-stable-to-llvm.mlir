@@ -222,3 +222,30 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     return
   }
 }
+
+// -----
+
+// 3-D, along the last axis: the range expanded twice and broadcast across
+// both other axes (as topk on [B, 2, 2] makes it). 8 registers a thread.
+// CHECK-LABEL: llvm.func @cube_broadcast_positions(
+// CHECK: llvm.br ^[[OUTER:bb[0-9]+]]({{.*}} : i32, f32, f32, f32, f32, f32, f32, f32, f32, i32, i32, i32, i32, i32, i32, i32, i32)
+// CHECK: llvm.return
+#b = #tessel.blocked<sizePerThread = [1, 1, 2], threadsPerWave = [1, 1, 64], wavesPerBlock = [1, 1, 4], order = [2, 1, 0]>
+#s1 = #tessel.slice<dim = 0, parent = #b>
+#s2 = #tessel.slice<dim = 0, parent = #s1>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 8448 : i64} {
+  func.func @cube_broadcast_positions(%p: !tessel.ptr<f32>, %q: !tessel.ptr<i32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #s2>
+    %e1 = tessel.expand_dims %r {axis = 0 : i32} : tensor<512xi32, #s2> -> tensor<1x512xi32, #s1>
+    %e2 = tessel.expand_dims %e1 {axis = 0 : i32} : tensor<1x512xi32, #s1> -> tensor<1x1x512xi32, #b>
+    %c = tessel.broadcast %e2 : tensor<1x1x512xi32, #b> -> tensor<2x2x512xi32, #b>
+    %ps = tessel.splat %p : tensor<2x2x512x!tessel.ptr<f32>, #b>
+    %pp = tessel.addptr %ps, %c : tensor<2x2x512x!tessel.ptr<f32>, #b>, tensor<2x2x512xi32, #b>
+    %x = tessel.load %pp : (tensor<2x2x512x!tessel.ptr<f32>, #b>) -> tensor<2x2x512xf32, #b>
+    %k, %i = tessel.sort %x, %c {axis = 2 : i32, descending = false, stable = true, tessel.lds_offset = 0 : i64} : (tensor<2x2x512xf32, #b>, tensor<2x2x512xi32, #b>) -> (tensor<2x2x512xf32, #b>, tensor<2x2x512xi32, #b>)
+    %qs = tessel.splat %q : tensor<2x2x512x!tessel.ptr<i32>, #b>
+    %qq = tessel.addptr %qs, %c : tensor<2x2x512x!tessel.ptr<i32>, #b>, tensor<2x2x512xi32, #b>
+    tessel.store %qq, %i : (tensor<2x2x512x!tessel.ptr<i32>, #b>, tensor<2x2x512xi32, #b>) -> ()
+    return
+  }
+}
