@@ -259,9 +259,6 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
   }
 };
 
-} // namespace
-
-namespace {
 // The dimension d along which `v` holds each element's position, v[idx] =
 // idx[d] at every idx, as the ops that make argsort's and topk's payload
 // say it (dsl/src/sort.cpp's positions()): a make_range from 0 (d = 0),
