@@ -14,10 +14,12 @@ namespace tessel {
 
 // axis: negative counts from the end. descending: largest first. stable:
 // equal keys keep their order along the axis (costs a hidden index per
-// element). Floats put NaN above every number: last ascending, first
-// descending, as torch.sort. valid: where false (the padding of a line
-// shorter than the tile, e.g. offs < n), elements sort after every valid
-// one whatever their keys.
+// element, unless a payload is each element's position along the axis
+// already: arange(0, n) along it, broadcast across any other axes, as
+// argsort and topk pass). Floats put NaN above every number: last
+// ascending, first descending, as torch.sort. valid: where false (the
+// padding of a line shorter than the tile, e.g. offs < n), elements sort
+// after every valid one whatever their keys.
 struct SortOptions {
   int axis = -1;
   bool descending = false;

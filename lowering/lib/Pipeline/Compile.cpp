@@ -561,7 +561,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
       dialect.getNumStagesAttrHelper().setAttr(
           *module, mlir::Builder(ctx.get()).getI32IntegerAttr(int32_t(options.numStages)));
     if (late)
-      (*module)->setAttr("tessel.late_staged_loads", unit);
+      dialect.getLateStagedLoadsAttrHelper().setAttr(*module, unit);
     times.import += lap();
 
     // 2. The passes (buildTesselPipeline): tile-level IR to per-thread LLVM dialect.
@@ -576,7 +576,7 @@ CompiledKernel compileTrace(const Trace &trace, const Specialization &spec,
     times.passes += lap();
     if (auto lds = dialect.getLdsBytesAttrHelper().getAttr(*module))
       a.ldsBytes = lds.getInt();
-    a.lateApplies = (*module)->hasAttr("tessel.late_staged_loads_apply");
+    a.lateApplies = dialect.getLateStagedLoadsApplyAttrHelper().isAttrPresent(*module);
 
     // 3. The kernel module both executors start from, with the user's lines.
     attachLineTables(*module);

@@ -269,3 +269,119 @@ TEST_CASE("sort with valid = offs < n pads internally: lengths 6, 10, 1000 with 
       CHECK(bad == 0);
     }
 }
+
+namespace {
+// A stable argsort of each of R rows of n keys in a [ROWS, BLOCK] tile: its
+// payload is arange(0, BLOCK) broadcast down the rows, each element's
+// position along the sorted axis in every row (markSortPositions). Padding
+// NaN sorts after every key.
+void argsort_rows(Ptr<f32> x, Ptr<int32_t> pos, i32 R, i32 n, Const<int> ROWS, Const<int> BLOCK) {
+  auto rows = arange(0, ROWS), cols = arange(0, BLOCK);
+  auto at = expand_dims(rows, 1) * n + expand_dims(cols, 0);
+  auto inside = expand_dims(rows < R, 1) & expand_dims(cols < n, 0);
+  auto v = load(x + at, inside, std::numeric_limits<float>::quiet_NaN());
+  store(pos + at, argsort(v, {.stable = true}), inside);
+}
+// The same sort with the positions loaded (the compiler cannot know them).
+void sort_rows_loaded_payload(Ptr<f32> x, Ptr<int32_t> ids, Ptr<int32_t> pos, i32 R, i32 n, Const<int> ROWS,
+                              Const<int> BLOCK) {
+  auto rows = arange(0, ROWS), cols = arange(0, BLOCK);
+  auto at = expand_dims(rows, 1) * n + expand_dims(cols, 0);
+  auto inside = expand_dims(rows < R, 1) & expand_dims(cols < n, 0);
+  auto v = load(x + at, inside, std::numeric_limits<float>::quiet_NaN());
+  auto [k, p] = sort(v, load(ids + at, inside, int32_t(0)), {.stable = true});
+  store(pos + at, p, inside);
+}
+// The 5 largest of each row with int64 indices (topk sorts with the same
+// broadcast positions, then casts what it keeps): the first 8 per row.
+void topk64_rows(Ptr<f32> x, Ptr<f32> vals, Ptr<int64_t> idx, i32 R, i32 n, Const<int> ROWS, Const<int> BLOCK) {
+  auto rows = arange(0, ROWS), cols = arange(0, BLOCK);
+  auto at = expand_dims(rows, 1) * n + expand_dims(cols, 0);
+  auto inside = expand_dims(rows < R, 1) & expand_dims(cols < n, 0);
+  auto v = load(x + at, inside, -std::numeric_limits<float>::infinity());
+  auto [t, i] = topk<int64_t>(v, 5);
+  auto out = expand_dims(rows, 1) * 8 + expand_dims(arange(0, 8), 0);
+  auto kept = expand_dims(rows < R, 1) & expand_dims(arange(0, 8) < n, 0);
+  store(vals + out, t, kept);
+  store(idx + out, i, kept);
+}
+
+constexpr int kRows = 8, kBlock = 512, kR = 7, kN = 501;
+
+// kR rows of kN keys with many ties, and each row's stable ascending order.
+struct Rows {
+  std::vector<float> x;
+  std::vector<std::vector<int32_t>> order;
+};
+Rows rowsOfTies(bool descending) {
+  Rows r;
+  auto hx = randomInts<int32_t>(size_t(kR) * kN, -20, 20);
+  r.x.assign(hx.begin(), hx.end());
+  for (int row = 0; row < kR; ++row)
+    r.order.push_back(stableOrder(std::vector<float>(r.x.begin() + row * kN, r.x.begin() + (row + 1) * kN),
+                                  descending));
+  return r;
+}
+} // namespace
+
+// The 1-D argsort's saving along the last axis of a 2-D tile: 8 rows of 512
+// over 4 waves of 64, 16 keys a lane; the loaded payload carries 16 hidden
+// positions a lane (and their partners) beside it.
+TEST_CASE("a stable 2-D argsort along its last axis ties by its broadcast positions: fewer registers, same order") {
+  Rows r = rowsOfTies(false);
+  auto x = emulator().upload(r.x);
+  std::vector<int32_t> ids(size_t(kR) * kN);
+  for (size_t i = 0; i < ids.size(); ++i)
+    ids[i] = int32_t(i % kN);
+  auto dids = emulator().upload(ids);
+  auto argsortKernel = jit<argsort_rows>();
+  auto loadedKernel = jit<sort_rows_loaded_payload>();
+  auto got = poisoned<int32_t>(size_t(kR) * kN), gotLoaded = poisoned<int32_t>(size_t(kR) * kN);
+  const CompiledKernel &argsort = argsortKernel.warmup(emulator(), {.num_warps = 4}, x, got, kR, kN, kRows, kBlock);
+  const CompiledKernel &loaded =
+      loadedKernel.warmup(emulator(), {.num_warps = 4}, x, dids, gotLoaded, kR, kN, kRows, kBlock);
+  argsortKernel.launch(emulator(), {1}, {.num_warps = 4}, x, got, kR, kN, kRows, kBlock);
+  loadedKernel.launch(emulator(), {1}, {.num_warps = 4}, x, dids, gotLoaded, kR, kN, kRows, kBlock);
+  std::vector<int32_t> want;
+  for (auto &o : r.order)
+    want.insert(want.end(), o.begin(), o.end());
+  CHECK(got.download() == want);
+  CHECK(gotLoaded.download() == want);
+  const KernelResources a = kernelResources(argsort.hsaco, argsort.name), l = kernelResources(loaded.hsaco, loaded.name);
+  CAPTURE(a.vgprs);
+  CAPTURE(l.vgprs);
+  CHECK(a.vgprSpills + l.vgprSpills == 0);
+  CHECK(a.vgprs + 16 <= l.vgprs);
+}
+
+// topk<int64_t> goes the same way: it sorts by the i32 positions (the
+// broadcast ones on a 2-D tile) and casts the kept indices to int64 after.
+TEST_CASE("topk<int64_t> of 5 per row of a 2-D tile (7 rows of 501): no hidden positions, the stable first 8") {
+  Rows r = rowsOfTies(true);
+  auto vals = poisoned<float>(size_t(kR) * 8);
+  auto idx = poisoned<int64_t>(size_t(kR) * 8);
+  auto kernel = jit<topk64_rows>();
+  auto x = emulator().upload(r.x);
+  const CompiledKernel &t = kernel.warmup(emulator(), {.num_warps = 4}, x, vals, idx, kR, kN, kRows, kBlock);
+  kernel.launch(emulator(), {1}, {.num_warps = 4}, x, vals, idx, kR, kN, kRows, kBlock);
+  auto gv = vals.download();
+  auto gi = idx.download();
+  for (int row = 0; row < kR; ++row)
+    for (int c = 0; c < 8; ++c) {
+      CAPTURE(row);
+      CAPTURE(c);
+      const int32_t want = r.order[size_t(row)][size_t(c)];
+      CHECK(gi[size_t(row * 8 + c)] == want);
+      CHECK(gv[size_t(row * 8 + c)] == r.x[size_t(row * kN + want)]);
+    }
+  // No hidden positions: fewer registers than the loaded payload's sort,
+  // though topk keeps its first 8 after the sort (a reduce).
+  auto loadedKernel = jit<sort_rows_loaded_payload>();
+  auto ids = emulator().alloc<int32_t>(size_t(kR) * kN), pos = emulator().alloc<int32_t>(size_t(kR) * kN);
+  const CompiledKernel &loaded = loadedKernel.warmup(emulator(), {.num_warps = 4}, x, ids, pos, kR, kN, kRows, kBlock);
+  const KernelResources a = kernelResources(t.hsaco, t.name), l = kernelResources(loaded.hsaco, loaded.name);
+  CAPTURE(a.vgprs);
+  CAPTURE(l.vgprs);
+  CHECK(a.vgprSpills + l.vgprSpills == 0);
+  CHECK(a.vgprs + 16 <= l.vgprs);
+}

@@ -42,9 +42,9 @@ struct LocalStoreOpConversion : TesselOpToLLVMPattern<LocalStoreOp> {
     // A tile staged through registers beside loads to LDS (tessel-pipeline-
     // loops marks it) writes bytes they never write: without the scopes
     // LLVM waits for every load to LDS in flight before the stores.
+    const bool asyncCopied = tesselDialect(op->getContext()).getAsyncCopiedAttrHelper().isAttrPresent(op);
     emitLdsTileWrite(rewriter, op.getLoc(), target, type, adaptor.getSrc(), slot.base, slot.plan,
-                     op->hasAttr("tessel.async_copied") ? TargetInfo::asyncCopyScopes(rewriter.getContext())
-                                                        : ArrayAttr());
+                     asyncCopied ? TargetInfo::asyncCopyScopes(rewriter.getContext()) : ArrayAttr());
     rewriter.eraseOp(op);
     return success();
   }
@@ -63,7 +63,7 @@ struct LocalLoadOpConversion : TesselOpToLLVMPattern<LocalLoadOp> {
     // A read of a slot that buffer loads to LDS filled (tessel-pipeline-loops
     // marks it) reads what is already waited for: its loads are marked not to
     // alias the loads to LDS in flight (TargetInfo::asyncCopyScopes).
-    if (op->hasAttr("tessel.async_copied"))
+    if (tesselDialect(op->getContext()).getAsyncCopiedAttrHelper().isAttrPresent(op))
       for (Operation *made = op->getPrevNode(); made && made != last; made = made->getPrevNode())
         if (isa<LLVM::LoadOp, ROCDL::ds_read_tr8_b64, ROCDL::ds_read_tr16_b64>(made))
           cast<LLVM::AliasAnalysisOpInterface>(made).setNoAliasScopes(

@@ -15,9 +15,6 @@ using namespace mlir::tessel;
 
 namespace {
 
-// markSortPositions: the operand that holds each element's starting position.
-constexpr const char *kSortPositionsAttr = "tessel.sort_positions";
-
 struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
   using TesselOpToLLVMPattern::TesselOpToLLVMPattern;
 
@@ -58,7 +55,7 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
     // (markSortPositions), else a hidden one carried last.
     size_t positionsAt = vals.size();
     bool hidden = false;
-    auto given = op->getAttrOfType<IntegerAttr>(kSortPositionsAttr);
+    IntegerAttr given = tesselDialect(op->getContext()).getSortPositionsAttrHelper().getAttr(op);
     const bool fits = given && given.getInt() >= 0 && size_t(given.getInt()) < op.getSrcs().size() &&
                       !(op.getMasked() && size_t(given.getInt()) == maskAt) &&
                       getElementTypeOrSelf(op.getSrcs()[given.getInt()].getType()).isInteger(32);
@@ -262,17 +259,43 @@ struct SortOpConversion : TesselOpToLLVMPattern<SortOp> {
   }
 };
 
+// The dimension d along which `v` holds each element's position, v[idx] =
+// idx[d] at every idx, as the ops that make argsort's and topk's payload
+// say it (dsl/src/sort.cpp's positions()): a make_range from 0 (d = 0),
+// expand_dims (d moves past the new dimension), broadcast along the other
+// dimensions (along d every element would hold 0), a layout conversion
+// (the same values). Anything else: none.
+std::optional<int64_t> positionsAlong(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (auto range = dyn_cast_or_null<MakeRangeOp>(def))
+    return range.getStart() == 0 ? std::optional<int64_t>(0) : std::nullopt;
+  if (auto convert = dyn_cast_or_null<ConvertLayoutOp>(def))
+    return positionsAlong(convert.getSrc());
+  if (auto expand = dyn_cast_or_null<ExpandDimsOp>(def)) {
+    std::optional<int64_t> d = positionsAlong(expand.getSrc());
+    if (d && *d >= int64_t(expand.getAxis()))
+      ++*d;
+    return d;
+  }
+  if (auto broadcast = dyn_cast_or_null<BroadcastOp>(def)) {
+    std::optional<int64_t> d = positionsAlong(broadcast.getSrc());
+    if (d && cast<RankedTensorType>(broadcast.getSrc().getType()).getDimSize(*d) != broadcast.getType().getDimSize(*d))
+      return std::nullopt;
+    return d;
+  }
+  return std::nullopt;
+}
 } // namespace
 
 void mlir::tessel::markSortPositions(ModuleOp module) {
-  module.walk([](SortOp sort) {
-    sort->removeAttr(kSortPositionsAttr); // only this walk's mark counts
-    auto type = cast<RankedTensorType>(sort.getSrcs()[0].getType());
-    if (!sort.getStable() || type.getRank() != 1)
+  TesselDialect::SortPositionsAttrHelper mark = tesselDialect(module.getContext()).getSortPositionsAttrHelper();
+  module.walk([&](SortOp sort) {
+    sort->removeAttr(mark.getName()); // only this walk's mark counts
+    if (!sort.getStable())
       return;
     for (auto [i, src] : llvm::enumerate(sort.getSrcs()))
-      if (auto range = src.getDefiningOp<MakeRangeOp>(); range && range.getStart() == 0) {
-        sort->setAttr(kSortPositionsAttr, IntegerAttr::get(IntegerType::get(sort.getContext(), 64), int64_t(i)));
+      if (positionsAlong(src) == int64_t(sort.getAxis())) {
+        mark.setAttr(sort, IntegerAttr::get(IntegerType::get(sort.getContext(), 64), int64_t(i)));
         return;
       }
   });

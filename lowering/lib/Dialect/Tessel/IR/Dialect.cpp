@@ -72,6 +72,60 @@ void TesselDialect::initialize() {
   attachLayoutRules(getContext());
 }
 
+namespace {
+// Whether `attr`, if it is one of the dialect's discardable attributes
+// (TesselDialect.td), has the type its helper reads: passes read a value
+// of another type as absent, so written by hand it is an error here. Other
+// names under tessel. pass.
+LogicalResult verifyDiscardable(TesselDialect &d, NamedAttribute attr, function_ref<InFlightDiagnostic()> emitError) {
+  std::optional<LogicalResult> verdict;
+  auto check = [&](auto helper) {
+    using Expected = decltype(helper.getAttr(nullptr));
+    if (verdict || attr.getName() != helper.getName())
+      return;
+    if (isa<Expected>(attr.getValue())) {
+      verdict = success();
+      return;
+    }
+    const char *what = std::is_same_v<Expected, UnitAttr>      ? "a unit attribute"
+                       : std::is_same_v<Expected, IntegerAttr> ? "an integer attribute"
+                                                               : "a string attribute";
+    verdict = emitError() << "'" << attr.getName().getValue() << "' must be " << what << ", not "
+                          << attr.getValue();
+  };
+  check(d.getTargetAttrHelper());
+  check(d.getNumWarpsAttrHelper());
+  check(d.getWaveSizeAttrHelper());
+  check(d.getLdsLimitAttrHelper());
+  check(d.getLdsBytesAttrHelper());
+  check(d.getNumStagesAttrHelper());
+  check(d.getFastMathAttrHelper());
+  check(d.getFpFusionAttrHelper());
+  check(d.getDebugAttrHelper());
+  check(d.getDirectToLdsAttrHelper());
+  check(d.getNoDirectToLdsAttrHelper());
+  check(d.getLateStagedLoadsAttrHelper());
+  check(d.getLateStagedLoadsApplyAttrHelper());
+  check(d.getDivRnAttrHelper());
+  check(d.getLdsOffsetAttrHelper());
+  check(d.getLdsNoReuseAttrHelper());
+  check(d.getAsyncCopiedAttrHelper());
+  check(d.getSortPositionsAttrHelper());
+  check(d.getEqualToOneAttrHelper());
+  check(d.getDivisibilityAttrHelper());
+  check(d.getPointerRangeAttrHelper());
+  return verdict.value_or(success());
+}
+} // namespace
+
+LogicalResult TesselDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  return verifyDiscardable(*this, attr, [&] { return op->emitError(); });
+}
+
+LogicalResult TesselDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned arg, NamedAttribute attr) {
+  return verifyDiscardable(*this, attr, [&] { return op->emitError() << "argument " << arg << ": "; });
+}
+
 Operation *TesselDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type, Location loc) {
   auto typed = dyn_cast<TypedAttr>(value);
   if (!typed || typed.getType() != type || !arith::ConstantOp::isBuildableWith(value, type))

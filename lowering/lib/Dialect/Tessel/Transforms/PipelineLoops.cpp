@@ -29,17 +29,13 @@ using namespace mlir::tessel::pipeline;
 
 namespace {
 
-// On a local_load or local_store, in a loop with loads to LDS, that touches
-// no bytes those loads write while it runs: a slot they filled and that
-// was waited for, or a slot of a tile staged through registers beside them
-// (LocalMemoryOpToLLVM reads it).
-constexpr const char *kAsyncCopiedAttr = "tessel.async_copied";
-
-// On the module: the compile's second try when its first code spills
-// (compileTrace) asks for late staged loads (LoopSchedule::late); this
-// pass marks a module where they would move loads.
-constexpr const char *kLateStagedLoadsAttr = "tessel.late_staged_loads";
-constexpr const char *kLateStagedLoadsApplyAttr = "tessel.late_staged_loads_apply";
+// tessel.async_copied (TesselDialect.td) goes on a local_load or
+// local_store that touches no bytes the loop's loads to LDS write while it
+// runs: a slot they filled and that was waited for, or a slot of a tile
+// staged through registers beside them.
+void markAsyncCopied(Operation *op) {
+  tesselDialect(op->getContext()).getAsyncCopiedAttrHelper().setAttr(op, UnitAttr::get(op->getContext()));
+}
 
 // Whether `v` reaches a dot, directly or through layout conversions.
 bool feedsDot(Value v) {
@@ -540,11 +536,11 @@ scf::ForOp expandLoop(LoopSchedule &s) {
   }
   // Beside loads to LDS, a tile through registers: the first into slot 0
   // (the first iteration's barrier orders it before the reads). Its slots'
-  // accesses never touch the bytes the loads to LDS write (kAsyncCopiedAttr).
+  // accesses never touch the bytes the loads to LDS write (markAsyncCopied).
   if (direct)
     for (auto [j, l] : llvm::enumerate(s.loads))
       if (l.staged && !l.direct)
-        before.create<LocalStoreOp>(loc, firsts[j], buffers[j], zero)->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
+        markAsyncCopied(before.create<LocalStoreOp>(loc, firsts[j], buffers[j], zero));
 
   // The carried sets: (k, j) for each k < distance and load j, but k = 0 of
   // a staged tile; then the slot to read when it changes.
@@ -645,7 +641,7 @@ scf::ForOp expandLoop(LoopSchedule &s) {
         // loaded, or of a slot no load to LDS writes: the lowering tells the
         // backend (no wait before the reads).
         if (direct)
-          tile.getDefiningOp()->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
+          markAsyncCopied(tile.getDefiningOp());
         p.staged.getResult().replaceAllUsesWith(tile);
         p.staged.erase();
       } else {
@@ -662,8 +658,7 @@ scf::ForOp expandLoop(LoopSchedule &s) {
     if (direct)
       for (auto [j, p] : llvm::enumerate(s.loads))
         if (p.staged && !p.direct)
-          end.create<LocalStoreOp>(loc, following(0, j), buffers[j], write)
-              ->setAttr(kAsyncCopiedAttr, UnitAttr::get(ctx));
+          markAsyncCopied(end.create<LocalStoreOp>(loc, following(0, j), buffers[j], write));
     for (auto [j, map] : llvm::zip(later, laterMaps)) {
       Type type = s.loads[j].load->getResult(0).getType();
       auto branch = end.create<scf::IfOp>(loc, TypeRange{type}, valid, /*withElseRegion=*/true);
@@ -734,12 +729,13 @@ struct PipelineLoopsPass : mlir::tessel::impl::TesselPipelineLoopsBase<PipelineL
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     llvm::SetVector<Operation *> expanded;
-    const bool late = module->hasAttr(kLateStagedLoadsAttr);
+    TesselDialect &dialect = tesselDialect(module.getContext());
+    const bool late = dialect.getLateStagedLoadsAttrHelper().isAttrPresent(module);
     for (scf::ForOp loop : loops)
       if (std::optional<LoopSchedule> schedule =
               scheduleLoop(loop, stages.getInt() - 1, directBytes, mode < 0, late)) {
         if (schedule->lateEligible)
-          module->setAttr(kLateStagedLoadsApplyAttr, UnitAttr::get(module.getContext()));
+          dialect.getLateStagedLoadsApplyAttrHelper().setAttr(module, UnitAttr::get(module.getContext()));
         if (auto function = loop->getParentOfType<FunctionOpInterface>())
           expanded.insert(function);
         if (scf::ForOp done = expandLoop(*schedule))

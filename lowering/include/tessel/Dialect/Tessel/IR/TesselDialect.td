@@ -35,7 +35,11 @@ def Tessel_Dialect : Dialect {
   // Folded splats become arith.constant tiles.
   let hasConstantMaterializer = 1;
   // The facts one pass hands the next, as typed attributes (one definition,
-  // read through TesselDialect::get...AttrHelper()).
+  // read through TesselDialect::get...AttrHelper()). Their types are
+  // verified (verifyOperationAttribute, verifyRegionArgAttribute): a value
+  // of another type written by hand is a diagnostic.
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let discardableAttrs = (ins
     // On the module: how the kernel is launched and the target's limits.
     "::mlir::StringAttr":$target,        // "gfx942"
@@ -49,6 +53,11 @@ def Tessel_Dialect : Dialect {
     "::mlir::UnitAttr":$debug,           // LaunchOptions::debug: device_assert kept (tessel-specialize)
     "::mlir::UnitAttr":$direct_to_lds,   // TESSEL_DIRECT_TO_LDS=1 (tessel-pipeline-loops' direct-to-lds)
     "::mlir::UnitAttr":$no_direct_to_lds, // TESSEL_DIRECT_TO_LDS=0 (tessel-pipeline-loops' direct-to-lds=0)
+    // The compile's second try when its first code spills (compileTrace)
+    // asks for late staged loads; tessel-pipeline-loops says on the module
+    // where they would move loads (else the second try is not made).
+    "::mlir::UnitAttr":$late_staged_loads,
+    "::mlir::UnitAttr":$late_staged_loads_apply,
     // On an arith.divf: correctly rounded whatever fast_math says (div_rn()).
     "::mlir::UnitAttr":$div_rn,
     // On an op that needs LDS scratch: where the LDS plan put it.
@@ -56,6 +65,14 @@ def Tessel_Dialect : Dialect {
     // ... and when no LDS user after it writes those bytes before another
     // barrier has run: the op needs no barrier after its last read.
     "::mlir::UnitAttr":$lds_no_reuse,
+    // On a local_load or local_store in a loop with loads to LDS
+    // (tessel-pipeline-loops): it touches no bytes those loads write while
+    // it runs, so it need not wait for them (LocalMemoryOpToLLVM).
+    "::mlir::UnitAttr":$async_copied,
+    // On a stable tessel.sort, during tessel-convert-to-llvm only
+    // (markSortPositions): the operand that holds each element's position
+    // along the axis, which breaks ties in place of a hidden copy.
+    "::mlir::IntegerAttr":$sort_positions,
     // On kernel arguments: what the call's values let the compiler assume.
     "::mlir::UnitAttr":$equal_to_one,
     "::mlir::IntegerAttr":$divisibility,
