@@ -4,6 +4,7 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SetVector.h>
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
@@ -43,7 +44,7 @@ unsigned addWidenedHalvesAsFmaMix(llvm::Module &module) {
   for (llvm::Function &function : module) {
     if (function.isDeclaration())
       continue;
-    llvm::SmallSetVector<llvm::Instruction *, 16> widened; // the fpexts to free
+    llvm::SmallPtrSet<llvm::Instruction *, 16> widened; // the fpexts the mixes will read (kept: selection folds them)
     llvm::SmallSetVector<llvm::BinaryOperator *, 16> adds;
     for (llvm::BasicBlock &block : function)
       for (llvm::Instruction &inst : block)
@@ -54,7 +55,9 @@ unsigned addWidenedHalvesAsFmaMix(llvm::Module &module) {
         }
     if (adds.empty())
       continue;
-    // The fenced 1.0, and a splat of it for each vector type, at the entry.
+    // The fenced 1.0, and a splat of it for each vector type, at the entry
+    // (before its first instruction, which no rewrite erases: an add comes
+    // after its fpext).
     llvm::IRBuilder<> entry(&*function.getEntryBlock().getFirstInsertionPt());
     llvm::Value *one = entry.CreateIntrinsic(llvm::Intrinsic::arithmetic_fence, {entry.getFloatTy()},
                                              {llvm::ConstantFP::get(entry.getFloatTy(), 1.0)});

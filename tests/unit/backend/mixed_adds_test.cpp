@@ -62,6 +62,34 @@ unsigned countIntrinsic(llvm::Function &function, llvm::Intrinsic::ID id) {
   return n;
 }
 
+// The operands of the fma named `name`, as "fma(a, fence, -b)": a value's
+// name, "-" for an fneg of it, "fence" for the fenced 1.0 (or its splat).
+std::string fmaOf(llvm::Function &function, const std::string &name) {
+  auto describe = [](llvm::Value *v) -> std::string {
+    std::string sign;
+    if (auto *neg = llvm::dyn_cast<llvm::UnaryOperator>(v); neg && neg->getOpcode() == llvm::Instruction::FNeg) {
+      sign = "-";
+      v = neg->getOperand(0);
+    }
+    if (auto *shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(v)) // a splat
+      if (auto *insert = llvm::dyn_cast<llvm::InsertElementInst>(shuffle->getOperand(0)))
+        v = insert->getOperand(1);
+    if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(v);
+        call && call->getIntrinsicID() == llvm::Intrinsic::arithmetic_fence) {
+      auto *one = llvm::dyn_cast<llvm::ConstantFP>(call->getArgOperand(0));
+      return sign + (one && one->isExactlyValue(1.0) ? "fence" : "fence(?)");
+    }
+    return sign + v->getName().str();
+  };
+  for (llvm::BasicBlock &block : function)
+    for (llvm::Instruction &inst : block)
+      if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+          call && call->getIntrinsicID() == llvm::Intrinsic::fma && call->getName() == name)
+        return "fma(" + describe(call->getArgOperand(0)) + ", " + describe(call->getArgOperand(1)) + ", " +
+               describe(call->getArgOperand(2)) + ")";
+  return "no fma named " + name;
+}
+
 } // namespace
 
 TEST_CASE("adds and subtracts of widened halves become fmas by one fenced 1.0") {
@@ -77,12 +105,11 @@ TEST_CASE("adds and subtracts of widened halves become fmas by one fenced 1.0") 
   CHECK(countOpcode(k, llvm::Instruction::FAdd) == 1);
   CHECK(countOpcode(k, llvm::Instruction::FSub) == 0);
   CHECK(countOpcode(k, llvm::Instruction::FNeg) == 2);
-  for (llvm::Instruction &inst : k.getEntryBlock())
-    if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst); call && call->getIntrinsicID() == llvm::Intrinsic::fma) {
-      auto *one = llvm::dyn_cast<llvm::IntrinsicInst>(call->getArgOperand(1));
-      REQUIRE(one);
-      CHECK(one->getIntrinsicID() == llvm::Intrinsic::arithmetic_fence);
-    }
+  // Which operand is multiplied, which negated, which added: sum = xlo + mean,
+  // d0 = xhi - mean = xhi * 1 + -mean, d1 = sum - xhi = -xhi * 1 + sum.
+  CHECK(fmaOf(k, "sum") == "fma(xlo, fence, mean)");
+  CHECK(fmaOf(k, "d0") == "fma(xhi, fence, -mean)");
+  CHECK(fmaOf(k, "d1") == "fma(-xhi, fence, sum)");
   CHECK(addWidenedHalvesAsFmaMix(*module) == 0); // nothing left to rewrite
 }
 
@@ -108,10 +135,38 @@ declare i32 @llvm.amdgcn.workitem.id.x()
   REQUIRE_FALSE(llvm::verifyModule(*module, &llvm::errs()));
   CHECK(countIntrinsic(k, llvm::Intrinsic::fma) == 1);
   CHECK(countOpcode(k, llvm::Instruction::FSub) == 0);
+  CHECK(fmaOf(k, "r") == "fma(-x, fence, acc)");
   const std::string assembly = generateAmdgpuAssembly(*testing::parseIR(kernel, context), requireTarget("gfx1100"));
   CAPTURE(assembly);
   CHECK(countOf(assembly, "v_fma_mix_f32") == 2);
   CHECK(countOf(assembly, "v_cvt_f32_f16") == 0);
+}
+
+TEST_CASE("adds of two widened halves, and of one with itself") {
+  const std::string kernel = R"(
+define amdgpu_kernel void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+  %pair = load <2 x half>, ptr addrspace(1) %in, align 4
+  %lo = extractelement <2 x half> %pair, i64 0
+  %hi = extractelement <2 x half> %pair, i64 1
+  %a = fpext half %lo to float
+  %b = fpext half %hi to float
+  %s = fadd float %a, %b
+  %d = fsub float %a, %b
+  %t = fadd float %a, %a
+  %r0 = fadd float %s, %d
+  %r = fadd float %r0, %t
+  store float %r, ptr addrspace(1) %out, align 4
+  ret void
+}
+)";
+  llvm::LLVMContext context;
+  auto module = testing::parseIR(kernel, context);
+  llvm::Function &k = *module->getFunction("k");
+  CHECK(addWidenedHalvesAsFmaMix(*module) == 3);
+  REQUIRE_FALSE(llvm::verifyModule(*module, &llvm::errs()));
+  CHECK(fmaOf(k, "s") == "fma(a, fence, b)");
+  CHECK(fmaOf(k, "d") == "fma(-b, fence, a)");
+  CHECK(fmaOf(k, "t") == "fma(a, fence, a)");
 }
 
 TEST_CASE("a widened half that something other than an add reads, or an add in another block, is left") {

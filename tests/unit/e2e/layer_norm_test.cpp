@@ -106,7 +106,9 @@ TEST_CASE("layer norm at N = 8192 on gfx942: its f32 arithmetic is packed two to
 
 TEST_CASE("layer norm f16 on gfx1100: each widened input is added or subtracted by v_fma_mix_f32, not converted") {
   // addWidenedHalvesAsFmaMix (the backend): the row's sum and its centred
-  // values read the f16 inputs where they lie, a high half by op_sel.
+  // values read the f16 inputs where they lie, a high half by op_sel. The
+  // emulator runs the kernel module before the backend, so the numbers here
+  // do not run the rewrite; mixed_adds_test.cpp checks its operands.
   Device rdna = Device::emulator("gfx1100");
   Errors e = runLayerNorm<half>(3, 8192, 1e-5f, rdna);
   CHECK(e.y < 1e-2);

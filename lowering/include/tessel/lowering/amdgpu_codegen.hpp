@@ -160,13 +160,22 @@ unsigned carryBytePairsAsWords(llvm::Module &module);
 // elements) of an fpext from half, in the fpext's block, whose every use is
 // such an add, becomes llvm.fma(the fpext, 1.0, the other operand) (a
 // subtracted operand negated by fneg), the 1.0 behind llvm.arithmetic.fence
-// made once at the function's entry (and splat there for vectors), so that LLVM 22's instruction selection makes
+// made once at the function's entry (and splat there for vectors: N SGPRs
+// for an N-wide splat), so that LLVM 22's instruction selection makes
 // each one V_FMA_MIX_F32 reading the f16 where it lies (a high half
 // through op_sel) and drops the conversion (gfx1100 layer norm: Triton's
 // newer LLVM selects the add itself; the fence keeps the DAG combiner from
-// folding the fma back into an fadd). Exact: x * 1.0 is x, so the fma
-// rounds x + y once, as the add does, and x - y is x + -y. Runs after the
-// optimizer, which sees the adds as adds. Returns how many it rewrote.
+// folding the fma back into an fadd). Exact: the multiplied operand is
+// always the widened half or its negation, so x * 1.0 is x (signed zeros,
+// infinities and NaN included) and the fma rounds x + y once, as the add
+// does; x - y is x + -y. A widened half is never an f32 denormal (f16's
+// smallest, 2^-24, is normal in f32), so only the added operand meets the
+// f32 denormal mode, as in v_add_f32 (LLVM selects the fma form of the mix
+// with f32 denormals kept; the older mad form only when they are flushed).
+// LLVM's own add pattern (PR 160151) computed A - B the wrong way round at
+// first (fixed by PRs 180168/180169): mixed_adds_test.cpp checks each
+// rewrite's operands. Runs after the optimizer, which sees the adds as adds.
+// Returns how many it rewrote.
 unsigned addWidenedHalvesAsFmaMix(llvm::Module &module);
 
 // `module` is the kernel module both executors start from; it is not

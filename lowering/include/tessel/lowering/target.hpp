@@ -124,11 +124,11 @@ struct TargetFacts {
   // one instruction with no conversion. LLVM 22 selects it for an fma only
   // (the add and subtract patterns came later: llvm-project PR 160151): the
   // backend writes such adds as an fma by a 1.0 it cannot see through
-  // (addWidenedHalvesAsFmaMix, amdgpu_codegen.hpp). On gfx1100, which
-  // reads that 1.0 from an SGPR (an instruction reads two scalar values on
-  // gfx10 and later). Off on gfx9 (which has the instruction too): one
-  // scalar value an instruction, so the 1.0 would hold a VGPR, and packed
-  // f32 adds take two elements an instruction anyway.
+  // (addWidenedHalvesAsFmaMix, amdgpu_codegen.hpp). On for gfx1100: the 1.0
+  // takes one of the two scalar reads an instruction has from gfx10 on.
+  // Off on gfx9 (which has the instruction too): one scalar read, so a
+  // scalar addend would be copied to a VGPR, and packed f32 adds do two
+  // elements an instruction anyway.
   bool fmaMixAdds = false;
 
   // The instructions for `operand` inputs accumulating in `accumulator`
