@@ -209,7 +209,7 @@ private:
         state.addAttribute(a.name, arith::FastMathFlagsAttr::get(&ctx_, arith::FastMathFlags(uint32_t(a.value))));
         continue;
       }
-      if (a.name == "tessel.div_rn") {
+      if (a.name == mlir::tessel::tesselDialect(&ctx_).getDivRnAttrHelper().getName()) {
         state.addAttribute(a.name, b_.getUnitAttr());
         continue;
       }

@@ -59,7 +59,6 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 // counts (it removes any it finds), so the positions still ride along.
 // CHECK-LABEL: llvm.func @hand_written_mark(
 // CHECK: llvm.br ^[[OUTER:bb[0-9]+]]({{.*}} : i32, f32, f32, i32, i32, i32, i32)
-// CHECK-NOT: tessel.sort_positions
 // CHECK: llvm.return
 #b = #tessel.blocked<sizePerThread = [2], threadsPerWave = [64], wavesPerBlock = [4], order = [0]>
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 2112 : i64} {
@@ -85,7 +84,6 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
 // CHECK-LABEL: llvm.func @out_of_range_mark(
 // CHECK: llvm.br ^[[OUTER:bb[0-9]+]]({{.*}} : i32, f32, f32, i32, i32, i32, i32)
 // CHECK: llvm.br ^[[OUTER2:bb[0-9]+]]({{.*}} : i32, f32, f32)
-// CHECK-NOT: tessel.sort_positions
 // CHECK: llvm.return
 #b = #tessel.blocked<sizePerThread = [2], threadsPerWave = [64], wavesPerBlock = [4], order = [0]>
 module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 2112 : i64} {
@@ -158,6 +156,35 @@ module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tess
     %k, %i = tessel.sort %x, %c {axis = 1 : i32, descending = false, stable = true, tessel.lds_offset = 0 : i64} : (tensor<2x512xf32, #b>, tensor<2x512xi32, #b>) -> (tensor<2x512xf32, #b>, tensor<2x512xi32, #b>)
     %qs = tessel.splat %q : tensor<2x512x!tessel.ptr<i32>, #b>
     %qq = tessel.addptr %qs, %off : tensor<2x512x!tessel.ptr<i32>, #b>, tensor<2x512xi32, #b>
+    tessel.store %pp, %k : (tensor<2x512x!tessel.ptr<f32>, #b>, tensor<2x512xf32, #b>) -> ()
+    tessel.store %qq, %i : (tensor<2x512x!tessel.ptr<i32>, #b>, tensor<2x512xi32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A range of one element (0) broadcast along the sorted axis is 0 at every
+// element, not its position: the broadcast may not grow the sorted axis, so
+// the positions still ride along.
+// CHECK-LABEL: llvm.func @range_broadcast_along_axis(
+// CHECK: llvm.br ^[[OUTER:bb[0-9]+]]({{.*}} : i32, f32, f32, f32, f32, i32, i32, i32, i32, i32, i32, i32, i32)
+// CHECK: llvm.return
+#b = #tessel.blocked<sizePerThread = [1, 2], threadsPerWave = [1, 64], wavesPerBlock = [1, 4], order = [1, 0]>
+module attributes {tessel.num_warps = 4 : i32, tessel.wave_size = 64 : i32, tessel.lds_bytes = 4224 : i64} {
+  func.func @range_broadcast_along_axis(%p: !tessel.ptr<f32>, %q: !tessel.ptr<i32>) {
+    %r = tessel.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #tessel.slice<dim = 0, parent = #b>>
+    %e = tessel.expand_dims %r {axis = 0 : i32} : tensor<512xi32, #tessel.slice<dim = 0, parent = #b>> -> tensor<1x512xi32, #b>
+    %c = tessel.broadcast %e : tensor<1x512xi32, #b> -> tensor<2x512xi32, #b>
+    %one = tessel.make_range {start = 0 : i32, end = 1 : i32} : tensor<1xi32, #tessel.slice<dim = 0, parent = #b>>
+    %e1 = tessel.expand_dims %one {axis = 0 : i32} : tensor<1xi32, #tessel.slice<dim = 0, parent = #b>> -> tensor<1x1xi32, #b>
+    %zeros = tessel.broadcast %e1 : tensor<1x1xi32, #b> -> tensor<2x512xi32, #b>
+    %ps = tessel.splat %p : tensor<2x512x!tessel.ptr<f32>, #b>
+    %pp = tessel.addptr %ps, %c : tensor<2x512x!tessel.ptr<f32>, #b>, tensor<2x512xi32, #b>
+    %x = tessel.load %pp : (tensor<2x512x!tessel.ptr<f32>, #b>) -> tensor<2x512xf32, #b>
+    %k, %i = tessel.sort %x, %zeros {axis = 1 : i32, descending = false, stable = true, tessel.lds_offset = 0 : i64} : (tensor<2x512xf32, #b>, tensor<2x512xi32, #b>) -> (tensor<2x512xf32, #b>, tensor<2x512xi32, #b>)
+    %qs = tessel.splat %q : tensor<2x512x!tessel.ptr<i32>, #b>
+    %qq = tessel.addptr %qs, %c : tensor<2x512x!tessel.ptr<i32>, #b>, tensor<2x512xi32, #b>
     tessel.store %pp, %k : (tensor<2x512x!tessel.ptr<f32>, #b>, tensor<2x512xf32, #b>) -> ()
     tessel.store %qq, %i : (tensor<2x512x!tessel.ptr<i32>, #b>, tensor<2x512xi32, #b>) -> ()
     return

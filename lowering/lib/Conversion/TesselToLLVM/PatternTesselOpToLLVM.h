@@ -61,9 +61,11 @@ void populateBufferOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter,
 void populateAtomicOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                     RewritePatternSet &patterns);
 // Marks each stable sort one of whose operands is every element's starting
-// position (argsort's payload: make_range from 0 along a 1-D tile): its
-// ties break by that operand, with no hidden copy of the positions. Before
-// the conversion, while the operands' defining ops are still there.
+// position along the sort axis (argsort's and topk's payload: make_range
+// from 0 through expand_dims, broadcast along the other dimensions and
+// convert_layout; positionsAlong in SortOpToLLVM.cpp): its ties break by
+// that operand, with no hidden copy of the positions. Before the
+// conversion, while the operands' defining ops are still there.
 void markSortPositions(ModuleOp module);
 void populateSortOpToLLVMPatterns(const TesselToLLVMTypeConverter &converter, const TargetInfo &target,
                                   RewritePatternSet &patterns);
