@@ -11,8 +11,6 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 
-#include <vector>
-
 namespace tessel {
 
 namespace {

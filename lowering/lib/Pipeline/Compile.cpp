@@ -36,11 +36,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <optional>
 
 namespace tessel {
 

@@ -15,7 +15,8 @@ namespace {
 
 class TraceImporter {
 public:
-  TraceImporter(MLIRContext &ctx, const Trace &trace) : ctx_(ctx), trace_(trace), b_(&ctx) {}
+  TraceImporter(MLIRContext &ctx, const Trace &trace)
+      : ctx_(ctx), trace_(trace), b_(&ctx), divRn_(mlir::tessel::tesselDialect(&ctx).getDivRnAttrHelper().getName()) {}
 
   OwningOpRef<ModuleOp> run(const Specialization &spec, const TargetFacts &target,
                             unsigned numWarps) {
@@ -209,7 +210,7 @@ private:
         state.addAttribute(a.name, arith::FastMathFlagsAttr::get(&ctx_, arith::FastMathFlags(uint32_t(a.value))));
         continue;
       }
-      if (a.name == mlir::tessel::tesselDialect(&ctx_).getDivRnAttrHelper().getName()) {
+      if (a.name == divRn_.getValue()) {
         state.addAttribute(a.name, b_.getUnitAttr());
         continue;
       }
@@ -233,6 +234,7 @@ private:
   Block *block_ = nullptr; // where nodes go now
   func::FuncOp func_;
   OpBuilder b_;
+  StringAttr divRn_; // tessel.div_rn, which the trace spells out
   std::vector<Value> values_; // by value id
   std::vector<bool> defined_;
   size_t idLimit_ = 0;         // the number of nodes in the trace
